@@ -1,0 +1,91 @@
+# spconv -- plain Makefile.  `make` builds libspconv.a, libspconv.so and
+# bin/spconv; `make test` runs the Check suites; `make asan` runs them under
+# AddressSanitizer + UndefinedBehaviorSanitizer.  See README.md.
+CC      ?= cc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+OPT     ?= -O2 -g
+SAN     ?=
+PKGS    := yaml-0.1 zlib hdf5
+# Check is only needed by the tests
+DEP_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+DEP_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wpointer-arith -Wformat=2 -Werror
+CFLAGS  ?=
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fopenmp -fPIC \
+              -fvisibility=hidden $(SAN) -Iinclude -Icore -Iio -Iformats \
+              $(DEP_CFLAGS) $(CFLAGS)
+LDFLAGS ?=
+ALL_LDFLAGS := -fopenmp $(SAN) $(LDFLAGS)
+
+LIB_DIRS := core formats io
+LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_SRC  := $(wildcard cli/*.c)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_SRC := $(wildcard tests/*.c)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
+BIN      := bin/spconv
+STAMP    := $(BUILD)/.deps-ok
+
+.PHONY: all test asan install demo clean fuzz bench deps
+all: $(BUILD)/libspconv.a $(BUILD)/libspconv.so $(BIN)
+
+# Checks (and on Debian as root installs) the system libraries we use.
+$(STAMP): tools/deps.sh
+	@tools/deps.sh
+	@mkdir -p $(BUILD) && touch $@
+deps: ; @tools/deps.sh
+
+$(BUILD)/obj/%.o: %.c | $(STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libspconv.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libspconv.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libspconv.so.0 $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
+
+$(BIN): $(CLI_OBJ) $(BUILD)/libspconv.a
+	@mkdir -p bin
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libspconv.a $(DEP_LIBS)
+
+$(BUILD)/run_tests: $(TEST_OBJ) $(BUILD)/libspconv.a $(BIN)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libspconv.a $(DEP_LIBS) $(CHECK_LIBS)
+
+# Tests run from the repository root; SPC_DATA points at the shared data.
+test: all $(BUILD)/run_tests
+	SPCONV=$(BIN) $(BUILD)/run_tests
+
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  BIN=build-asan/spconv test
+
+demo: all
+	$(BIN) info data/sample.mtx
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/spconv.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/libspconv.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libspconv.so $(DESTDIR)$(PREFIX)/lib/libspconv.so.0
+	ln -sf libspconv.so.0 $(DESTDIR)$(PREFIX)/lib/libspconv.so
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*SPCONV_VERSION "\(.*\)"/\1/p' include/spconv.h)|' \
+	  -e 's|@REQUIRES@|$(PKGS)|' tools/spconv.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/spconv.pc
+
+fuzz:
+	$(MAKE) -C fuzz
+
+bench: all
+	$(MAKE) -C bench
+
+clean:
+	rm -rf build build-asan bin
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -1,0 +1,56 @@
+/* cli.h -- shared pieces of the spconv command line (uses only the public
+ * header). */
+#ifndef SPC_CLI_H
+#define SPC_CLI_H
+
+#include "spconv.h"
+#include <stdbool.h>
+
+/* Exit codes (documented in README.md and `spconv --help`). */
+enum {
+  EXIT_OK = 0,
+  EXIT_USAGE = 1,    /* bad command line */
+  EXIT_INPUT = 2,    /* malformed input file or spec */
+  EXIT_IO = 3,       /* cannot read or write a file */
+  EXIT_NOMEM = 4,    /* out of memory */
+  EXIT_UNSUPP = 5,   /* valid request not supported */
+  EXIT_INTERNAL = 6  /* a bug: please report */
+};
+
+/* Options common to the subcommands. */
+typedef struct cli_opts {
+  const char *in, *out;
+  bool quiet, expand, keep_symmetry, have_dup;
+  int threads, gzip;
+  spc_vtype vtype;
+  spc_dup dup;
+  int ndims;
+  int64_t dims[SPC_MAX_ORDER];
+} cli_opts;
+
+typedef struct cli_cmd {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+  const char *usage;
+} cli_cmd;
+
+/* Parse argv[1..] into o; positional arguments go to pos (up to npos).
+ * Returns the number of positionals, or -1 after printing a usage error. */
+int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
+              const char *cmd);
+/* Print "spconv: <error>" and return the exit code for s. */
+int cli_fail(spc_status s, const spc_error *e);
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void cli_read_opts(const cli_opts *o, spc_read_opts *r);
+void cli_write_opts(const cli_opts *o, spc_write_opts *w);
+/* Print the usage of a command from the table. */
+int cli_help(const char *name);
+
+int cmd_info(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+
+extern const cli_cmd cli_commands[];
+
+#endif

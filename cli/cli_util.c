@@ -1,0 +1,159 @@
+/* cli_util.c -- option parsing, progress display and error reporting. */
+#include "cli.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- progress on stderr: only on a terminal, only after a second ------- */
+typedef struct progress {
+  struct timespec t0;
+  bool shown;
+} progress;
+
+static double since(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+static progress g_progress;
+
+static void show_progress(void *ctx, const char *what, double done) {
+  progress *p = ctx;
+  if (done >= 1.0) {
+    if (p->shown) fprintf(stderr, "\r%-40s\r", "");
+    p->shown = false;
+    return;
+  }
+  if (since(&p->t0) < 1.0) return;
+  fprintf(stderr, "\rspconv: %s %5.1f%%", what, 100.0 * done);
+  p->shown = true;
+}
+
+void cli_read_opts(const cli_opts *o, spc_read_opts *r) {
+  spc_read_opts_init(r);
+  r->expand = o->expand;
+  r->vtype = o->vtype;
+  r->threads = o->threads;
+  r->ndims = o->ndims;
+  memcpy(r->dims, o->dims, sizeof r->dims);
+  if (!o->quiet && isatty(2)) {
+    clock_gettime(CLOCK_MONOTONIC, &g_progress.t0);
+    r->progress = show_progress;
+    r->progress_ctx = &g_progress;
+  }
+}
+
+void cli_write_opts(const cli_opts *o, spc_write_opts *w) {
+  spc_write_opts_init(w);
+  w->gzip = o->gzip;
+  w->keep_symmetry = o->keep_symmetry;
+  w->threads = o->threads;
+}
+
+int cli_fail(spc_status s, const spc_error *e) {
+  char buf[1200];
+  if (g_progress.shown) fprintf(stderr, "\n");
+  fprintf(stderr, "spconv: %s\n", spc_error_string(e, buf, sizeof buf));
+  switch (s) {
+  case SPC_OK: return EXIT_OK;
+  case SPC_ERR_INPUT: case SPC_ERR_SPEC: case SPC_ERR_OVERFLOW: return EXIT_INPUT;
+  case SPC_ERR_IO: return EXIT_IO;
+  case SPC_ERR_NOMEM: return EXIT_NOMEM;
+  case SPC_ERR_UNSUPPORTED: return EXIT_UNSUPP;
+  case SPC_ERR_ARG: return EXIT_USAGE;
+  default: return EXIT_INTERNAL;
+  }
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "spconv %s: ", cmd);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n(try 'spconv %s --help')\n", cmd);
+  return EXIT_USAGE;
+}
+
+static int parse_dims(const char *s, cli_opts *o) {
+  o->ndims = 0;
+  while (*s) {
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || v < 0 || o->ndims >= SPC_MAX_ORDER) return -1;
+    o->dims[o->ndims++] = v;
+    s = end;
+    if (*s == ',' || *s == 'x') s++;
+    else if (*s) return -1;
+  }
+  return o->ndims ? 0 : -1;
+}
+
+int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
+              const char *cmd) {
+  memset(o, 0, sizeof *o);
+  o->vtype = SPC_VTYPE_AUTO;
+  o->gzip = -1;
+  int np = 0;
+  for (int i = 1; i < argc; i++) {
+    char *a = argv[i];
+    if (a[0] != '-' || !a[1]) {
+      if (np >= npos) { cli_usage_error(cmd, "unexpected argument '%s'", a); return -1; }
+      pos[np++] = a;
+      continue;
+    }
+    char name[64];
+    const char *val = NULL;
+    const char *eq = strchr(a, '=');
+    snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+    if (eq) val = eq + 1;
+    bool takes = !strcmp(name, "-o") || !strcmp(name, "--output") ||
+                 !strcmp(name, "--threads") || !strcmp(name, "--type") ||
+                 !strcmp(name, "--dup") || !strcmp(name, "--dims");
+    if (takes && !val) {
+      if (i + 1 >= argc) { cli_usage_error(cmd, "%s needs a value", name); return -1; }
+      val = argv[++i];
+    }
+    if (!strcmp(name, "-o") || !strcmp(name, "--output")) o->out = val;
+    else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) o->quiet = true;
+    else if (!strcmp(name, "--expand")) o->expand = true;
+    else if (!strcmp(name, "--keep-symmetry")) o->keep_symmetry = true;
+    else if (!strcmp(name, "--gzip")) o->gzip = 1;
+    else if (!strcmp(name, "--threads")) {
+      char *end;
+      long v = strtol(val, &end, 10);
+      if (*end || v < 1 || v > 4096) { cli_usage_error(cmd, "--threads needs a positive count"); return -1; }
+      o->threads = (int)v;
+    } else if (!strcmp(name, "--type")) {
+      if (spc_vtype_parse(val, &o->vtype)) {
+        cli_usage_error(cmd, "unknown value type '%s' (pattern, int64, uint64, float32, float64, complex128)", val);
+        return -1;
+      }
+    } else if (!strcmp(name, "--dup")) {
+      if (spc_dup_parse(val, &o->dup)) {
+        cli_usage_error(cmd, "unknown duplicate policy '%s' (sum, first, last, min, max, error)", val);
+        return -1;
+      }
+      o->have_dup = true;
+    } else if (!strcmp(name, "--dims")) {
+      if (parse_dims(val, o)) { cli_usage_error(cmd, "--dims takes sizes like 10,20,30"); return -1; }
+    } else {
+      cli_usage_error(cmd, "unknown option '%s'", a);
+      return -1;
+    }
+  }
+  return np;
+}
+
+int cli_help(const char *name) {
+  for (const cli_cmd *c = cli_commands; c->name; c++)
+    if (!strcmp(c->name, name)) {
+      printf("usage: %s\n\n%s\n", c->usage, c->summary);
+      return EXIT_OK;
+    }
+  return EXIT_USAGE;
+}

@@ -1,0 +1,47 @@
+/* cmd_info.c -- `spconv info FILE`: what a file holds and how it is stored. */
+#include "cli.h"
+#include <stdio.h>
+#include <string.h>
+
+static const char *width(spc_itype t) { return t == SPC_IDX32 ? "int32" : "int64"; }
+
+int cmd_info(int argc, char **argv) {
+  cli_opts o;
+  const char *pos[1];
+  int np = cli_parse(argc, argv, &o, pos, 1, "info");
+  if (np < 0) return EXIT_USAGE;
+  if (np != 1) return cli_usage_error("info", "expected one input file");
+  spc_read_opts r;
+  cli_read_opts(&o, &r);
+  spc_tensor *t = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  spc_status s = spc_read(pos[0], &r, &t, &e);
+  if (s) return cli_fail(s, &e);
+  int order = spc_tensor_order(t);
+  printf("file:        %s\n", pos[0]);
+  printf("order:       %d\n", order);
+  printf("dimensions:  ");
+  for (int d = 0; d < order; d++)
+    printf("%s%lld", d ? " x " : "", (long long)spc_tensor_dim(t, d));
+  printf("\nstored:      %lld\n", (long long)spc_tensor_nstored(t));
+  printf("value type:  %s\n", spc_vtype_name(spc_tensor_vtype(t)));
+  printf("symmetry:    %s\n", spc_symmetry_name(spc_tensor_symmetry(t)));
+  printf("format:      %s\n", spc_tensor_format(t));
+  printf("levels:     ");
+  for (int l = 0; l < spc_tensor_nlevels(t); l++) {
+    printf(" %s%s(dim %d", l ? "| " : "", spc_tensor_level_format(t, l),
+           spc_tensor_level_dim(t, l));
+    const char *names[] = {"pos", "crd"};
+    for (int a = 0; a < 2; a++) {
+      spc_itype ty;
+      int64_t len;
+      if (!spc_tensor_level_array(t, l, names[a], NULL, &ty, &len))
+        printf(", %s %s[%lld]", names[a], width(ty), (long long)len);
+    }
+    printf(")");
+  }
+  printf("\nbytes:       %lld\n", (long long)spc_tensor_bytes(t));
+  spc_tensor_free(&t);
+  return EXIT_OK;
+}

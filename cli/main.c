@@ -1,0 +1,59 @@
+/* main.c -- the spconv command: a table of subcommands. */
+#include "cli.h"
+#include <stdio.h>
+#include <string.h>
+
+#define COMMON \
+  "  -q, --quiet        no progress display\n" \
+  "  --threads N        threads for parsing and writing (default: all)\n" \
+  "  --type T           value type: pattern int64 uint64 float32 float64 complex128\n" \
+  "  --expand           expand symmetric/skew/hermitian storage to general\n" \
+  "  --dims A,B,...     FROSTT dimensions (default: inferred)\n"
+
+const cli_cmd cli_commands[] = {
+    {"info", cmd_info, "Print order, dimensions, stored entries, value type, symmetry,\n"
+     "format, levels with index widths, and bytes in memory.\n\n" COMMON,
+     "spconv info FILE [options]"},
+    {"cat", cmd_cat, "Rewrite IN in the file format named by OUT's extension:\n"
+     ".mtx, .tns (either with .gz), .bsp.h5 (binsparse HDF5), .npz (SciPy).\n"
+     "Output is written to a temporary name and renamed when complete.\n\n" COMMON
+     "  --dup=P            combine duplicates: sum first last min max error\n"
+     "  --keep-symmetry    keep symmetric storage in .bsp.h5 (binsparse 'structure')\n"
+     "  --gzip             compress text output even without .gz\n",
+     "spconv cat IN -o OUT [options]"},
+    {NULL, NULL, NULL, NULL}};
+
+static void usage(FILE *f) {
+  fprintf(f, "spconv %s -- convert and assemble sparse tensors\n\n"
+             "usage: spconv COMMAND [options]\n\ncommands:\n", SPCONV_VERSION);
+  for (const cli_cmd *c = cli_commands; c->name; c++)
+    fprintf(f, "  %-8s %s\n", c->name, c->usage);
+  fprintf(f, "\n'spconv COMMAND --help' describes a command.\n\n"
+             "exit codes: 0 ok, 1 usage error, 2 malformed input, 3 i/o error,\n"
+             "            4 out of memory, 5 unsupported, 6 internal error\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (argc > 2 && !strcmp(argv[1], "help")) return cli_help(argv[2]);
+    usage(stdout);
+    return EXIT_OK;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("spconv %s\n", SPCONV_VERSION);
+    return EXIT_OK;
+  }
+  for (const cli_cmd *c = cli_commands; c->name; c++) {
+    if (strcmp(c->name, argv[1])) continue;
+    for (int i = 2; i < argc; i++)
+      if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return cli_help(c->name);
+    return c->run(argc - 1, argv + 1);
+  }
+  fprintf(stderr, "spconv: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return EXIT_USAGE;
+}

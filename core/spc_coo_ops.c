@@ -1,0 +1,179 @@
+/* spc_coo_ops.c -- whole-tensor operations producing a new COO: copy out of
+ * any format, symmetric expansion, sort + combine of duplicates. */
+#include "spc_impl.h"
+#include <string.h>
+
+/* Store component k of COO tensor c. */
+static void coo_put(spc_tensor *c, int64_t k, const int64_t *x, const void *v) {
+  for (int l = 0; l < c->order; l++)
+    spc_arr_set(&c->lv[l].arr[l == 0 ? 1 : 0], k, x[l]);
+  if (v && c->vt != SPC_PATTERN) {
+    size_t w = spc_vtype_size(c->vt);
+    memcpy((char *)c->val + k * (int64_t)w, v, w);
+  }
+}
+
+static const spc_array *coo_crd(const spc_tensor *c, int l) {
+  return &c->lv[l].arr[l == 0 ? 1 : 0];
+}
+
+spc_status spc_tensor_to_coo(const spc_tensor *t, int drop_zeros,
+                             spc_tensor **out, spc_error *e) {
+  spc_iter *it = NULL;
+  spc_tensor *c = NULL;
+  int64_t x[SPC_MAX_ORDER], n = 0;
+  const void *v;
+  *out = NULL;
+  spc_status s = spc_iter_create(t, &it, e);
+  if (s) return s;
+  while (spc_iter_next(it, x, &v))
+    n += !(drop_zeros && v && spc_val_is_zero(t->vt, v));
+  spc_iter_free(&it);
+  if ((s = spc_coo_alloc(t->order, t->dims, n, t->vt, &c, e))) return s;
+  if ((s = spc_iter_create(t, &it, e))) goto fail;
+  n = 0;
+  while (spc_iter_next(it, x, &v))
+    if (!(drop_zeros && v && spc_val_is_zero(t->vt, v))) coo_put(c, n++, x, v);
+  spc_iter_free(&it);
+  /* a dense tensor holds every entry: its symmetry is only a note */
+  c->sym = t->lv[0].fmt == &spc_level_dense ? SPC_GENERAL : t->sym;
+  *out = c;
+  return SPC_OK;
+fail:
+  spc_tensor_free(&c);
+  return s;
+}
+
+/* v -> value of the mirrored entry under symmetry sym. */
+static void mirror_value(spc_vtype vt, spc_symmetry sym, const void *v,
+                         unsigned char *out) {
+  size_t w = spc_vtype_size(vt);
+  if (v) memcpy(out, v, w);
+  if (sym == SPC_SKEW) {
+    switch (vt) {
+    case SPC_I64: *(int64_t *)out = (int64_t)(0 - (uint64_t) * (int64_t *)out); break;
+    case SPC_F32: *(float *)out = -*(float *)out; break;
+    case SPC_F64: *(double *)out = -*(double *)out; break;
+    case SPC_C128:
+      ((double *)out)[0] = -((double *)out)[0];
+      ((double *)out)[1] = -((double *)out)[1];
+      break;
+    default: break;
+    }
+  } else if (sym == SPC_HERMITIAN && vt == SPC_C128) {
+    ((double *)out)[1] = -((double *)out)[1];
+  }
+}
+
+spc_status spc_tensor_expand(const spc_tensor *t, spc_tensor **out,
+                             spc_error *e) {
+  spc_iter *it = NULL;
+  spc_tensor *c = NULL;
+  int64_t x[SPC_MAX_ORDER], n = 0;
+  const void *v;
+  unsigned char mv[16];
+  *out = NULL;
+  if (t->sym == SPC_GENERAL || t->lv[0].fmt == &spc_level_dense)
+    return spc_tensor_to_coo(t, 0, out, e);
+  if (t->order != 2)
+    return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "symmetry needs order 2");
+  if (t->sym == SPC_SKEW && (t->vt == SPC_U64 || t->vt == SPC_PATTERN))
+    return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
+                   "skew-symmetric expansion of %s values", spc_vtype_name(t->vt));
+  spc_status s = spc_iter_create(t, &it, e);
+  if (s) return s;
+  while (spc_iter_next(it, x, &v)) n += 1 + (x[0] != x[1]);
+  spc_iter_free(&it);
+  if ((s = spc_coo_alloc(2, t->dims, n, t->vt, &c, e))) return s;
+  if ((s = spc_iter_create(t, &it, e))) goto fail;
+  n = 0;
+  while (spc_iter_next(it, x, &v)) {
+    coo_put(c, n++, x, v);
+    if (x[0] != x[1]) {
+      int64_t y[2] = {x[1], x[0]};
+      mirror_value(t->vt, t->sym, v, mv);
+      coo_put(c, n++, y, mv);
+    }
+  }
+  spc_iter_free(&it);
+  *out = c;
+  return SPC_OK;
+fail:
+  spc_tensor_free(&c);
+  return s;
+}
+
+/* ---- sort + combine ---------------------------------------------------- */
+
+static int cmp_entries(const spc_tensor *c, int64_t a, int64_t b) {
+  for (int l = 0; l < c->order; l++) {
+    int64_t x = spc_arr_get(coo_crd(c, l), a), y = spc_arr_get(coo_crd(c, l), b);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/* Stable merge sort of the permutation p[0..n) by coordinates; tmp is n. */
+static void merge_sort(const spc_tensor *c, int64_t *p, int64_t *tmp,
+                       int64_t n) {
+  for (int64_t w = 1; w < n; w *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = lo + w < n ? lo + w : n;
+      int64_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int64_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi)
+        tmp[k++] = cmp_entries(c, p[j], p[i]) < 0 ? p[j++] : p[i++];
+      while (i < mid) tmp[k++] = p[i++];
+      while (j < hi) tmp[k++] = p[j++];
+    }
+    memcpy(p, tmp, (size_t)n * sizeof *p);
+  }
+}
+
+spc_status spc_tensor_combine(const spc_tensor *t, spc_dup pol,
+                              spc_tensor **out, spc_error *e) {
+  spc_tensor *in = NULL, *c = NULL;
+  int64_t *p = NULL, *tmp = NULL, x[SPC_MAX_ORDER];
+  *out = NULL;
+  spc_status s = spc_tensor_to_coo(t, 0, &in, e);
+  if (s) return s;
+  int64_t n = in->nval ? in->nval : spc_tensor_nstored(in);
+  size_t w = spc_vtype_size(in->vt);
+  p = spc_malloc_n(n, sizeof *p);
+  tmp = spc_malloc_n(n, sizeof *tmp);
+  if (!p || !tmp) { s = SPC_NOMEM(e); goto done; }
+  for (int64_t k = 0; k < n; k++) p[k] = k;
+  merge_sort(in, p, tmp, n);
+  if ((s = spc_coo_alloc(in->order, in->dims, n, in->vt, &c, e))) goto done;
+  int64_t m = 0;
+  for (int64_t k = 0; k < n; k++) {
+    if (k > 0 && cmp_entries(in, p[k - 1], p[k]) == 0) {
+      if (pol == SPC_DUP_ERROR) {
+        for (int l = 0; l < in->order; l++) x[l] = spc_arr_get(coo_crd(in, l), p[k]) + 1;
+        s = spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
+                    "duplicate entry at (%lld, %lld%s) and --dup=error",
+                    (long long)x[0], (long long)(in->order > 1 ? x[1] : 0),
+                    in->order > 2 ? ", ..." : "");
+        goto done;
+      }
+      if (w) spc_val_combine(in->vt, pol, (char *)c->val + (m - 1) * (int64_t)w,
+                             (char *)in->val + p[k] * (int64_t)w);
+      continue;
+    }
+    for (int l = 0; l < in->order; l++) x[l] = spc_arr_get(coo_crd(in, l), p[k]);
+    coo_put(c, m++, x, w ? (char *)in->val + p[k] * (int64_t)w : NULL);
+  }
+  spc_coo_truncate(c, m);
+  c->sym = in->sym;
+  c->lv[0].props |= SPC_LP_ORDERED;
+  for (int l = 1; l < c->order; l++) c->lv[l].props |= SPC_LP_ORDERED;
+  if (c->order >= 1) c->lv[c->order - 1].props |= SPC_LP_UNIQUE;
+  *out = c;
+  c = NULL;
+done:
+  spc_free(p);
+  spc_free(tmp);
+  spc_tensor_free(&in);
+  spc_tensor_free(&c);
+  return s;
+}

@@ -1,0 +1,138 @@
+/* spc_impl.h -- internal definitions shared by the library's modules.
+ * Not installed; the public interface is include/spconv.h. */
+#ifndef SPC_IMPL_H
+#define SPC_IMPL_H
+
+#include "spconv.h"
+#include <stdarg.h>
+#include <stdbool.h>
+
+#define SPC_INTERNAL __attribute__((visibility("hidden")))
+#define SPC_LEVEL_MAX_ARRAYS 4
+
+/* ---- allocation seam (core/spc_alloc.c) --------------------------------
+ * Every allocation of the library goes through these.  A test hook makes
+ * the k-th allocation from now fail, so tests can walk every failure. */
+SPC_INTERNAL void *spc_malloc(size_t n);
+SPC_INTERNAL void *spc_calloc(size_t n, size_t size);
+SPC_INTERNAL void *spc_realloc(void *p, size_t n);
+SPC_INTERNAL void spc_free(void *p);
+/* Allocate n*size bytes, failing cleanly on overflow of the product. */
+SPC_INTERNAL void *spc_malloc_n(int64_t n, size_t size);
+SPC_API void spc_alloc_fail_at(int64_t k); /* 0: off; k: k-th from now fails */
+SPC_API int64_t spc_alloc_count(void);     /* allocations made so far */
+
+/* ---- errors (core/spc_error.c) ---------------------------------------- */
+/* Fill e (when non-NULL) and return code.  file may be NULL. */
+SPC_INTERNAL spc_status spc_err(spc_error *e, spc_status code, const char *file,
+                                int64_t line, int64_t col, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+#define SPC_NOMEM(e) spc_err((e), SPC_ERR_NOMEM, NULL, 0, 0, "out of memory")
+
+/* ---- level arrays ------------------------------------------------------ */
+typedef struct spc_array {
+  const char *name; /* static string: "pos", "crd", ... */
+  spc_itype type;   /* element width */
+  int64_t len;
+  void *data;
+  bool owned; /* freed with the tensor */
+} spc_array;
+
+static inline int64_t spc_arr_get(const spc_array *a, int64_t i) {
+  return a->type == SPC_IDX32 ? (int64_t)((const int32_t *)a->data)[i]
+                              : ((const int64_t *)a->data)[i];
+}
+static inline void spc_arr_set(spc_array *a, int64_t i, int64_t v) {
+  if (a->type == SPC_IDX32)
+    ((int32_t *)a->data)[i] = (int32_t)v;
+  else
+    ((int64_t *)a->data)[i] = v;
+}
+/* Narrowest index type that holds values in [0, maxval]. */
+static inline spc_itype spc_itype_for(int64_t maxval) {
+  return maxval <= INT32_MAX ? SPC_IDX32 : SPC_IDX64;
+}
+
+/* ---- level formats (formats/level_*.c) ---------------------------------
+ * A level format is a table of read-side level functions plus properties. */
+enum spc_level_prop {
+  SPC_LP_ORDERED = 1u << 0,    /* coordinates under a parent ascend */
+  SPC_LP_UNIQUE = 1u << 1,     /* no repeated coordinate under a parent */
+  SPC_LP_FULL = 1u << 2,       /* every coordinate of the extent is present */
+  SPC_LP_COMPACT = 1u << 3,    /* positions are contiguous */
+  SPC_LP_BRANCHLESS = 1u << 4, /* one child per parent */
+  SPC_LP_LOCATE = 1u << 5      /* random access by coordinate */
+};
+
+typedef struct spc_level spc_level;
+typedef struct spc_level_format {
+  const char *name;
+  unsigned props;                              /* properties of the format */
+  const char *arrays[SPC_LEVEL_MAX_ARRAYS + 1]; /* array names, NULL-ended */
+  /* children of parent position p occupy positions [*b, *e) */
+  void (*bounds)(const spc_level *lv, int64_t p, int64_t *b, int64_t *e);
+  /* coordinate at position q (child of p) */
+  int64_t (*access)(const spc_level *lv, int64_t p, int64_t q);
+  /* position of coordinate c under p, or -1; NULL when no locate */
+  int64_t (*locate)(const spc_level *lv, int64_t p, int64_t c);
+  /* number of positions of the level given nparent parent positions */
+  int64_t (*npos)(const spc_level *lv, int64_t nparent);
+} spc_level_format;
+
+struct spc_level {
+  const spc_level_format *fmt;
+  unsigned props; /* properties that hold for this instance */
+  int dim;        /* dimension this level stores */
+  int64_t size;   /* extent of the level coordinate */
+  int narr;
+  spc_array arr[SPC_LEVEL_MAX_ARRAYS];
+};
+
+SPC_INTERNAL extern const spc_level_format spc_level_dense;
+SPC_INTERNAL extern const spc_level_format spc_level_compressed;
+SPC_INTERNAL extern const spc_level_format spc_level_singleton;
+
+SPC_INTERNAL spc_array *spc_level_array(spc_level *lv, const char *name);
+SPC_INTERNAL const spc_array *spc_level_array_c(const spc_level *lv,
+                                                const char *name);
+
+/* ---- the tensor -------------------------------------------------------- */
+struct spc_tensor {
+  int order;
+  int64_t dims[SPC_MAX_ORDER];
+  const char *format; /* static name */
+  int nlevels;
+  spc_level lv[SPC_MAX_ORDER];
+  spc_vtype vt;
+  void *val;
+  int64_t nval;
+  bool val_owned;
+  spc_symmetry sym;
+};
+
+/* An empty tensor shell (no arrays). */
+SPC_INTERNAL spc_tensor *spc_tensor_alloc(int order, const int64_t *dims,
+                                          spc_vtype vt);
+/* Add an array to a level, allocating len elements of type ty (owned). */
+SPC_INTERNAL spc_status spc_level_add_array(spc_level *lv, const char *name,
+                                            spc_itype ty, int64_t len,
+                                            spc_error *e);
+/* COO shell with arrays for nnz components: level 0 compressed (pos =
+ * {0, nnz}), levels 1.. singleton; crd widths from dims. Values allocated
+ * unless pattern. */
+SPC_INTERNAL spc_status spc_coo_alloc(int order, const int64_t *dims,
+                                      int64_t nnz, spc_vtype vt,
+                                      spc_tensor **out, spc_error *e);
+/* Dense shell: levels in the given dimension order (mode[l] = dimension). */
+SPC_INTERNAL spc_status spc_dense_alloc(int order, const int64_t *dims,
+                                        const int *mode, spc_vtype vt,
+                                        spc_tensor **out, spc_error *e);
+/* Shrink a COO tensor's arrays to nnz entries (nnz <= allocated). */
+SPC_INTERNAL void spc_coo_truncate(spc_tensor *t, int64_t nnz);
+
+/* Value helpers: is value i zero; add/min/max src value into dst value. */
+SPC_INTERNAL bool spc_val_is_zero(spc_vtype vt, const void *v);
+SPC_INTERNAL void spc_val_combine(spc_vtype vt, spc_dup pol, void *dst,
+                                  const void *src);
+
+#endif

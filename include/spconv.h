@@ -1,0 +1,221 @@
+/* spconv.h -- public interface of the spconv library.
+ *
+ * A sparse tensor is a coordinate hierarchy: a stack of levels, one per stored
+ * dimension, each stored in a level format (dense, compressed, singleton, ...).
+ * See README.md and DESIGN.md for the model; the glossary in README.md fixes
+ * the vocabulary used here:
+ *
+ *   dimension  an axis of the canonical tensor (row, column, mode k)
+ *   level      an axis of the stored hierarchy (after remapping / mode order)
+ *   pos        a level's position array (edges from parent to children)
+ *   crd        a level's coordinate array
+ *   val        the value array, one value per leaf position
+ *
+ * Conventions:
+ *   - Every function that can fail returns spc_status and fills a caller-owned
+ *     spc_error (which may be NULL).  The library never prints, exits or aborts.
+ *   - Every object has one create and one free; free functions accept NULL and
+ *     clear the caller's handle.
+ *   - Arrays returned by accessors are borrowed: they belong to the tensor and
+ *     live until it is freed.
+ */
+#ifndef SPCONV_H
+#define SPCONV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define SPC_API __attribute__((visibility("default")))
+#else
+#define SPC_API
+#endif
+
+#define SPCONV_VERSION "0.1.0"
+#define SPC_MAX_ORDER 16 /* highest tensor order supported */
+
+/* ---- status and errors -------------------------------------------------- */
+
+typedef enum spc_status {
+  SPC_OK = 0,
+  SPC_NOT_HANDLED = 1,       /* a fast path declines: try the next path */
+  SPC_ERR_INPUT = -1,        /* malformed or inconsistent input data */
+  SPC_ERR_SPEC = -2,         /* invalid format spec */
+  SPC_ERR_UNSUPPORTED = -3,  /* valid request this build cannot serve */
+  SPC_ERR_NOMEM = -4,        /* allocation failed */
+  SPC_ERR_IO = -5,           /* open/read/write/rename failed */
+  SPC_ERR_OVERFLOW = -6,     /* a size or index does not fit */
+  SPC_ERR_ARG = -7,          /* invalid argument from the caller */
+  SPC_ERR_INTERNAL = -8      /* a broken invariant (a bug) */
+} spc_status;
+
+/* Error record, owned by the caller.  Fields not known are 0 / empty. */
+typedef struct spc_error {
+  spc_status code;
+  char file[512]; /* input file or spec file */
+  int64_t line;   /* 1-based line, 0 when not applicable */
+  int64_t col;    /* 1-based column, 0 when not applicable */
+  char key[128];  /* spec key or option name, when relevant */
+  char msg[512];  /* what was found and what was expected */
+} spc_error;
+
+SPC_API const char *spc_status_name(spc_status s);
+/* "file:line:col: msg" (parts omitted when unknown).  Returns buf. */
+SPC_API const char *spc_error_string(const spc_error *e, char *buf, size_t n);
+SPC_API void spc_error_clear(spc_error *e);
+
+/* ---- element types ------------------------------------------------------ */
+
+typedef enum spc_vtype {
+  SPC_PATTERN = 0, /* no values: every stored component is 1 */
+  SPC_I64,         /* int64_t */
+  SPC_U64,         /* uint64_t (integer files with values above INT64_MAX) */
+  SPC_F32,         /* float */
+  SPC_F64,         /* double */
+  SPC_C128,        /* double complex, stored as two doubles (re, im) */
+  SPC_VTYPE_AUTO = -1
+} spc_vtype;
+
+typedef enum spc_itype { SPC_IDX32 = 32, SPC_IDX64 = 64 } spc_itype;
+
+typedef enum spc_symmetry {
+  SPC_GENERAL = 0,
+  SPC_SYMMETRIC,
+  SPC_SKEW,
+  SPC_HERMITIAN
+} spc_symmetry;
+
+/* How entries with equal coordinates combine where they meet. */
+typedef enum spc_dup {
+  SPC_DUP_SUM = 0,
+  SPC_DUP_FIRST,
+  SPC_DUP_LAST,
+  SPC_DUP_MIN,
+  SPC_DUP_MAX,
+  SPC_DUP_ERROR
+} spc_dup;
+
+SPC_API size_t spc_vtype_size(spc_vtype t);  /* bytes per value (0: pattern) */
+SPC_API const char *spc_vtype_name(spc_vtype t);
+SPC_API int spc_vtype_parse(const char *name, spc_vtype *t); /* 0 ok, -1 unknown */
+SPC_API const char *spc_symmetry_name(spc_symmetry s);
+SPC_API const char *spc_dup_name(spc_dup d);
+SPC_API int spc_dup_parse(const char *name, spc_dup *d);
+
+/* ---- the tensor --------------------------------------------------------- */
+
+typedef struct spc_tensor spc_tensor;
+
+SPC_API void spc_tensor_free(spc_tensor **t);
+
+SPC_API int spc_tensor_order(const spc_tensor *t);
+SPC_API int64_t spc_tensor_dim(const spc_tensor *t, int d);
+SPC_API const char *spc_tensor_format(const spc_tensor *t); /* "coo", "dense" */
+SPC_API spc_vtype spc_tensor_vtype(const spc_tensor *t);
+SPC_API spc_symmetry spc_tensor_symmetry(const spc_tensor *t);
+/* Number of stored components (leaf positions). */
+SPC_API int64_t spc_tensor_nstored(const spc_tensor *t);
+/* Bytes held by the tensor's level arrays and values. */
+SPC_API int64_t spc_tensor_bytes(const spc_tensor *t);
+SPC_API int spc_tensor_nlevels(const spc_tensor *t);
+/* Level format name of level l ("dense", "compressed", "singleton"). */
+SPC_API const char *spc_tensor_level_format(const spc_tensor *t, int l);
+/* Dimension stored by level l. */
+SPC_API int spc_tensor_level_dim(const spc_tensor *t, int l);
+/* Borrow level l's array NAME ("pos", "crd"); SPC_ERR_ARG when absent. */
+SPC_API spc_status spc_tensor_level_array(const spc_tensor *t, int l,
+                                          const char *name, const void **data,
+                                          spc_itype *type, int64_t *len);
+/* Borrow the value array (NULL for pattern); *n = number of values. */
+SPC_API const void *spc_tensor_values(const spc_tensor *t, int64_t *n);
+
+/* Create an order-N COO tensor with room for nnz components; the arrays are
+ * allocated (widths chosen from dims and nnz) and owned by the tensor; fill
+ * them through spc_tensor_level_array_mut / spc_tensor_values_mut. */
+SPC_API spc_status spc_tensor_create_coo(int order, const int64_t *dims,
+                                         int64_t nnz, spc_vtype vt,
+                                         spc_tensor **out, spc_error *err);
+SPC_API void *spc_tensor_level_array_mut(spc_tensor *t, int l, const char *name);
+SPC_API void *spc_tensor_values_mut(spc_tensor *t);
+
+/* Structural check: pos monotone, crd in range, order and uniqueness where a
+ * level's properties promise them.  SPC_ERR_INPUT with a message otherwise. */
+SPC_API spc_status spc_tensor_check(const spc_tensor *t, spc_error *err);
+
+/* Expand symmetric / skew / hermitian storage to general (a new COO). */
+SPC_API spc_status spc_tensor_expand(const spc_tensor *t, spc_tensor **out,
+                                     spc_error *err);
+/* A new COO holding t's stored components, dropping explicit zeros when
+ * drop_zeros (used when leaving a dense format). */
+SPC_API spc_status spc_tensor_to_coo(const spc_tensor *t, int drop_zeros,
+                                     spc_tensor **out, spc_error *err);
+/* A new COO, sorted lexicographically by dimension order, with entries of
+ * equal coordinates combined by policy (SPC_DUP_ERROR: SPC_ERR_INPUT naming
+ * the first duplicate). */
+SPC_API spc_status spc_tensor_combine(const spc_tensor *t, spc_dup policy,
+                                      spc_tensor **out, spc_error *err);
+
+/* ---- iteration over stored components (any format, via level functions) -- */
+
+typedef struct spc_iter spc_iter;
+SPC_API spc_status spc_iter_create(const spc_tensor *t, spc_iter **it,
+                                   spc_error *err);
+/* Next stored component: coords[0..order-1] in dimension order, *val points
+ * at its value (NULL for pattern).  Returns 1, or 0 at the end. */
+SPC_API int spc_iter_next(spc_iter *it, int64_t *coords, const void **val);
+SPC_API void spc_iter_free(spc_iter **it);
+
+/* ---- reading and writing files ------------------------------------------ */
+
+typedef void (*spc_progress_fn)(void *ctx, const char *what, double done);
+
+typedef struct spc_read_opts {
+  int expand;              /* expand symmetric storage to general */
+  spc_vtype vtype;         /* SPC_VTYPE_AUTO: from the file */
+  int threads;             /* 0: OpenMP default */
+  int ndims;               /* FROSTT: number of given dims (0: inferred) */
+  int64_t dims[SPC_MAX_ORDER];
+  spc_progress_fn progress; /* called now and then; may be NULL */
+  void *progress_ctx;
+} spc_read_opts;
+
+typedef enum spc_file_kind {
+  SPC_FILE_UNKNOWN = 0,
+  SPC_FILE_MTX,  /* Matrix Market */
+  SPC_FILE_TNS,  /* FROSTT */
+  SPC_FILE_BSP,  /* binsparse in HDF5 (.bsp.h5) */
+  SPC_FILE_NPZ   /* scipy.sparse.save_npz layout */
+} spc_file_kind;
+
+typedef struct spc_write_opts {
+  int gzip;                /* -1: from the name (.gz), 0 no, 1 yes */
+  int keep_symmetry;       /* write symmetric storage where the file can */
+  int threads;
+  spc_progress_fn progress;
+  void *progress_ctx;
+} spc_write_opts;
+
+SPC_API void spc_read_opts_init(spc_read_opts *o);
+SPC_API void spc_write_opts_init(spc_write_opts *o);
+
+/* File kind from a path's extension (".mtx[.gz]", ".tns[.gz]", ".h5",
+ * ".npz"). */
+SPC_API spc_file_kind spc_file_kind_from_name(const char *path);
+
+/* Read any supported file; the kind comes from the content (gzip magic,
+ * "%%MatrixMarket", HDF5 or zip signatures) and then the name. */
+SPC_API spc_status spc_read(const char *path, const spc_read_opts *o,
+                            spc_tensor **out, spc_error *err);
+/* Write t to path in the container named by path's extension.  Written to a
+ * temporary name and renamed when complete: a failure leaves nothing. */
+SPC_API spc_status spc_write(const spc_tensor *t, const char *path,
+                             const spc_write_opts *o, spc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SPCONV_H */

@@ -1,0 +1,290 @@
+/* io_mtx_read.c -- Matrix Market reader: header and size line here, entry
+ * lines through the shared parallel text parser (io_text.c), dense "array"
+ * bodies here.  Coordinate files become COO tensors, array files dense
+ * tensors in column-major level order. */
+#include "spc_io.h"
+#include "spc_num.h"
+#include <ctype.h>
+#include <string.h>
+
+typedef struct mm_header {
+  bool vector, array;
+  int field; /* 0 real, 1 integer, 2 complex, 3 pattern */
+  spc_symmetry sym;
+  spc_vtype hint; /* from a "%%GraphBLAS type" comment, or AUTO */
+} mm_header;
+
+static const char *line_end(const char *p, const char *end) {
+  const char *nl = memchr(p, '\n', (size_t)(end - p));
+  return nl ? nl : end;
+}
+
+/* Next blank-separated word of [*p, le) into w (lowercased); 0 when none. */
+static size_t word(const char **p, const char *le, char *w, size_t n) {
+  const char *q = *p;
+  while (q < le && isspace((unsigned char)*q)) q++;
+  size_t k = 0;
+  while (q < le && !isspace((unsigned char)*q)) {
+    if (k + 1 < n) w[k++] = (char)tolower((unsigned char)*q);
+    q++;
+  }
+  w[k] = 0;
+  *p = q;
+  return k;
+}
+
+static int lookup(const char *w, const char *const *names) {
+  for (int i = 0; names[i]; i++)
+    if (!strcmp(w, names[i])) return i;
+  return -1;
+}
+
+static spc_status parse_banner(const char *path, const char *p, const char *le,
+                               mm_header *h, spc_error *e) {
+  static const char *const objs[] = {"matrix", "vector", NULL};
+  static const char *const fmts[] = {"coordinate", "array", NULL};
+  static const char *const fields[] = {"real", "integer", "complex", "pattern",
+                                       "double", NULL};
+  static const char *const syms[] = {"general", "symmetric", "skew-symmetric",
+                                     "hermitian", NULL};
+  char w[64];
+  const char *q = p;
+  word(&q, le, w, sizeof w);
+  if (strcmp(w, "%%matrixmarket"))
+    return spc_err(e, SPC_ERR_INPUT, path, 1, 1,
+                   "not a Matrix Market file: expected the banner "
+                   "'%%%%MatrixMarket matrix coordinate real general'");
+  int v[4];
+  const char *const *tab[4] = {objs, fmts, fields, syms};
+  const char *what[4] = {"object (matrix or vector)", "format (coordinate or array)",
+                         "field (real, integer, complex or pattern)",
+                         "symmetry (general, symmetric, skew-symmetric or hermitian)"};
+  for (int i = 0; i < 4; i++) {
+    const char *at = q;
+    while (at < le && isspace((unsigned char)*at)) at++;
+    word(&q, le, w, sizeof w);
+    if ((v[i] = lookup(w, tab[i])) < 0)
+      return spc_err(e, SPC_ERR_INPUT, path, 1, (int64_t)(at - p) + 1,
+                     "banner: expected %s, found '%s'", what[i], w);
+  }
+  if (word(&q, le, w, sizeof w))
+    return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: unexpected '%s' after the symmetry", w);
+  h->vector = v[0] == 1;
+  h->array = v[1] == 1;
+  h->field = v[2] == 4 ? 0 : v[2];
+  h->sym = (spc_symmetry)v[3];
+  if (h->array && h->field == 3)
+    return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: an array file cannot be pattern");
+  if (h->sym == SPC_HERMITIAN && h->field != 2)
+    return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: hermitian needs complex values");
+  if (h->sym == SPC_SKEW && h->field == 3)
+    return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: skew-symmetric cannot be pattern");
+  if (h->vector && h->sym != SPC_GENERAL)
+    return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: a vector must be general");
+  return SPC_OK;
+}
+
+/* "%%GraphBLAS type T": the value type the writer used. */
+static void type_comment(const char *p, const char *le, mm_header *h) {
+  char w[64];
+  word(&p, le, w, sizeof w);
+  if (strcmp(w, "%%graphblas")) return;
+  word(&p, le, w, sizeof w);
+  if (strcmp(w, "type")) return;
+  word(&p, le, w, sizeof w);
+  if (!strcmp(w, "float")) h->hint = SPC_F32;
+  else if (!strcmp(w, "double")) h->hint = SPC_F64;
+  else if (!strcmp(w, "uint64_t")) h->hint = SPC_U64;
+  else if (!strncmp(w, "int", 3) || !strncmp(w, "uint", 4) || !strcmp(w, "bool"))
+    h->hint = SPC_I64;
+}
+
+static spc_vtype pick_vtype(const mm_header *h, spc_vtype want) {
+  if (want != SPC_VTYPE_AUTO) return want;
+  if (h->field == 3) return SPC_PATTERN;
+  if (h->field == 2) return SPC_C128;
+  if (h->hint != SPC_VTYPE_AUTO && h->hint != SPC_C128) return h->hint;
+  return h->field == 1 ? SPC_I64 : SPC_F64;
+}
+
+static void fill_ones(spc_tensor *t) {
+  for (int64_t k = 0; k < t->nval; k++) {
+    switch (t->vt) {
+    case SPC_I64: ((int64_t *)t->val)[k] = 1; break;
+    case SPC_U64: ((uint64_t *)t->val)[k] = 1; break;
+    case SPC_F32: ((float *)t->val)[k] = 1; break;
+    case SPC_F64: ((double *)t->val)[k] = 1; break;
+    case SPC_C128: ((double *)t->val)[2 * k] = 1; ((double *)t->val)[2 * k + 1] = 0; break;
+    default: return;
+    }
+  }
+}
+
+/* Dense body: one value (two for complex) per line, column-major; the
+ * symmetric kinds store the lower triangle (skew: strictly lower), which
+ * is mirrored so the dense tensor holds every entry. */
+static spc_status read_array(const char *path, const char *p, const char *end,
+                             int64_t line, const mm_header *h,
+                             const int64_t *dims, int order, spc_vtype vt,
+                             spc_tensor **out, spc_error *e) {
+  int mode[2] = {1, 0};
+  spc_tensor *t = NULL;
+  int64_t m = dims[0], n = order == 2 ? dims[1] : 1;
+  spc_status s = spc_dense_alloc(order, dims, order == 2 ? mode : NULL, vt, &t, e);
+  if (s) return s;
+  t->sym = h->sym;
+  memset(t->val, 0, (size_t)t->nval * spc_vtype_size(t->vt));
+  int64_t total = h->sym == SPC_GENERAL ? m * n
+                  : h->sym == SPC_SKEW ? n * (n - 1) / 2 : n * (n + 1) / 2;
+  int64_t i = h->sym == SPC_SKEW ? 1 : 0, j = 0, k = 0;
+  size_t w = spc_vtype_size(t->vt);
+  int ntok = h->field == 2 ? 2 : 1;
+  while (p < end) {
+    const char *le = line_end(p, end), *ls = p;
+    while (p < le && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+    if (p == le || *p == '%') { p = le + 1; line++; continue; }
+    if (k >= total) {
+      s = spc_err(e, SPC_ERR_INPUT, path, line, 1,
+                  "more values than the %lld the size line announces", (long long)total);
+      goto fail;
+    }
+    unsigned char v[16] = {0};
+    for (int tk = 0; tk < ntok; tk++) {
+      while (p < le && (*p == ' ' || *p == '\t')) p++;
+      const char *q;
+      int ovf = 0;
+      if (t->vt == SPC_C128) q = spc_parse_f64(p, le, (double *)v + tk);
+      else if (t->vt == SPC_F32) q = spc_parse_f32(p, le, (float *)v);
+      else if (t->vt == SPC_I64) q = spc_parse_i64(p, le, (int64_t *)v, &ovf);
+      else if (t->vt == SPC_U64) q = spc_parse_u64(p, le, (uint64_t *)v, &ovf);
+      else q = spc_parse_f64(p, le, (double *)v);
+      if (!q || (q < le && *q != ' ' && *q != '\t' && *q != '\r')) {
+        s = spc_err(e, SPC_ERR_INPUT, path, line, (int64_t)(p - ls) + 1,
+                    "expected %s value", ntok == 2 ? "a complex (two numbers)"
+                    : t->vt == SPC_I64 || t->vt == SPC_U64 ? "an integer" : "a real");
+        goto fail;
+      }
+      p = q;
+    }
+    while (p < le && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+    if (p < le) {
+      s = spc_err(e, SPC_ERR_INPUT, path, line, (int64_t)(p - ls) + 1,
+                  "unexpected text after the value");
+      goto fail;
+    }
+    memcpy((char *)t->val + (j * m + i) * (int64_t)w, v, w);
+    if (h->sym != SPC_GENERAL && i != j) {
+      if (h->sym == SPC_SKEW) {
+        if (t->vt == SPC_F64) *(double *)v = -*(double *)v;
+        else if (t->vt == SPC_F32) *(float *)v = -*(float *)v;
+        else if (t->vt == SPC_I64) *(int64_t *)v = (int64_t)(0 - *(uint64_t *)v);
+        else if (t->vt == SPC_C128) { ((double *)v)[0] = -((double *)v)[0]; ((double *)v)[1] = -((double *)v)[1]; }
+      } else if (h->sym == SPC_HERMITIAN) {
+        ((double *)v)[1] = -((double *)v)[1];
+      }
+      memcpy((char *)t->val + (i * m + j) * (int64_t)w, v, w);
+    }
+    k++;
+    if (++i == m) { j++; i = h->sym == SPC_GENERAL ? 0 : h->sym == SPC_SKEW ? j + 1 : j; }
+    p = le + 1;
+    line++;
+  }
+  if (k != total) {
+    s = spc_err(e, SPC_ERR_INPUT, path, line, 0,
+                "the size line announces %lld values but the file has %lld",
+                (long long)total, (long long)k);
+    goto fail;
+  }
+  if (h->sym == SPC_SKEW) t->sym = SPC_SKEW;
+  *out = t;
+  return SPC_OK;
+fail:
+  spc_tensor_free(&t);
+  return s;
+}
+
+spc_status spc_mtx_read(const char *path, const spc_buf *b,
+                        const spc_read_opts *o, spc_tensor **out,
+                        spc_error *e) {
+  const char *p = b->data, *end = b->data + b->len;
+  mm_header h = {.hint = SPC_VTYPE_AUTO};
+  spc_tensor *t = NULL;
+  *out = NULL;
+  const char *le = line_end(p, end);
+  spc_status s = parse_banner(path, p, le, &h, e);
+  if (s) return s;
+  int64_t line = 1;
+  /* comments and blank lines until the size line */
+  for (;;) {
+    p = le < end ? le + 1 : end;
+    line++;
+    if (p >= end)
+      return spc_err(e, SPC_ERR_INPUT, path, line, 0, "missing the size line");
+    le = line_end(p, end);
+    const char *q = p;
+    while (q < le && isspace((unsigned char)*q)) q++;
+    if (q == le) continue;
+    if (*q == '%') { type_comment(q, le, &h); continue; }
+    break;
+  }
+  int order = h.vector ? 1 : 2;
+  int nsize = order + !h.array;
+  int64_t sz[3];
+  const char *q = p;
+  for (int i = 0; i < nsize; i++) {
+    while (q < le && (*q == ' ' || *q == '\t')) q++;
+    int ovf = 0;
+    const char *r = spc_parse_i64(q, le, &sz[i], &ovf);
+    if (!r || sz[i] < 0 || (r < le && !isspace((unsigned char)*r)))
+      return spc_err(e, ovf ? SPC_ERR_OVERFLOW : SPC_ERR_INPUT, path, line,
+                     (int64_t)(q - p) + 1,
+                     "size line: expected %d non-negative integers (%s)", nsize,
+                     h.vector ? (h.array ? "length" : "length, entries")
+                              : (h.array ? "rows, columns" : "rows, columns, entries"));
+    q = r;
+  }
+  while (q < le && isspace((unsigned char)*q)) q++;
+  if (q < le)
+    return spc_err(e, SPC_ERR_INPUT, path, line, (int64_t)(q - p) + 1,
+                   "size line: unexpected text after %d numbers", nsize);
+  if (h.sym != SPC_GENERAL && sz[0] != sz[1])
+    return spc_err(e, SPC_ERR_INPUT, path, line, 0,
+                   "a %s matrix must be square, not %lld x %lld",
+                   spc_symmetry_name(h.sym), (long long)sz[0], (long long)sz[1]);
+  spc_vtype vt = pick_vtype(&h, o->vtype);
+  if (h.field == 2 && vt != SPC_C128 && vt != SPC_PATTERN)
+    return spc_err(e, SPC_ERR_ARG, path, 0, 0,
+                   "complex values cannot be read as %s", spc_vtype_name(vt));
+  const char *body = le < end ? le + 1 : end;
+  if (h.array) {
+    s = read_array(path, body, end, line + 1, &h, sz, order, vt, &t, e);
+  } else {
+    spc_text_job j = {.path = path, .body = body, .end = end,
+                      .first_line = line + 1, .comment = '%', .order = order,
+                      .ntok = h.field == 3 ? 0 : h.field == 2 ? 2 : 1,
+                      .vt = vt, .expect = sz[order], .kind = "Matrix Market",
+                      .threads = o->threads, .progress = o->progress,
+                      .progress_ctx = o->progress_ctx};
+    for (int d = 0; d < order; d++) j.dims[d] = sz[d];
+    s = spc_text_parse(&j, &t, e);
+    if (!s) {
+      t->sym = h.sym;
+      if (h.field == 3) fill_ones(t);
+    }
+  }
+  if (!s && o->expand && t->sym != SPC_GENERAL) {
+    spc_tensor *x = NULL;
+    s = spc_tensor_expand(t, &x, e);
+    spc_tensor_free(&t);
+    t = x;
+  }
+  if (s) {
+    spc_tensor_free(&t);
+    if (!e || e->file[0]) return s;
+    char m[sizeof e->msg];
+    memcpy(m, e->msg, sizeof m);
+    return spc_err(e, s, path, e->line, e->col, "%s", m);
+  }
+  *out = t;
+  return SPC_OK;
+}

@@ -1,0 +1,105 @@
+/* io_tns.c -- FROSTT .tns reader and writer: one nonzero per line, 1-based
+ * coordinates then the value; '#' comments.  The order comes from the first
+ * entry and is checked on every line; dimensions are inferred (largest
+ * coordinate) unless given. */
+#include "spc_io.h"
+#include "spc_num.h"
+#include <string.h>
+
+/* Count the fields of the first entry line; its line number in *line. */
+static int first_entry_fields(const char *p, const char *end, int64_t *line) {
+  *line = 1;
+  while (p < end) {
+    const char *le = memchr(p, '\n', (size_t)(end - p));
+    if (!le) le = end;
+    const char *q = p;
+    while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+    if (q < le && *q != '#') {
+      int n = 0;
+      while (q < le) {
+        while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+        if (q >= le) break;
+        n++;
+        while (q < le && *q != ' ' && *q != '\t' && *q != '\r') q++;
+      }
+      return n;
+    }
+    p = le + 1;
+    (*line)++;
+  }
+  return 0;
+}
+
+spc_status spc_tns_read(const char *path, const spc_buf *b,
+                        const spc_read_opts *o, spc_tensor **out,
+                        spc_error *e) {
+  int64_t line;
+  *out = NULL;
+  int nf = first_entry_fields(b->data, b->data + b->len, &line);
+  if (nf == 0 && o->ndims == 0)
+    return spc_err(e, SPC_ERR_INPUT, path, 0, 0,
+                   "no entries, so the order is unknown (give the dimensions)");
+  int order = nf ? nf - 1 : o->ndims;
+  if (nf == 1)
+    return spc_err(e, SPC_ERR_INPUT, path, line, 0,
+                   "an entry needs coordinates and a value; found one field");
+  if (order > SPC_MAX_ORDER)
+    return spc_err(e, SPC_ERR_UNSUPPORTED, path, line, 0,
+                   "order %d is above the supported %d", order, SPC_MAX_ORDER);
+  if (o->ndims && o->ndims != order)
+    return spc_err(e, SPC_ERR_INPUT, path, line, 0,
+                   "the first entry has order %d but %d dimensions were given",
+                   order, o->ndims);
+  spc_vtype vt = o->vtype == SPC_VTYPE_AUTO ? SPC_F64 : o->vtype;
+  if (vt == SPC_C128)
+    return spc_err(e, SPC_ERR_UNSUPPORTED, path, 0, 0, "FROSTT values are real");
+  spc_text_job j = {.path = path, .body = b->data, .end = b->data + b->len,
+                    .first_line = 1, .comment = '#', .order = order, .ntok = 1,
+                    .infer_dims = o->ndims == 0, .vt = vt, .expect = -1,
+                    .kind = "FROSTT", .threads = o->threads,
+                    .progress = o->progress, .progress_ctx = o->progress_ctx};
+  for (int d = 0; d < o->ndims; d++) j.dims[d] = o->dims[d];
+  return spc_text_parse(&j, out, e);
+}
+
+int spc_format_value(spc_vtype vt, const void *v, char *buf) {
+  switch (vt) {
+  case SPC_I64: return spc_format_i64(*(const int64_t *)v, buf);
+  case SPC_U64: return spc_format_u64(*(const uint64_t *)v, buf);
+  case SPC_F32: return spc_format_f32(*(const float *)v, buf);
+  case SPC_F64: return spc_format_f64(*(const double *)v, buf);
+  case SPC_C128: {
+    int n = spc_format_f64(((const double *)v)[0], buf);
+    buf[n++] = ' ';
+    return n + spc_format_f64(((const double *)v)[1], buf + n);
+  }
+  default: buf[0] = '1'; buf[1] = 0; return 1;
+  }
+}
+
+spc_status spc_tns_write(const spc_tensor *t, spc_out *o,
+                         const spc_write_opts *wo, spc_error *e) {
+  (void)wo;
+  spc_iter *it = NULL;
+  int64_t x[SPC_MAX_ORDER];
+  const void *v;
+  char line[SPC_MAX_ORDER * 21 + 80];
+  if (t->vt == SPC_C128)
+    return spc_err(e, SPC_ERR_UNSUPPORTED, o->final, 0, 0,
+                   "FROSTT holds real values; this tensor is complex");
+  spc_status s = spc_iter_create(t, &it, e);
+  bool dense = t->lv[0].fmt == &spc_level_dense;
+  while (!s && spc_iter_next(it, x, &v)) {
+    if (dense && v && spc_val_is_zero(t->vt, v)) continue;
+    int n = 0;
+    for (int d = 0; d < t->order; d++) {
+      n += spc_format_i64(x[d] + 1, line + n);
+      line[n++] = ' ';
+    }
+    n += spc_format_value(t->vt, v, line + n);
+    line[n++] = '\n';
+    s = spc_out_write(o, line, (size_t)n, e);
+  }
+  spc_iter_free(&it);
+  return s;
+}
