@@ -105,6 +105,7 @@ typedef struct jv {
 typedef struct jp {
   const char *p, *end;
   int depth;
+  bool oom;
 } jp;
 
 static void jv_free(jv *v) {
@@ -190,6 +191,7 @@ static char *jstr(jp *p) {
   p->p++;
   return b.s;
 bad:
+  p->oom |= b.oom;
   spc_free(b.s);
   return NULL;
 }
@@ -237,7 +239,10 @@ static jv *jval(jp *p) {
   jws(p);
   if (p->p >= p->end || p->depth >= 64) return NULL;
   jv *v = spc_calloc(1, sizeof *v);
-  if (!v) return NULL;
+  if (!v) {
+    p->oom = true;
+    return NULL;
+  }
   p->depth++;
   char c = *p->p;
   if (c == '{' || c == '[') {
@@ -295,15 +300,17 @@ bad:
   return NULL;
 }
 
-/* Parse NUL-terminated text; NULL when it is not one JSON value. */
-static jv *json_parse(const char *s) {
-  jp p = {s, s + strlen(s), 0};
+/* Parse NUL-terminated text; NULL when it is not one JSON value (*oom:
+ * because memory ran out). */
+static jv *json_parse(const char *s, bool *oom) {
+  jp p = {s, s + strlen(s), 0, false};
   jv *v = jval(&p);
   jws(&p);
   if (v && p.p != p.end) {
     jv_free(v);
     v = NULL;
   }
+  *oom = p.oom;
   return v;
 }
 
@@ -529,11 +536,13 @@ static spc_status rd_json_attr(h5c *c, const char *name, jv **out) {
   if (!ex) return SPC_OK;
   if ((a = H5Aopen(c->f, name, H5P_DEFAULT)) < 0)
     return h5_fail(c, SPC_ERR_INPUT, name, "cannot open attribute");
+  bool oom = false;
   s = rd_attr_text(c, a, name, &text);
   H5Aclose(a);
   if (s) return s;
-  if (!text || !(*out = json_parse(text)))
-    s = spc_cnt_err(c->e, SPC_ERR_INPUT, c->path, name, "attribute is not JSON text");
+  if (!text || !(*out = json_parse(text, &oom)))
+    s = oom ? nomem(c)
+            : spc_cnt_err(c->e, SPC_ERR_INPUT, c->path, name, "attribute is not JSON text");
   spc_free(text);
   return s;
 }
@@ -552,12 +561,17 @@ static herr_t scan_attr(hid_t loc, const char *name, const H5A_info_t *info, voi
   H5Aclose(a);
   if (sc->s == SPC_ERR_NOMEM) return -1;
   sc->s = SPC_OK;
-  if (text && (v = json_parse(text)) && jget(v, "binsparse")) {
+  bool oom = false;
+  if (text && (v = json_parse(text, &oom)) && jget(v, "binsparse")) {
     sc->found = v;
     v = NULL;
   }
   jv_free(v);
   spc_free(text);
+  if (oom) {
+    sc->s = nomem(sc->c);
+    return -1;
+  }
   return sc->found ? 1 : 0;
 }
 

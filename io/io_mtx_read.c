@@ -130,12 +130,29 @@ static spc_status read_array(const char *path, const char *p, const char *end,
   int mode[2] = {1, 0};
   spc_tensor *t = NULL;
   int64_t m = dims[0], n = order == 2 ? dims[1] : 1;
+  if (n && m > INT64_MAX / n)
+    return spc_err(e, SPC_ERR_OVERFLOW, path, line - 1, 0,
+                   "a dense %lld x %lld matrix has more than 2^63 entries",
+                   (long long)m, (long long)n);
+  int64_t total = h->sym == SPC_GENERAL ? m * n
+                  : h->sym == SPC_SKEW ? n / 2 * (n - 1) + (n % 2) * ((n - 1) / 2)
+                                       : n / 2 * (n + 1) + (n % 2) * ((n + 1) / 2);
+  /* count the value lines before allocating: the size line may lie */
+  int64_t have = 0;
+  for (const char *c = p; c < end;) {
+    const char *le = line_end(c, end);
+    while (c < le && (*c == ' ' || *c == '\t' || *c == '\r')) c++;
+    have += c < le && *c != '%';
+    c = le + 1;
+  }
+  if (have != total)
+    return spc_err(e, SPC_ERR_INPUT, path, line - 1, 0,
+                   "the size line announces %lld values but the file has %lld",
+                   (long long)total, (long long)have);
   spc_status s = spc_dense_alloc(order, dims, order == 2 ? mode : NULL, vt, &t, e);
   if (s) return s;
   t->sym = h->sym;
   memset(t->val, 0, (size_t)t->nval * spc_vtype_size(t->vt));
-  int64_t total = h->sym == SPC_GENERAL ? m * n
-                  : h->sym == SPC_SKEW ? n * (n - 1) / 2 : n * (n + 1) / 2;
   int64_t i = h->sym == SPC_SKEW ? 1 : 0, j = 0, k = 0;
   size_t w = spc_vtype_size(t->vt);
   int ntok = h->field == 2 ? 2 : 1;

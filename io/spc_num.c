@@ -82,12 +82,11 @@ static int is_alnum_(char c) {
 enum { TOK_NUM = 0, TOK_INF = 1, TOK_NAN = 2 };
 
 /* A scanned decimal token: value = (w + tail) * 10^e10, 0 <= tail < 1.
- * w holds the first nd (<= 19) significant digits; trunc is set when a
+ * w holds the first (at most 19) significant digits; trunc is set when a
  * nonzero digit was dropped (then tail > 0). */
 typedef struct spc_dec {
   uint64_t w;
   int64_t e10;
-  int nd;
   int trunc;
   int neg;
   int kind; /* TOK_* */
@@ -119,64 +118,106 @@ static const char *scan_special(const char *s, const char *end, spc_dec *d) {
   return t;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SPC_SWAR 1
+/* Eight ASCII digits at once (little-endian loads), as in fast_float. */
+static uint64_t load8(const char *s) {
+  uint64_t v;
+  memcpy(&v, s, 8);
+  return v;
+}
+static int is_8digits(uint64_t v) {
+  return !(((v + 0x4646464646464646u) | (v - 0x3030303030303030u)) &
+           0x8080808080808080u);
+}
+static uint64_t parse_8digits(uint64_t v) {
+  const uint64_t mask = 0x000000FF000000FFu;
+  v -= 0x3030303030303030u;
+  v = v * 10 + (v >> 8);
+  return ((v & mask) * 0x000F424000000064u +
+          ((v >> 16) & mask) * 0x0000271000000001u) >> 32;
+}
+#else
+#define SPC_SWAR 0
+#endif
+
+/* Mantissa [s, end) with more than 19 significant digits: keep the first
+ * 19 in w, note dropped nonzero digits in trunc; returns the exponent of w's
+ * last digit relative to the mantissa. */
+static int64_t scan_long(const char *s, const char *end, spc_dec *d) {
+  uint64_t w = 0;
+  int64_t e10 = 0;
+  int nd = 0, trunc = 0, frac = 0;
+  for (; s < end; s++) {
+    if (*s == '.') {
+      frac = 1;
+      continue;
+    }
+    unsigned dg = (unsigned)(*s - '0');
+    if (nd < 19) { /* leading zeros leave w == 0 and do not count */
+      w = w * 10 + dg;
+      nd += w != 0;
+      e10 -= frac;
+    } else {
+      e10 += !frac;
+      trunc |= dg != 0;
+    }
+  }
+  d->w = w;
+  d->trunc = trunc;
+  return e10;
+}
+
 /* Scan the floating-point grammar of spc_num.h at p.  Returns the end of the
  * token, or NULL when there is none. */
 static const char *scan_float(const char *p, const char *end, spc_dec *d) {
-  const char *s = p, *digits;
+  const char *s = p, *mant, *mant_end;
   uint64_t w = 0;
-  int64_t e10 = 0;
-  int nd = 0, trunc = 0;
+  int64_t e10 = 0, ex = 0, ndig;
 
   d->neg = 0;
   d->kind = TOK_NUM;
+  d->trunc = 0;
   if (s < end && (*s == '-' || *s == '+')) d->neg = *s++ == '-';
   if (s == end) return NULL;
   if (!is_digit(*s) && *s != '.') return scan_special(s, end, d);
 
-  /* Integer part.  Leading zeros leave w == 0 and do not count in nd. */
-  for (digits = s; s < end && is_digit(*s); s++) {
-    unsigned dg = (unsigned)(*s - '0');
-    if (nd < 19) {
-      w = w * 10 + dg;
-      nd += w != 0;
-    } else {
-      e10++;
-      trunc |= dg != 0;
-    }
-  }
-  int any = s != digits;
-  /* Fraction part. */
+  /* Mantissa, accumulated modulo 2^64: exact unless > 19 digits. */
+  mant = s;
+  for (; s < end && is_digit(*s); s++) w = w * 10 + (unsigned)(*s - '0');
+  ndig = s - mant;
   if (s < end && *s == '.') {
-    for (digits = ++s; s < end && is_digit(*s); s++) {
-      unsigned dg = (unsigned)(*s - '0');
-      if (nd < 19) {
-        w = w * 10 + dg;
-        nd += w != 0;
-        e10--;
-      } else {
-        trunc |= dg != 0;
-      }
-    }
-    any |= s != digits;
+    const char *frac = ++s;
+#if SPC_SWAR
+    for (; end - s >= 8 && is_8digits(load8(s)); s += 8)
+      w = w * 100000000 + parse_8digits(load8(s));
+#endif
+    for (; s < end && is_digit(*s); s++) w = w * 10 + (unsigned)(*s - '0');
+    e10 = frac - s;
+    ndig += s - frac;
   }
-  if (!any) return NULL;
+  if (ndig == 0) return NULL;
+  mant_end = s;
+
   /* Exponent: taken only when complete ("1e+" reads as "1"). */
   if (s < end && (*s | 0x20) == 'e') {
     const char *t = s + 1;
     int eneg = 0;
     if (t < end && (*t == '-' || *t == '+')) eneg = *t++ == '-';
     if (t < end && is_digit(*t)) {
-      int64_t ev = 0;
       for (; t < end && is_digit(*t); t++)
-        if (ev < 1000000000) ev = ev * 10 + (*t - '0'); /* saturates */
-      e10 += eneg ? -ev : ev;
+        if (ex < 1000000000) ex = ex * 10 + (*t - '0'); /* saturates */
+      if (eneg) ex = -ex;
       s = t;
     }
   }
   d->w = w;
-  d->e10 = e10;
-  d->nd = nd;
-  d->trunc = trunc;
+  if (ndig > 19) { /* leading zeros do not count; rescan if still > 19 */
+    for (const char *t = mant; t < mant_end && (*t == '0' || *t == '.'); t++)
+      ndig -= *t == '0';
+    if (ndig > 19) e10 = scan_long(mant, mant_end, d);
+  }
+  d->e10 = e10 + ex;
   return s;
 }
 
@@ -259,8 +300,10 @@ static void slow_build(const char *p, const char *s, const spc_dec *d,
       sticky |= *p != '0';
   }
   o += kept;
-  /* d->w is the first d->nd of the kept digits: value ~ D * 10^e. */
-  int64_t e = d->e10 - (kept - d->nd);
+  /* d->w is the first nd of the kept digits: value ~ D * 10^e. */
+  int nd = 0;
+  for (uint64_t w = d->w; w; w /= 10) nd++;
+  int64_t e = d->e10 - (kept - nd);
   if (sticky) {
     *o++ = '1';
     e--;
@@ -308,14 +351,14 @@ const char *spc_parse_f64(const char *p, const char *end, double *out) {
                                                    : 0x7FF8000000000000u));
     return s;
   }
-  /* 1. zero, and values certainly out of range: 10^lead <= v < 10^(lead+1),
-   * with 2^-1075 > 10^-325 and DBL_MAX < 10^309. */
-  int64_t lead = d.e10 + d.nd - 1;
-  if (d.w == 0 || lead < -325) {
+  /* 1. zero, and values certainly out of range: 10^e10 <= v < 10^(e10+19),
+   * with 2^-1075 > 10^-325 and DBL_MAX < 10^309.  Past this point e10 is
+   * in [-343, 308], inside the power table. */
+  if (d.w == 0 || d.e10 + 19 <= -325) {
     *out = f64_from_bits(sign);
     return s;
   }
-  if (lead >= 309) {
+  if (d.e10 >= 309) {
     *out = f64_from_bits(sign | 0x7FF0000000000000u);
     return s;
   }
@@ -352,12 +395,11 @@ const char *spc_parse_f32(const char *p, const char *end, float *out) {
     return s;
   }
   /* 2^-150 > 10^-46 and FLT_MAX < 10^39. */
-  int64_t lead = d.e10 + d.nd - 1;
-  if (d.w == 0 || lead < -46) {
+  if (d.w == 0 || d.e10 + 19 <= -46) {
     *out = f32_from_bits(sign);
     return s;
   }
-  if (lead >= 39) {
+  if (d.e10 >= 39) {
     *out = f32_from_bits(sign | 0x7F800000u);
     return s;
   }
