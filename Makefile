@@ -15,17 +15,17 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wpointer-arith -Wformat=2 -Werror
 CFLAGS  ?=
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fopenmp -fPIC \
-              -fvisibility=hidden $(SAN) -Iinclude -Icore -Iio -Iformats \
+              -fvisibility=hidden $(SAN) -Iinclude -Icore -Iio -Iformats -Iir -Ilang -Iremap -Iquery \
               $(DEP_CFLAGS) $(CFLAGS)
 LDFLAGS ?=
 ALL_LDFLAGS := -fopenmp $(SAN) $(LDFLAGS)
 
-LIB_DIRS := core formats io
+LIB_DIRS := core formats io ir lang remap query
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
-TEST_SRC := $(wildcard tests/*.c)
+TEST_SRC := $(filter-out tests/test_num_standalone.c,$(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BIN      := bin/spconv
 STAMP    := $(BUILD)/.deps-ok

@@ -9,6 +9,7 @@ spc_status spc_err(spc_error *e, spc_status code, const char *file,
   e->code = code;
   e->line = line;
   e->col = col;
+  e->key[0] = 0;
   if (file) snprintf(e->file, sizeof e->file, "%s", file);
   else e->file[0] = 0;
   va_list ap;

@@ -68,6 +68,7 @@ static spc_status check_shape(int order, const int64_t *dims, spc_error *e) {
 
 spc_status spc_coo_alloc(int order, const int64_t *dims, int64_t nnz,
                          spc_vtype vt, spc_tensor **out, spc_error *e) {
+  *out = NULL;
   spc_status s = check_shape(order, dims, e);
   if (s) return s;
   spc_tensor *t = spc_tensor_alloc(order, dims, vt);
@@ -94,6 +95,7 @@ spc_status spc_coo_alloc(int order, const int64_t *dims, int64_t nnz,
 
 spc_status spc_dense_alloc(int order, const int64_t *dims, const int *mode,
                            spc_vtype vt, spc_tensor **out, spc_error *e) {
+  *out = NULL;
   spc_status s = check_shape(order, dims, e);
   if (s) return s;
   int64_t n = 1;
@@ -133,6 +135,7 @@ void spc_coo_truncate(spc_tensor *t, int64_t nnz) {
 spc_status spc_tensor_create_coo(int order, const int64_t *dims, int64_t nnz,
                                  spc_vtype vt, spc_tensor **out,
                                  spc_error *e) {
+  if (out) *out = NULL;
   if (!out || !dims || nnz < 0)
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "invalid arguments");
   return spc_coo_alloc(order, dims, nnz, vt, out, e);

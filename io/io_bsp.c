@@ -430,7 +430,10 @@ static spc_status wr_ones(h5c *c, hid_t d, int64_t n, const char *name) {
 static spc_status wr_dset(h5c *c, const char *name, hid_t ftype, hid_t mtype,
                           int64_t n, const void *data) {
   hid_t sp = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, d = H5I_INVALID_HID;
-  hsize_t dims = (hsize_t)n, ch = dims < BSP_CHUNK ? dims : BSP_CHUNK;
+  /* chunks of at most BSP_CHUNK elements, evened out so the last one is
+   * nearly full (HDF5 stores an edge chunk at full size) */
+  hsize_t dims = (hsize_t)n, nch = (dims + BSP_CHUNK - 1) / BSP_CHUNK;
+  hsize_t ch = nch ? (dims + nch - 1) / nch : 0;
   spc_status s = SPC_OK;
   if ((sp = H5Screate_simple(1, &dims, NULL)) < 0 ||
       (dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0) {
@@ -701,6 +704,15 @@ static int array_index(const spc_level_format *f, const char *name) {
   return -1;
 }
 
+/* Binsparse dataset names of level l's arrays: pointers_to_l (none at the
+ * root) and indices_l. */
+static void bsp_dset_names(plevel *q, int l) {
+  int pos = array_index(q->fmt, "pos"), crd = array_index(q->fmt, "crd");
+  memset(q->dset, 0, sizeof q->dset);
+  if (pos >= 0 && l) snprintf(q->dset[pos], DSET_MAX, "pointers_to_%d", l);
+  if (crd >= 0) snprintf(q->dset[crd], DSET_MAX, "indices_%d", l);
+}
+
 /* Binsparse names for t's level arrays; false when binsparse cannot
  * describe t. */
 static bool plan_bsp_names(const spc_tensor *t, plan *p) {
@@ -716,15 +728,12 @@ static bool plan_bsp_names(const spc_tensor *t, plan *p) {
         lv->size != t->dims[lv->dim])
       return false;
     seen |= 1u << lv->dim;
-    if (lv->fmt == &spc_level_compressed) {
-      if (l) snprintf(q->dset[0], DSET_MAX, "pointers_to_%d", l);
-      snprintf(q->dset[1], DSET_MAX, "indices_%d", l);
-    } else if (lv->fmt == &spc_level_singleton) {
-      if (!l || t->lv[l - 1].fmt == &spc_level_dense) return false;
-      snprintf(q->dset[0], DSET_MAX, "indices_%d", l);
-    } else if (lv->fmt != &spc_level_dense) {
+    if (lv->fmt == &spc_level_singleton && (!l || t->lv[l - 1].fmt == &spc_level_dense))
       return false;
-    }
+    if (lv->fmt != &spc_level_dense && lv->fmt != &spc_level_compressed &&
+        lv->fmt != &spc_level_singleton)
+      return false;
+    bsp_dset_names(q, l);
   }
   return true;
 }
@@ -1190,15 +1199,10 @@ static spc_status plan_from_bsp(h5c *c, const jv *b, plan *p) {
       plevel *q = &p->lv[l];
       q->dim = dimof[l];
       q->size = p->dims[q->dim];
-      if (st.kind[k] == 'd') q->fmt = &spc_level_dense;
-      else if (r == 0) {
-        q->fmt = &spc_level_compressed;
-        if (l) snprintf(q->dset[0], DSET_MAX, "pointers_to_%d", l);
-        snprintf(q->dset[1], DSET_MAX, "indices_%d", l);
-      } else {
-        q->fmt = &spc_level_singleton;
-        snprintf(q->dset[0], DSET_MAX, "indices_%d", l);
-      }
+      q->fmt = st.kind[k] == 'd' ? &spc_level_dense
+               : r == 0          ? &spc_level_compressed
+                                 : &spc_level_singleton;
+      bsp_dset_names(q, l);
     }
     p->nlevels = l;
   }

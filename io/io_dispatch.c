@@ -119,6 +119,8 @@ spc_status spc_write(const spc_tensor *t, const char *path,
     char tmp[4096];
     if (!(s = spc_tmpname(path, tmp, sizeof tmp, e))) {
       s = k == SPC_FILE_BSP ? spc_bsp_write(w, tmp, o, e) : spc_npz_write(w, tmp, o, e);
+      if (s && e && !strcmp(e->file, tmp)) /* name the target, not the temp */
+        snprintf(e->file, sizeof e->file, "%s", path);
       s = spc_commit_tmp(tmp, path, s, e);
     }
   }

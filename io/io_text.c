@@ -50,17 +50,17 @@ static void count_chunk(chunk *c, char comment) {
   c->nent = ne;
 }
 
-/* Unsigned decimal index; NULL when no digits or a value past 2^64. */
+/* Unsigned decimal index; NULL when no digits, or (with *ovf set) a value
+ * past 2^64. */
 static inline const char *parse_index(const char *p, const char *end,
-                                      uint64_t *v) {
+                                      uint64_t *v, int *ovf) {
   if (p < end && *p == '+') p++;
   const char *s = p;
   uint64_t x = 0;
   while (p < end && is_digit(*p)) x = x * 10 + (uint64_t)(*p++ - '0');
   if (p - s > 19) { /* rare: leading zeros or a huge number */
-    int ovf = 0;
     while (s < p - 1 && *s == '0') s++;
-    if (!spc_parse_u64(s, p, &x, &ovf)) return NULL;
+    if (!spc_parse_u64(s, p, &x, ovf)) return NULL;
   }
   *v = x;
   return p > s ? p : NULL;
@@ -129,8 +129,11 @@ static void parse_chunk(const spc_text_job *j, chunk *c, spc_tensor *t) {
     }
     for (int d = 0; d < order; d++) {
       uint64_t x;
+      int ovf = 0;
       while (p < end && is_blank(*p)) p++;
-      const char *q = parse_index(p, end, &x);
+      const char *q = parse_index(p, end, &x, &ovf);
+      if (ovf)
+        FAIL(SPC_ERR_OVERFLOW, "%s does not fit 64 bits", dim_name(j, d, nb));
       if (!q || !tok_end(q, end)) {
         if (p >= end || *p == '\n')
           FAIL(SPC_ERR_INPUT, "line has too few fields: expected %d indices and %d value%s",

@@ -51,9 +51,9 @@ SPC_INTERNAL spc_status spc_cnt_err(spc_error *e, spc_status code,
                                     const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /* Validate a tensor assembled from a file (array lengths, int64 overflow of
- * positions, then spc_tensor_check), then set each compressed / singleton level's
- * ORDERED / UNIQUE / LOCATE properties from what the data satisfies.
- * Errors are SPC_ERR_INPUT naming path. */
+ * positions, then spc_tensor_check), then set the ORDERED / UNIQUE / LOCATE
+ * properties of each compressed / singleton level from what the data
+ * satisfies.  Errors are SPC_ERR_INPUT naming path. */
 SPC_INTERNAL spc_status spc_cnt_validate(spc_tensor *t, const char *path,
                                          spc_error *e);
 /* Apply the read options to a tensor just read: o->vtype (value cast) and

@@ -75,9 +75,7 @@ static int is_alnum_(char c) {
   return is_digit(c) || (unsigned)((c | 0x20) - 'a') < 26u || c == '_';
 }
 
-/* ======================================================================
- * Scanning
- * ====================================================================== */
+/* ---- Scanning ------------------------------------------------------------ */
 
 enum { TOK_NUM = 0, TOK_INF = 1, TOK_NAN = 2 };
 
@@ -169,15 +167,17 @@ static int64_t scan_long(const char *s, const char *end, spc_dec *d) {
 }
 
 /* Scan the floating-point grammar of spc_num.h at p.  Returns the end of the
- * token, or NULL when there is none. */
-static const char *scan_float(const char *p, const char *end, spc_dec *d) {
+ * token, or NULL when there is none.  Inlined: the hot path of both parsers. */
+static inline __attribute__((always_inline)) const char *
+scan_float(const char *p, const char *end, spc_dec *d) {
   const char *s = p, *mant, *mant_end;
   uint64_t w = 0;
   int64_t e10 = 0, ex = 0, ndig;
 
-  d->neg = 0;
+  d->w = 0;
+  d->e10 = 0;
+  d->neg = d->trunc = 0;
   d->kind = TOK_NUM;
-  d->trunc = 0;
   if (s < end && (*s == '-' || *s == '+')) d->neg = *s++ == '-';
   if (s == end) return NULL;
   if (!is_digit(*s) && *s != '.') return scan_special(s, end, d);
@@ -221,9 +221,7 @@ static const char *scan_float(const char *p, const char *end, spc_dec *d) {
   return s;
 }
 
-/* ======================================================================
- * Eisel-Lemire
- * ====================================================================== */
+/* ---- Eisel-Lemire -------------------------------------------------------- */
 
 /* The IEEE bits (sign excluded) of w * 10^e10 rounded to nearest-even in a
  * binary format with mbits fraction bits, exponent bias and all-ones
@@ -280,9 +278,7 @@ static int el_token(const spc_dec *d, int mbits, int bias, int emax,
   return eisel_lemire(d->w + 1, d->e10, mbits, bias, emax, &b2) && b2 == *bits;
 }
 
-/* ======================================================================
- * Slow path
- * ====================================================================== */
+/* ---- Slow path ----------------------------------------------------------- */
 
 /* Write the token [p, s) as "DDDDe<exp>" (significant digits, at most
  * SLOW_DIGITS plus a sticky '1', no decimal point) into buf, which holds
@@ -312,33 +308,38 @@ static void slow_build(const char *p, const char *s, const spc_dec *d,
   o += spc_format_i64(e, o);
 }
 
-static double slow_f64(const char *p, const char *s, const spc_dec *d) {
+/* The slow path proper: the C library rounds the rebuilt token, as a double
+ * or (f32) directly as a float, which then converts back exactly.  errno
+ * is preserved: ERANGE is not an error here. */
+static double slow_path(const char *p, const char *s, const spc_dec *d,
+                        int f32) {
   char buf[SLOW_DIGITS + 32];
   int saved = errno;
   slow_build(p, s, d, buf);
-  double v = strtod(buf, NULL);
+  double v = f32 ? (double)strtof(buf, NULL) : strtod(buf, NULL);
   errno = saved;
   return d->neg ? -v : v;
 }
 
-static float slow_f32(const char *p, const char *s, const spc_dec *d) {
-  char buf[SLOW_DIGITS + 32];
-  int saved = errno;
-  slow_build(p, s, d, buf);
-  float v = strtof(buf, NULL);
-  errno = saved;
-  return d->neg ? -v : v;
-}
+/* ---- Parsing entry points ------------------------------------------------ */
 
-/* ======================================================================
- * Parsing entry points
- * ====================================================================== */
-
+static const uint64_t pow10_u64[20] = {
+    1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+    1000000000u, 10000000000u, 100000000000u, 1000000000000u,
+    10000000000000u, 100000000000000u, 1000000000000000u,
+    10000000000000000u, 100000000000000000u, 1000000000000000000u,
+    10000000000000000000u};
 static const double pow10_f64[23] = {
     1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 static const float pow10_f32[11] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f,
                                     1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+
+/* The token is an integer w * 10^e10 < 2^64: store it in *v. */
+static int exact_int(const spc_dec *d, uint64_t *v) {
+  return !d->trunc && d->e10 >= 0 && d->e10 <= 19 &&
+         !__builtin_mul_overflow(d->w, pow10_u64[d->e10], v);
+}
 
 const char *spc_parse_f64(const char *p, const char *end, double *out) {
   spc_dec d;
@@ -362,7 +363,12 @@ const char *spc_parse_f64(const char *p, const char *end, double *out) {
     *out = f64_from_bits(sign | 0x7FF0000000000000u);
     return s;
   }
-  /* 2. Clinger: w <= 2^53 and 10^|e10| are exact doubles. */
+  /* 2. Exact integers below 2^64: one correctly rounded conversion. */
+  if (exact_int(&d, &bits)) {
+    *out = d.neg ? -(double)bits : (double)bits;
+    return s;
+  }
+  /* 3. Clinger: w <= 2^53 and 10^|e10| are exact doubles. */
   if (SPC_CLINGER && !d.trunc && d.w <= (uint64_t)1 << 53 && d.e10 >= -22 &&
       d.e10 <= 22 + 15) {
     uint64_t w = d.w;
@@ -376,11 +382,11 @@ const char *spc_parse_f64(const char *p, const char *end, double *out) {
       return s;
     }
   }
-  /* 3. Eisel-Lemire; 4. slow path. */
+  /* 4. Eisel-Lemire; 5. slow path. */
   if (el_token(&d, F64_MBITS, F64_BIAS, F64_EMAX, &bits))
     *out = f64_from_bits(sign | bits);
   else
-    *out = slow_f64(p, s, &d);
+    *out = slow_path(p, s, &d, 0);
   return s;
 }
 
@@ -391,7 +397,8 @@ const char *spc_parse_f32(const char *p, const char *end, float *out) {
   if (!s) return NULL;
   uint32_t sign = (uint32_t)d.neg << 31;
   if (d.kind != TOK_NUM) {
-    *out = f32_from_bits(sign | (d.kind == TOK_INF ? 0x7F800000u : 0x7FC00000u));
+    *out = f32_from_bits(sign |
+                         (d.kind == TOK_INF ? 0x7F800000u : 0x7FC00000u));
     return s;
   }
   /* 2^-150 > 10^-46 and FLT_MAX < 10^39. */
@@ -401,6 +408,10 @@ const char *spc_parse_f32(const char *p, const char *end, float *out) {
   }
   if (d.e10 >= 39) {
     *out = f32_from_bits(sign | 0x7F800000u);
+    return s;
+  }
+  if (exact_int(&d, &bits)) {
+    *out = d.neg ? -(float)bits : (float)bits;
     return s;
   }
   if (SPC_CLINGER && !d.trunc && d.w <= (uint64_t)1 << 24 && d.e10 >= -10 &&
@@ -413,7 +424,7 @@ const char *spc_parse_f32(const char *p, const char *end, float *out) {
   if (el_token(&d, F32_MBITS, F32_BIAS, F32_EMAX, &bits))
     *out = f32_from_bits(sign | (uint32_t)bits);
   else
-    *out = slow_f32(p, s, &d);
+    *out = (float)slow_path(p, s, &d, 1);
   return s;
 }
 
@@ -462,12 +473,11 @@ const char *spc_parse_i64(const char *p, const char *end, int64_t *out,
   return s;
 }
 
-/* ======================================================================
- * Schubfach
- * ====================================================================== */
+/* ---- Schubfach ----------------------------------------------------------- */
 
-/* Round-to-odd of g * cp / 2^128, g = ghi * 2^64 + glo: floor, with the low
- * bit forced to 1 when the (approximated) fraction is nonzero. */
+/* Round-to-odd of g * cp / 2^128, g = ghi * 2^64 + glo: the floor, with the
+ * low bit forced to 1 when the fraction is nonzero.  The fraction is known
+ * to 64 bits less one unit of truncation, hence "> 1" (as in the paper). */
 static uint64_t round_to_odd(uint64_t ghi, uint64_t glo, uint64_t cp) {
   spc_u128 x = (spc_u128)glo * cp;
   spc_u128 y = (spc_u128)ghi * cp + (x >> 64);
@@ -520,9 +530,7 @@ static uint64_t shortest(uint64_t c, int q, int lower_closer, int *k_out) {
   return (vb > mid || (vb == mid && (s & 1))) ? s + 1 : s;
 }
 
-/* ======================================================================
- * Formatting
- * ====================================================================== */
+/* ---- Formatting ---------------------------------------------------------- */
 
 static const char digit_pairs[201] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536"
@@ -545,11 +553,6 @@ static int u64_digits(uint64_t v, char *tmp) {
     *--o = (char)('0' + v);
   }
   return (int)(tmp + 20 - o);
-}
-
-static char *put_str(char *o, const char *s) {
-  while (*s) *o++ = *s++;
-  return o;
 }
 
 /* Write s * 10^k (s > 0) in the layout of spc_num.h; returns the end. */
@@ -603,7 +606,8 @@ static int format_float(int neg, int be, uint64_t f, int mbits, int bias,
                         int emax, char *buf) {
   char *o = buf;
   if (be == emax) {
-    o = put_str(o, f ? "nan" : neg ? "-inf" : "inf");
+    const char *t = f ? "nan" : neg ? "-inf" : "inf";
+    while (*t) *o++ = *t++;
   } else {
     if (neg) *o++ = '-';
     if (be == 0 && f == 0) {

@@ -1,0 +1,17 @@
+/* suites.h -- the Check suites linked into build/run_tests, one per stage
+ * (tests/test_main.c runs them all). */
+#ifndef SPC_SUITES_H
+#define SPC_SUITES_H
+
+#include <check.h>
+
+Suite *suite_core(void);       /* tests/test_core.c: tensors, check, iter, coo ops */
+Suite *suite_io(void);         /* tests/test_io*.c: readers, writers, shared data */
+Suite *suite_cli(void);        /* tests/test_cli.c: bin/spconv end to end */
+Suite *suite_containers(void); /* tests/test_containers.c: .bsp.h5 and .npz */
+Suite *suite_num(void);        /* tests/test_num.c: number parsing / formatting */
+Suite *suite_lang(void);       /* tests/test_lang.c: expression language, remapping */
+Suite *suite_ir(void);         /* tests/test_ir.c: the IR */
+Suite *suite_query(void);      /* tests/test_query.c: attribute queries */
+
+#endif

@@ -1,0 +1,361 @@
+/* test_cli.c -- suite_cli: bin/spconv end to end ($SPCONV): help and
+ * version, usage errors (exit 1), info fields, cat to every extension,
+ * malformed input (exit 2, one line naming file and line, no output),
+ * missing input (exit 3), duplicates, and SciPy's view of what cat wrote
+ * (the acceptance oracle) when SciPy is installed. */
+#include "suites.h"
+#include "testutil.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int count_lines(const char *s) {
+  int n = 0;
+  for (; *s; s++) n += *s == '\n';
+  return n;
+}
+
+#define assert_has(hay, needle)                                              \
+  ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' not in:\n%s", (needle), (hay))
+
+/* ---- help, version, usage errors ------------------------------------------ */
+
+START_TEST(test_help_version) {
+  tu_run_result r;
+  ck_assert_int_eq(tu_run(&r, "--help"), 0);
+  assert_has(r.out, "usage: spconv COMMAND");
+  assert_has(r.out, "cat");
+  assert_has(r.out, "info");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "--version"), 0);
+  ck_assert_str_eq(r.out, "spconv " SPCONV_VERSION "\n");
+  tu_run_free(&r);
+  const char *cmds[] = {"cat --help", "cat -h", "info --help", "help cat", "cat x -o y --help"};
+  for (int i = 0; i < 5; i++) {
+    ck_assert_msg(tu_run(&r, "%s", cmds[i]) == 0, "%s: exit %d", cmds[i], r.status);
+    assert_has(r.out, "usage: spconv ");
+    ck_assert_str_eq(r.err, "");
+    tu_run_free(&r);
+  }
+}
+END_TEST
+
+START_TEST(test_usage_errors) {
+  char *dir = tu_mkdtemp(), *in = tu_file(dir, "in.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
+  const char *bad[] = {"", "frobnicate", "cat @IN -o @DIR/o.mtx --bogus", "info --bogus @IN",
+                       "cat @IN", "cat @IN -o @DIR/o.mtx --threads=0",
+                       "cat @IN -o @DIR/o.mtx --dup=average", "cat @IN -o @DIR/o.mtx --type=quaternion",
+                       "info @IN @IN", "cat @IN -o", "cat @IN -o @DIR/o.mtx --dims=3,x",
+                       "help nosuchcommand"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    tu_run_result r;
+    char args[1024];
+    size_t k = 0;
+    for (const char *t = bad[i]; *t && k + 512 < sizeof args;) {
+      const char *rep = !strncmp(t, "@IN", 3) ? in : !strncmp(t, "@DIR", 4) ? dir : NULL;
+      if (rep) {
+        k += (size_t)snprintf(args + k, sizeof args - k, "%s", rep);
+        t += rep == in ? 3 : 4;
+      } else {
+        args[k++] = *t++;
+      }
+    }
+    args[k] = 0;
+    ck_assert_msg(tu_run(&r, "%s", args) == 1, "'%s': exit %d", args, r.status);
+    if (i > 0 && i < 11) ck_assert_msg(r.err[0], "'%s': nothing on stderr", args);
+    ck_assert_msg(tu_count_dir(dir) == 1, "'%s' wrote a file", args);
+    tu_run_free(&r);
+  }
+  tu_run_result r;
+  tu_run(&r, "frobnicate");
+  assert_has(r.err, "frobnicate");
+  tu_run_free(&r);
+  tu_rmtree(dir);
+  free(in);
+  free(dir);
+}
+END_TEST
+
+/* ---- info -------------------------------------------------------------------- */
+
+static const char gen_mtx[] =
+    "%%MatrixMarket matrix coordinate real symmetric\n% generated\n"
+    "4 4 5\n1 1 1.5\n2 1 -2\n4 3 0.25\n3 3 7\n4 1 1e-3\n";
+
+START_TEST(test_info_fields) {
+  char *dir = tu_mkdtemp(), *in = tu_file(dir, "g.mtx", gen_mtx);
+  tu_run_result r;
+  ck_assert_int_eq(tu_run(&r, "info %s", in), 0);
+  assert_has(r.out, "order:       2\n");
+  assert_has(r.out, "dimensions:  4 x 4\n");
+  assert_has(r.out, "stored:      5\n");
+  assert_has(r.out, "value type:  float64\n");
+  assert_has(r.out, "symmetry:    symmetric\n");
+  assert_has(r.out, "format:      coo\n");
+  assert_has(r.out, "levels:");
+  assert_has(r.out, "compressed");
+  assert_has(r.out, "singleton");
+  assert_has(r.out, "bytes:");
+  ck_assert_str_eq(r.err, "");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "info --expand %s", in), 0);
+  assert_has(r.out, "stored:      8\n");
+  assert_has(r.out, "symmetry:    general\n");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "info --type=float32 %s", in), 0);
+  assert_has(r.out, "value type:  float32\n");
+  tu_run_free(&r);
+  char *tns = tu_file(dir, "g.tns", "1 2 3 1.0\n2 1 1 2.0\n");
+  ck_assert_int_eq(tu_run(&r, "info %s", tns), 0);
+  assert_has(r.out, "order:       3\n");
+  assert_has(r.out, "dimensions:  2 x 2 x 3\n");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "info --dims=5,6,7 %s", tns), 0);
+  assert_has(r.out, "dimensions:  5 x 6 x 7\n");
+  tu_run_free(&r);
+  tu_rmtree(dir);
+  free(in);
+  free(tns);
+  free(dir);
+}
+END_TEST
+
+START_TEST(test_info_shared) {
+  const char *data = tu_data_dir();
+  static const struct {
+    const char *file, *opts, *want[4];
+  } cs[] = {{"matrices/west0067.mtx", "", {"dimensions:  67 x 67\n", "stored:      294\n",
+                                           "value type:  float64\n", "symmetry:    general\n"}},
+            {"matrices/bcspwr01.mtx", "--expand", {"dimensions:  39 x 39\n", "stored:      131\n",
+                                                   "value type:  pattern\n", "symmetry:    general\n"}},
+            {"matrices/c.mtx", "", {"dimensions:  3 x 3\n", "stored:      5\n",
+                                    "value type:  complex128\n", "symmetry:    hermitian\n"}},
+            {"tensors/small4.tns", "", {"order:       4\n", "dimensions:  2 x 2 x 3 x 3\n",
+                                        "stored:      8\n", "value type:  float64\n"}}};
+  char *p = tu_path(data, cs[_i].file);
+  tu_run_result r;
+  ck_assert_msg(tu_run(&r, "info %s %s", cs[_i].opts, p) == 0, "%s: %s", p, r.err);
+  for (int k = 0; k < 4; k++) assert_has(r.out, cs[_i].want[k]);
+  tu_run_free(&r);
+  free(p);
+}
+END_TEST
+
+/* ---- cat ----------------------------------------------------------------------- */
+
+static const char *const exts[] = {"mtx", "mtx.gz", "tns", "tns.gz", "bsp.h5", "npz"};
+
+START_TEST(test_cat_each_extension) {
+  char *dir = tu_mkdtemp(), *in = tu_file(dir, "in.mtx", gen_mtx);
+  for (int i = 0; i < 6; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "out.%s", exts[i]);
+    char *out = tu_path(dir, name);
+    tu_run_result r;
+    ck_assert_msg(tu_run(&r, "cat %s -o %s", in, out) == 0, "cat -> %s: exit %d: %s", name,
+                  r.status, r.err);
+    ck_assert_str_eq(r.err, "");
+    tu_run_free(&r);
+    ck_assert_int_eq(tu_count_dir(dir), 2); /* no temporary left */
+    ck_assert_msg(tu_run(&r, "info %s", out) == 0, "info %s: %s", name, r.err);
+    assert_has(r.out, "dimensions:  4 x 4\n");
+    /* .mtx keeps the symmetric storage, the others hold it expanded */
+    assert_has(r.out, i < 2 ? "stored:      5\n" : "stored:      8\n");
+    tu_run_free(&r);
+    /* same components as the library reads from the input */
+    spc_tensor *a = tu_read_ok(in, 1, SPC_VTYPE_AUTO), *b = tu_read_ok(out, 1, SPC_VTYPE_AUTO);
+    tu_assert_same_tensor(a, b, 0, name);
+    spc_tensor_free(&a);
+    spc_tensor_free(&b);
+    unlink(out);
+    free(out);
+  }
+  /* --gzip compresses a name without .gz */
+  char *out = tu_path(dir, "forced.mtx");
+  tu_run_result r;
+  ck_assert_int_eq(tu_run(&r, "cat --gzip %s -o %s", in, out), 0);
+  tu_run_free(&r);
+  size_t n;
+  char *bytes = tu_read_file(out, &n);
+  ck_assert(n > 2 && (unsigned char)bytes[0] == 0x1f && (unsigned char)bytes[1] == 0x8b);
+  free(bytes);
+  free(out);
+  tu_rmtree(dir);
+  free(in);
+  free(dir);
+}
+END_TEST
+
+START_TEST(test_cat_bad_input) {
+  char *dir = tu_mkdtemp();
+  char *in = tu_file(dir, "bad.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                     "3 3 2\n1 1 1.0\n4 1 2.0\n");
+  char *out = tu_path(dir, "out.mtx");
+  for (int existing = 0; existing < 2; existing++) {
+    if (existing) ck_assert_int_eq(tu_write_str(out, "keep me\n"), 0);
+    tu_run_result r;
+    ck_assert_msg(tu_run(&r, "cat %s -o %s", in, out) == 2, "exit %d", r.status);
+    ck_assert_msg(count_lines(r.err) == 1, "stderr is not one line:\n%s", r.err);
+    assert_has(r.err, in);
+    assert_has(r.err, ":4:");
+    ck_assert_int_eq(tu_count_dir(dir), 1 + existing);
+    if (existing) {
+      char *now = tu_read_file(out, NULL);
+      ck_assert_str_eq(now, "keep me\n");
+      free(now);
+    }
+    tu_run_free(&r);
+  }
+  tu_run_result r;
+  ck_assert_int_eq(tu_run(&r, "info %s", in), 2);
+  ck_assert_int_eq(count_lines(r.err), 1);
+  ck_assert_str_eq(r.out, "");
+  tu_run_free(&r);
+  /* complex to FROSTT: unsupported (5), nothing written */
+  char *c = tu_file(dir, "c.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 2\n");
+  char *ct = tu_path(dir, "c.tns");
+  ck_assert_int_eq(tu_run(&r, "cat %s -o %s", c, ct), 5);
+  ck_assert(!tu_exists(ct));
+  tu_run_free(&r);
+  tu_rmtree(dir);
+  free(in), free(out), free(c), free(ct), free(dir);
+}
+END_TEST
+
+START_TEST(test_cat_missing_input) {
+  char *dir = tu_mkdtemp(), *in = tu_path(dir, "absent.mtx"), *out = tu_path(dir, "o.mtx");
+  tu_run_result r;
+  ck_assert_int_eq(tu_run(&r, "cat %s -o %s", in, out), 3);
+  ck_assert_int_eq(count_lines(r.err), 1);
+  assert_has(r.err, in);
+  ck_assert_int_eq(tu_count_dir(dir), 0);
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "info %s", in), 3);
+  tu_run_free(&r);
+  /* output folder missing: an i/o error too */
+  char *src = tu_file(dir, "s.mtx", gen_mtx), *nowhere = tu_path(dir, "no/dir/o.mtx");
+  ck_assert_int_eq(tu_run(&r, "cat %s -o %s", src, nowhere), 3);
+  tu_run_free(&r);
+  tu_rmtree(dir);
+  free(in), free(out), free(src), free(nowhere), free(dir);
+}
+END_TEST
+
+START_TEST(test_cat_duplicates) {
+  char *dir = tu_mkdtemp();
+  char *in = tu_file(dir, "d.mtx", "%%MatrixMarket matrix coordinate integer general\n"
+                                   "3 3 4\n1 1 5\n2 2 1\n1 1 -7\n3 1 2\n");
+  char *out = tu_path(dir, "o.mtx");
+  tu_run_result r;
+  ck_assert_int_eq(tu_run(&r, "cat --dup=error %s -o %s", in, out), 2);
+  ck_assert_int_eq(count_lines(r.err), 1);
+  assert_has(r.err, in);
+  ck_assert(!tu_exists(out));
+  tu_run_free(&r);
+  /* kept as stored without --dup */
+  ck_assert_int_eq(tu_run(&r, "cat %s -o %s", in, out), 0);
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "info %s", out), 0);
+  assert_has(r.out, "stored:      4\n");
+  tu_run_free(&r);
+  static const struct {
+    const char *pol;
+    int64_t v11;
+  } cs[] = {{"sum", -2}, {"first", 5}, {"last", -7}, {"min", -7}, {"max", 5}};
+  for (int i = 0; i < 5; i++) {
+    ck_assert_int_eq(tu_run(&r, "cat --dup=%s %s -o %s", cs[i].pol, in, out), 0);
+    tu_run_free(&r);
+    spc_tensor *t = tu_read_ok(out, 0, SPC_VTYPE_AUTO);
+    ck_assert_int_eq(spc_tensor_nstored(t), 3);
+    spc_iter *it = NULL;
+    spc_error e;
+    tu_assert_ok(spc_iter_create(t, &it, &e), &e);
+    int64_t x[2];
+    const void *v;
+    ck_assert_int_eq(spc_iter_next(it, x, &v), 1); /* sorted: (0,0) first */
+    ck_assert_int_eq(x[0], 0);
+    ck_assert_int_eq(x[1], 0);
+    ck_assert_msg(*(const int64_t *)v == cs[i].v11, "--dup=%s: %lld", cs[i].pol,
+                  (long long)*(const int64_t *)v);
+    spc_iter_free(&it);
+    spc_tensor_free(&t);
+  }
+  tu_rmtree(dir);
+  free(in), free(out), free(dir);
+}
+END_TEST
+
+/* ---- SciPy's view (acceptance oracle) -------------------------------------------- */
+
+static const char *oracle_py;   /* python3 with scipy, numpy, h5py */
+static char oracle_path[4200];
+
+static const char *const oracle_files[] = {"west0067.mtx", "bcspwr01.mtx", "c.mtx",
+                                           "full_symmetric.mtx"};
+
+START_TEST(test_oracle) {
+  const char *f = oracle_files[_i / 3];
+  const char *ext = (const char *[]){"mtx", "bsp.h5", "npz"}[_i % 3];
+  char *m = tu_path(tu_data_dir(), "matrices"), *src = tu_path(m, f);
+  char *dir = tu_mkdtemp(), name[64];
+  snprintf(name, sizeof name, "o.%s", ext);
+  char *out = tu_path(dir, name);
+  tu_run_result r;
+  ck_assert_msg(tu_run(&r, "cat %s -o %s", src, out) == 0, "cat %s -> %s: %s", f, ext, r.err);
+  tu_run_free(&r);
+  char cmd[9000];
+  snprintf(cmd, sizeof cmd, "%s %s mtx %s %s >%s/oracle.txt 2>&1", oracle_py, oracle_path,
+           src, out, dir);
+  int st = system(cmd);
+  char *log = tu_path(dir, "oracle.txt"), *text = tu_read_file(log, NULL);
+  ck_assert_msg(st == 0, "oracle on %s -> %s: %s", f, ext, text ? text : "?");
+  free(text), free(log), free(out), free(src), free(m);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
+START_TEST(test_oracle_tns) {
+  char *t = tu_path(tu_data_dir(), "tensors"), *src = tu_path(t, "small4.tns");
+  char *dir = tu_mkdtemp(), *out = tu_path(dir, "o.tns");
+  tu_run_result r;
+  ck_assert_int_eq(tu_run(&r, "cat %s -o %s", src, out), 0);
+  tu_run_free(&r);
+  char cmd[9000];
+  snprintf(cmd, sizeof cmd, "%s %s tns %s %s >/dev/null 2>&1", oracle_py, oracle_path, src, out);
+  ck_assert_int_eq(system(cmd), 0);
+  free(t), free(src), free(out);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
+Suite *suite_cli(void) {
+  Suite *s = suite_create("cli");
+  TCase *tc = tcase_create("cli");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_help_version);
+  tcase_add_test(tc, test_usage_errors);
+  tcase_add_test(tc, test_info_fields);
+  tcase_add_test(tc, test_cat_each_extension);
+  tcase_add_test(tc, test_cat_bad_input);
+  tcase_add_test(tc, test_cat_missing_input);
+  tcase_add_test(tc, test_cat_duplicates);
+  const char *data = tu_data_dir();
+  if (data) tcase_add_loop_test(tc, test_info_shared, 0, 4);
+  suite_add_tcase(s, tc);
+  if (!data) return s;
+  snprintf(oracle_path, sizeof oracle_path, "%s/../acceptance/oracle.py", data);
+  oracle_py = tu_exists(oracle_path) ? tu_python_with("scipy, numpy, h5py") : NULL;
+  if (!oracle_py) {
+    printf("skipped: SciPy oracle (no %s or no python3 with scipy, numpy, h5py)\n", oracle_path);
+    return s;
+  }
+  tc = tcase_create("oracle");
+  tcase_set_timeout(tc, 120);
+  tcase_add_loop_test(tc, test_oracle, 0, 3 * (int)(sizeof oracle_files / sizeof oracle_files[0]));
+  tcase_add_test(tc, test_oracle_tns);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,190 @@
+/* test_core_alloc.c -- suite_core: the allocation-failure walk.  For
+ * spc_read (.mtx, .mtx.gz, array .mtx, .tns), spc_tensor_combine,
+ * spc_tensor_expand and spc_write (.mtx, .tns, .mtx.gz), the 1st, 2nd, ...
+ * allocation is made to fail until the operation runs clean: every failing
+ * run must return SPC_ERR_NOMEM, leave *out NULL and the output folder as
+ * it was; leaks show under `make asan` (LeakSanitizer). */
+#include "spc_impl.h"
+#include "test_core.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- allocation-failure walk -------------------------------------------- */
+
+typedef struct walk_ctx {
+  const char *path;    /* input or output file */
+  const spc_tensor *t; /* input tensor */
+  int expand;
+  const char *dir;     /* output folder (writes) */
+  const char *keep;    /* content already at the output path, or NULL */
+} walk_ctx;
+
+typedef spc_status (*walk_op)(const walk_ctx *c, spc_tensor **out, spc_error *e);
+
+static spc_status op_read(const walk_ctx *c, spc_tensor **out, spc_error *e) {
+  spc_read_opts o;
+  spc_read_opts_init(&o);
+  o.expand = c->expand;
+  return spc_read(c->path, &o, out, e);
+}
+static spc_status op_combine(const walk_ctx *c, spc_tensor **out, spc_error *e) {
+  return spc_tensor_combine(c->t, SPC_DUP_SUM, out, e);
+}
+static spc_status op_expand(const walk_ctx *c, spc_tensor **out, spc_error *e) {
+  return spc_tensor_expand(c->t, out, e);
+}
+static spc_status op_write(const walk_ctx *c, spc_tensor **out, spc_error *e) {
+  *out = NULL;
+  return spc_write(c->t, c->path, NULL, e);
+}
+
+/* Fail the 1st, 2nd, ... allocation of op until it runs clean; each
+ * failing run must give SPC_ERR_NOMEM, leave *out NULL and (writes) leave
+ * the output folder as it was.  Leaks show under `make asan`.  The clean
+ * result must equal the one of a run without injected failures. */
+static void alloc_walk(const char *what, walk_op op, const walk_ctx *c) {
+  spc_tensor *ref = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  tu_assert_ok(op(c, &ref, &e), &e);
+  if (c->dir && c->keep) /* restore what the reference run replaced */
+    ck_assert_int_eq(tu_write_str(c->path, c->keep), 0);
+  else if (c->dir) /* writes start from an empty target */
+    unlink(c->path);
+  int files = c->dir ? tu_count_dir(c->dir) : 0;
+  int64_t k;
+  for (k = 1;; k++) {
+    ck_assert_msg(k < 100000, "%s: no clean run after %lld failures", what, (long long)k);
+    spc_tensor *out = (spc_tensor *)&e; /* sentinel: must become NULL */
+    spc_error_clear(&e);
+    int64_t a0 = spc_alloc_count();
+    spc_alloc_fail_at(k);
+    spc_status s = op(c, &out, &e);
+    int64_t used = spc_alloc_count() - a0;
+    spc_alloc_fail_at(0);
+    if (used < k) { /* allocation k never happened: a clean run */
+      tu_assert_ok(s, &e);
+      if (ref) tu_assert_same_tensor(ref, out, 0, what);
+      spc_tensor_free(&out);
+      break;
+    }
+    ck_assert_msg(s == SPC_ERR_NOMEM, "%s: allocation %lld of %lld failed, status %s",
+                  what, (long long)k, (long long)used, spc_status_name(s));
+    ck_assert_int_eq(e.code, SPC_ERR_NOMEM);
+    ck_assert_msg(out == NULL, "%s: allocation %lld failed, *out not NULL", what,
+                  (long long)k);
+    if (c->dir) {
+      ck_assert_msg(tu_count_dir(c->dir) == files,
+                    "%s: allocation %lld failed and the folder changed", what,
+                    (long long)k);
+      if (c->keep) {
+        char *now = tu_read_file(c->path, NULL);
+        ck_assert_msg(now && !strcmp(now, c->keep),
+                      "%s: failed write changed the existing file", what);
+        free(now);
+      }
+    }
+  }
+  ck_assert_int_gt(k, 1); /* the operation allocates at all */
+  spc_tensor_free(&ref);
+}
+
+static const char walk_mtx[] =
+    "%%MatrixMarket matrix coordinate real symmetric\n"
+    "% a comment\n"
+    "4 4 6\n"
+    "1 1 1.5\n2 1 -2\n3 2 3e2\n4 4 4\n4 1 0.25\n2 1 1\n";
+static const char walk_array[] =
+    "%%MatrixMarket matrix array complex hermitian\n3 3\n"
+    "1 0\n2 1\n3 -1\n4 0\n5 2\n6 0\n";
+static const char walk_tns[] = "# comment\n1 2 3 1.5\n2 1 1 2.5\n\n1 1 1 -1\n1 2 3 4\n";
+
+START_TEST(test_alloc_walk_read) {
+  char *dir = tu_mkdtemp();
+  char *mtx = tu_file(dir, "w.mtx", walk_mtx);
+  char *arr = tu_file(dir, "a.mtx", walk_array);
+  char *tns = tu_file(dir, "w.tns", walk_tns);
+  size_t gzn;
+  unsigned char *gz = tu_gzip(walk_mtx, strlen(walk_mtx), &gzn);
+  char *mgz = tu_path(dir, "w.mtx.gz");
+  ck_assert_int_eq(tu_write_file(mgz, gz, gzn), 0);
+  free(gz);
+  walk_ctx c = {.path = mtx};
+  alloc_walk("spc_read .mtx", op_read, &c);
+  c.expand = 1;
+  alloc_walk("spc_read .mtx expand", op_read, &c);
+  c.path = mgz;
+  alloc_walk("spc_read .mtx.gz expand", op_read, &c);
+  c.path = arr;
+  alloc_walk("spc_read array .mtx expand", op_read, &c);
+  c.path = tns;
+  c.expand = 0;
+  alloc_walk("spc_read .tns", op_read, &c);
+  tu_rmtree(dir);
+  free(mtx), free(arr), free(tns), free(mgz), free(dir);
+}
+END_TEST
+
+START_TEST(test_alloc_walk_ops) {
+  int64_t dims[3] = {3, 3, 3};
+  int64_t x[] = {2, 1, 0, 0, 0, 1, 2, 1, 0, 1, 2, 2, 0, 0, 1};
+  double v[] = {1, 2, 3, 4, 5};
+  spc_tensor *t = core_make_coo(3, dims, 5, SPC_F64, x, v);
+  walk_ctx c = {.t = t};
+  alloc_walk("spc_tensor_combine", op_combine, &c);
+  spc_tensor_free(&t);
+  int64_t x2[] = {2, 1, 0, 0, 1, 0, 2, 2};
+  double cv[] = {1, 2, 3, 4, 5, 6, 7, 8};
+  t = core_make_coo(2, dims, 4, SPC_C128, x2, cv);
+  t->sym = SPC_HERMITIAN;
+  c.t = t;
+  alloc_walk("spc_tensor_expand", op_expand, &c);
+  alloc_walk("spc_tensor_combine symmetric", op_combine, &c);
+  spc_tensor_free(&t);
+}
+END_TEST
+
+START_TEST(test_alloc_walk_write) {
+  char *dir = tu_mkdtemp();
+  int64_t dims[2] = {5, 4};
+  int64_t x[] = {4, 3, 0, 0, 2, 1, 4, 3};
+  double v[] = {0.1, -2, 1e300, 4};
+  spc_tensor *t = core_make_coo(2, dims, 4, SPC_F64, x, v);
+  const char *names[] = {"o.mtx", "o.tns", "o.mtx.gz"};
+  for (int i = 0; i < 3; i++) {
+    char *p = tu_path(dir, names[i]);
+    walk_ctx c = {.t = t, .path = p, .dir = dir};
+    alloc_walk(names[i], op_write, &c);
+    /* again with a file already at the target: it must survive failures */
+    ck_assert_int_eq(tu_write_str(p, "previous content\n"), 0);
+    c.keep = "previous content\n";
+    alloc_walk(names[i], op_write, &c);
+    unlink(p);
+    free(p);
+  }
+  spc_tensor_free(&t);
+  /* symmetric to .tns: expanded first, so more allocations */
+  int64_t xs[] = {3, 3, 0, 0, 2, 1, 3, 2};
+  int64_t d4[2] = {4, 4};
+  t = core_make_coo(2, d4, 4, SPC_F64, xs, v);
+  t->sym = SPC_SYMMETRIC;
+  char *p = tu_path(dir, "s.tns");
+  walk_ctx c = {.t = t, .path = p, .dir = dir};
+  alloc_walk("symmetric .tns", op_write, &c);
+  free(p);
+  spc_tensor_free(&t);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
+
+void core_add_alloc_tcases(Suite *s) {
+  TCase *tc = tcase_create("alloc_fail");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_alloc_walk_read);
+  tcase_add_test(tc, test_alloc_walk_ops);
+  tcase_add_test(tc, test_alloc_walk_write);
+  suite_add_tcase(s, tc);
+}

@@ -1,0 +1,1479 @@
+/* test_ir.c -- suite_ir: the IR (ir/).  Every program built here runs twice:
+ * through the interpreter (ir_run) and as emitted C compiled by the system
+ * `cc` into a shared object and loaded (the JIT path); both must agree bit
+ * for bit on status, FAIL message and every INOUT / OUT argument.  Also:
+ * type promotion, the interpreter's run-time errors, ir_verify's
+ * rejections, the listing, the allocation-failure walk, and (with
+ * SPC_IR_BENCH set) a micro-benchmark. */
+#include "ir_internal.h"
+#include "suites.h"
+#include "testutil.h"
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- building helpers ---------------------------------------------------------- */
+
+#define B(op, x, y) ir_bin(f, IR_##op, (x), (y))
+#define U(op, x) ir_un(f, IR_##op, (x))
+#define R(v) ir_ref(f, (v))
+#define K(n) ir_int(f, (n))
+#define LD(a, i) ir_load(f, (a), (i))
+#define ADD(blk, s) ir_add(f, (blk), (s))
+#define TOP(s) ir_add(f, ir_func_body(f), (s))
+
+static ir_expr *kt(ir_func *f, ir_ty t, ir_val v) { return ir_const(f, t, v); }
+
+/* ---- the compiled path ------------------------------------------------------------ */
+
+typedef int (*entry_fn)(ir_arg *args, char *err, size_t err_len);
+
+typedef struct jit {
+  void *so;
+  entry_fn fn;
+  char *dir;
+} jit;
+
+/* The compiler: $SPC_IR_CC, else cc. */
+static const char *cc(void) {
+  const char *c = getenv("SPC_IR_CC");
+  return c && *c ? c : "cc";
+}
+
+static bool have_cc(void) {
+  static int state;
+  if (!state) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --version >/dev/null 2>&1", cc());
+    state = system(cmd) == 0 ? 1 : -1;
+    if (state < 0) printf("skipped: no C compiler, emitted C is not run\n");
+  }
+  return state > 0;
+}
+
+/* Warnings are errors; under `make asan` the emitted code is sanitized too. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CC_SAN " -fsanitize=address,undefined -fno-sanitize-recover=all"
+#else
+#define CC_SAN ""
+#endif
+#define CC_FLAGS "-std=c99 -O2 -Wall -Wextra -Werror -ffp-contract=off" CC_SAN
+
+/* Compile src (a whole file) into DIR/f.so and load it. */
+static void *compile_so(const char *src, char **dir) {
+  *dir = tu_mkdtemp();
+  char *c = tu_path(*dir, "f.c"), *so = tu_path(*dir, "f.so"),
+       *log = tu_path(*dir, "cc.log");
+  ck_assert_int_eq(tu_write_str(c, src), 0);
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "%s " CC_FLAGS " -shared -fPIC -o '%s' '%s' -lm >'%s' 2>&1",
+           cc(), so, c, log);
+  if (system(cmd) != 0) {
+    char *msg = tu_read_file(log, NULL);
+    fprintf(stderr, "---- emitted C ----\n%s\n---- cc ----\n%s\n", src, msg ? msg : "");
+    ck_abort_msg("cc failed on the emitted C: %.900s", msg ? msg : "");
+  }
+  void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  ck_assert_msg(h != NULL, "dlopen: %s", dlerror());
+  free(c);
+  free(so);
+  free(log);
+  return h;
+}
+
+static char *emit(const ir_func *f, const ir_emit_opts *o) {
+  spc_str s = {0};
+  spc_error e;
+  tu_assert_ok(ir_emit_c(f, o, &s, &e), &e);
+  char *copy = strdup(s.s);
+  spc_str_free(&s);
+  return copy;
+}
+
+static bool jit_open(jit *j, const ir_func *f) {
+  memset(j, 0, sizeof *j);
+  if (!have_cc()) return false;
+  ir_emit_opts o = {.prelude = true, .entry = true};
+  char *src = emit(f, &o);
+  j->so = compile_so(src, &j->dir);
+  free(src);
+  char sym[300];
+  snprintf(sym, sizeof sym, "%s_entry", ir_func_name(f));
+  *(void **)&j->fn = dlsym(j->so, sym);
+  ck_assert_msg(j->fn != NULL, "dlsym %s: %s", sym, dlerror());
+  return true;
+}
+
+static void jit_close(jit *j) {
+  if (j->so) dlclose(j->so);
+  if (j->dir) tu_rmtree(j->dir);
+  free(j->dir);
+  memset(j, 0, sizeof *j);
+}
+
+/* ---- arguments ------------------------------------------------------------------ */
+
+static const ir_var_info *param(const ir_func *f, int k) {
+  return ir_var_get(f, ir_param_var(f, k));
+}
+
+/* A deep copy of args (arrays the callee reads or modifies). */
+static void args_copy(const ir_func *f, const ir_arg *in, ir_arg *out) {
+  for (int k = 0; k < ir_nparams(f); k++) {
+    const ir_var_info *vi = param(f, k);
+    out[k] = in[k];
+    if (vi->array && vi->dir == IR_OUT) {
+      out[k].data = NULL;
+      out[k].len = 0;
+    } else if (vi->array && in[k].len > 0) {
+      size_t n = (size_t)in[k].len * ir_ty_size(vi->ty);
+      out[k].data = malloc(n);
+      memcpy(out[k].data, in[k].data, n);
+    }
+  }
+}
+
+static void args_free(const ir_func *f, ir_arg *a) {
+  for (int k = 0; k < ir_nparams(f); k++)
+    if (param(f, k)->array) {
+      free(a[k].data);
+      a[k].data = NULL;
+    }
+}
+
+static uint64_t hi_bits(const ir_val *v) {
+  uint64_t b;
+  memcpy(&b, &v->c128[1], 8);
+  return b;
+}
+
+/* On a mismatch: the listing and the scalar inputs, to stderr. */
+static void dump(const ir_func *f, const ir_arg *in) {
+  spc_str s = {0};
+  ir_print(f, &s);
+  fprintf(stderr, "%s", s.s ? s.s : "");
+  spc_str_free(&s);
+  for (int k = 0; k < ir_nparams(f); k++)
+    if (!param(f, k)->array && param(f, k)->dir != IR_OUT)
+      fprintf(stderr, "  %s = %016llx %016llx\n", param(f, k)->name,
+              (unsigned long long)in[k].s.u64,
+              (unsigned long long)(param(f, k)->ty == IR_C128 ? hi_bits(&in[k].s) : 0));
+}
+
+/* Bit-for-bit equality of one value of type t, except that any NaN equals
+ * any NaN: IEEE 754 leaves the sign and payload of a NaN result open, and
+ * compilers use that (x + -y becomes x - y). */
+static bool same_bits(ir_ty t, const void *x, const void *y) {
+  if (t == IR_F32) {
+    float a, b;
+    memcpy(&a, x, 4);
+    memcpy(&b, y, 4);
+    return (isnan(a) && isnan(b)) || !memcmp(&a, &b, 4);
+  }
+  if (t == IR_F64 || t == IR_C128) {
+    for (int k = 0; k < (t == IR_C128 ? 2 : 1); k++) {
+      double a, b;
+      memcpy(&a, (const char *)x + 8 * k, 8);
+      memcpy(&b, (const char *)y + 8 * k, 8);
+      if (!(isnan(a) && isnan(b)) && memcmp(&a, &b, 8)) return false;
+    }
+    return true;
+  }
+  return !memcmp(x, y, ir_ty_size(t));
+}
+
+/* Bit-for-bit equality of every INOUT and OUT argument. */
+static void args_same(const ir_func *f, const ir_arg *in, const ir_arg *a, const ir_arg *b) {
+  for (int k = 0; k < ir_nparams(f); k++) {
+    const ir_var_info *vi = param(f, k);
+    size_t size = ir_ty_size(vi->ty);
+    if (vi->dir == IR_IN) continue;
+    if (!vi->array) {
+      uint64_t x[2] = {0, 0}, y[2] = {0, 0};
+      memcpy(x, &a[k].s, size);
+      memcpy(y, &b[k].s, size);
+      bool ok = same_bits(vi->ty, x, y);
+      if (!ok) dump(f, in);
+      ck_assert_msg(ok,
+                    "%s: %s differs: interpreter %016llx %016llx, compiled %016llx %016llx",
+                    ir_func_name(f), vi->name, (unsigned long long)x[0],
+                    (unsigned long long)x[1], (unsigned long long)y[0], (unsigned long long)y[1]);
+      continue;
+    }
+    ck_assert_msg(a[k].len == b[k].len, "%s: length of %s: %lld vs %lld",
+                  ir_func_name(f), vi->name, (long long)a[k].len, (long long)b[k].len);
+    ck_assert_msg((a[k].data == NULL) == (b[k].data == NULL) || vi->dir != IR_OUT,
+                  "%s: %s is NULL on one side only", ir_func_name(f), vi->name);
+    for (int64_t i = 0; i < a[k].len; i++)
+      ck_assert_msg(same_bits(vi->ty, (char *)a[k].data + i * size, (char *)b[k].data + i * size),
+                    "%s: %s[%lld] differs", ir_func_name(f), vi->name, (long long)i);
+  }
+}
+
+/* A function with its compiled twin. */
+typedef struct tcase {
+  ir_func *f;
+  jit j;
+  bool compiled;
+} tcase;
+
+static void tc_open(tcase *t, ir_func *f) {
+  spc_error e;
+  t->f = f;
+  tu_assert_ok(ir_verify(f, &e), &e);
+  t->compiled = jit_open(&t->j, f);
+}
+
+static void tc_close(tcase *t) {
+  jit_close(&t->j);
+  ir_func_free(&t->f);
+}
+
+/* Run with args on both paths and compare; the interpreter's arguments end
+ * in res (free with args_free), its error in e.  Returns its status. */
+#define MAXP 96 /* parameters of the biggest test function */
+
+static spc_status tc_run(tcase *t, const ir_arg *args, ir_arg *res, spc_error *e) {
+  ir_arg mine[MAXP], theirs[MAXP];
+  int np = ir_nparams(t->f);
+  ck_assert_int_le(np, MAXP);
+  args_copy(t->f, args, mine);
+  spc_error_clear(e);
+  spc_status st = ir_run(t->f, mine, e);
+  if (t->compiled) {
+    char err[512] = "";
+    args_copy(t->f, args, theirs);
+    int st2 = t->j.fn(theirs, err, sizeof err);
+    ck_assert_msg(st2 == (int)st, "%s: interpreter %d (%s), compiled %d (%s)",
+                  ir_func_name(t->f), st, e->msg, st2, err);
+    if (st != SPC_OK) ck_assert_str_eq(err, e->msg);
+    args_same(t->f, args, mine, theirs);
+    args_free(t->f, theirs);
+  }
+  memcpy(res, mine, (size_t)np * sizeof *res);
+  return st;
+}
+
+/* tc_run that must succeed; frees the results unless res is kept. */
+static void tc_ok(tcase *t, const ir_arg *args, ir_arg *res) {
+  spc_error e;
+  ir_arg tmp[MAXP];
+  tu_assert_ok(tc_run(t, args, res ? res : tmp, &e), &e);
+  if (!res) args_free(t->f, tmp);
+}
+
+/* ---- interesting values ------------------------------------------------------------ */
+
+static const int32_t vi32[] = {0, 1, -1, 2, -7, 13, INT32_MAX, INT32_MIN, 123456789, -65536};
+static const int64_t vi64[] = {0, 1, -1, -7, 13, INT64_MAX, INT64_MIN,
+                               1LL << 40, -(1LL << 33) + 5, 3000000000LL};
+static const uint64_t vu64[] = {0, 1, 2, 7, UINT64_MAX, 1ULL << 63, 12345678901234567ULL,
+                                UINT64_MAX - 6, 1ULL << 32, 255};
+static const double vf64[] = {0.0, -0.0, 1.5, -2.25, 1e300, -1e-300, INFINITY, -INFINITY,
+                              NAN, 0.1, 5e-324, 3.0, -7.75, 4503599627370497.0};
+static const float vf32[] = {0.0f, -0.0f, 1.5f, -2.25f, 1e30f, -1e-30f, INFINITY, -INFINITY,
+                             NAN, 0.1f, 1e-45f, 3.0f, 3.4e38f, -7.75f};
+#define NV(a) ((int)(sizeof a / sizeof a[0]))
+
+static int nvals(ir_ty t) {
+  switch (t) {
+  case IR_BOOL: return 2;
+  case IR_I32: return NV(vi32);
+  case IR_I64: return NV(vi64);
+  case IR_U64: return NV(vu64);
+  case IR_F32: return NV(vf32);
+  default: return NV(vf64);
+  }
+}
+
+static ir_val val(ir_ty t, int k) {
+  ir_val v;
+  memset(&v, 0, sizeof v);
+  switch (t) {
+  case IR_BOOL: v.b = k & 1; break;
+  case IR_I32: v.i32 = vi32[k]; break;
+  case IR_I64: v.i64 = vi64[k]; break;
+  case IR_U64: v.u64 = vu64[k]; break;
+  case IR_F32: v.f32 = vf32[k]; break;
+  case IR_F64: v.f64 = vf64[k]; break;
+  default: v.c128[0] = vf64[k]; v.c128[1] = vf64[(k * 5 + 3) % NV(vf64)]; break;
+  }
+  return v;
+}
+
+/* ---- every operator on every type ----------------------------------------------- */
+
+static const ir_ty all_ty[] = {IR_BOOL, IR_I32, IR_I64, IR_U64, IR_F32, IR_F64, IR_C128};
+
+/* ops_T(in a: T, in b: T, out one output per operator that applies).
+ * Integer / and % are guarded: b != 0 ? a / b : a. */
+static ir_func *build_ops(ir_ty t) {
+  char name[32];
+  snprintf(name, sizeof name, "ops_%s", ir_ty_name(t));
+  for (char *p = name; *p; p++)
+    if (*p == ' ') *p = '_';
+  ir_func *f = ir_func_new(name);
+  ir_var a = ir_param(f, "a", t, false, IR_IN), b = ir_param(f, "b", t, false, IR_IN);
+  int n = 0;
+  for (ir_op op = IR_ADD; op <= IR_ABS; op++) {
+    bool intop = op == IR_SHL || op == IR_SHR || op == IR_BAND || op == IR_BOR ||
+                 op == IR_BXOR || op == IR_BNOT;
+    if (intop && !(t == IR_BOOL || t == IR_I32 || t == IR_I64 || t == IR_U64)) continue;
+    if (t == IR_C128 && (op == IR_REM || op == IR_MIN || op == IR_MAX || op == IR_ABS ||
+                         (op >= IR_LT && op <= IR_GE)))
+      continue;
+    ir_expr *x = R(a), *y = R(b), *e;
+    if (op == IR_SHL || op == IR_SHR) { /* count masked into range */
+      int w = t == IR_I64 || t == IR_U64 ? 63 : 31;
+      y = B(BAND, y, ir_cast(f, t == IR_BOOL ? IR_I32 : t, K(w)));
+    }
+    bool guard = (op == IR_DIV || op == IR_REM) && t != IR_F32 && t != IR_F64 && t != IR_C128;
+    if (op >= IR_NEG) e = ir_un(f, op, x);
+    else if (guard) e = ir_select(f, B(NE, y, ir_cast(f, t, K(0))), ir_bin(f, op, x, y), x);
+    else e = ir_bin(f, op, x, y);
+    char on[32];
+    snprintf(on, sizeof on, "o%d", n++);
+    ir_var o = ir_param(f, on, e->ty, false, IR_OUT);
+    TOP(ir_assign(f, o, e));
+  }
+  ck_assert_msg(ir_func_ok(f), "%s", name);
+  return f;
+}
+
+START_TEST(test_ops_every_type) {
+  for (size_t ti = 0; ti < sizeof all_ty / sizeof all_ty[0]; ti++) {
+    ir_ty t = all_ty[ti];
+    tcase tc;
+    tc_open(&tc, build_ops(t));
+    for (int i = 0; i < nvals(t); i++)
+      for (int k = 0; k < nvals(t); k++) {
+        ir_arg args[40];
+        memset(args, 0, sizeof args);
+        args[0].s = val(t, i);
+        args[1].s = val(t, k);
+        tc_ok(&tc, args, NULL);
+      }
+    tc_close(&tc);
+  }
+}
+END_TEST
+
+/* Known answers: wrap-around, I32 promotion, truncating division, min/max
+ * NaN rule, complex formulas. */
+START_TEST(test_arith_values) {
+  ir_func *f = ir_func_new("vals");
+  ir_var a32 = ir_param(f, "a32", IR_I32, false, IR_IN);
+  ir_var b = ir_param(f, "flag", IR_BOOL, false, IR_IN);
+  ir_var a64 = ir_param(f, "a64", IR_I64, false, IR_IN);
+  ir_var x = ir_param(f, "x", IR_F64, false, IR_IN);
+  ir_var z = ir_param(f, "z", IR_C128, false, IR_IN);
+  ir_expr *e1 = B(ADD, R(a32), ir_const(f, IR_I32, (ir_val){.i32 = 1})); /* wraps in I32 */
+  ir_expr *e2 = B(ADD, R(a32), K(1));                                      /* I64: no wrap */
+  ir_expr *e3 = B(ADD, R(b), R(b));                                        /* bool+bool: I32 */
+  ir_expr *e4 = B(DIV, U(NEG, R(a64)), K(2));                              /* truncation */
+  ir_expr *e5 = B(REM, U(NEG, R(a64)), K(2));
+  ir_expr *e6 = B(MIN, R(x), ir_f64(f, 1.0));                              /* NaN in a: a */
+  ir_expr *e7 = B(MIN, ir_f64(f, 1.0), R(x));                              /* NaN in b: a */
+  ir_expr *e8 = B(MUL, R(z), R(z));
+  ir_expr *e9 = B(DIV, ir_const(f, IR_C128, (ir_val){.c128 = {1, 0}}), R(z));
+  ck_assert_int_eq(e1->ty, IR_I32);
+  ck_assert_int_eq(e2->ty, IR_I64);
+  ck_assert_int_eq(e3->ty, IR_I32);
+  ck_assert_int_eq(B(LT, R(a32), R(x))->ty, IR_BOOL);
+  ck_assert_int_eq(B(SHL, R(a32), K(3))->ty, IR_I32); /* shift: left type */
+  ck_assert_int_eq(B(ADD, R(a64), ir_const(f, IR_U64, (ir_val){.u64 = 1}))->ty, IR_U64);
+  ck_assert_int_eq(ir_select(f, R(b), R(a32), R(x))->ty, IR_F64);
+  ir_expr *es[] = {e1, e2, e3, e4, e5, e6, e7, e8, e9};
+  for (int k = 0; k < 9; k++) {
+    char on[32];
+    snprintf(on, sizeof on, "r%d", k);
+    TOP(ir_assign(f, ir_param(f, on, es[k]->ty, false, IR_OUT), es[k]));
+  }
+  tcase tc;
+  tc_open(&tc, f);
+  ir_arg args[14] = {{.s.i32 = INT32_MAX}, {.s.b = true}, {.s.i64 = 7}, {.s.f64 = NAN},
+                     {.s.c128 = {3, 4}}};
+  ir_arg r[14];
+  tc_ok(&tc, args, r);
+  ck_assert_int_eq(r[5].s.i32, INT32_MIN);
+  ck_assert_int_eq(r[6].s.i64, (int64_t)INT32_MAX + 1);
+  ck_assert_int_eq(r[7].s.i32, 2);
+  ck_assert_int_eq(r[8].s.i64, -3);
+  ck_assert_int_eq(r[9].s.i64, -1);
+  ck_assert(isnan(r[10].s.f64));
+  ck_assert(r[11].s.f64 == 1.0);
+  ck_assert(r[12].s.c128[0] == -7 && r[12].s.c128[1] == 24);
+  ck_assert(r[13].s.c128[0] == 0.12 && r[13].s.c128[1] == -0.16);
+  args[0].s.i32 = INT32_MIN; /* INT_MIN / -1 wraps, INT_MIN % -1 is 0 */
+  args[2].s.i64 = INT64_MIN;
+  tc_ok(&tc, args, r);
+  ck_assert_int_eq(r[5].s.i32, INT32_MIN + 1);
+  tc_close(&tc);
+
+  /* INT_MIN / -1 and % -1 */
+  f = ir_func_new("wrapdiv");
+  ir_var p = ir_param(f, "p", IR_I64, false, IR_IN), q = ir_param(f, "q", IR_I64, false, IR_IN);
+  ir_var d = ir_param(f, "d", IR_I64, false, IR_OUT), m = ir_param(f, "m", IR_I64, false, IR_OUT);
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_OUT), s = ir_param(f, "s", IR_I64, false, IR_OUT);
+  TOP(ir_assign(f, d, B(DIV, R(p), R(q))));
+  TOP(ir_assign(f, m, B(REM, R(p), R(q))));
+  TOP(ir_assign(f, n, U(ABS, R(p))));
+  TOP(ir_assign(f, s, B(SHR, R(p), K(60))));
+  tc_open(&tc, f);
+  ir_arg w[6] = {{.s.i64 = INT64_MIN}, {.s.i64 = -1}};
+  tc_ok(&tc, w, r);
+  ck_assert(r[2].s.i64 == INT64_MIN && r[3].s.i64 == 0 && r[4].s.i64 == INT64_MIN);
+  ck_assert_int_eq(r[5].s.i64, -8); /* arithmetic shift */
+  tc_close(&tc);
+}
+END_TEST
+
+/* ---- casts ------------------------------------------------------------------------ */
+
+START_TEST(test_casts) {
+  ir_func *f = ir_func_new("casts");
+  ir_var src[IR_NTYPES];
+  for (int t = 0; t < IR_NTYPES; t++) {
+    char n[32];
+    snprintf(n, sizeof n, "s%d", t);
+    src[t] = ir_param(f, n, (ir_ty)t, false, IR_IN);
+  }
+  for (int from = 0; from < IR_NTYPES; from++)
+    for (int to = 0; to < IR_NTYPES; to++) {
+      char n[32];
+      snprintf(n, sizeof n, "c%d_%d", from, to);
+      ir_expr *c = ir_cast(f, (ir_ty)to, R(src[from]));
+      ck_assert_int_eq(c->ty, to);
+      TOP(ir_assign(f, ir_param(f, n, (ir_ty)to, false, IR_OUT), c));
+    }
+  tcase tc;
+  tc_open(&tc, f);
+  for (int k = 0; k < 14; k++) {
+    ir_arg args[IR_NTYPES + IR_NTYPES * IR_NTYPES];
+    memset(args, 0, sizeof args);
+    for (int t = 0; t < IR_NTYPES; t++) args[t].s = val((ir_ty)t, k % nvals((ir_ty)t));
+    tc_ok(&tc, args, NULL);
+  }
+  /* float -> int truncates toward zero within range; saturates; NaN is 0 */
+  ir_arg args[IR_NTYPES + IR_NTYPES * IR_NTYPES], r[IR_NTYPES + IR_NTYPES * IR_NTYPES];
+  double in[] = {3.99, -3.99, 2147483647.5, -2147483648.9, 1e19, -1e30, NAN, 9.2e18};
+  int64_t want32[] = {3, -3, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 0, INT32_MAX};
+  int64_t want64[] = {3, -3, 2147483647, -2147483648LL, INT64_MAX, INT64_MIN, 0, 9200000000000000000LL};
+  uint64_t wantu[] = {3, 0, 2147483647, 0, 10000000000000000000ULL, 0, 0, 9200000000000000000ULL};
+  for (int k = 0; k < 8; k++) {
+    memset(args, 0, sizeof args);
+    args[IR_F64].s.f64 = in[k];
+    tc_ok(&tc, args, r);
+    int base = IR_NTYPES + IR_F64 * IR_NTYPES;
+    ck_assert_int_eq(r[base + IR_I32].s.i32, want32[k]);
+    ck_assert_int_eq(r[base + IR_I64].s.i64, want64[k]);
+    ck_assert_msg(r[base + IR_U64].s.u64 == wantu[k], "u64 of %g", in[k]);
+    ck_assert_int_eq(r[base + IR_BOOL].s.b, in[k] != 0);
+  }
+  tc_close(&tc);
+}
+END_TEST
+
+/* ---- random expressions: the emitter's parentheses and helpers --------------------- */
+
+static uint64_t rng = 88172645463325252ULL;
+static uint64_t rnd(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+static bool has_var(const ir_expr *e) {
+  if (!e) return false;
+  if (e->kind == IR_E_VAR) return true;
+  return has_var(e->a) || has_var(e->b) || has_var(e->c);
+}
+
+/* A random expression of about depth d over the scalars vars[0..nv);
+ * never an error (integer / and % guarded, shift counts masked); with
+ * need_var it reads a variable: no operator gets only constants, which
+ * a compiler would fold (and fold NaNs with other payloads). */
+static ir_expr *rexpr(ir_func *f, const ir_var *vars, int nv, int d, bool need_var) {
+  if (d <= 0 || rnd() % 5 == 0) {
+    if (!need_var && rnd() % 3 == 0) {
+      ir_ty t = all_ty[rnd() % 7];
+      ir_val v = val(t, (int)(rnd() % (uint64_t)nvals(t)));
+      if ((t == IR_F32 && isnan(v.f32)) || (t == IR_F64 && isnan(v.f64)) ||
+          (t == IR_C128 && (isnan(v.c128[0]) || isnan(v.c128[1]))))
+        v = val(t, 2);
+      return kt(f, t, v);
+    }
+    return R(vars[rnd() % (uint64_t)nv]);
+  }
+  switch (rnd() % 8) {
+  case 0: return ir_cast(f, all_ty[rnd() % 7], rexpr(f, vars, nv, d - 1, need_var));
+  case 1: {
+    ir_expr *x = rexpr(f, vars, nv, d - 1, need_var);
+    ir_op op = (ir_op)(IR_NEG + rnd() % 4);
+    if (op == IR_BNOT && !(x->ty <= IR_U64)) op = IR_NEG;
+    if (op == IR_ABS && x->ty == IR_C128) op = IR_NEG;
+    return ir_un(f, op, x);
+  }
+  case 2:
+    return ir_select(f, rexpr(f, vars, nv, d - 1, false), rexpr(f, vars, nv, d - 1, need_var),
+                     rexpr(f, vars, nv, d - 1, false));
+  default: {
+    ir_expr *x = rexpr(f, vars, nv, d - 1, false);
+    ir_expr *y = rexpr(f, vars, nv, d - 1, !has_var(x));
+    ir_op op = (ir_op)(rnd() % (IR_MAX + 1));
+    bool ints = x->ty <= IR_U64 && y->ty <= IR_U64;
+    ir_ty t = x->ty > y->ty ? x->ty : y->ty;
+    if ((op >= IR_SHL && op <= IR_BXOR) && !ints) op = IR_ADD;
+    if (t == IR_C128 && (op == IR_REM || op == IR_MIN || op == IR_MAX || (op >= IR_LT && op <= IR_GE)))
+      op = IR_SUB;
+    if (op == IR_SHL || op == IR_SHR) {
+      ir_ty lt = x->ty < IR_I32 ? IR_I32 : x->ty;
+      return ir_bin(f, op, x, B(BAND, ir_cast(f, IR_I64, y), K(lt == IR_I32 ? 31 : 63)));
+    }
+    if ((op == IR_DIV || op == IR_REM) && t <= IR_U64) {
+      ir_expr *nz = B(NE, y, ir_cast(f, y->ty, K(0)));
+      return ir_select(f, nz, ir_bin(f, op, x, y), x);
+    }
+    return ir_bin(f, op, x, y);
+  }
+  }
+}
+
+START_TEST(test_random_expressions) {
+  for (int round = 0; round < 4; round++) {
+    ir_func *f = ir_func_new("rnd");
+    ir_var vars[14];
+    int nv = 0;
+    for (int t = 0; t < IR_NTYPES; t++)
+      for (int k = 0; k < 2; k++) {
+        char n[32];
+        snprintf(n, sizeof n, "%c%d", 'a' + t, k);
+        vars[nv++] = ir_param(f, n, (ir_ty)t, false, IR_IN);
+      }
+    for (int k = 0; k < 18; k++) {
+      char n[32];
+      snprintf(n, sizeof n, "r%d", k);
+      ir_expr *e = rexpr(f, vars, nv, 2 + k % 5, true);
+      TOP(ir_assign(f, ir_param(f, n, e->ty, false, IR_OUT), e));
+    }
+    ck_assert(ir_func_ok(f));
+    tcase tc;
+    tc_open(&tc, f);
+    for (int run = 0; run < 40; run++) {
+      ir_arg args[32];
+      memset(args, 0, sizeof args);
+      for (int v = 0; v < nv; v++) {
+        ir_ty t = (ir_ty)(v / 2);
+        args[v].s = val(t, (int)(rnd() % (uint64_t)nvals(t)));
+      }
+      tc_ok(&tc, args, NULL);
+    }
+    tc_close(&tc);
+  }
+}
+END_TEST
+
+/* ---- loops and branches --------------------------------------------------------- */
+
+static ir_func *build_loops(void) {
+  ir_func *f = ir_func_new("loops");
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  ir_var m = ir_param(f, "m", IR_I32, false, IR_IN);
+  ir_var a = ir_param(f, "a", IR_I64, false, IR_OUT);
+  ir_var b = ir_param(f, "b", IR_I64, false, IR_OUT);
+  ir_var c = ir_param(f, "c", IR_I64, false, IR_OUT);
+  ir_var d = ir_param(f, "d", IR_I64, false, IR_OUT);
+  ir_var e = ir_param(f, "e", IR_I32, false, IR_OUT);
+  ir_var g = ir_param(f, "g", IR_U64, false, IR_OUT);
+  ir_var last = ir_param(f, "last", IR_I64, false, IR_OUT);
+  ir_var h = ir_param(f, "h", IR_I64, false, IR_INOUT);
+  ir_var i = ir_local(f, "i", IR_I64, false), j = ir_local(f, "j", IR_I64, false);
+  ir_var k = ir_local(f, "k", IR_I32, false), u = ir_local(f, "u", IR_U64, false);
+  ir_var lim = ir_local(f, "lim", IR_I64, false);
+  /* empty ranges: the variable still takes lo */
+  ir_stmt *l = TOP(ir_for(f, i, K(5), K(5), NULL));
+  ADD(ir_body(l), ir_assign(f, a, B(ADD, R(a), K(1))));
+  l = TOP(ir_for(f, i, K(7), K(3), NULL));
+  ADD(ir_body(l), ir_assign(f, a, B(ADD, R(a), K(100))));
+  TOP(ir_assign(f, a, B(ADD, R(a), R(i))));
+  /* nested, the inner range depending on the outer variable */
+  ir_stmt *outer = TOP(ir_for(f, i, K(0), R(n), NULL));
+  ir_stmt *inner = ADD(ir_body(outer), ir_for(f, j, R(i), R(n), NULL));
+  ADD(ir_body(inner), ir_assign(f, b, B(ADD, R(b), B(MUL, R(i), B(ADD, R(j), K(1))))));
+  TOP(ir_assign(f, last, R(i)));
+  /* the upper bound is evaluated once */
+  TOP(ir_assign(f, lim, R(n)));
+  l = TOP(ir_for(f, i, K(0), R(lim), NULL));
+  ADD(ir_body(l), ir_assign(f, lim, B(SUB, R(lim), K(1))));
+  ADD(ir_body(l), ir_assign(f, c, B(ADD, R(c), K(1))));
+  /* the body moves the loop variable */
+  l = TOP(ir_for(f, i, K(0), K(10), NULL));
+  ADD(ir_body(l), ir_assign(f, i, B(ADD, R(i), K(2))));
+  ADD(ir_body(l), ir_assign(f, c, B(ADD, R(c), B(MUL, R(i), K(1000)))));
+  /* while with break */
+  l = TOP(ir_while(f, ir_bool(f, true), NULL));
+  ADD(ir_body(l), ir_assign(f, d, B(ADD, R(d), K(3))));
+  ir_stmt *br = ADD(ir_body(l), ir_if(f, B(GT, R(d), K(20)), NULL, NULL));
+  ADD(ir_then(br), ir_break(f));
+  /* i32 loop with break, and with an i64 bound converted */
+  l = TOP(ir_for(f, k, ir_const(f, IR_I32, (ir_val){.i32 = 0}), R(m), NULL));
+  ADD(ir_body(l), ir_assign(f, e, B(ADD, R(e), R(k))));
+  br = ADD(ir_body(l), ir_if(f, B(GT, R(e), ir_const(f, IR_I32, (ir_val){.i32 = 10})), NULL, NULL));
+  ADD(ir_then(br), ir_break(f));
+  /* u64 loop; break leaves only the inner loop */
+  l = TOP(ir_for(f, u, ir_const(f, IR_U64, (ir_val){.u64 = 3}), ir_const(f, IR_U64, (ir_val){.u64 = 10}), NULL));
+  ADD(ir_body(l), ir_assign(f, g, B(ADD, R(g), R(u))));
+  inner = ADD(ir_body(l), ir_while(f, B(LT, R(h), K(1000)), NULL));
+  ADD(ir_body(inner), ir_assign(f, h, B(MUL, R(h), K(2))));
+  ADD(ir_body(inner), ir_break(f));
+  ck_assert(ir_func_ok(f));
+  return f;
+}
+
+START_TEST(test_loops) {
+  tcase tc;
+  tc_open(&tc, build_loops());
+  int64_t ns[] = {0, 1, 5, 9, -3};
+  int32_t ms[] = {0, 3, 100, -5};
+  for (int x = 0; x < 5; x++)
+    for (int y = 0; y < 4; y++) {
+      ir_arg args[10] = {{.s.i64 = ns[x]}, {.s.i32 = ms[y]}}, r[10];
+      args[9].s.i64 = 1 + x;
+      tc_ok(&tc, args, r);
+      int64_t n = ns[x], b = 0;
+      for (int64_t i = 0; i < n; i++)
+        for (int64_t j = i; j < n; j++) b += i * (j + 1);
+      ck_assert_int_eq(r[2].s.i64, 7);           /* empty loops: i = 7 */
+      ck_assert_int_eq(r[3].s.i64, b);
+      ck_assert_int_eq(r[4].s.i64, (n > 0 ? n : 0) + 2000 + 5000 + 8000 + 11000);
+      ck_assert_int_eq(r[5].s.i64, 21);
+      ck_assert_int_eq(r[7].s.u64, 42);
+      ck_assert_int_eq(r[8].s.i64, n > 0 ? n : 0);
+      ck_assert_int_eq(r[9].s.i64, (1 + x) << 7);
+    }
+  tc_close(&tc);
+}
+END_TEST
+
+START_TEST(test_branches) {
+  ir_func *f = ir_func_new("branch");
+  ir_var x = ir_param(f, "x", IR_I64, false, IR_IN);
+  ir_var y = ir_param(f, "y", IR_I64, false, IR_OUT);
+  ir_var z = ir_param(f, "z", IR_BOOL, false, IR_OUT);
+  ir_stmt *s = TOP(ir_if(f, B(LT, R(x), K(0)), NULL, NULL));
+  ADD(ir_then(s), ir_assign(f, y, K(-1)));
+  ir_stmt *s2 = ADD(ir_else(f, s), ir_if(f, B(EQ, R(x), K(0)), NULL, NULL));
+  ir_stmt *s3 = ADD(ir_else(f, s2), ir_if(f, B(LT, R(x), K(10)), NULL, NULL));
+  ADD(ir_then(s3), ir_assign(f, y, K(1)));
+  ADD(ir_else(f, s3), ir_assign(f, y, K(2)));
+  s = TOP(ir_if(f, B(EQ, R(x), K(5)), NULL, NULL));
+  ADD(ir_then(s), ir_assign(f, y, B(ADD, R(y), K(100))));
+  /* && and || short-circuit: the right side would divide by zero */
+  TOP(ir_assign(f, z, B(LOR, B(EQ, R(x), K(0)), B(GT, B(DIV, K(100), R(x)), K(7)))));
+  TOP(ir_assign(f, z, B(LAND, R(z), B(NE, R(x), K(0)))));
+  tcase tc;
+  tc_open(&tc, f);
+  int64_t xs[] = {-4, 0, 3, 5, 12};
+  int64_t want[] = {-1, 0, 1, 101, 2};
+  for (int k = 0; k < 5; k++) {
+    ir_arg args[3] = {{.s.i64 = xs[k]}}, r[3];
+    tc_ok(&tc, args, r);
+    ck_assert_int_eq(r[1].s.i64, want[k]);
+    ck_assert_int_eq(r[2].s.b, xs[k] != 0 && 100 / xs[k] > 7);
+  }
+  tc_close(&tc);
+}
+END_TEST
+
+/* A guarded load: only the taken side of ?: runs. */
+START_TEST(test_select_guard) {
+  ir_func *f = ir_func_new("guard");
+  ir_var a = ir_param(f, "a", IR_F32, true, IR_IN);
+  ir_var i = ir_param(f, "i", IR_I64, false, IR_IN);
+  ir_var o = ir_param(f, "o", IR_F64, false, IR_OUT);
+  TOP(ir_assign(f, o, ir_select(f, B(LT, R(i), ir_len(f, a)), LD(a, R(i)), ir_f64(f, -1))));
+  tcase tc;
+  tc_open(&tc, f);
+  float data[3] = {1.25f, 2.5f, 3.75f};
+  for (int k = 0; k < 5; k++) {
+    ir_arg args[3] = {{.data = data, .len = 3}, {.s.i64 = k}}, r[3];
+    tc_ok(&tc, args, r);
+    ck_assert(r[2].s.f64 == (k < 3 ? data[k] : -1));
+    args_free(tc.f, r);
+  }
+  tc_close(&tc);
+}
+END_TEST
+
+/* ---- arrays ------------------------------------------------------------------------ */
+
+START_TEST(test_arrays) {
+  ir_func *f = ir_func_new("arrays");
+  ir_var src = ir_param(f, "src", IR_F64, true, IR_IN);
+  ir_var io = ir_param(f, "io", IR_I32, true, IR_INOUT);
+  ir_var dst = ir_param(f, "dst", IR_F64, true, IR_OUT);
+  ir_var cnt = ir_param(f, "cnt", IR_I64, true, IR_OUT);
+  ir_var gone = ir_param(f, "gone", IR_U64, true, IR_OUT);
+  ir_var flags = ir_param(f, "flags", IR_BOOL, true, IR_OUT);
+  ir_var zs = ir_param(f, "zs", IR_C128, true, IR_OUT);
+  ir_var nlen = ir_param(f, "nlen", IR_I64, false, IR_OUT);
+  ir_var w = ir_local(f, "w", IR_F64, true), t = ir_local(f, "t", IR_I64, true);
+  ir_var i = ir_local(f, "i", IR_I64, false);
+  TOP(ir_alloc(f, dst, B(MUL, ir_len(f, src), K(2)), true));
+  ir_stmt *l = TOP(ir_for(f, i, K(0), ir_len(f, src), NULL));
+  ADD(ir_body(l), ir_store(f, dst, B(ADD, B(MUL, K(2), R(i)), K(1)), LD(src, R(i))));
+  TOP(ir_alloc(f, w, K(3), false));
+  TOP(ir_store(f, w, K(0), ir_f64(f, 1.5)));
+  TOP(ir_alloc(f, w, B(ADD, ir_len(f, w), K(2)), true)); /* the old array is freed */
+  TOP(ir_assign(f, nlen, B(MUL, ir_len(f, w), K(10))));
+  TOP(ir_free(f, w));
+  TOP(ir_free(f, w)); /* no-op */
+  TOP(ir_assign(f, nlen, B(ADD, R(nlen), ir_len(f, w))));
+  TOP(ir_alloc(f, cnt, K(4), false));
+  TOP(ir_call(f, IR_FILL, (ir_var[]){cnt}, 1, (ir_expr *[]){K(0), K(4), K(7)}, 3));
+  l = TOP(ir_for(f, i, K(0), ir_len(f, io), NULL));
+  ADD(ir_body(l), ir_store(f, io, R(i), B(ADD, B(MUL, LD(io, R(i)), K(2)), K(1))));
+  TOP(ir_alloc(f, t, K(0), false));
+  TOP(ir_assign(f, nlen, B(ADD, R(nlen), ir_len(f, t))));
+  TOP(ir_alloc(f, gone, K(5), true));
+  TOP(ir_free(f, gone));
+  TOP(ir_alloc(f, flags, K(3), true));
+  TOP(ir_store(f, flags, K(1), ir_bool(f, true)));
+  TOP(ir_alloc(f, zs, K(2), true));
+  TOP(ir_store(f, zs, K(1), ir_cast(f, IR_C128, ir_len(f, src))));
+  tcase tc;
+  tc_open(&tc, f);
+  double s[3] = {1, -2, 3.5};
+  int32_t v[4] = {1, INT32_MAX, -5, 0};
+  ir_arg args[8] = {{.data = s, .len = 3}, {.data = v, .len = 4}}, r[8];
+  tc_ok(&tc, args, r);
+  ck_assert_int_eq(r[2].len, 6);
+  double *d = r[2].data;
+  ck_assert(d[0] == 0 && d[1] == 1 && d[3] == -2 && d[5] == 3.5);
+  ck_assert_int_eq(r[3].len, 4);
+  ck_assert_int_eq(((int64_t *)r[3].data)[3], 7);
+  int32_t *iov = r[1].data;
+  ck_assert(iov[0] == 3 && iov[1] == -1 && iov[2] == -9 && iov[3] == 1);
+  ck_assert(r[4].data == NULL && r[4].len == 0);
+  ck_assert(((bool *)r[5].data)[1] && !((bool *)r[5].data)[0]);
+  ck_assert_int_eq(r[7].s.i64, 50);
+  args_free(f, r);
+  /* empty input */
+  args[0].len = 0;
+  args[0].data = NULL;
+  args[1].len = 0;
+  args[1].data = NULL;
+  tc_ok(&tc, args, NULL);
+  tc_close(&tc);
+}
+END_TEST
+
+/* ---- builtins ---------------------------------------------------------------------- */
+
+START_TEST(test_builtins) {
+  ir_func *f = ir_func_new("builtins");
+  ir_var p64 = ir_param(f, "p64", IR_I64, true, IR_INOUT);
+  ir_var p32 = ir_param(f, "p32", IR_I32, true, IR_INOUT);
+  ir_var pf = ir_param(f, "pf", IR_F32, true, IR_INOUT);
+  ir_var pd = ir_param(f, "pd", IR_F64, true, IR_INOUT);
+  ir_var pc = ir_param(f, "pc", IR_C128, true, IR_INOUT);
+  ir_var pu = ir_param(f, "pu", IR_U64, true, IR_INOUT);
+  ir_var sh = ir_param(f, "sh", IR_I64, true, IR_OUT);
+  ir_var cp = ir_param(f, "cp", IR_F64, true, IR_OUT);
+  ir_var fl = ir_param(f, "fl", IR_BOOL, true, IR_OUT);
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  ir_var arrs[] = {p64, p32, pf, pd, pc, pu};
+  for (int k = 0; k < 6; k++)
+    TOP(ir_call(f, IR_PREFIX_SUM, &arrs[k], 1, (ir_expr *[]){K(1), R(n)}, 2));
+  TOP(ir_alloc(f, sh, K(6), false));
+  TOP(ir_call(f, IR_FILL, (ir_var[]){sh}, 1, (ir_expr *[]){K(0), K(6), K(-3)}, 3));
+  TOP(ir_store(f, sh, K(1), K(10)));
+  TOP(ir_store(f, sh, K(2), K(20)));
+  TOP(ir_call(f, IR_SHIFT, (ir_var[]){sh}, 1, (ir_expr *[]){K(1), K(4), K(99)}, 3));
+  TOP(ir_call(f, IR_SHIFT, (ir_var[]){sh}, 1, (ir_expr *[]){K(5), K(5), K(55)}, 3));
+  TOP(ir_alloc(f, cp, K(8), true));
+  TOP(ir_call(f, IR_COPY, (ir_var[]){cp, pd}, 2, (ir_expr *[]){K(0), K(0), R(n)}, 3));
+  TOP(ir_call(f, IR_COPY, (ir_var[]){cp, cp}, 2, (ir_expr *[]){K(1), K(0), K(5)}, 3));
+  TOP(ir_call(f, IR_COPY, (ir_var[]){cp, cp}, 2, (ir_expr *[]){K(0), K(2), K(4)}, 3));
+  TOP(ir_call(f, IR_COPY, (ir_var[]){cp, cp}, 2, (ir_expr *[]){K(8), K(3), K(0)}, 3));
+  TOP(ir_alloc(f, fl, K(4), false));
+  TOP(ir_call(f, IR_FILL, (ir_var[]){fl}, 1, (ir_expr *[]){K(0), K(4), ir_bool(f, false)}, 3));
+  TOP(ir_call(f, IR_FILL, (ir_var[]){fl}, 1, (ir_expr *[]){K(2), K(4), K(1)}, 3));
+  TOP(ir_call(f, IR_FILL, (ir_var[]){pf}, 1, (ir_expr *[]){K(3), K(2), ir_f64(f, 9)}, 3)); /* empty */
+  tcase tc;
+  tc_open(&tc, f);
+  int64_t a64[6] = {5, INT64_MAX, 1, 2, 3, 4};
+  int32_t a32[6] = {5, INT32_MAX, 1, 2, 3, 4};
+  float af[6] = {0.1f, 0.2f, 0.3f, 1e8f, 1, -1e8f};
+  double ad[6] = {0.1, 0.2, 0.3, 1e16, 1, -1e16};
+  double ac[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  uint64_t au[6] = {1, UINT64_MAX, 3, 4, 5, 6};
+  ir_arg args[10] = {{.data = a64, .len = 6}, {.data = a32, .len = 6}, {.data = af, .len = 6},
+                     {.data = ad, .len = 6}, {.data = ac, .len = 6}, {.data = au, .len = 6}};
+  args[9].s.i64 = 6;
+  ir_arg r[10];
+  tc_ok(&tc, args, r);
+  int64_t *q = r[0].data;
+  ck_assert(q[0] == 5 && q[1] == INT64_MAX && q[2] == INT64_MIN && q[5] == INT64_MIN + 9);
+  ck_assert_int_eq(((int32_t *)r[1].data)[2], INT32_MIN);
+  ck_assert(((double *)r[4].data)[4] == 8 && ((double *)r[4].data)[11] == 40);
+  int64_t want_sh[6] = {-3, 99, 10, 20, -3, 55};
+  for (int k = 0; k < 6; k++) ck_assert_int_eq(((int64_t *)r[6].data)[k], want_sh[k]);
+  double *c = r[7].data;
+  /* cp = pd[0..6) 0 0; copy(cp,1,cp,0,5); copy(cp,0,cp,2,4) */
+  double e0[8];
+  memcpy(e0, r[3].data, 6 * sizeof(double));
+  e0[6] = e0[7] = 0;
+  memmove(e0 + 1, e0, 5 * sizeof(double));
+  memmove(e0, e0 + 2, 4 * sizeof(double));
+  for (int k = 0; k < 8; k++) ck_assert(c[k] == e0[k]);
+  bool *b = r[8].data;
+  ck_assert(!b[0] && !b[1] && b[2] && b[3]);
+  args_free(f, r);
+  args[9].s.i64 = 0; /* empty ranges */
+  tc_ok(&tc, args, NULL);
+  tc_close(&tc);
+}
+END_TEST
+
+/* Reference: stable order of perm by keys (insertion sort). */
+typedef struct keyset {
+  const int64_t *k1;
+  const double *k2;
+  const int32_t *k3;
+  int nkeys;
+} keyset;
+
+static int kcmp(const keyset *ks, int64_t x, int64_t y) {
+  if (ks->k1[x] != ks->k1[y]) return ks->k1[x] < ks->k1[y] ? -1 : 1;
+  if (ks->nkeys > 1 && ks->k2[x] != ks->k2[y]) return ks->k2[x] < ks->k2[y] ? -1 : 1;
+  if (ks->nkeys > 2 && ks->k3[x] != ks->k3[y]) return ks->k3[x] < ks->k3[y] ? -1 : 1;
+  return 0;
+}
+
+START_TEST(test_sort_perm) {
+  ir_func *f = ir_func_new("sortp");
+  ir_var k1 = ir_param(f, "k1", IR_I64, true, IR_IN);
+  ir_var k2 = ir_param(f, "k2", IR_F64, true, IR_IN);
+  ir_var k3 = ir_param(f, "k3", IR_I32, true, IR_IN);
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  ir_var p[3];
+  p[0] = ir_param(f, "p1", IR_I64, true, IR_OUT);
+  p[1] = ir_param(f, "p2", IR_I32, true, IR_OUT);
+  p[2] = ir_param(f, "p3", IR_I64, true, IR_OUT);
+  ir_var i = ir_local(f, "i", IR_I64, false);
+  for (int k = 0; k < 3; k++) {
+    TOP(ir_alloc(f, p[k], R(n), false));
+    ir_stmt *l = TOP(ir_for(f, i, K(0), R(n), NULL)); /* perm starts reversed */
+    ADD(ir_body(l), ir_store(f, p[k], R(i), B(SUB, B(SUB, R(n), K(1)), R(i))));
+    ir_var arrs[4] = {p[k], k1, k2, k3};
+    TOP(ir_call(f, IR_SORT_PERM, arrs, 2 + k, (ir_expr *[]){R(n)}, 1));
+  }
+  tcase tc;
+  tc_open(&tc, f);
+  enum { N = 300 };
+  int64_t a1[N];
+  double a2[N];
+  int32_t a3[N];
+  for (int64_t sz = 0; sz <= N; sz += sz < 5 ? 1 : 97) {
+    for (int k = 0; k < N; k++) {
+      a1[k] = (int64_t)(rnd() % 4);
+      a2[k] = (double)(rnd() % 3) * 0.5;
+      a3[k] = (int32_t)(rnd() % 3) - 1;
+    }
+    ir_arg args[7] = {{.data = a1, .len = N}, {.data = a2, .len = N}, {.data = a3, .len = N},
+                      {.s.i64 = sz}}, r[7];
+    tc_ok(&tc, args, r);
+    for (int nk = 1; nk <= 3; nk++) {
+      keyset ks = {a1, a2, a3, nk};
+      int64_t want[N];
+      int64_t m = 0;
+      for (int64_t x = sz - 1; x >= 0; x--) { /* insertion keeps equal keys in order */
+        int64_t at = m;
+        while (at > 0 && kcmp(&ks, x, want[at - 1]) < 0) at--;
+        memmove(want + at + 1, want + at, (size_t)(m - at) * sizeof *want);
+        want[at] = x;
+        m++;
+      }
+      for (int64_t x = 0; x < sz; x++) {
+        int64_t got = nk == 2 ? ((int32_t *)r[3 + nk].data)[x] : ((int64_t *)r[3 + nk].data)[x];
+        ck_assert_msg(got == want[x], "%d keys, n %lld: position %lld: %lld, expected %lld",
+                      nk, (long long)sz, (long long)x, (long long)got, (long long)want[x]);
+      }
+    }
+    args_free(f, r);
+  }
+  tc_close(&tc);
+}
+END_TEST
+
+/* ---- FAIL ----------------------------------------------------------------------------- */
+
+START_TEST(test_fail) {
+  ir_func *f = ir_func_new("failer");
+  ir_var x = ir_param(f, "x", IR_I64, false, IR_IN);
+  ir_var o = ir_param(f, "o", IR_F64, true, IR_OUT);
+  ir_var s = ir_param(f, "s", IR_I64, false, IR_OUT);
+  ir_var io = ir_param(f, "io", IR_I32, false, IR_INOUT);
+  ir_var w = ir_local(f, "w", IR_I64, true);
+  TOP(ir_alloc(f, o, K(10), true));
+  TOP(ir_alloc(f, w, K(5), true));
+  TOP(ir_assign(f, s, K(1)));
+  TOP(ir_assign(f, io, ir_const(f, IR_I32, (ir_val){.i32 = 77})));
+  ir_stmt *c = TOP(ir_if(f, B(GT, R(x), K(3)), NULL, NULL));
+  ADD(ir_then(c), ir_fail(f, SPC_ERR_INPUT, "x = %lld is above %lld, 100%% sure",
+                          (ir_expr *[]){R(x), K(3)}, 2));
+  c = TOP(ir_if(f, B(LT, R(x), K(0)), NULL, NULL));
+  ADD(ir_then(c), ir_fail(f, SPC_ERR_SPEC, "negative", NULL, 0));
+  TOP(ir_assign(f, s, K(2)));
+  tcase tc;
+  tc_open(&tc, f);
+  ir_arg args[4] = {{.s.i64 = 5}, {0}, {.s.i64 = 0}, {.s.i32 = 1}}, r[4];
+  spc_error e;
+  ck_assert_int_eq(tc_run(&tc, args, r, &e), SPC_ERR_INPUT);
+  ck_assert_str_eq(e.msg, "x = 5 is above 3, 100% sure");
+  ck_assert(r[1].data == NULL && r[1].len == 0); /* OUT arrays freed (make asan) */
+  ck_assert_int_eq(r[2].s.i64, 0);                /* nothing written back */
+  ck_assert_int_eq(r[3].s.i32, 1);
+  args[0].s.i64 = -1;
+  ck_assert_int_eq(tc_run(&tc, args, r, &e), SPC_ERR_SPEC);
+  ck_assert_str_eq(e.msg, "negative");
+  args[0].s.i64 = 2;
+  tc_ok(&tc, args, r);
+  ck_assert(r[1].len == 10 && r[2].s.i64 == 2 && r[3].s.i32 == 77);
+  args_free(f, r);
+  tc_close(&tc);
+}
+END_TEST
+
+/* ---- the interpreter's run-time errors ------------------------------------------- */
+
+/* Run f (interpreter only) and expect code with a message containing
+ * each of the strings; OUT arrays come back NULL. */
+static void expect_error(ir_func *f, ir_arg *args, spc_status code, const char *s1,
+                         const char *s2) {
+  spc_error e;
+  spc_error_clear(&e);
+  spc_status st = ir_run(f, args, &e);
+  ck_assert_msg(st == code, "%s: status %d, expected %d (%s)", ir_func_name(f), st, code, e.msg);
+  ck_assert_msg(strstr(e.msg, s1), "'%s' lacks '%s'", e.msg, s1);
+  if (s2) ck_assert_msg(strstr(e.msg, s2), "'%s' lacks '%s'", e.msg, s2);
+  for (int k = 0; k < ir_nparams(f); k++)
+    if (param(f, k)->array && param(f, k)->dir == IR_OUT)
+      ck_assert(args[k].data == NULL && args[k].len == 0);
+}
+
+START_TEST(test_run_errors) {
+  /* out-of-bounds load, store; negative index */
+  ir_func *f = ir_func_new("oob");
+  ir_var a = ir_param(f, "a", IR_F64, true, IR_IN);
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  ir_var j = ir_param(f, "j", IR_I64, false, IR_IN);
+  ir_var o = ir_param(f, "o", IR_F64, true, IR_OUT);
+  ir_var s = ir_param(f, "s", IR_F64, false, IR_OUT);
+  ir_var i = ir_local(f, "i", IR_I64, false), w = ir_local(f, "w", IR_I32, true);
+  TOP(ir_alloc(f, o, K(2), true));
+  TOP(ir_alloc(f, w, K(2), true));
+  ir_stmt *l = TOP(ir_for(f, i, K(0), R(n), NULL));
+  ADD(ir_body(l), ir_assign(f, s, B(ADD, R(s), LD(a, R(i)))));
+  ADD(ir_body(l), ir_store(f, o, B(SUB, R(j), K(1)), R(s)));
+  double d[3] = {1, 2, 3};
+  ir_arg args[5] = {{.data = d, .len = 3}, {.s.i64 = 4}, {.s.i64 = 1}};
+  expect_error(f, args, SPC_ERR_INTERNAL, "function oob: index 3 out of bounds for a (length 3)",
+               "in `s = s + a[i]`");
+  args[1].s.i64 = 1;
+  args[2].s.i64 = 0;
+  expect_error(f, args, SPC_ERR_INTERNAL, "index -1 out of bounds for o (length 2)",
+               "`o[j - 1] = s`");
+  args[1].s.i64 = 3;
+  args[0].data = NULL; /* the caller's mistake */
+  expect_error(f, args, SPC_ERR_ARG, "array argument a", NULL);
+  ir_func_free(&f);
+
+  /* division by zero, shift counts, negative length */
+  const ir_ty ity[] = {IR_I32, IR_I64, IR_U64};
+  for (int t = 0; t < 3; t++)
+    for (int op = 0; op < 4; op++) {
+      f = ir_func_new("ierr");
+      ir_var x = ir_param(f, "x", ity[t], false, IR_IN);
+      ir_var y = ir_param(f, "y", ity[t], false, IR_IN);
+      ir_var r = ir_param(f, "r", ity[t], false, IR_OUT);
+      ir_op ops[] = {IR_DIV, IR_REM, IR_SHL, IR_SHR};
+      TOP(ir_assign(f, r, ir_bin(f, ops[op], R(x), R(y))));
+      ir_arg g[3];
+      memset(g, 0, sizeof g);
+      g[0].s.i64 = 5;
+      if (op < 2) {
+        expect_error(f, g, SPC_ERR_INTERNAL, "integer division by zero", "r = x ");
+      } else {
+        g[1].s.i64 = ity[t] == IR_I32 ? 32 : 64;
+        if (ity[t] == IR_I32) g[1].s.i32 = 32;
+        expect_error(f, g, SPC_ERR_INTERNAL, "shift count", "out of range");
+        if (ity[t] != IR_U64) {
+          memset(&g[1].s, 0, sizeof g[1].s);
+          if (ity[t] == IR_I32) g[1].s.i32 = -1;
+          else g[1].s.i64 = -1;
+          expect_error(f, g, SPC_ERR_INTERNAL, "shift count -1", NULL);
+        }
+      }
+      ir_func_free(&f);
+    }
+  f = ir_func_new("neg");
+  ir_var m = ir_param(f, "m", IR_I64, false, IR_IN);
+  ir_var out = ir_param(f, "out", IR_I64, true, IR_OUT);
+  ir_var perm = ir_local(f, "perm", IR_I64, true);
+  TOP(ir_alloc(f, out, K(4), true));
+  TOP(ir_alloc(f, perm, K(3), true));
+  ir_stmt *c = TOP(ir_if(f, B(EQ, R(m), K(0)), NULL, NULL));
+  ADD(ir_then(c), ir_alloc(f, out, K(-2), false));
+  c = TOP(ir_if(f, B(EQ, R(m), K(1)), NULL, NULL));
+  ADD(ir_then(c), ir_call(f, IR_FILL, (ir_var[]){out}, 1, (ir_expr *[]){K(2), K(5), K(0)}, 3));
+  c = TOP(ir_if(f, B(EQ, R(m), K(2)), NULL, NULL));
+  ADD(ir_then(c), ir_call(f, IR_COPY, (ir_var[]){out, perm}, 2, (ir_expr *[]){K(0), K(1), K(3)}, 3));
+  c = TOP(ir_if(f, B(EQ, R(m), K(3)), NULL, NULL));
+  ADD(ir_then(c), ir_call(f, IR_SHIFT, (ir_var[]){out}, 1, (ir_expr *[]){K(0), K(4), K(0)}, 3));
+  c = TOP(ir_if(f, B(EQ, R(m), K(4)), NULL, NULL));
+  ADD(ir_then(c), ir_store(f, perm, K(1), K(7)));
+  ADD(ir_then(c), ir_call(f, IR_SORT_PERM, (ir_var[]){perm, out}, 2, (ir_expr *[]){K(3)}, 1));
+  c = TOP(ir_if(f, B(EQ, R(m), K(5)), NULL, NULL));
+  ADD(ir_then(c), ir_call(f, IR_PREFIX_SUM, (ir_var[]){out}, 1, (ir_expr *[]){K(-1), K(2)}, 2));
+  const char *want[] = {"negative length -2 for out", "range [2, 5) out of bounds for out",
+                        "copy: source range [1, 1 + 3)", "shift range [0, 4] out of bounds",
+                        "sort_perm: perm[1] = 7 out of bounds for key out (length 4)",
+                        "range [-1, 2) out of bounds"};
+  for (int k = 0; k < 6; k++) {
+    ir_arg g[2] = {{.s.i64 = k}};
+    expect_error(f, g, SPC_ERR_INTERNAL, want[k], "function neg");
+  }
+  ir_func_free(&f);
+}
+END_TEST
+
+/* ---- ir_verify ---------------------------------------------------------------------- */
+
+/* A well-formed function whose nodes the cases below break one at a time. */
+typedef struct vfix {
+  ir_func *f;
+  ir_var in, out, sc, loc, fl;
+  ir_stmt *assign, *store, *loop, *alloc, *call, *fail;
+  ir_expr *load;
+} vfix;
+
+static void vfix_build(vfix *x) {
+  ir_func *f = x->f = ir_func_new("vf");
+  x->in = ir_param(f, "src", IR_F64, true, IR_IN);
+  x->out = ir_param(f, "dst", IR_F64, true, IR_OUT);
+  x->sc = ir_param(f, "n", IR_I64, false, IR_IN);
+  x->loc = ir_local(f, "i", IR_I64, false);
+  x->fl = ir_local(f, "t", IR_F64, false);
+  x->alloc = TOP(ir_alloc(f, x->out, R(x->sc), true));
+  x->loop = TOP(ir_for(f, x->loc, K(0), R(x->sc), NULL));
+  x->load = LD(x->in, R(x->loc));
+  x->assign = ADD(ir_body(x->loop), ir_assign(f, x->fl, B(MUL, x->load, ir_f64(f, 2))));
+  x->store = ADD(ir_body(x->loop), ir_store(f, x->out, R(x->loc), R(x->fl)));
+  x->call = TOP(ir_call(f, IR_FILL, (ir_var[]){x->out}, 1, (ir_expr *[]){K(0), K(1), ir_f64(f, 0)}, 3));
+  x->fail = TOP(ir_fail(f, SPC_ERR_INPUT, "bad %lld", (ir_expr *[]){R(x->sc)}, 1));
+  spc_error e;
+  tu_assert_ok(ir_verify(f, &e), &e);
+}
+
+static void expect_reject(vfix *x, const char *what, const char *s1, const char *s2) {
+  spc_error e;
+  spc_error_clear(&e);
+  spc_status st = ir_verify(x->f, &e);
+  ck_assert_msg(st == SPC_ERR_INTERNAL, "%s: accepted", what);
+  ck_assert_msg(strstr(e.msg, "function vf"), "%s: '%s' names no function", what, e.msg);
+  ck_assert_msg(strstr(e.msg, s1), "%s: '%s' lacks '%s'", what, e.msg, s1);
+  if (s2) ck_assert_msg(strstr(e.msg, s2), "%s: '%s' lacks '%s'", what, e.msg, s2);
+  ck_assert_int_ne(ir_run(x->f, NULL, &e), SPC_OK);
+  spc_str s = {0};
+  ck_assert_int_ne(ir_emit_c(x->f, NULL, &s, &e), SPC_OK);
+  spc_str_free(&s);
+  ir_func_free(&x->f);
+}
+
+START_TEST(test_verify_rejects) {
+  vfix x;
+  ir_func *f;
+  vfix_build(&x);
+  x.assign->a = ir_int(x.f, 3);
+  expect_reject(&x, "assign type", "statement `t = 3`", "has type int64_t, expected double");
+  vfix_build(&x);
+  x.store->var = x.in;
+  expect_reject(&x, "store to IN", "writes to src, an IN array", "src[i] = t");
+  vfix_build(&x);
+  x.load->var = x.sc;
+  expect_reject(&x, "load from scalar", "n is a scalar, expected an array", NULL);
+  vfix_build(&x);
+  x.loop->var = x.fl;
+  expect_reject(&x, "float loop variable", "loop variable t has type double", "for t in 0 .. n");
+  vfix_build(&x);
+  f = x.f;
+  TOP(ir_break(f));
+  expect_reject(&x, "break outside loop", "break outside a loop", NULL);
+  vfix_build(&x);
+  x.fail->msg = "bad %s";
+  expect_reject(&x, "fail format", "only conversions allowed are %lld", NULL);
+  vfix_build(&x);
+  x.fail->code = SPC_OK;
+  expect_reject(&x, "fail code", "status 0 is not an error", NULL);
+  vfix_build(&x);
+  x.store->b->var = 99;
+  expect_reject(&x, "variable index", "variable 99 does not exist", NULL);
+  vfix_build(&x);
+  x.call->nargs = 2;
+  expect_reject(&x, "builtin arity", "fill with 1 arrays and 2 scalars", NULL);
+  vfix_build(&x);
+  x.alloc->var = x.in;
+  expect_reject(&x, "alloc of IN", "a parameter the caller owns", "src = new f64[n] zeroed");
+  vfix_build(&x);
+  x.assign->a->ty = IR_I64; /* a product of doubles typed as an integer */
+  expect_reject(&x, "node type", "has type double, expected int64_t", NULL);
+  vfix_build(&x);
+  x.assign->a->op = IR_BAND;
+  x.assign->a->ty = IR_F64;
+  expect_reject(&x, "bitwise on double", "operator & on double", NULL);
+  vfix_build(&x);
+  x.assign->a->b = NULL;
+  expect_reject(&x, "missing operand", "the right operand is missing", "t = src[i] * <null>");
+  vfix_build(&x);
+  x.assign->a->kind = (ir_expr_kind)42;
+  expect_reject(&x, "bad kind", "invalid kind 42", NULL);
+  vfix_build(&x);
+  x.call->vars[0] = x.sc;
+  expect_reject(&x, "builtin on scalar", "n is a scalar", NULL);
+  vfix_build(&x);
+  { /* expressions nested past the limit */
+    f = x.f;
+    ir_expr *deep = ir_f64(f, 1);
+    for (int k = 0; k < 600; k++) deep = B(ADD, deep, ir_f64(f, 1));
+    ADD(ir_body(x.loop), ir_assign(f, x.fl, deep));
+  }
+  expect_reject(&x, "depth", "nested deeper than", NULL);
+  vfix_build(&x);
+  ((ir_var_info *)ir_var_get(x.f, x.fl))->name = "i";
+  expect_reject(&x, "duplicate name", "variable i declared twice", NULL);
+  vfix_build(&x);
+  ((ir_var_info *)ir_var_get(x.f, x.fl))->name = "2x";
+  expect_reject(&x, "bad name", "'2x' is not a C identifier", NULL);
+
+  /* builder misuse: recorded, the function is broken, verify reports it */
+  vfix_build(&x);
+  f = x.f;
+  ir_expr *bad = B(SHL, ir_f64(f, 1), K(2));
+  ck_assert_ptr_nonnull(bad); /* a placeholder */
+  ck_assert(!ir_func_ok(f));
+  TOP(ir_assign(f, x.fl, bad)); /* later calls are harmless */
+  expect_reject(&x, "shift of double", "operator << does not apply to double and int64_t", NULL);
+  vfix_build(&x);
+  f = x.f;
+  ir_local(f, "n", IR_I32, false);
+  expect_reject(&x, "redeclared", "variable 'n' declared twice", NULL);
+  vfix_build(&x);
+  f = x.f;
+  ir_call(f, IR_SORT_PERM, (ir_var[]){x.out}, 1, (ir_expr *[]){K(1)}, 1);
+  expect_reject(&x, "sort_perm keys", "sort_perm: 1 arrays and 1 scalars", NULL);
+  vfix_build(&x);
+  f = x.f;
+  ir_store(f, x.in, K(0), ir_f64(f, 1));
+  expect_reject(&x, "store to IN (builder)", "src is an IN array", NULL);
+  vfix_build(&x);
+  f = x.f;
+  ir_fail(f, SPC_ERR_INPUT, "%d", NULL, 0);
+  expect_reject(&x, "fail format (builder)", "%lld", NULL);
+  vfix_build(&x);
+  f = x.f;
+  ir_load(f, x.in, ir_f64(f, 0.5));
+  expect_reject(&x, "float index", "expected an integer", NULL);
+}
+END_TEST
+
+/* ---- the listing ---------------------------------------------------------------------- */
+
+START_TEST(test_print) {
+  ir_func *f = ir_func_new("csr_count");
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  ir_var row = ir_param(f, "row", IR_I32, true, IR_IN);
+  ir_var pos = ir_param(f, "pos", IR_I64, true, IR_OUT);
+  ir_var x = ir_param(f, "x", IR_F32, false, IR_INOUT);
+  ir_var i = ir_local(f, "i", IR_I64, false);
+  ir_var u = ir_local(f, "u", IR_U64, false);
+  TOP(ir_alloc(f, pos, B(ADD, R(n), K(1)), true));
+  ir_stmt *l = TOP(ir_for(f, i, K(0), ir_len(f, row), NULL));
+  ir_expr *at = B(ADD, LD(row, R(i)), K(1));
+  ADD(ir_body(l), ir_store(f, pos, at, B(ADD, LD(pos, at), K(1))));
+  TOP(ir_call(f, IR_PREFIX_SUM, (ir_var[]){pos}, 1, (ir_expr *[]){K(0), B(ADD, R(n), K(1))}, 2));
+  ir_stmt *c = TOP(ir_if(f, B(LT, R(n), K(0)), NULL, NULL));
+  ADD(ir_then(c), ir_fail(f, SPC_ERR_INPUT, "bad n %lld", (ir_expr *[]){R(n)}, 1));
+  ir_stmt *c2 = ADD(ir_else(f, c), ir_if(f, B(EQ, R(n), K(0)), NULL, NULL));
+  ADD(ir_then(c2), ir_store(f, pos, K(0), K(0)));
+  ADD(ir_else(f, c2), ir_assign(f, x, B(MUL, B(ADD, R(x), ir_const(f, IR_F32, (ir_val){.f32 = 1.5f})),
+                                        U(NEG, R(x)))));
+  l = TOP(ir_while(f, B(LAND, B(GT, R(i), K(0)), U(NOT, B(EQ, R(i), K(3)))), NULL));
+  ADD(ir_body(l), ir_assign(f, i, B(SUB, R(i), B(SUB, K(1), R(n)))));
+  ADD(ir_body(l), ir_assign(f, u, ir_select(f, B(GE, R(x), ir_f64(f, 0)),
+                                            ir_const(f, IR_U64, (ir_val){.u64 = 5}),
+                                            U(ABS, B(MIN, R(i), R(n))))));
+  ADD(ir_body(l), ir_break(f));
+  spc_str s = {0};
+  ck_assert_int_eq(ir_print(f, &s), SPC_OK);
+  const char *want =
+      "func csr_count(in n: i64, in row: i32[], out pos: i64[], inout x: f32) {\n"
+      "  var i: i64\n"
+      "  var u: u64\n"
+      "  pos = new i64[n + 1] zeroed\n"
+      "  for i in 0 .. len(row) {\n"
+      "    pos[i64(row[i]) + 1] = pos[i64(row[i]) + 1] + 1\n"
+      "  }\n"
+      "  prefix_sum(pos, 0, n + 1)\n"
+      "  if n < 0 {\n"
+      "    fail(-1, \"bad n %lld\", n)\n"
+      "  } else if n == 0 {\n"
+      "    pos[0] = 0\n"
+      "  } else {\n"
+      "    x = (x + 1.5f) * -x\n"
+      "  }\n"
+      "  while i > 0 && !(i == 3) {\n"
+      "    i = i - (1 - n)\n"
+      "    u = f64(x) >= 0.0 ? 5u : u64(abs(min(i, n)))\n"
+      "    break\n"
+      "  }\n"
+      "}\n";
+  ck_assert_str_eq(s.s, want);
+  spc_str_free(&s);
+  ir_func_free(&f);
+}
+END_TEST
+
+/* ---- allocation failures ------------------------------------------------------------ */
+
+/* A function that allocates in every way: arena, locals, OUT arrays,
+ * sort scratch; and its run on a few values. */
+static ir_func *build_walk(void) {
+  ir_func *f = ir_func_new("walk");
+  ir_var keys = ir_param(f, "keys", IR_F64, true, IR_IN);
+  ir_var perm = ir_param(f, "perm", IR_I64, true, IR_OUT);
+  ir_var tot = ir_param(f, "tot", IR_F64, false, IR_OUT);
+  ir_var w = ir_local(f, "w", IR_F64, true), i = ir_local(f, "i", IR_I64, false);
+  TOP(ir_alloc(f, perm, ir_len(f, keys), false));
+  TOP(ir_alloc(f, w, ir_len(f, keys), true));
+  ir_stmt *l = TOP(ir_for(f, i, K(0), ir_len(f, keys), NULL));
+  ADD(ir_body(l), ir_store(f, perm, R(i), R(i)));
+  ADD(ir_body(l), ir_store(f, w, R(i), B(MUL, LD(keys, R(i)), LD(keys, R(i)))));
+  ADD(ir_body(l), ir_assign(f, tot, B(ADD, R(tot), LD(w, R(i)))));
+  TOP(ir_call(f, IR_SORT_PERM, (ir_var[]){perm, keys}, 2, (ir_expr *[]){ir_len(f, keys)}, 1));
+  TOP(ir_free(f, w));
+  TOP(ir_alloc(f, w, K(3), false));
+  for (int k = 0; k < 200; k++) /* past one arena chunk */
+    TOP(ir_assign(f, tot, B(ADD, R(tot), ir_f64(f, 0))));
+  return f;
+}
+
+START_TEST(test_alloc_walk) {
+  double keys[5] = {3, 1, 2, 1, 0};
+  spc_error e;
+  int64_t before = spc_alloc_count();
+  ir_func *f = build_walk();
+  ir_arg args[3] = {{.data = keys, .len = 5}};
+  tu_assert_ok(ir_run(f, args, &e), &e);
+  int64_t n = spc_alloc_count() - before;
+  ck_assert_int_ge(n, 6);
+  free(args[1].data);
+  ir_func_free(&f);
+  for (int64_t k = 1; k <= n + 1; k++) {
+    spc_alloc_fail_at(k);
+    f = build_walk();
+    spc_status st = SPC_ERR_NOMEM;
+    memset(args + 1, 0, 2 * sizeof *args);
+    args[1].data = (void *)&st; /* must come back NULL */
+    if (f) st = ir_run(f, args, &e);
+    spc_alloc_fail_at(0);
+    if (k <= n) {
+      ck_assert_msg(st == SPC_ERR_NOMEM, "failing allocation %lld of %lld: status %d",
+                    (long long)k, (long long)n, st);
+      ck_assert(!f || ir_nparams(f) < 2 || args[1].data == NULL);
+    } else {
+      tu_assert_ok(st, &e);
+      ck_assert(((int64_t *)args[1].data)[0] == 4 && args[2].s.f64 == 15);
+      free(args[1].data);
+    }
+    ir_func_free(&f);
+  }
+  /* the printers: every failure is reported, nothing leaks */
+  f = build_walk();
+  for (int64_t k = 1;; k++) {
+    spc_str s = {0};
+    spc_alloc_fail_at(k);
+    spc_status st = ir_emit_c(f, &(ir_emit_opts){.prelude = true, .entry = true}, &s, &e);
+    spc_status st2 = st == SPC_OK ? ir_print(f, &s) : SPC_ERR_NOMEM;
+    spc_alloc_fail_at(0);
+    spc_str_free(&s);
+    if (st == SPC_OK && st2 == SPC_OK) break;
+    ck_assert_int_eq(st == SPC_OK ? st2 : st, SPC_ERR_NOMEM);
+    ck_assert_int_lt(k, 1000);
+  }
+  ir_func_free(&f);
+}
+END_TEST
+
+/* ---- the emitted C ------------------------------------------------------------------- */
+
+static ir_func *build_sum(const char *name) {
+  ir_func *f = ir_func_new(name);
+  ir_var a = ir_param(f, "a", IR_F64, true, IR_IN);
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  ir_var s = ir_param(f, "s", IR_F64, false, IR_OUT);
+  ir_var i = ir_local(f, "i", IR_I64, false);
+  ir_stmt *l = TOP(ir_for(f, i, K(0), R(n), NULL));
+  ADD(ir_body(l), ir_assign(f, s, B(ADD, R(s), LD(a, R(i)))));
+  return f;
+}
+
+START_TEST(test_emit_text) {
+  /* readable: names, loops, the bound saved when the body may change it */
+  ir_func *f = build_sum("sum");
+  char *src = emit(f, NULL);
+  ck_assert_msg(strstr(src, "int sum(const double *a, int64_t a_len, int64_t n, double *s_out, "
+                            "char *err,\n"), "%s", src);
+  ck_assert_msg(strstr(src, "  for (i = 0; i < n; i++) {\n    s = s + a[i];\n  }\n"), "%s", src);
+  ck_assert_msg(!strstr(src, "#include"), "no prelude asked: %s", src);
+  free(src);
+  ir_func_free(&f);
+  f = ir_func_new("csr");
+  ir_var pos = ir_param(f, "pos", IR_I64, true, IR_IN);
+  ir_var crd = ir_param(f, "crd", IR_I32, true, IR_INOUT);
+  ir_var i = ir_local(f, "i", IR_I64, false), k = ir_local(f, "k", IR_I64, false);
+  ir_var kw = ir_local(f, "int", IR_I64, false), st = ir_local(f, "status", IR_I32, false);
+  ir_stmt *l = TOP(ir_for(f, i, K(0), B(SUB, ir_len(f, pos), K(1)), NULL));
+  ir_stmt *l2 = ADD(ir_body(l), ir_for(f, k, LD(pos, R(i)), LD(pos, B(ADD, R(i), K(1))), NULL));
+  ADD(ir_body(l2), ir_store(f, crd, R(k), B(ADD, LD(crd, R(k)), ir_cast(f, IR_I32, R(kw)))));
+  ADD(ir_body(l2), ir_assign(f, st, ir_cast(f, IR_I32, R(kw))));
+  src = emit(f, &(ir_emit_opts){.static_fn = true, .comment = "C = A' */ x"});
+  ck_assert_msg(strstr(src, "/* C = A' * / x */\nstatic int csr("), "%s", src);
+  ck_assert_msg(strstr(src, "k_hi = pos[i + 1];\n"), "%s", src);
+  ck_assert_msg(strstr(src, "for (k = pos[i]; k < k_hi; k++) {"), "%s", src);
+  ck_assert_msg(strstr(src, "for (i = 0; i < i_hi; i++)") || strstr(src, "i_hi = spc_sub_i64(pos_len, 1);"), "%s", src);
+  ck_assert_msg(strstr(src, "int64_t int_ = 0;") && strstr(src, "int32_t status = 0;") &&
+                strstr(src, "int status_ = 0;"), "%s", src);
+  free(src);
+  /* compiles: two functions in one file, the second without prelude */
+  if (have_cc()) {
+    ir_func *g = build_sum("sum2");
+    char *s1 = emit(g, &(ir_emit_opts){.prelude = true});
+    char *s2 = emit(f, &(ir_emit_opts){.entry = true});
+    size_t n1 = strlen(s1), n2 = strlen(s2);
+    char *both = malloc(n1 + n2 + 1);
+    memcpy(both, s1, n1);
+    memcpy(both + n1, s2, n2 + 1);
+    char *dir;
+    void *so = compile_so(both, &dir);
+    /* the documented signature, called directly */
+    int (*fn)(const double *, int64_t, int64_t, double *, char *, size_t);
+    *(void **)&fn = dlsym(so, "sum2");
+    ck_assert_ptr_nonnull(fn);
+    double a[4] = {1, 2, 3, 4.5}, s = -1;
+    ck_assert_int_eq(fn(a, 4, 3, &s, NULL, 0), 0);
+    ck_assert(s == 6);
+    ck_assert_ptr_nonnull(dlsym(so, "csr_entry"));
+    dlclose(so);
+    tu_rmtree(dir);
+    free(dir);
+    free(both);
+    free(s1);
+    free(s2);
+    ir_func_free(&g);
+  }
+  ir_func_free(&f);
+}
+END_TEST
+
+/* The runtime embedded in generated C is ir/ir_rt.h verbatim. */
+START_TEST(test_runtime_text) {
+  size_t n;
+  char *text = tu_read_file("ir/ir_rt.h", &n);
+  if (!text) {
+    printf("skipped: ir/ir_rt.h not found (tests run from the repository root)\n");
+    return;
+  }
+  ck_assert_msg(!strcmp(text, ir_rt_text),
+                "ir/ir_rt_text.c is stale: run sh ir/gen_rt_text.sh > ir/ir_rt_text.c");
+  free(text);
+}
+END_TEST
+
+/* ---- micro-benchmark (SPC_IR_BENCH=n: n iterations) ----------------------------------- */
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+START_TEST(test_bench) {
+  const char *env = getenv("SPC_IR_BENCH");
+  if (!env || !*env) return;
+  int64_t n = atoll(env) > 0 ? atoll(env) : 10000000;
+  tcase tc;
+  tc_open(&tc, build_sum("bench_sum"));
+  double *a = malloc((size_t)n * sizeof *a);
+  for (int64_t k = 0; k < n; k++) a[k] = (double)(k % 1000) * 0.25;
+  ir_arg args[3] = {{.data = a, .len = n}, {.s.i64 = n}};
+  spc_error e;
+  double best_i = 1e30, best_c = 1e30;
+  for (int rep = 0; rep < 5; rep++) {
+    double t0 = now_s();
+    tu_assert_ok(ir_run(tc.f, args, &e), &e);
+    double t1 = now_s();
+    if (t1 - t0 < best_i) best_i = t1 - t0;
+    if (tc.compiled) {
+      t0 = now_s();
+      ck_assert_int_eq(tc.j.fn(args, NULL, 0), 0);
+      t1 = now_s();
+      if (t1 - t0 < best_c) best_c = t1 - t0;
+    }
+  }
+  printf("ir bench: for i in 0..n: s = s + a[i], n = %lld: interpreter %.2f ns/iteration",
+         (long long)n, best_i / (double)n * 1e9);
+  if (tc.compiled)
+    printf(", compiled C %.2f ns/iteration (interpreter / compiled = %.1f)",
+           best_c / (double)n * 1e9, best_i / best_c);
+  printf("\n");
+  free(a);
+  tc_close(&tc);
+}
+END_TEST
+
+Suite *suite_ir(void) {
+  Suite *s = suite_create("ir");
+  TCase *t = tcase_create("interp_vs_c");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, test_ops_every_type);
+  tcase_add_test(t, test_arith_values);
+  tcase_add_test(t, test_casts);
+  tcase_add_test(t, test_random_expressions);
+  tcase_add_test(t, test_loops);
+  tcase_add_test(t, test_branches);
+  tcase_add_test(t, test_select_guard);
+  tcase_add_test(t, test_arrays);
+  tcase_add_test(t, test_builtins);
+  tcase_add_test(t, test_sort_perm);
+  tcase_add_test(t, test_fail);
+  suite_add_tcase(s, t);
+  t = tcase_create("checks");
+  tcase_add_test(t, test_run_errors);
+  tcase_add_test(t, test_verify_rejects);
+  tcase_add_test(t, test_print);
+  tcase_add_test(t, test_alloc_walk);
+  tcase_add_test(t, test_emit_text);
+  tcase_add_test(t, test_runtime_text);
+  suite_add_tcase(s, t);
+  t = tcase_create("bench");
+  tcase_set_timeout(t, 600);
+  tcase_add_test(t, test_bench);
+  suite_add_tcase(s, t);
+  return s;
+}
