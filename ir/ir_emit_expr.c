@@ -1,0 +1,382 @@
+/* ir_emit_expr.c -- IR expressions as C99, with the semantics of ir_run.
+ *
+ * Plain C operators where C means the same thing (unsigned and float
+ * arithmetic, comparisons, bitwise and logical operators, ?:); the
+ * runtime's helpers (ir_rt.h) where it does not: signed +, -, *, /, %,
+ * <<, >>, unary - and abs (wrap-around, INT_MIN / -1), min and max (NaN
+ * rule), complex arithmetic, float-to-integer casts (saturating).  One
+ * exception keeps loops readable: `i + 1` stays plain inside `for i`
+ * when the body never assigns i (i < hi, so i + 1 cannot overflow).
+ * Parentheses follow C precedence, plus those gcc's -Wparentheses asks
+ * for around bitwise, shift and logical operands. */
+#include "ir_emit.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *emit_cty(ir_ty t) {
+  static const char *const n[] = {"bool",  "int32_t", "int64_t", "uint64_t",
+                                  "float", "double",  "spc_c128"};
+  return ir_ty_valid(t) ? n[t] : "void";
+}
+
+static const char *sfx(ir_ty t) { return ir_ty_short(t); }
+
+static void put(ectx *c, const char *s) { spc_str_add(c->o, s, strlen(s)); }
+
+/* ---- constants ----------------------------------------------------------------- */
+
+static bool const_negative(const ir_expr *x) {
+  switch (x->ty) {
+  case IR_I32: return x->v.i32 < 0 && x->v.i32 != INT32_MIN;
+  case IR_I64: return x->v.i64 < 0 && x->v.i64 != INT64_MIN;
+  case IR_F32: return !isnan(x->v.f32) && signbit(x->v.f32);
+  case IR_F64: return !isnan(x->v.f64) && signbit(x->v.f64);
+  default: return false;
+  }
+}
+
+static void real(ectx *c, double x, bool f32) {
+  if (isnan(x)) {
+    if (f32) {
+      float v = (float)x;
+      uint32_t b;
+      memcpy(&b, &v, 4);
+      spc_str_addf(c->o, "spc_f32_from_bits(0x%08xu)", (unsigned)b);
+    } else {
+      uint64_t b;
+      memcpy(&b, &x, 8);
+      spc_str_addf(c->o, "spc_f64_from_bits(UINT64_C(0x%016llx))", (unsigned long long)b);
+    }
+    return;
+  }
+  if (isinf(x)) {
+    spc_str_addf(c->o, "%s%s", x < 0 ? "-" : "", f32 ? "INFINITY" : "HUGE_VAL");
+    return;
+  }
+  char buf[64];
+  for (int p = 1; p <= 17; p++) {
+    snprintf(buf, sizeof buf, "%.*g", p, x);
+    if (f32 ? strtof(buf, NULL) == (float)x : strtod(buf, NULL) == x) break;
+  }
+  if (!strpbrk(buf, ".e")) strcat(buf, ".0");
+  spc_str_addf(c->o, "%s%s", buf, f32 ? "f" : "");
+}
+
+static void constant(ectx *c, const ir_expr *x) {
+  switch (x->ty) {
+  case IR_BOOL: put(c, x->v.b ? "true" : "false"); return;
+  case IR_I32:
+    if (x->v.i32 == INT32_MIN) put(c, "INT32_MIN");
+    else spc_str_addf(c->o, "%d", (int)x->v.i32);
+    return;
+  case IR_I64:
+    if (x->v.i64 == INT64_MIN) put(c, "INT64_MIN");
+    else spc_str_addf(c->o, "%lld", (long long)x->v.i64);
+    return;
+  case IR_U64: spc_str_addf(c->o, "UINT64_C(%llu)", (unsigned long long)x->v.u64); return;
+  case IR_F32: real(c, x->v.f32, true); return;
+  case IR_F64: real(c, x->v.f64, false); return;
+  default:
+    put(c, "spc_c128_make(");
+    real(c, x->v.c128[0], false);
+    put(c, ", ");
+    real(c, x->v.c128[1], false);
+    put(c, ")");
+    return;
+  }
+}
+
+/* ---- how each node is written ---------------------------------------------------- */
+
+typedef enum form {
+  F_INFIX,  /* a op b, or op a */
+  F_CALL,   /* name(a, b) */
+  F_NCALL,  /* !name(a, b) (complex !=) */
+  F_SAME,   /* the operand itself (abs of unsigned) */
+  F_XOR     /* a ^ -1: ~ of a converted bool, which gcc calls suspicious */
+} form;
+
+static bool steady_var(const ectx *c, const ir_expr *x) {
+  if (x->kind != IR_E_VAR) return false;
+  for (const emit_loop *l = c->loops; l; l = l->up)
+    if (l->var == x->var) return l->steady;
+  return false;
+}
+
+static bool is_const_int(const ir_expr *x, int64_t v) {
+  return x->kind == IR_E_CONST &&
+         ((x->ty == IR_I64 && x->v.i64 == v) || (x->ty == IR_I32 && x->v.i32 == v));
+}
+
+/* Form of a binary node; *name receives the helper's name for calls. */
+static form bin_form(const ectx *c, const ir_expr *x, char *name, size_t n) {
+  static const char *const hname[] = {
+      [IR_ADD] = "add", [IR_SUB] = "sub", [IR_MUL] = "mul", [IR_DIV] = "div",
+      [IR_REM] = "rem", [IR_SHL] = "shl", [IR_SHR] = "shr", [IR_MIN] = "min",
+      [IR_MAX] = "max"};
+  ir_ty t = x->a->ty;
+  ir_op op = x->op;
+  if (op == IR_MIN || op == IR_MAX) {
+    snprintf(name, n, "spc_%s_%s", hname[op], sfx(t));
+    return F_CALL;
+  }
+  if (t == IR_C128 && op <= IR_DIV) {
+    snprintf(name, n, "spc_c128_%s", hname[op]);
+    return F_CALL;
+  }
+  if (t == IR_C128 && (op == IR_EQ || op == IR_NE)) {
+    snprintf(name, n, "spc_c128_eq");
+    return op == IR_EQ ? F_CALL : F_NCALL;
+  }
+  if (ir_ty_float(t) && op == IR_REM) {
+    snprintf(name, n, "%s", t == IR_F32 ? "fmodf" : "fmod");
+    return F_CALL;
+  }
+  if (ir_ty_signed(t) && op <= IR_SHR) {
+    if (op == IR_ADD && steady_var(c, x->a) && is_const_int(x->b, 1)) return F_INFIX;
+    snprintf(name, n, "spc_%s_%s", hname[op], sfx(t));
+    return F_CALL;
+  }
+  return F_INFIX;
+}
+
+static form un_form(const ir_expr *x, char *name, size_t n) {
+  ir_ty t = x->ty;
+  if (x->op == IR_NEG && (ir_ty_signed(t) || t == IR_C128)) {
+    if (t == IR_C128) snprintf(name, n, "spc_c128_neg");
+    else snprintf(name, n, "spc_neg_%s", sfx(t));
+    return F_CALL;
+  }
+  if (x->op == IR_BNOT && x->a->kind == IR_E_CAST && x->a->a->ty == IR_BOOL)
+    return F_XOR;
+  if (x->op == IR_ABS) {
+    if (t == IR_U64) return F_SAME;
+    snprintf(name, n, "%s", t == IR_F32 ? "fabsf" : t == IR_F64 ? "fabs"
+                            : t == IR_I32 ? "spc_abs_i32" : "spc_abs_i64");
+    return F_CALL;
+  }
+  return F_INFIX;
+}
+
+/* Casts: a call (helper), a C cast `(T)a`, `a != 0`, or `a.re`. */
+typedef enum cast_form { C_CALL, C_CAST, C_NZ, C_RE, C_RE_CAST } cast_form;
+
+static cast_form cast_form_of(const ir_expr *x, const char **name) {
+  ir_ty from = x->a->ty, to = x->ty;
+  *name = NULL;
+  if (to == IR_BOOL) {
+    if (from == IR_C128) return *name = "spc_c128_nz", C_CALL;
+    return C_NZ;
+  }
+  if (to == IR_C128) return *name = "spc_c128_make", C_CALL;
+  if (ir_ty_int(to) && (ir_ty_float(from) || from == IR_C128)) {
+    *name = to == IR_I32 ? "spc_f64_to_i32" : to == IR_I64 ? "spc_f64_to_i64"
+                                                           : "spc_f64_to_u64";
+    return C_CALL;
+  }
+  if (from == IR_C128) return to == IR_F64 ? C_RE : C_RE_CAST;
+  return C_CAST;
+}
+
+/* Precedence of x as emitted. */
+static int prec(const ectx *c, const ir_expr *x) {
+  char name[64];
+  const char *cn;
+  switch (x->kind) {
+  case IR_E_CONST: return const_negative(x) ? 14 : 16;
+  case IR_E_BIN:
+    switch (bin_form(c, x, name, sizeof name)) {
+    case F_CALL: return 16;
+    case F_NCALL: return 14;
+    default: return ir_prec_bin(x->op);
+    }
+  case IR_E_UN:
+    switch (un_form(x, name, sizeof name)) {
+    case F_CALL: return 16;
+    case F_SAME: return prec(c, x->a);
+    case F_XOR: return 7;
+    default: return 14;
+    }
+  case IR_E_CAST:
+    switch (cast_form_of(x, &cn)) {
+    case C_NZ: return 9;
+    case C_CAST: case C_RE_CAST: return 14;
+    default: return 16;
+    }
+  case IR_E_SELECT: return 3;
+  default: return 16;
+  }
+}
+
+/* ---- emission ------------------------------------------------------------------ */
+
+static bool is_infix_bin(const ectx *c, const ir_expr *x) {
+  char name[64];
+  return x->kind == IR_E_BIN && bin_form(c, x, name, sizeof name) == F_INFIX;
+}
+
+/* Minimum precedence for an operand of infix x (left or right), adding
+ * the parentheses -Wparentheses wants. */
+static int operand_min(const ectx *c, const ir_expr *x, const ir_expr *o, bool right) {
+  int p = ir_prec_bin(x->op);
+  bool picky = p <= 11 && p != 9 && p != 10; /* shifts, bitwise, logical */
+  if (is_infix_bin(c, o)) {
+    if (picky && !(o->op == x->op && (p <= 8) && !right)) return 17;
+    if ((p == 9 || p == 10) && ir_prec_bin(o->op) <= 10) return 17; /* a < b == c */
+  }
+  if ((p == 9 || p == 10) && o->kind == IR_E_UN && o->op == IR_NOT) return 17;
+  return right ? p + 1 : p;
+}
+
+/* A comparison whose integer constant operand could make gcc or clang
+ * call it always true or false (unsigned against 0 or max, bool
+ * relations, a converted narrower value against a constant out of its
+ * range): hide the constant behind spc_opaque_T(). */
+static bool opaque_const(const ir_expr *x, const ir_expr *o) {
+  const ir_expr *other = o == x->a ? x->b : x->a;
+  if (o->kind != IR_E_CONST || !ir_ty_intb(o->ty)) return false;
+  if (other->kind != IR_E_VAR && other->kind != IR_E_LOAD && other->kind != IR_E_LEN)
+    return true; /* (int64_t)b > 5, (a & 16) == 10 */
+  if (x->op == IR_EQ || x->op == IR_NE) return false;
+  if (o->ty == IR_BOOL) return true;
+  return o->ty == IR_U64 && (o->v.u64 == 0 || o->v.u64 == UINT64_MAX);
+}
+
+/* Structural equality (a compiler warns about x < x and the like). */
+static bool same(const ir_expr *a, const ir_expr *b) {
+  if (!a || !b) return a == b;
+  if (a->kind != b->kind || a->ty != b->ty || a->op != b->op || a->var != b->var)
+    return false;
+  if (a->kind == IR_E_CONST && memcmp(&a->v, &b->v, ir_ty_size(a->ty))) return false;
+  return same(a->a, b->a) && same(a->b, b->b) && same(a->c, b->c);
+}
+
+/* Whether e reads no variable: a compiler folds it to a constant. */
+static bool var_free(const ir_expr *e) {
+  if (!e) return true;
+  if (e->kind == IR_E_VAR || e->kind == IR_E_LOAD || e->kind == IR_E_LEN) return false;
+  return var_free(e->a) && var_free(e->b) && var_free(e->c);
+}
+
+/* The right operand of unsigned / % << >> folded to a constant, other than
+ * a plain valid one: compilers warn about `x / 0` or `x << 64` even where
+ * a guard makes them unreachable. */
+static bool opaque_right(const ir_expr *x, const ir_expr *o) {
+  if (x->a->ty != IR_U64 || !var_free(o)) return false;
+  if (x->op == IR_DIV || x->op == IR_REM)
+    return !(o->kind == IR_E_CONST && o->v.u64 != 0);
+  if (x->op == IR_SHL || x->op == IR_SHR)
+    return !(o->kind == IR_E_CONST && o->ty == IR_I64 && o->v.i64 >= 0 && o->v.i64 < 64);
+  return false;
+}
+
+static void operand(ectx *c, const ir_expr *x, const ir_expr *o, bool right) {
+  bool self = right && ir_ty_intb(o->ty) && same(x->a, x->b);
+  if ((ir_op_cmp(x->op) && (opaque_const(x, o) || self)) || (right && opaque_right(x, o))) {
+    spc_str_addf(c->o, "spc_opaque_%s(", sfx(o->ty));
+    emit_expr(c, o, 0);
+    put(c, ")");
+    return;
+  }
+  emit_expr(c, o, operand_min(c, x, o, right));
+}
+
+static void call2(ectx *c, const char *name, const ir_expr *a, const ir_expr *b) {
+  spc_str_addf(c->o, "%s(", name);
+  emit_expr(c, a, 0);
+  if (b) {
+    put(c, ", ");
+    emit_expr(c, b, 0);
+  }
+  put(c, ")");
+}
+
+static void bin(ectx *c, const ir_expr *x) {
+  char name[64];
+  switch (bin_form(c, x, name, sizeof name)) {
+  case F_NCALL: put(c, "!"); /* fall through */
+  case F_CALL: call2(c, name, x->a, x->b); return;
+  default: break;
+  }
+  operand(c, x, x->a, false);
+  spc_str_addf(c->o, " %s ", ir_op_name(x->op));
+  operand(c, x, x->b, true);
+}
+
+static void cast(ectx *c, const ir_expr *x) {
+  const char *name;
+  switch (cast_form_of(x, &name)) {
+  case C_CALL:
+    if (x->ty == IR_C128) { /* spc_c128_make((double)a, 0.0) */
+      put(c, "spc_c128_make(");
+      if (x->a->ty != IR_F64) put(c, "(double)");
+      emit_expr(c, x->a, x->a->ty != IR_F64 ? 14 : 0);
+      put(c, ", 0.0)");
+      return;
+    }
+    spc_str_addf(c->o, "%s(", name);
+    emit_expr(c, x->a, x->a->ty == IR_C128 && x->ty != IR_BOOL ? 16 : 0);
+    put(c, x->a->ty == IR_C128 && x->ty != IR_BOOL ? ".re)" : ")");
+    return;
+  case C_NZ:
+    emit_expr(c, x->a, 10);
+    put(c, " != 0");
+    return;
+  case C_RE:
+    emit_expr(c, x->a, 16);
+    put(c, ".re");
+    return;
+  case C_RE_CAST:
+    spc_str_addf(c->o, "(%s)", emit_cty(x->ty));
+    emit_expr(c, x->a, 16);
+    put(c, ".re");
+    return;
+  case C_CAST:
+    spc_str_addf(c->o, "(%s)", emit_cty(x->ty));
+    emit_expr(c, x->a, 14);
+    return;
+  }
+}
+
+void emit_expr(ectx *c, const ir_expr *x, int min) {
+  bool paren = prec(c, x) < min;
+  char name[64];
+  if (paren) put(c, "(");
+  switch (x->kind) {
+  case IR_E_CONST: constant(c, x); break;
+  case IR_E_VAR: put(c, c->cname[x->var]); c->read[x->var] = true; break;
+  case IR_E_LOAD:
+    spc_str_addf(c->o, "%s[", c->cname[x->var]);
+    c->read[x->var] = true;
+    emit_expr(c, x->a, 0);
+    put(c, "]");
+    break;
+  case IR_E_LEN: put(c, c->lname[x->var]); c->len_read[x->var] = true; break;
+  case IR_E_BIN: bin(c, x); break;
+  case IR_E_UN:
+    switch (un_form(x, name, sizeof name)) {
+    case F_CALL: call2(c, name, x->a, NULL); break;
+    case F_SAME: emit_expr(c, x->a, 0); break; /* parenthesized above */
+    case F_XOR:
+      emit_expr(c, x->a, 8);
+      put(c, x->ty == IR_U64 ? " ^ UINT64_MAX" : " ^ -1");
+      break;
+    default:
+      put(c, ir_op_name(x->op));
+      emit_expr(c, x->a, 15); /* -(-x), not --x */
+      break;
+    }
+    break;
+  case IR_E_CAST: cast(c, x); break;
+  case IR_E_SELECT:
+    emit_expr(c, x->c, 4);
+    put(c, " ? ");
+    emit_expr(c, x->a, 4);
+    put(c, " : ");
+    emit_expr(c, x->b, 4);
+    break;
+  }
+  if (paren) put(c, ")");
+}

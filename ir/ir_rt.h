@@ -1,0 +1,234 @@
+/* ir_rt.h -- the IR runtime: the arithmetic and builtins whose exact
+ * semantics the interpreter (ir/ir_interp.c) and emitted C share.
+ *
+ * This one file is both compiled into the library and embedded verbatim in
+ * every generated C file (ir/ir_rt_text.c, made by ir/gen_rt_text.sh), so
+ * the two paths run the very same definitions: integer wrap-around through
+ * unsigned casts, truncating division with INT_MIN / -1 wrapping, min/max
+ * and their NaN behaviour, saturating float-to-integer conversion, complex
+ * multiplication and division, and the builtins (fill, prefix_sum, shift,
+ * copy, sort_perm).  Plain C99; no allocation; every function is static
+ * inline (SPC_RT_FN). */
+#ifndef SPC_IR_RT_H
+#define SPC_IR_RT_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* No contraction of a * b + c into a fused multiply-add: every operation
+ * rounds, whatever -march or -std says.  GCC 12 also fuses the complex
+ * product through its SLP vectorizer even with -ffp-contract=off, hence
+ * no-tree-slp-vectorize (loops still vectorize). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off", "no-tree-slp-vectorize")
+#else
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* Every helper: static inline, and not worth a warning when unused. */
+#if defined(__GNUC__)
+#define SPC_RT_FN static inline __attribute__((unused))
+#else
+#define SPC_RT_FN static inline
+#endif
+
+/* Type codes (equal to ir_ty: bool, i32, i64, u64, f32, f64, c128). */
+enum { SPC_RT_BOOL, SPC_RT_I32, SPC_RT_I64, SPC_RT_U64, SPC_RT_F32,
+       SPC_RT_F64, SPC_RT_C128 };
+
+/* ---- signed integers: two's complement wrap-around ------------------------
+ * Shifts need 0 <= k < width; division needs b != 0 (the interpreter checks,
+ * generated code assumes).  a / -1 wraps (INT_MIN / -1 == INT_MIN). */
+#define SPC_RT_SIGNED(S, T, U)                                                 \
+  SPC_RT_FN T spc_add_##S(T a, T b) { return (T)((U)a + (U)b); }          \
+  SPC_RT_FN T spc_sub_##S(T a, T b) { return (T)((U)a - (U)b); }          \
+  SPC_RT_FN T spc_mul_##S(T a, T b) { return (T)((U)a * (U)b); }          \
+  SPC_RT_FN T spc_neg_##S(T a) { return (T)((U)0 - (U)a); }                \
+  SPC_RT_FN T spc_div_##S(T a, T b) {                                      \
+    return b == -1 ? spc_neg_##S(a) : a / b;                                   \
+  }                                                                            \
+  SPC_RT_FN T spc_rem_##S(T a, T b) { return b == -1 ? 0 : a % b; }        \
+  SPC_RT_FN T spc_shl_##S(T a, int64_t k) { return (T)((U)a << k); }       \
+  SPC_RT_FN T spc_shr_##S(T a, int64_t k) {                                \
+    return a < 0 ? (T)~(T)(~a >> k) : (T)(a >> k);                             \
+  }                                                                            \
+  SPC_RT_FN T spc_abs_##S(T a) { return a < 0 ? spc_neg_##S(a) : a; }
+SPC_RT_SIGNED(i32, int32_t, uint32_t)
+SPC_RT_SIGNED(i64, int64_t, uint64_t)
+#undef SPC_RT_SIGNED
+
+/* ---- min and max: min(a, b) = b < a ? b : a, max(a, b) = a < b ? b : a ----
+ * So a NaN in a is returned as is, a NaN in b is ignored; min(-0, +0) is a. */
+#define SPC_RT_MINMAX(S, T)                                                    \
+  SPC_RT_FN T spc_min_##S(T a, T b) { return b < a ? b : a; }              \
+  SPC_RT_FN T spc_max_##S(T a, T b) { return a < b ? b : a; }
+SPC_RT_MINMAX(i32, int32_t)
+SPC_RT_MINMAX(i64, int64_t)
+SPC_RT_MINMAX(u64, uint64_t)
+SPC_RT_MINMAX(f32, float)
+SPC_RT_MINMAX(f64, double)
+#undef SPC_RT_MINMAX
+
+/* ---- float to integer: truncation toward zero, saturating; NaN gives 0 ---- */
+SPC_RT_FN int32_t spc_f64_to_i32(double x) {
+  if (x != x) return 0;
+  if (x <= -2147483649.0) return INT32_MIN;
+  if (x >= 2147483648.0) return INT32_MAX;
+  return (int32_t)x;
+}
+SPC_RT_FN int64_t spc_f64_to_i64(double x) {
+  if (x != x) return 0;
+  if (x <= -9223372036854775808.0) return INT64_MIN;
+  if (x >= 9223372036854775808.0) return INT64_MAX;
+  return (int64_t)x;
+}
+SPC_RT_FN uint64_t spc_f64_to_u64(double x) {
+  if (x != x || x <= -1.0) return 0;
+  if (x >= 18446744073709551616.0) return UINT64_MAX;
+  return (uint64_t)x;
+}
+
+/* ---- complex numbers: (re, im) pairs, formulas written out ---------------- */
+typedef struct spc_c128 {
+  double re, im;
+} spc_c128;
+
+SPC_RT_FN spc_c128 spc_c128_make(double re, double im) {
+  spc_c128 z;
+  z.re = re;
+  z.im = im;
+  return z;
+}
+SPC_RT_FN spc_c128 spc_c128_add(spc_c128 a, spc_c128 b) {
+  return spc_c128_make(a.re + b.re, a.im + b.im);
+}
+SPC_RT_FN spc_c128 spc_c128_sub(spc_c128 a, spc_c128 b) {
+  return spc_c128_make(a.re - b.re, a.im - b.im);
+}
+SPC_RT_FN spc_c128 spc_c128_mul(spc_c128 a, spc_c128 b) {
+  double re = a.re * b.re - a.im * b.im;
+  double im = a.re * b.im + a.im * b.re;
+  return spc_c128_make(re, im);
+}
+/* Smith's algorithm: scale by the larger component of b. */
+SPC_RT_FN spc_c128 spc_c128_div(spc_c128 a, spc_c128 b) {
+  if (fabs(b.re) >= fabs(b.im)) {
+    double r = b.im / b.re, d = b.re + b.im * r;
+    return spc_c128_make((a.re + a.im * r) / d, (a.im - a.re * r) / d);
+  } else {
+    double r = b.re / b.im, d = b.re * r + b.im;
+    return spc_c128_make((a.re * r + a.im) / d, (a.im * r - a.re) / d);
+  }
+}
+SPC_RT_FN spc_c128 spc_c128_neg(spc_c128 a) {
+  return spc_c128_make(-a.re, -a.im);
+}
+SPC_RT_FN bool spc_c128_eq(spc_c128 a, spc_c128 b) {
+  return a.re == b.re && a.im == b.im;
+}
+SPC_RT_FN bool spc_c128_nz(spc_c128 a) { return a.re != 0 || a.im != 0; }
+
+/* ---- builtins on arrays (ranges are valid: the interpreter checks) -------- */
+SPC_RT_FN int32_t spc_wadd_i32(int32_t a, int32_t b) { return spc_add_i32(a, b); }
+SPC_RT_FN int64_t spc_wadd_i64(int64_t a, int64_t b) { return spc_add_i64(a, b); }
+SPC_RT_FN uint64_t spc_wadd_u64(uint64_t a, uint64_t b) { return a + b; }
+SPC_RT_FN float spc_wadd_f32(float a, float b) { return a + b; }
+SPC_RT_FN double spc_wadd_f64(double a, double b) { return a + b; }
+SPC_RT_FN bool spc_wadd_bool(bool a, bool b) { return a || b; }
+SPC_RT_FN spc_c128 spc_wadd_c128(spc_c128 a, spc_c128 b) {
+  return spc_c128_add(a, b);
+}
+
+/* fill: a[lo..hi) = v.  prefix_sum: a[k] = a[k-1] + a[k] for k in
+ * (lo, hi).  shift: a[lo+1..hi] = old a[lo..hi), a[lo] = v.  copy:
+ * d[dlo..dlo+n) = s[slo..slo+n) (the ranges may overlap). */
+#define SPC_RT_ARRAY(S, T)                                                     \
+  SPC_RT_FN void spc_fill_##S(T *a, int64_t lo, int64_t hi, T v) {         \
+    for (int64_t k = lo; k < hi; k++) a[k] = v;                                \
+  }                                                                            \
+  SPC_RT_FN void spc_prefix_sum_##S(T *a, int64_t lo, int64_t hi) {        \
+    for (int64_t k = lo + 1; k < hi; k++) a[k] = spc_wadd_##S(a[k - 1], a[k]); \
+  }                                                                            \
+  SPC_RT_FN void spc_shift_##S(T *a, int64_t lo, int64_t hi, T v) {        \
+    if (hi > lo) memmove(a + lo + 1, a + lo, (size_t)(hi - lo) * sizeof *a);   \
+    a[lo] = v;                                                                 \
+  }                                                                            \
+  SPC_RT_FN void spc_copy_##S(T *d, int64_t dlo, const T *s, int64_t slo,  \
+                                  int64_t n) {                                 \
+    if (n > 0) memmove(d + dlo, s + slo, (size_t)n * sizeof *d);               \
+  }
+SPC_RT_ARRAY(bool, bool)
+SPC_RT_ARRAY(i32, int32_t)
+SPC_RT_ARRAY(i64, int64_t)
+SPC_RT_ARRAY(u64, uint64_t)
+SPC_RT_ARRAY(f32, float)
+SPC_RT_ARRAY(f64, double)
+SPC_RT_ARRAY(c128, spc_c128)
+#undef SPC_RT_ARRAY
+
+/* ---- sort_perm ------------------------------------------------------------
+ * Stable sort of perm[0..n) (positions, int32_t or int64_t) by the keys
+ * key[0][perm[.]], key[1][perm[.]], ... compared with < (a NaN key compares
+ * equal to everything).  Bottom-up merge sort; scratch holds n positions. */
+typedef struct spc_rt_key {
+  const void *p;
+  int ty; /* SPC_RT_* */
+} spc_rt_key;
+
+SPC_RT_FN int spc_rt_key_cmp(const spc_rt_key *k, int64_t x, int64_t y) {
+#define SPC_RT_CMP(T)                                                          \
+  {                                                                            \
+    T a = ((const T *)k->p)[x], b = ((const T *)k->p)[y];                      \
+    return a < b ? -1 : b < a ? 1 : 0;                                         \
+  }
+  switch (k->ty) {
+  case SPC_RT_BOOL: SPC_RT_CMP(bool)
+  case SPC_RT_I32: SPC_RT_CMP(int32_t)
+  case SPC_RT_I64: SPC_RT_CMP(int64_t)
+  case SPC_RT_U64: SPC_RT_CMP(uint64_t)
+  case SPC_RT_F32: SPC_RT_CMP(float)
+  default: SPC_RT_CMP(double)
+  }
+#undef SPC_RT_CMP
+}
+
+SPC_RT_FN int spc_rt_perm_cmp(const spc_rt_key *key, int nkeys, int64_t x,
+                                  int64_t y) {
+  for (int j = 0; j < nkeys; j++) {
+    int c = spc_rt_key_cmp(&key[j], x, y);
+    if (c) return c;
+  }
+  return 0;
+}
+
+#define SPC_RT_SORT(S, T)                                                      \
+  SPC_RT_FN void spc_sort_perm_##S(T *perm, int64_t n,                     \
+                                       const spc_rt_key *key, int nkeys,       \
+                                       T *scratch) {                           \
+    T *src = perm, *dst = scratch;                                             \
+    for (int64_t w = 1; w < n; w *= 2) {                                       \
+      for (int64_t lo = 0; lo < n; lo += 2 * w) {                              \
+        int64_t mid = lo + w < n ? lo + w : n;                                 \
+        int64_t hi = mid + w < n ? mid + w : n;                                \
+        int64_t i = lo, j = mid, k = lo;                                       \
+        while (i < mid && j < hi)                                              \
+          dst[k++] = spc_rt_perm_cmp(key, nkeys, src[j], src[i]) < 0           \
+                         ? src[j++]                                            \
+                         : src[i++];                                           \
+        while (i < mid) dst[k++] = src[i++];                                   \
+        while (j < hi) dst[k++] = src[j++];                                    \
+      }                                                                        \
+      T *t = src;                                                              \
+      src = dst;                                                               \
+      dst = t;                                                                 \
+    }                                                                          \
+    if (src != perm) memcpy(perm, src, (size_t)n * sizeof *perm);              \
+  }
+SPC_RT_SORT(i32, int32_t)
+SPC_RT_SORT(i64, int64_t)
+#undef SPC_RT_SORT
+
+#endif
