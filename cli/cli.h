@@ -26,6 +26,12 @@ typedef struct cli_opts {
   spc_dup dup;
   int ndims;
   int64_t dims[SPC_MAX_ORDER];
+  const char *remap;          /* query: --remap */
+  bool all, nonempty;         /* query: --all, --nonempty */
+  int nparams;                /* --param NAME=VALUE */
+  const char *param_names[16];
+  int64_t param_values[16];
+  char param_buf[16][64];
 } cli_opts;
 
 typedef struct cli_cmd {
@@ -50,6 +56,7 @@ int cli_help(const char *name);
 
 int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
+int cmd_query(int argc, char **argv);
 
 extern const cli_cmd cli_commands[];
 

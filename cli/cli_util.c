@@ -113,7 +113,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     if (eq) val = eq + 1;
     bool takes = !strcmp(name, "-o") || !strcmp(name, "--output") ||
                  !strcmp(name, "--threads") || !strcmp(name, "--type") ||
-                 !strcmp(name, "--dup") || !strcmp(name, "--dims");
+                 !strcmp(name, "--dup") || !strcmp(name, "--dims") ||
+                 !strcmp(name, "--remap") || !strcmp(name, "--param");
     if (takes && !val) {
       if (i + 1 >= argc) { cli_usage_error(cmd, "%s needs a value", name); return -1; }
       val = argv[++i];
@@ -123,6 +124,22 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     else if (!strcmp(name, "--expand")) o->expand = true;
     else if (!strcmp(name, "--keep-symmetry")) o->keep_symmetry = true;
     else if (!strcmp(name, "--gzip")) o->gzip = 1;
+    else if (!strcmp(name, "--all")) o->all = true;
+    else if (!strcmp(name, "--nonempty")) o->nonempty = true;
+    else if (!strcmp(name, "--remap")) o->remap = val;
+    else if (!strcmp(name, "--param")) {
+      const char *q = strchr(val, '=');
+      char *end;
+      if (!q || q == val || q - val >= 64 || o->nparams >= 16) {
+        cli_usage_error(cmd, "--param takes NAME=VALUE");
+        return -1;
+      }
+      long long v = strtoll(q + 1, &end, 10);
+      if (*end || end == q + 1) { cli_usage_error(cmd, "--param %s: not an integer", val); return -1; }
+      snprintf(o->param_buf[o->nparams], 64, "%.*s", (int)(q - val), val);
+      o->param_names[o->nparams] = o->param_buf[o->nparams];
+      o->param_values[o->nparams++] = v;
+    }
     else if (!strcmp(name, "--threads")) {
       char *end;
       long v = strtol(val, &end, 10);

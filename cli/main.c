@@ -21,6 +21,15 @@ const cli_cmd cli_commands[] = {
      "  --keep-symmetry    keep symmetric storage in .bsp.h5 (binsparse 'structure')\n"
      "  --gzip             compress text output even without .gz\n",
      "spconv cat IN -o OUT [options]"},
+    {"query", cmd_query, "Evaluate an attribute query over FILE's components (symmetric storage\n"
+     "expanded), e.g. 'select [i] -> count(j) as nnz' or, with --remap\n"
+     "'(i,j) -> (j - i as d, i, j)', 'select [d] -> id() as used'.  Prints a\n"
+     "summary of each result (groups, nonempty, min, max, mean, histogram).\n\n" COMMON
+     "  --remap R          coordinate remapping applied before grouping\n"
+     "  --param NAME=V     a parameter of the remapping (block sizes, ...)\n"
+     "  --all              every value: one 'group<TAB>value...' line per group\n"
+     "  --nonempty         with --all: only nonempty groups\n",
+     "spconv query FILE QUERY [--remap R] [--param N=V] [--all]"},
     {NULL, NULL, NULL, NULL}};
 
 static void usage(FILE *f) {

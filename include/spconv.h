@@ -169,6 +169,31 @@ SPC_API spc_status spc_iter_create(const spc_tensor *t, spc_iter **it,
 SPC_API int spc_iter_next(spc_iter *it, int64_t *coords, const void **val);
 SPC_API void spc_iter_free(spc_iter **it);
 
+/* ---- attribute queries (docs/languages.md) -------------------------------
+ * `select [g1, ...] -> count(x) as nnz, max(y) as w, id() as used` over the
+ * components of t (symmetric storage expanded first), optionally after a
+ * coordinate remapping such as "(i,j) -> (j - i as d, i, j)".  Results are
+ * dense int64 arrays over the group space (row-major; group k ranges over
+ * lo[k] .. lo[k]+ext[k]-1). */
+typedef struct spc_query_results spc_query_results;
+
+SPC_API spc_status spc_tensor_query(const spc_tensor *t, const char *query,
+                                    const char *remap,
+                                    const char *const *param_names,
+                                    const int64_t *param_values, int nparams,
+                                    spc_query_results **out, spc_error *err);
+SPC_API void spc_query_results_free(spc_query_results **r);
+SPC_API int spc_query_count(const spc_query_results *r); /* aggregates */
+SPC_API const char *spc_query_name(const spc_query_results *r, int k);
+SPC_API const int64_t *spc_query_values(const spc_query_results *r, int k);
+SPC_API int64_t spc_query_ngroups(const spc_query_results *r);
+/* Group dimensions; lo/ext (may be NULL) receive ranges and names. */
+SPC_API int spc_query_groups(const spc_query_results *r, int64_t *lo,
+                             int64_t *ext, const char **names);
+/* Is group g nonempty for aggregate k? */
+SPC_API int spc_query_nonempty_group(const spc_query_results *r, int k,
+                                     int64_t g);
+
 /* ---- reading and writing files ------------------------------------------ */
 
 typedef void (*spc_progress_fn)(void *ctx, const char *what, double done);

@@ -118,7 +118,8 @@ typedef struct spc_query_results {
   int64_t *present; /* 1 for nonempty groups; NULL when not computed */
 } spc_query_results;
 
-SPC_INTERNAL void spc_query_results_free(spc_query_results **r);
+/* public: declared in spconv.h */
+SPC_API void spc_query_results_free(spc_query_results **r);
 /* Result named name, or NULL. */
 SPC_INTERNAL const spc_query_result *
 spc_query_result_get(const spc_query_results *r, const char *name);
