@@ -22,7 +22,8 @@ ALL_LDFLAGS := -fopenmp $(SAN) $(LDFLAGS)
 
 LIB_DIRS := core formats io ir lang remap query
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+SPECS    := $(sort $(wildcard formats/specs/levels/*.yaml) $(wildcard formats/specs/tensors/*.yaml))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/spec_builtin.o
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(filter-out tests/test_num_standalone.c,$(wildcard tests/*.c))
@@ -40,6 +41,15 @@ $(STAMP): tools/deps.sh
 deps: ; @tools/deps.sh
 
 $(BUILD)/obj/%.o: %.c | $(STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# built-in format specs, compiled in so the tool needs no files beside it
+$(BUILD)/gen/spec_builtin.c: $(SPECS) tools/embed_specs.sh | $(STAMP)
+	@mkdir -p $(dir $@)
+	sh tools/embed_specs.sh $(SPECS) > $@
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 

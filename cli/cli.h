@@ -57,6 +57,7 @@ int cli_help(const char *name);
 int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_query(int argc, char **argv);
+int cmd_check_spec(int argc, char **argv);
 
 extern const cli_cmd cli_commands[];
 

@@ -30,13 +30,16 @@ const cli_cmd cli_commands[] = {
      "  --all              every value: one 'group<TAB>value...' line per group\n"
      "  --nonempty         with --all: only nonempty groups\n",
      "spconv query FILE QUERY [--remap R] [--param N=V] [--all]"},
+    {"check-spec", cmd_check_spec, "Load a level-format or tensor-format spec written in YAML and check\n"
+     "every level function, query and remapping in it (docs/formats.md).\n",
+     "spconv check-spec FILE.yaml"},
     {NULL, NULL, NULL, NULL}};
 
 static void usage(FILE *f) {
   fprintf(f, "spconv %s -- convert and assemble sparse tensors\n\n"
              "usage: spconv COMMAND [options]\n\ncommands:\n", SPCONV_VERSION);
   for (const cli_cmd *c = cli_commands; c->name; c++)
-    fprintf(f, "  %-8s %s\n", c->name, c->usage);
+    fprintf(f, "  %-11s %s\n", c->name, c->usage);
   fprintf(f, "\n'spconv COMMAND --help' describes a command.\n\n"
              "exit codes: 0 ok, 1 usage error, 2 malformed input, 3 i/o error,\n"
              "            4 out of memory, 5 unsupported, 6 internal error\n");

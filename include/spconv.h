@@ -194,6 +194,14 @@ SPC_API int spc_query_groups(const spc_query_results *r, int64_t *lo,
 SPC_API int spc_query_nonempty_group(const spc_query_results *r, int k,
                                      int64_t g);
 
+/* ---- format specs (docs/formats.md) --------------------------------------
+ * Load and check a user's YAML spec (a level format or a tensor format)
+ * against the built-in level formats: every function, query and remapping
+ * is parsed and type-checked.  name (may be NULL) receives the spec's
+ * name; errors name the file, line and column. */
+SPC_API spc_status spc_spec_check_file(const char *path, char *name,
+                                       size_t name_len, spc_error *err);
+
 /* ---- reading and writing files ------------------------------------------ */
 
 typedef void (*spc_progress_fn)(void *ctx, const char *what, double done);

@@ -1,0 +1,130 @@
+/* spec_registry.c -- the set of known level and tensor formats: the
+ * built-in specs (embedded at build time) and those loaded from files. */
+#include "spec.h"
+#include "spec_yaml.h"
+#include <stdio.h>
+#include <string.h>
+
+struct spc_specs {
+  spc_level_spec **levels;
+  int nlevels, caplevels;
+  spc_format_spec **formats;
+  int nformats, capformats;
+};
+
+void spc_specs_free(spc_specs **p) {
+  if (!p || !*p) return;
+  spc_specs *r = *p;
+  for (int i = 0; i < r->nlevels; i++) spc_level_spec_free(&r->levels[i]);
+  for (int i = 0; i < r->nformats; i++) spc_format_spec_free(&r->formats[i]);
+  spc_free(r->levels);
+  spc_free(r->formats);
+  spc_free(r);
+  *p = NULL;
+}
+
+const spc_level_spec *spc_specs_level(const spc_specs *r, const char *name) {
+  for (int i = r->nlevels - 1; i >= 0; i--)
+    if (!strcmp(r->levels[i]->name, name)) return r->levels[i];
+  return NULL;
+}
+
+const spc_format_spec *spc_specs_format(const spc_specs *r, const char *name) {
+  for (int i = r->nformats - 1; i >= 0; i--)
+    if (!strcasecmp(r->formats[i]->name, name)) return r->formats[i];
+  return NULL;
+}
+
+int spc_specs_nformats(const spc_specs *r) { return r->nformats; }
+const spc_format_spec *spc_specs_format_at(const spc_specs *r, int k) { return r->formats[k]; }
+int spc_specs_nlevels(const spc_specs *r) { return r->nlevels; }
+const spc_level_spec *spc_specs_level_at(const spc_specs *r, int k) { return r->levels[k]; }
+
+static bool grow(void **arr, int *cap, int n, size_t size) {
+  if (n < *cap) return true;
+  int nc = *cap ? *cap * 2 : 16;
+  void *p = spc_realloc(*arr, (size_t)nc * size);
+  if (!p) return false;
+  *arr = p;
+  *cap = nc;
+  return true;
+}
+
+spc_status spc_specs_add(spc_specs *r, const char *file, const char *text,
+                         size_t len, const char **name, spc_error *e) {
+  spc_ynode *root = NULL;
+  spc_status s = spc_yaml_load(file, text, len, &root, e);
+  if (s) return s;
+  char *copy = spc_malloc(len + 1);
+  if (!copy) { s = SPC_NOMEM(e); goto done; }
+  memcpy(copy, text, len);
+  copy[len] = 0;
+  if (spc_ymap_get(root, "level")) {
+    spc_level_spec *ls = NULL;
+    if (!grow((void **)&r->levels, &r->caplevels, r->nlevels, sizeof *r->levels)) s = SPC_NOMEM(e);
+    else if (!(s = spc_level_spec_parse(file, root, &ls, e))) {
+      ls->yaml = copy;
+      copy = NULL;
+      r->levels[r->nlevels++] = ls;
+      if (name) *name = ls->name;
+    }
+  } else if (spc_ymap_get(root, "format")) {
+    spc_format_spec *fs = NULL;
+    if (!grow((void **)&r->formats, &r->capformats, r->nformats, sizeof *r->formats)) s = SPC_NOMEM(e);
+    else if (!(s = spc_format_spec_parse(file, root, r, &fs, e))) {
+      fs->yaml = copy;
+      copy = NULL;
+      r->formats[r->nformats++] = fs;
+      if (name) *name = fs->name;
+    }
+  } else {
+    s = spc_yerr(e, SPC_ERR_SPEC, file, root, NULL,
+                 "expected a level format (key 'level') or a tensor format (key 'format')");
+  }
+done:
+  spc_free(copy);
+  spc_ynode_free(&root);
+  return s;
+}
+
+spc_status spc_specs_add_file(spc_specs *r, const char *path, const char **name,
+                              spc_error *e) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return spc_err(e, SPC_ERR_IO, path, 0, 0, "cannot open the spec");
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  spc_status s = SPC_OK;
+  for (;;) {
+    if (len + 4096 > cap) {
+      char *p = spc_realloc(buf, cap = cap * 2 + 8192);
+      if (!p) { s = SPC_NOMEM(e); break; }
+      buf = p;
+    }
+    size_t k = fread(buf + len, 1, cap - len, f);
+    len += k;
+    if (!k) break;
+    if (len > (64u << 20)) { s = spc_err(e, SPC_ERR_SPEC, path, 0, 0, "spec larger than 64 MB"); break; }
+  }
+  fclose(f);
+  if (!s) s = spc_specs_add(r, path, buf, len, name, e);
+  spc_free(buf);
+  return s;
+}
+
+spc_status spc_specs_builtin(spc_specs **out, spc_error *e) {
+  spc_specs *r = spc_calloc(1, sizeof *r);
+  *out = NULL;
+  if (!r) return SPC_NOMEM(e);
+  spc_status s = SPC_OK;
+  /* levels first: the tensor formats refer to them */
+  for (int pass = 0; pass < 2 && !s; pass++)
+    for (int i = 0; i < spc_nbuiltin_specs && !s; i++) {
+      bool is_level = strstr(spc_builtin_specs[i].file, "levels/") != NULL;
+      if (is_level == (pass == 0))
+        s = spc_specs_add(r, spc_builtin_specs[i].file, spc_builtin_specs[i].text,
+                          strlen(spc_builtin_specs[i].text), NULL, e);
+    }
+  if (s) spc_specs_free(&r);
+  *out = r;
+  return s;
+}
