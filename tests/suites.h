@@ -13,5 +13,6 @@ Suite *suite_num(void);        /* tests/test_num.c: number parsing / formatting 
 Suite *suite_lang(void);       /* tests/test_lang.c: expression language, remapping */
 Suite *suite_ir(void);         /* tests/test_ir.c: the IR */
 Suite *suite_query(void);      /* tests/test_query.c: attribute queries */
+Suite *suite_spec(void);       /* tests/test_spec.c: format specs (YAML) */
 
 #endif
