@@ -99,7 +99,8 @@ spc_status spc_buf_open(const char *path, spc_buf *b, spc_error *e) {
       close(fd);
       return spc_err(e, SPC_ERR_IO, path, 0, 0, "cannot map: %s", strerror(errno));
     }
-    madvise(m, n, MADV_SEQUENTIAL | MADV_WILLNEED);
+    madvise(m, n, MADV_SEQUENTIAL);
+    madvise(m, n, MADV_WILLNEED);
   }
   close(fd);
   const unsigned char *u = m;

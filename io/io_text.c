@@ -50,6 +50,17 @@ static void count_chunk(chunk *c, char comment) {
   c->nent = ne;
 }
 
+/* Slow path of parse_index: more than 19 digits (leading zeros or a value
+ * past 2^64, then *ovf is set). */
+static __attribute__((noinline)) const char *
+parse_long_index(const char *s, const char *p, uint64_t *v, int *ovf) {
+  uint64_t x;
+  while (s < p - 1 && *s == '0') s++;
+  if (!spc_parse_u64(s, p, &x, ovf)) return NULL;
+  *v = x;
+  return p;
+}
+
 /* Unsigned decimal index; NULL when no digits, or (with *ovf set) a value
  * past 2^64. */
 static inline const char *parse_index(const char *p, const char *end,
@@ -57,11 +68,12 @@ static inline const char *parse_index(const char *p, const char *end,
   if (p < end && *p == '+') p++;
   const char *s = p;
   uint64_t x = 0;
-  while (p < end && is_digit(*p)) x = x * 10 + (uint64_t)(*p++ - '0');
-  if (p - s > 19) { /* rare: leading zeros or a huge number */
-    while (s < p - 1 && *s == '0') s++;
-    if (!spc_parse_u64(s, p, &x, ovf)) return NULL;
+  unsigned d;
+  while (p < end && (d = (unsigned)(*p - '0')) <= 9) {
+    x = x * 10 + d;
+    p++;
   }
+  if (p - s > 19) return parse_long_index(s, p, v, ovf);
   *v = x;
   return p > s ? p : NULL;
 }
@@ -116,9 +128,14 @@ static void parse_chunk(const spc_text_job *j, chunk *c, spc_tensor *t) {
   int64_t line = c->line0 - 1, k = c->k0;
   const int order = j->order;
   const size_t w = spc_vtype_size(t->vt);
-  spc_array *crd[SPC_MAX_ORDER];
+  int32_t *c32[SPC_MAX_ORDER]; /* where coordinates go: one of the two */
+  int64_t *c64[SPC_MAX_ORDER];
   char nb[32];
-  for (int d = 0; d < order; d++) crd[d] = &t->lv[d].arr[d == 0 ? 1 : 0];
+  for (int d = 0; d < order; d++) {
+    spc_array *a = &t->lv[d].arr[d == 0 ? 1 : 0];
+    c32[d] = a->type == SPC_IDX32 ? a->data : NULL;
+    c64[d] = a->type == SPC_IDX64 ? a->data : NULL;
+  }
   while (p < end) {
     ls = p;
     line++;
@@ -148,12 +165,16 @@ static void parse_chunk(const spc_text_job *j, chunk *c, spc_tensor *t) {
              (unsigned long long)x);
       int64_t xi = (int64_t)x - 1;
       if (xi > c->maxc[d]) c->maxc[d] = xi;
-      spc_arr_set(crd[d], k, xi);
+      if (c32[d]) c32[d][k] = (int32_t)xi;
+      else c64[d][k] = xi;
       p = q;
     }
-    if (t->vt == SPC_F64 && j->ntok == 1) { /* the common case */
+    if (j->ntok == 1 && (t->vt == SPC_F64 || t->vt == SPC_I64)) { /* common */
       while (p < end && is_blank(*p)) p++;
-      const char *q = spc_parse_f64(p, end, (double *)t->val + k);
+      int ovf = 0;
+      const char *q = t->vt == SPC_F64
+                          ? spc_parse_f64(p, end, (double *)t->val + k)
+                          : spc_parse_i64(p, end, (int64_t *)t->val + k, &ovf);
       if (q && tok_end(q, end)) {
         p = q;
         goto line_end;
@@ -188,7 +209,12 @@ static void parse_chunk(const spc_text_job *j, chunk *c, spc_tensor *t) {
       }
       p = q;
     }
-    if (w) memcpy((char *)t->val + k * (int64_t)w, vbuf, w);
+    switch (w) { /* fixed-size copies: no call per entry */
+    case 4: memcpy((char *)t->val + k * 4, vbuf, 4); break;
+    case 8: memcpy((char *)t->val + k * 8, vbuf, 8); break;
+    case 16: memcpy((char *)t->val + k * 16, vbuf, 16); break;
+    default: break;
+    }
   line_end:
     while (p < end && is_blank(*p)) p++;
     if (p < end && *p != '\n')
