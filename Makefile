@@ -26,7 +26,7 @@ SPECS    := $(sort $(wildcard formats/specs/levels/*.yaml) $(wildcard formats/sp
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/spec_builtin.o
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
-TEST_SRC := $(filter-out tests/test_num_standalone.c,$(wildcard tests/*.c))
+TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BIN      := bin/spconv
 STAMP    := $(BUILD)/.deps-ok

@@ -270,6 +270,7 @@ static spc_status narrow_crd(spc_tensor *t, spc_error *e) {
     int32_t *n = spc_malloc_n(a->len, 4);
     if (!n) return SPC_NOMEM(e);
     const int64_t *o = a->data;
+#pragma omp parallel for schedule(static) if (a->len > (1 << 20))
     for (int64_t i = 0; i < a->len; i++) n[i] = (int32_t)o[i];
     spc_free(a->data);
     a->data = n;
