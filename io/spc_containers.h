@@ -14,7 +14,7 @@
 
 #include "spc_impl.h"
 
-/* ---- binsparse v0.1 in HDF5 (io_bsp.c) ----------------------------------
+/* ---- binsparse v0.1 in HDF5 (bsp_*.c) ----------------------------------
  * Root attribute "binsparse": the JSON descriptor {"binsparse": {...}}.
  * COO / COOC / CSR / CSC / DCSR / DCSC by name; any other stack of dense,
  * compressed and singleton levels as a binsparse custom format (nested
@@ -30,7 +30,7 @@ SPC_INTERNAL spc_status spc_bsp_write(const spc_tensor *t, const char *path,
 SPC_INTERNAL spc_status spc_bsp_read(const char *path, const spc_read_opts *o,
                                      spc_tensor **out, spc_error *e);
 
-/* ---- scipy.sparse .npz (io_npz.c) ---------------------------------------
+/* ---- scipy.sparse .npz (npz_*.c, zip_*.c, npy.c) -----------------------
  * A zip of .npy files: coo (row, col, data, shape, format) or csr / csc
  * (indices, indptr, data, shape, format).  Order 2 only.  Entries stored,
  * or deflated when o->gzip > 0; ZIP64 records where sizes or offsets pass
@@ -43,7 +43,7 @@ SPC_INTERNAL spc_status spc_npz_read(const char *path, const spc_read_opts *o,
 /* Test hook: nonzero writes ZIP64 records for every entry, however small. */
 SPC_INTERNAL extern int spc_npz_force_zip64;
 
-/* ---- shared by both containers (io_npz.c) -------------------------------
+/* ---- shared by both containers (cnt_common.c, cnt_finish.c) ------------
  * Fill e like spc_err, with e->key set to key (a dataset, attribute or zip
  * entry name; NULL clears it). */
 SPC_INTERNAL spc_status spc_cnt_err(spc_error *e, spc_status code,

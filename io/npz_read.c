@@ -1,0 +1,170 @@
+/* npz_read.c -- spc_npz_read: a scipy.sparse .npz file into a tensor. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "npz_internal.h"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Read an integer vector of `expect` elements into a new level array. */
+static spc_status read_index(zfile *z, const char *name, spc_level *lv,
+                             const char *aname, int64_t expect) {
+  zr r;
+  npy h;
+  spc_status s = spc_cnt_npy_open(z, name, &r, &h);
+  if (!s && (!spc_cnt_is_int(&h) || h.kind == 'b' || h.ndim != 1))
+    s = spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, name, "not an integer vector");
+  if (!s && h.count != expect)
+    s = spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, name,
+                    "%lld elements, expected %lld", (long long)h.count,
+                    (long long)expect);
+  bool direct = h.kind == 'i' && (h.isz == 4 || h.isz == 8);
+  if (!s && (s = spc_level_add_array(lv, aname, direct && h.isz == 4 ? SPC_IDX32 : SPC_IDX64,
+                                     expect, z->e)))
+    spc_cnt_err(z->e, s, z->path, name, "out of memory");
+  if (!s) {
+    void *dst = lv->arr[lv->narr - 1].data;
+    s = direct ? spc_cnt_zr_read(&r, dst, h.bytes) : spc_cnt_read_conv(&r, &h, dst);
+  }
+  return spc_cnt_zr_close(&r, s);
+}
+
+/* Value type for a data dtype, and whether it loads without conversion. */
+static int data_vtype(const npy *h, spc_vtype *vt, bool *direct) {
+  *direct = true;
+  if (h->kind == 'f' && h->isz == 8) *vt = SPC_F64;
+  else if (h->kind == 'f' && h->isz == 4) *vt = SPC_F32;
+  else if (h->kind == 'c' && h->isz == 16) *vt = SPC_C128;
+  else if (h->kind == 'u' && h->isz == 8) *vt = SPC_U64;
+  else if (h->kind == 'c' && h->isz == 8) *vt = SPC_C128, *direct = false;
+  else if (spc_cnt_is_int(h)) *vt = SPC_I64, *direct = h->kind == 'i' && h->isz == 8;
+  else return -1;
+  return 0;
+}
+
+/* The 0-d string array format.npy ("coo", "csr", ...). */
+static spc_status read_format(zfile *z, char *out, size_t n) {
+  zr r;
+  npy h;
+  unsigned char b[64];
+  spc_status s = spc_cnt_npy_open(z, "format.npy", &r, &h);
+  if (!s && ((h.kind != 'U' && h.kind != 'S') || h.count != 1 || h.bytes > sizeof b))
+    s = spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, "format.npy", "not a short string");
+  if (!s) s = spc_cnt_zr_read(&r, b, h.bytes);
+  s = spc_cnt_zr_close(&r, s);
+  if (s) return s;
+  size_t k = 0, step = h.kind == 'U' ? 4 : 1;
+  for (size_t i = 0; i < h.bytes && b[i] && k + 1 < n; i += step) {
+    if (b[i] > 127 || (step == 4 && (b[i + 1] || b[i + 2] || b[i + 3])))
+      return spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, "format.npy", "not an ASCII string");
+    out[k++] = (char)b[i];
+  }
+  out[k] = 0;
+  return SPC_OK;
+}
+
+static spc_status read_shape(zfile *z, int64_t *dims) {
+  zr r;
+  npy h;
+  spc_status s = spc_cnt_npy_open(z, "shape.npy", &r, &h);
+  if (!s && (!spc_cnt_is_int(&h) || h.count != 2))
+    s = spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, "shape.npy", "not 2 integers");
+  if (!s) s = spc_cnt_read_conv(&r, &h, dims);
+  if ((s = spc_cnt_zr_close(&r, s))) return s;
+  if (dims[0] < 0 || dims[1] < 0)
+    return spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, "shape.npy", "negative dimension");
+  return SPC_OK;
+}
+
+/* Values: data.npy into a new value array of t (vt chosen from the dtype). */
+static spc_status read_data(zfile *z, const int64_t *dims, const char *fmt,
+                            spc_tensor **out) {
+  zr r;
+  npy h;
+  spc_vtype vt = SPC_F64;
+  bool direct = true;
+  spc_status s = spc_cnt_npy_open(z, "data.npy", &r, &h);
+  if (!s && (h.ndim != 1 || data_vtype(&h, &vt, &direct)))
+    s = spc_cnt_err(z->e, SPC_ERR_UNSUPPORTED, z->path, "data.npy",
+                    "values of numpy kind '%c%d' are not supported", h.kind, h.isz);
+  spc_tensor *t = NULL;
+  if (!s && !(t = spc_tensor_alloc(2, dims, vt)))
+    s = spc_cnt_err(z->e, SPC_ERR_NOMEM, z->path, NULL, "out of memory");
+  if (!s) {
+    t->format = fmt;
+    t->nval = h.count;
+    if (!(t->val = spc_malloc_n(h.count, spc_vtype_size(vt))))
+      s = spc_cnt_err(z->e, SPC_ERR_NOMEM, z->path, "data.npy", "out of memory");
+    t->val_owned = t->val != NULL;
+  }
+  if (!s) s = direct ? spc_cnt_zr_read(&r, t->val, h.bytes) : spc_cnt_read_conv(&r, &h, t->val);
+  s = spc_cnt_zr_close(&r, s);
+  if (s) spc_tensor_free(&t);
+  *out = t;
+  return s;
+}
+
+/* Levels of a coo / csr / csc tensor whose values are read. */
+static spc_status read_levels(zfile *z, spc_tensor *t, const char *fmt) {
+  int64_t nnz = t->nval;
+  spc_status s;
+  t->nlevels = 2;
+  if (!strcmp(fmt, "coo")) {
+    spc_level *a = &t->lv[0], *b = &t->lv[1];
+    *a = (spc_level){.fmt = &spc_level_compressed, .dim = 0, .size = t->dims[0]};
+    *b = (spc_level){.fmt = &spc_level_singleton, .dim = 1, .size = t->dims[1]};
+    if ((s = spc_level_add_array(a, "pos", spc_itype_for(nnz), 2, z->e)))
+      return spc_cnt_err(z->e, s, z->path, NULL, "out of memory");
+    spc_arr_set(&a->arr[0], 0, 0);
+    spc_arr_set(&a->arr[0], 1, nnz);
+    if ((s = read_index(z, "row.npy", a, "crd", nnz))) return s;
+    return read_index(z, "col.npy", b, "crd", nnz);
+  }
+  int outer = fmt[2] == 'r' ? 0 : 1; /* csr: rows outside */
+  spc_level *a = &t->lv[0], *b = &t->lv[1];
+  *a = (spc_level){.fmt = &spc_level_dense, .dim = outer, .size = t->dims[outer]};
+  *b = (spc_level){.fmt = &spc_level_compressed, .dim = 1 - outer,
+                   .size = t->dims[1 - outer]};
+  if ((s = read_index(z, "indptr.npy", b, "pos", t->dims[outer] + 1))) return s;
+  return read_index(z, "indices.npy", b, "crd", nnz);
+}
+
+spc_status spc_npz_read(const char *path, const spc_read_opts *o,
+                        spc_tensor **out, spc_error *e) {
+  zfile *z = NULL;
+  spc_tensor *t = NULL;
+  spc_status s = SPC_OK;
+  char fmt[16];
+  int64_t dims[2];
+  if (!out || !path) return spc_cnt_err(e, SPC_ERR_ARG, path, NULL, "no output or no path");
+  *out = NULL;
+  if (!(z = spc_calloc(1, sizeof *z)))
+    return spc_cnt_err(e, SPC_ERR_NOMEM, path, NULL, "out of memory");
+  z->path = path;
+  z->e = e;
+  if (!(z->f = fopen(path, "rb"))) {
+    s = spc_cnt_err(e, SPC_ERR_IO, path, NULL, "cannot open: %s", strerror(errno));
+    goto done;
+  }
+  if ((s = spc_cnt_zf_open(z)) || (s = read_format(z, fmt, sizeof fmt))) goto done;
+  static const char *const kinds[] = {"coo", "csr", "csc"};
+  const char *kind = NULL;
+  for (int i = 0; i < 3; i++)
+    if (!strcmp(fmt, kinds[i])) kind = kinds[i];
+  if (!kind) {
+    s = spc_cnt_err(e, SPC_ERR_UNSUPPORTED, path, "format.npy",
+                    "npz format '%s' is not supported (coo, csr, csc)", fmt);
+    goto done;
+  }
+  if ((s = read_shape(z, dims)) || (s = read_data(z, dims, kind, &t)) ||
+      (s = read_levels(z, t, kind)) || (s = spc_cnt_validate(t, path, e)))
+    goto done;
+  s = spc_cnt_finish(&t, path, o, e);
+done:
+  if (z->f) fclose(z->f);
+  spc_free(z);
+  if (s) spc_tensor_free(&t);
+  *out = t;
+  return s;
+}

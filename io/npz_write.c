@@ -1,0 +1,107 @@
+/* npz_write.c -- spc_npz_write: a matrix as scipy.sparse.save_npz writes it. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "npz_internal.h"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { NPZ_COO, NPZ_CSR, NPZ_CSC };
+
+/* The scipy layout t is stored in as is, or -1. */
+static int npz_kind(const spc_tensor *t) {
+  if (t->order != 2 || t->nlevels != 2) return -1;
+  const spc_level *a = &t->lv[0], *b = &t->lv[1];
+  if (a->fmt == &spc_level_compressed && b->fmt == &spc_level_singleton &&
+      a->dim != b->dim)
+    return NPZ_COO;
+  if (a->fmt == &spc_level_dense && b->fmt == &spc_level_compressed)
+    return a->dim == 0 && b->dim == 1 ? NPZ_CSR : a->dim == 1 && b->dim == 0 ? NPZ_CSC : -1;
+  return -1;
+}
+
+static zsrc arr_src(unsigned char *hdr, const spc_array *a) {
+  size_t w = a->type == SPC_IDX32 ? 4 : 8;
+  zsrc s = {hdr, spc_cnt_npy_header(hdr, w == 4 ? "<i4" : "<i8", a->len), a->data,
+            (uint64_t)a->len * w, false};
+  return s;
+}
+
+static spc_status npz_emit(zwriter *w, const spc_tensor *m, int kind) {
+  static const char *const names[3][2] = {{"row.npy", "col.npy"},
+                                          {"indices.npy", "indptr.npy"},
+                                          {"indices.npy", "indptr.npy"}};
+  unsigned char h[5][128];
+  unsigned char fmt[12] = {0}, *ones = (unsigned char *)w->ones;
+  int64_t shape[2] = {m->dims[0], m->dims[1]};
+  int64_t nnz = spc_tensor_nstored(m);
+  const char *kname = kind == NPZ_COO ? "coo" : kind == NPZ_CSR ? "csr" : "csc";
+  zsrc s[5];
+  for (int i = 0; i < 3; i++) fmt[4 * i] = (unsigned char)kname[i];
+  if (kind == NPZ_COO) {
+    int r = m->lv[0].dim == 0 ? 0 : 1;
+    s[0] = arr_src(h[0], spc_level_array_c(&m->lv[r], "crd"));
+    s[1] = arr_src(h[1], spc_level_array_c(&m->lv[1 - r], "crd"));
+  } else {
+    s[0] = arr_src(h[0], spc_level_array_c(&m->lv[1], "crd"));
+    s[1] = arr_src(h[1], spc_level_array_c(&m->lv[1], "pos"));
+  }
+  s[2] = (zsrc){h[2], spc_cnt_npy_header(h[2], "<U3", -1), fmt, 12, false};
+  s[3] = (zsrc){h[3], spc_cnt_npy_header(h[3], "<i8", 2), shape, 16, false};
+  s[4] = (zsrc){h[4], spc_cnt_npy_header(h[4], spc_cnt_npy_descr(m->vt), nnz), m->val,
+                (uint64_t)nnz * (m->vt == SPC_PATTERN ? 8 : spc_vtype_size(m->vt)),
+                m->vt == SPC_PATTERN};
+  if (m->vt == SPC_PATTERN)
+    for (size_t i = 0; i < CHUNK / 8; i++) w->ones[i] = 1.0;
+  const char *nm[5] = {names[kind][0], names[kind][1], "format.npy", "shape.npy",
+                       "data.npy"};
+  spc_status st = SPC_OK;
+  for (int i = 0; i < 5 && !st; i++) st = spc_cnt_zw_entry(w, nm[i], &s[i], ones);
+  return st ? st : spc_cnt_zw_finish(w);
+}
+
+spc_status spc_npz_write(const spc_tensor *t, const char *path,
+                         const spc_write_opts *o, spc_error *e) {
+  spc_tensor *own = NULL;
+  zwriter *w = NULL;
+  spc_status s = SPC_OK;
+  if (!t || !path)
+    return spc_cnt_err(e, SPC_ERR_ARG, path, NULL, "no tensor or no path");
+  if (t->order != 2)
+    return spc_cnt_err(e, SPC_ERR_UNSUPPORTED, path, NULL,
+                       "npz holds matrices (order 2); this tensor has order %d",
+                       t->order);
+  const spc_tensor *m = t;
+  if (t->sym != SPC_GENERAL) { /* scipy has no symmetric storage */
+    if ((s = spc_tensor_expand(t, &own, e))) goto done;
+    m = own;
+  }
+  int kind = npz_kind(m);
+  if (kind < 0) {
+    spc_tensor *c = NULL;
+    if ((s = spc_tensor_to_coo(m, spc_cnt_all_dense(m), &c, e))) goto done;
+    spc_tensor_free(&own);
+    m = own = c;
+    kind = NPZ_COO;
+  }
+  if (!(w = spc_calloc(1, sizeof *w))) {
+    s = spc_cnt_err(e, SPC_ERR_NOMEM, path, NULL, "out of memory");
+    goto done;
+  }
+  w->path = path;
+  w->e = e;
+  w->deflate = o && o->gzip > 0;
+  if (!(w->f = fopen(path, "wb"))) {
+    s = spc_cnt_err(e, SPC_ERR_IO, path, NULL, "cannot create: %s", strerror(errno));
+    goto done;
+  }
+  s = npz_emit(w, m, kind);
+done:
+  if (w && w->f && fclose(w->f) && !s)
+    s = spc_cnt_err(e, SPC_ERR_IO, path, NULL, "close failed: %s", strerror(errno));
+  spc_free(w);
+  spc_tensor_free(&own);
+  if (s && e && !e->file[0]) snprintf(e->file, sizeof e->file, "%s", path);
+  return s;
+}
