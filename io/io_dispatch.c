@@ -72,6 +72,10 @@ spc_status spc_read(const char *path, const spc_read_opts *o,
   spc_file_kind k = kind_from_content(h, n);
   if (k == SPC_FILE_BSP) return spc_bsp_read(path, o, out, e);
   if (k == SPC_FILE_NPZ) return spc_npz_read(path, o, out, e);
+  if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b) { /* parse while inflating */
+    spc_status s = spc_gz_text_read(path, o, out, e);
+    if (s != SPC_NOT_HANDLED) return s;
+  }
   spc_buf b;
   spc_status s = spc_buf_open(path, &b, e);
   if (s) return s;

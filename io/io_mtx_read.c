@@ -220,13 +220,11 @@ fail:
   return s;
 }
 
-spc_status spc_mtx_read(const char *path, const spc_buf *b,
-                        const spc_read_opts *o, spc_tensor **out,
-                        spc_error *e) {
-  const char *p = b->data, *end = b->data + b->len;
+spc_status spc_mtx_header(const char *path, const char *data, size_t len,
+                          const spc_read_opts *o, spc_mtx_info *mi,
+                          spc_error *e) {
+  const char *p = data, *end = data + len;
   mm_header h = {.hint = SPC_VTYPE_AUTO};
-  spc_tensor *t = NULL;
-  *out = NULL;
   const char *le = line_end(p, end);
   spc_status s = parse_banner(path, p, le, &h, e);
   if (s) return s;
@@ -272,22 +270,30 @@ spc_status spc_mtx_read(const char *path, const spc_buf *b,
   if (h.field == 2 && vt != SPC_C128 && vt != SPC_PATTERN)
     return spc_err(e, SPC_ERR_ARG, path, 0, 0,
                    "complex values cannot be read as %s", spc_vtype_name(vt));
-  const char *body = le < end ? le + 1 : end;
-  if (h.array) {
-    s = read_array(path, body, end, line + 1, &h, sz, order, vt, &t, e);
-  } else {
-    spc_text_job j = {.path = path, .body = body, .end = end,
-                      .first_line = line + 1, .comment = '%', .order = order,
-                      .ntok = h.field == 3 ? 0 : h.field == 2 ? 2 : 1,
-                      .vt = vt, .expect = sz[order], .kind = "Matrix Market",
-                      .threads = o->threads, .progress = o->progress,
-                      .progress_ctx = o->progress_ctx};
-    for (int d = 0; d < order; d++) j.dims[d] = sz[d];
-    s = spc_text_parse(&j, &t, e);
-    if (!s) {
-      t->sym = h.sym;
-      if (h.field == 3) fill_ones(t);
-    }
+  memset(mi, 0, sizeof *mi);
+  mi->array = h.array;
+  mi->pattern = h.field == 3;
+  mi->sym = h.sym;
+  mi->body = (size_t)((le < end ? le + 1 : end) - data);
+  mi->job = (spc_text_job){.path = path, .first_line = line + 1, .comment = '%',
+                           .order = order, .ntok = h.field == 3 ? 0 : h.field == 2 ? 2 : 1,
+                           .vt = vt, .expect = sz[order], .kind = "Matrix Market",
+                           .threads = o->threads, .progress = o->progress,
+                           .progress_ctx = o->progress_ctx};
+  for (int d = 0; d < order; d++) mi->job.dims[d] = sz[d];
+  mi->h_field = h.field;
+  mi->h_vector = h.vector;
+  mi->h_hint = h.hint;
+  return SPC_OK;
+}
+
+spc_status spc_mtx_finish(const char *path, const spc_mtx_info *mi,
+                          const spc_read_opts *o, spc_tensor **tp,
+                          spc_status s, spc_error *e) {
+  spc_tensor *t = *tp;
+  if (!s && !mi->array) {
+    t->sym = mi->sym;
+    if (mi->pattern) fill_ones(t);
   }
   if (!s && o->expand && t->sym != SPC_GENERAL) {
     spc_tensor *x = NULL;
@@ -295,13 +301,37 @@ spc_status spc_mtx_read(const char *path, const spc_buf *b,
     spc_tensor_free(&t);
     t = x;
   }
+  *tp = t;
   if (s) {
-    spc_tensor_free(&t);
+    spc_tensor_free(tp);
     if (!e || e->file[0]) return s;
     char m[sizeof e->msg];
     memcpy(m, e->msg, sizeof m);
     return spc_err(e, s, path, e->line, e->col, "%s", m);
   }
-  *out = t;
   return SPC_OK;
+}
+
+spc_status spc_mtx_read(const char *path, const spc_buf *b,
+                        const spc_read_opts *o, spc_tensor **out,
+                        spc_error *e) {
+  spc_mtx_info mi;
+  spc_tensor *t = NULL;
+  *out = NULL;
+  spc_status s = spc_mtx_header(path, b->data, b->len, o, &mi, e);
+  if (s) return s;
+  const char *body = b->data + mi.body, *end = b->data + b->len;
+  if (mi.array) {
+    mm_header h = {.vector = mi.h_vector, .array = true, .field = mi.h_field,
+                   .sym = mi.sym, .hint = mi.h_hint};
+    s = read_array(path, body, end, mi.job.first_line, &h, mi.job.dims,
+                   mi.job.order, mi.job.vt, &t, e);
+  } else {
+    mi.job.body = body;
+    mi.job.end = end;
+    s = spc_text_parse(&mi.job, &t, e);
+  }
+  s = spc_mtx_finish(path, &mi, o, &t, s, e);
+  *out = t;
+  return s;
 }

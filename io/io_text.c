@@ -12,16 +12,6 @@
 #include <stdatomic.h>
 #include <string.h>
 
-typedef struct chunk {
-  const char *b, *e;
-  int64_t nlines, nent;  /* pass 1 */
-  int64_t line0, k0;     /* first line number, first entry index */
-  int64_t maxc[SPC_MAX_ORDER];
-  bool need_u64;         /* an integer above INT64_MAX was seen */
-  spc_status st;         /* first error in this chunk */
-  int64_t eline, ecol;
-  char emsg[256];
-} chunk;
 
 static inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 static inline bool is_digit(char c) { return (unsigned)(c - '0') <= 9; }
@@ -36,7 +26,7 @@ static inline bool is_entry(const char *p, const char *end, char comment) {
   return p < end && *p != '\n' && *p != comment;
 }
 
-static void count_chunk(chunk *c, char comment) {
+void spc_text_count(spc_text_chunk *c, char comment) {
   const char *p = c->b;
   int64_t nl = 0, ne = 0;
   while (p < c->e) {
@@ -123,7 +113,8 @@ static inline const char *parse_value(spc_vtype vt, const char *p,
   }
 }
 
-static void parse_chunk(const spc_text_job *j, chunk *c, spc_tensor *t) {
+void spc_text_parse_chunk(const spc_text_job *j, spc_text_chunk *c,
+                          spc_tensor *t) {
   const char *p = c->b, *end = c->e, *ls = p;
   int64_t line = c->line0 - 1, k = c->k0;
   const int order = j->order;
@@ -227,7 +218,7 @@ static void parse_chunk(const spc_text_job *j, chunk *c, spc_tensor *t) {
 #undef FAIL
 
 /* Split [b, e) into about n pieces ending at newlines. */
-static int split(const char *b, const char *e, int n, chunk *cs) {
+static int split(const char *b, const char *e, int n, spc_text_chunk *cs) {
   int k = 0;
   size_t step = (size_t)(e - b) / (size_t)n + 1;
   const char *p = b;
@@ -249,7 +240,7 @@ static int split(const char *b, const char *e, int n, chunk *cs) {
 }
 
 /* Line number of entry number k (0-based) in chunk c. */
-static int64_t line_of_entry(const chunk *c, int64_t k, char comment) {
+static int64_t line_of_entry(const spc_text_chunk *c, int64_t k, char comment) {
   const char *p = c->b;
   int64_t line = c->line0, n = c->k0;
   while (p < c->e) {
@@ -263,7 +254,7 @@ static int64_t line_of_entry(const chunk *c, int64_t k, char comment) {
 }
 
 /* Narrow 64-bit coordinate arrays to 32 bits where the dimension allows. */
-static spc_status narrow_crd(spc_tensor *t, spc_error *e) {
+spc_status spc_text_narrow(spc_tensor *t, spc_error *e) {
   for (int l = 0; l < t->nlevels; l++) {
     spc_array *a = spc_level_array(&t->lv[l], "crd");
     if (!a || a->type != SPC_IDX64 || t->lv[l].size - 1 > INT32_MAX) continue;
@@ -282,7 +273,7 @@ static spc_status narrow_crd(spc_tensor *t, spc_error *e) {
 spc_status spc_text_parse(const spc_text_job *j, spc_tensor **out,
                           spc_error *e) {
   spc_tensor *t = NULL;
-  chunk *cs = NULL;
+  spc_text_chunk *cs = NULL;
   spc_status s = SPC_OK;
   *out = NULL;
   int nt = j->threads > 0 ? j->threads : omp_get_max_threads();
@@ -294,7 +285,7 @@ spc_status spc_text_parse(const spc_text_job *j, spc_tensor **out,
   int nch = split(j->body, j->end, want, cs);
 
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nch > 1)
-  for (int i = 0; i < nch; i++) count_chunk(&cs[i], j->comment);
+  for (int i = 0; i < nch; i++) spc_text_count(&cs[i], j->comment);
 
   int64_t n = 0, line = j->first_line;
   for (int i = 0; i < nch; i++) {
@@ -326,7 +317,7 @@ spc_status spc_text_parse(const spc_text_job *j, spc_tensor **out,
     _Atomic int64_t done_bytes = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nch > 1)
     for (int i = 0; i < nch; i++) {
-      parse_chunk(j, &cs[i], t);
+      spc_text_parse_chunk(j, &cs[i], t);
       int64_t db = atomic_fetch_add(&done_bytes, (int64_t)(cs[i].e - cs[i].b));
       if (j->progress && omp_get_thread_num() == 0)
         j->progress(j->progress_ctx, "parse", (double)db / (double)(len + 1));
@@ -352,7 +343,7 @@ spc_status spc_text_parse(const spc_text_job *j, spc_tensor **out,
       if (cs[i].maxc[d] > mx) mx = cs[i].maxc[d];
     if (j->infer_dims) t->dims[d] = t->lv[d].size = mx + 1;
   }
-  if (j->infer_dims && (s = narrow_crd(t, e))) goto done;
+  if (j->infer_dims && (s = spc_text_narrow(t, e))) goto done;
   if (j->progress) j->progress(j->progress_ctx, "parse", 1.0);
   *out = t;
   t = NULL;

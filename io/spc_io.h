@@ -64,6 +64,26 @@ typedef struct spc_text_job {
   void *progress_ctx;
 } spc_text_job;
 
+/* A piece of the entry lines, parsed by one thread. */
+typedef struct spc_text_chunk {
+  const char *b, *e;
+  int64_t nlines, nent;  /* counted by spc_text_count */
+  int64_t line0, k0;     /* first line number, first entry index */
+  int64_t maxc[SPC_MAX_ORDER]; /* largest 0-based coordinate seen */
+  bool need_u64;         /* an integer above INT64_MAX was seen */
+  spc_status st;         /* first error in this chunk */
+  int64_t eline, ecol;
+  char emsg[256];
+} spc_text_chunk;
+/* Count the lines and entries of c. */
+SPC_INTERNAL void spc_text_count(spc_text_chunk *c, char comment);
+/* Parse the entries of c into t's COO arrays from position c->k0; the
+ * first error is recorded in c (st, eline, ecol, emsg). */
+SPC_INTERNAL void spc_text_parse_chunk(const spc_text_job *j,
+                                       spc_text_chunk *c, spc_tensor *t);
+/* Narrow 64-bit coordinate arrays to 32 bits where the dimension allows. */
+SPC_INTERNAL spc_status spc_text_narrow(spc_tensor *t, spc_error *e);
+
 /* Parse the entry lines of job into a new COO tensor. */
 SPC_INTERNAL spc_status spc_text_parse(const spc_text_job *job,
                                        spc_tensor **out, spc_error *e);
@@ -77,6 +97,33 @@ SPC_INTERNAL int spc_format_value(spc_vtype vt, const void *v, char *buf);
 SPC_API spc_status spc_read_text(const char *name, const char *data,
                                  size_t len, const spc_read_opts *o,
                                  spc_tensor **out, spc_error *e);
+
+/* Matrix Market header (banner, comments, size line) of data: the entry
+ * job (without body/end), where the body starts, and what the finish needs. */
+typedef struct spc_mtx_info {
+  spc_text_job job;
+  size_t body;      /* offset of the first entry line */
+  bool array, pattern, h_vector;
+  int h_field;
+  spc_vtype h_hint;
+  spc_symmetry sym;
+} spc_mtx_info;
+SPC_INTERNAL spc_status spc_mtx_header(const char *path, const char *data,
+                                       size_t len, const spc_read_opts *o,
+                                       spc_mtx_info *mi, spc_error *e);
+/* After the entries of a coordinate file are parsed into *t (status s):
+ * record the symmetry, fill pattern values, expand on request; on error
+ * free *t and make sure the error names path. */
+SPC_INTERNAL spc_status spc_mtx_finish(const char *path, const spc_mtx_info *mi,
+                                       const spc_read_opts *o, spc_tensor **t,
+                                       spc_status s, spc_error *e);
+/* Read a gzip-compressed Matrix Market coordinate or FROSTT file while
+ * inflating it (one thread inflates, the others parse behind it).
+ * SPC_NOT_HANDLED when this path does not apply (one thread, array files,
+ * values needing uint64, ...): the caller inflates first instead. */
+SPC_INTERNAL spc_status spc_gz_text_read(const char *path,
+                                         const spc_read_opts *o,
+                                         spc_tensor **out, spc_error *e);
 
 /* ---- the containers ----------------------------------------------------- */
 SPC_INTERNAL spc_status spc_mtx_read(const char *path, const spc_buf *b,

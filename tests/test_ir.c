@@ -60,7 +60,11 @@ static bool have_cc(void) {
 #else
 #define CC_SAN ""
 #endif
-#define CC_FLAGS "-std=c99 -O2 -Wall -Wextra -Werror -ffp-contract=off" CC_SAN
+#define CC_FLAGS                                                               \
+  "-std=c99 -O2 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes " \
+  "-Wpointer-arith -Wformat=2 -Werror -ffp-contract=off" CC_SAN
+
+static const ir_func *compiling; /* listed when cc fails */
 
 /* Compile src (a whole file) into DIR/f.so and load it. */
 static void *compile_so(const char *src, char **dir) {
@@ -73,7 +77,11 @@ static void *compile_so(const char *src, char **dir) {
            cc(), so, c, log);
   if (system(cmd) != 0) {
     char *msg = tu_read_file(log, NULL);
-    fprintf(stderr, "---- emitted C ----\n%s\n---- cc ----\n%s\n", src, msg ? msg : "");
+    spc_str l = {0};
+    if (compiling) ir_print(compiling, &l);
+    fprintf(stderr, "---- IR ----\n%s---- emitted C ----\n%s\n---- cc ----\n%s\n",
+            l.s ? l.s : "", src, msg ? msg : "");
+    spc_str_free(&l);
     ck_abort_msg("cc failed on the emitted C: %.900s", msg ? msg : "");
   }
   void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
@@ -98,7 +106,9 @@ static bool jit_open(jit *j, const ir_func *f) {
   if (!have_cc()) return false;
   ir_emit_opts o = {.prelude = true, .entry = true};
   char *src = emit(f, &o);
+  compiling = f;
   j->so = compile_so(src, &j->dir);
+  compiling = NULL;
   free(src);
   char sym[300];
   snprintf(sym, sizeof sym, "%s_entry", ir_func_name(f));
@@ -543,8 +553,12 @@ static ir_expr *rexpr(ir_func *f, const ir_var *vars, int nv, int d, bool need_v
   }
 }
 
+/* SPC_IR_ROUNDS=n SPC_IR_SEED=s run more rounds, from another seed. */
 START_TEST(test_random_expressions) {
-  for (int round = 0; round < 4; round++) {
+  const char *env = getenv("SPC_IR_ROUNDS");
+  int rounds = env && atoi(env) > 0 ? atoi(env) : 4;
+  if ((env = getenv("SPC_IR_SEED")) && strtoull(env, NULL, 10)) rng = strtoull(env, NULL, 10);
+  for (int round = 0; round < rounds; round++) {
     ir_func *f = ir_func_new("rnd");
     ir_var vars[14];
     int nv = 0;

@@ -425,6 +425,15 @@ static void sweep_parse_random(long n) {
     snprintf(s, sizeof s, "%.*e", 6 + rndn(4), (double)ffrom((uint32_t)rnd()));
     cmp_parse(s);
   }
+  /* Integers, and odd * 2^k (exact ties for float near 2^24, 2^53, 2^64),
+   * with and without exponents: the parsers' integer fast path. */
+  for (long i = 0; i < n / 2; i++) {
+    uint64_t u = rnd() >> rndn(64);
+    if (i % 4 == 1) u = ((rnd() >> 40) | 1) << rndn(41);
+    int k = sprintf(s, "%s%" PRIu64, rndn(2) ? "-" : "", u);
+    if (i % 3 == 0) sprintf(s + k, "e%d", rndn(50) - 25);
+    cmp_parse(s);
+  }
   /* Grammar fuzz: short strings over a small alphabet. */
   static const char alpha[] = "0123456789..eE+-iInNfFaAtTyY()_z";
   for (long i = 0; i < n / 2; i++) {

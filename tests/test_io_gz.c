@@ -1,0 +1,112 @@
+/* test_io_gz.c -- gzip input parsed while it is inflated (io/io_gz.c):
+ * the same tensor as the one-thread path on files of many pieces, Matrix
+ * Market and FROSTT, with errors reported at the right line. */
+#include "suites.h"
+#include "testutil.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A Matrix Market (or FROSTT) text of n entries of about 30 bytes. */
+static char *make_text(bool mtx, int64_t n, int64_t bad_line, size_t *len) {
+  size_t cap = (size_t)n * 48 + 256, k = 0;
+  char *s = malloc(cap);
+  if (mtx) k += (size_t)snprintf(s, cap, "%%%%MatrixMarket matrix coordinate real general\n%% c\n1000 2000 %lld\n", (long long)n);
+  uint64_t x = 88172645463325252ull;
+  for (int64_t i = 0; i < n; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    int64_t line = (mtx ? 4 : 1) + i;
+    if (line == bad_line)
+      k += (size_t)snprintf(s + k, cap - k, "%lld x 1.5\n", (long long)(x % 1000 + 1));
+    else if (mtx)
+      k += (size_t)snprintf(s + k, cap - k, "%lld %lld %.17g\n", (long long)(x % 1000 + 1),
+                            (long long)((x >> 20) % 2000 + 1), (double)(x >> 11) * 0x1p-53 - 0.5);
+    else
+      k += (size_t)snprintf(s + k, cap - k, "%lld %lld %lld %.17g\n", (long long)(x % 1000 + 1),
+                            (long long)((x >> 20) % 2000 + 1), (long long)((x >> 40) % 30 + 1),
+                            (double)(x >> 11) * 0x1p-53);
+  }
+  *len = k;
+  return s;
+}
+
+static void same_both_ways(bool mtx) {
+  char *dir = tu_mkdtemp(), *path = tu_path(dir, mtx ? "a.mtx.gz" : "a.tns.gz");
+  size_t len, zlen;
+  char *text = make_text(mtx, 600000, 0, &len); /* ~18 MB: several pieces */
+  unsigned char *z = tu_gzip(text, len, &zlen);
+  ck_assert_int_eq(tu_write_file(path, z, zlen), 0);
+  spc_tensor *a = NULL, *b = NULL;
+  spc_error e;
+  spc_read_opts o;
+  spc_read_opts_init(&o);
+  o.threads = 1;
+  ck_assert_int_eq(spc_read(path, &o, &a, &e), SPC_OK);
+  o.threads = 2;
+  ck_assert_int_eq(spc_read(path, &o, &b, &e), SPC_OK);
+  ck_assert_int_eq(spc_tensor_nstored(a), 600000);
+  ck_assert_int_eq(spc_tensor_nstored(b), 600000);
+  for (int d = 0; d < spc_tensor_order(a); d++)
+    ck_assert_int_eq(spc_tensor_dim(a, d), spc_tensor_dim(b, d));
+  for (int l = 0; l < spc_tensor_nlevels(a); l++) {
+    const void *x, *y;
+    spc_itype tx, ty;
+    int64_t nx, ny;
+    ck_assert_int_eq(spc_tensor_level_array(a, l, "crd", &x, &tx, &nx), SPC_OK);
+    ck_assert_int_eq(spc_tensor_level_array(b, l, "crd", &y, &ty, &ny), SPC_OK);
+    ck_assert_int_eq(tx, ty);
+    ck_assert_int_eq(nx, ny);
+    ck_assert(!memcmp(x, y, (size_t)nx * (tx == SPC_IDX32 ? 4 : 8)));
+  }
+  int64_t n;
+  ck_assert(!memcmp(spc_tensor_values(a, &n), spc_tensor_values(b, NULL), (size_t)n * 8));
+  spc_tensor_free(&a);
+  spc_tensor_free(&b);
+  free(text);
+  free(z);
+  tu_rmtree(dir);
+  free(path);
+  free(dir);
+}
+
+START_TEST(test_gz_mtx_same) { same_both_ways(true); }
+END_TEST
+START_TEST(test_gz_tns_same) { same_both_ways(false); }
+END_TEST
+
+/* An error deep in the file (past the first pieces) names its line. */
+START_TEST(test_gz_error_line) {
+  char *dir = tu_mkdtemp(), *path = tu_path(dir, "bad.mtx.gz");
+  size_t len, zlen;
+  char *text = make_text(true, 400000, 350004, &len);
+  unsigned char *z = tu_gzip(text, len, &zlen);
+  ck_assert_int_eq(tu_write_file(path, z, zlen), 0);
+  for (int threads = 1; threads <= 2; threads++) {
+    spc_tensor *t = NULL;
+    spc_error e;
+    spc_read_opts o;
+    spc_read_opts_init(&o);
+    o.threads = threads;
+    ck_assert_int_eq(spc_read(path, &o, &t, &e), SPC_ERR_INPUT);
+    ck_assert_ptr_null(t);
+    ck_assert_int_eq(e.line, 350004);
+    ck_assert_str_eq(e.file, path);
+  }
+  free(text);
+  free(z);
+  tu_rmtree(dir);
+  free(path);
+  free(dir);
+}
+END_TEST
+
+Suite *suite_gz(void) {
+  Suite *s = suite_create("gz");
+  TCase *tc = tcase_create("pipeline");
+  tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
+  tcase_add_test(tc, test_gz_mtx_same);
+  tcase_add_test(tc, test_gz_tns_same);
+  tcase_add_test(tc, test_gz_error_line);
+  suite_add_tcase(s, tc);
+  return s;
+}
