@@ -15,5 +15,6 @@ Suite *suite_ir(void);         /* tests/test_ir.c: the IR */
 Suite *suite_query(void);      /* tests/test_query.c: attribute queries */
 Suite *suite_spec(void);       /* tests/test_spec.c: format specs (YAML) */
 Suite *suite_gz(void);         /* tests/test_io_gz.c: gzip parsed while inflating */
+Suite *suite_assemble(void);   /* tests/test_assemble.c: conversion engine, generic path */
 
 #endif

@@ -24,6 +24,7 @@ int main(void) {
   srunner_add_suite(sr, suite_query());
   srunner_add_suite(sr, suite_spec());
   srunner_add_suite(sr, suite_gz());
+  srunner_add_suite(sr, suite_assemble());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

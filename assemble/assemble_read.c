@@ -1,0 +1,227 @@
+/* assemble_read.c -- spc_convert_to_coo: read a converted tensor back
+ * through the target's READ level functions (begin, end, access, valid),
+ * lowered to one IR function: a loop nest, one loop per level, run twice
+ * (count, then fill).  Padding is skipped: positions whose `valid` is
+ * false, and zero values of `fill: zero` formats.
+ *
+ * Canonical coordinates come from the level coordinates by inverting the
+ * remapping, with no new spec key: a canonical index x is
+ *   - the coordinate of a level whose remapping output is exactly `x`
+ *     (csr, csc, dcsr, dcsc, coo, csf, dense, dia, ell, sky, morton), or
+ *   - lc[a] * K + lc[b] where output a is `x / K` and output b is `x % K`
+ *     (K a literal or parameter: bcsr's block split).
+ * Any other remapping is refused ("cannot invert ..."); an explicit
+ * `inverse:` key in the tensor-format spec would lift that limit. */
+#include "assemble_internal.h"
+#include <stdio.h>
+#include <string.h>
+
+typedef struct inv {
+  int a, b;  /* level of x (b < 0), or of x / K and x % K */
+  int64_t K;
+} inv;
+
+static bool const_of(const conv_info *I, const lang_node *n, int64_t *v) {
+  if (n->kind == LN_INT && !n->is_u64) return (*v = n->ival), true;
+  if (n->kind != LN_NAME) return false;
+  for (int k = 0; k < I->nparams; k++)
+    if (!strcmp(I->params[k].name, n->name)) return (*v = I->params[k].value), true;
+  return false;
+}
+
+static bool is_op_of(const conv_info *I, const lang_node *n, int op,
+                     const char *x, int64_t *K) {
+  return n->kind == LN_BINARY && n->op == op && n->a->kind == LN_NAME &&
+         !strcmp(n->a->name, x) && const_of(I, n->b, K);
+}
+
+static spc_status invert(const conv_info *I, const spc_remap *r, inv *iv,
+                         spc_error *e) {
+  for (int k = 0; k < r->order_in; k++) {
+    const char *x = r->in_names[k];
+    iv[k] = (inv){-1, -1, 0};
+    for (int l = 0; l < r->order_out && iv[k].a < 0; l++)
+      if (r->out[l]->kind == LN_NAME && !strcmp(r->out[l]->name, x)) iv[k].a = l;
+    for (int a = 0; a < r->order_out && iv[k].a < 0; a++) {
+      int64_t K1, K2;
+      if (!is_op_of(I, r->out[a], IR_DIV, x, &K1)) continue;
+      for (int b = 0; b < r->order_out; b++)
+        if (is_op_of(I, r->out[b], IR_REM, x, &K2) && K1 == K2 && K1 > 0) {
+          iv[k] = (inv){a, b, K1};
+          break;
+        }
+    }
+    if (iv[k].a < 0)
+      return spc_err(e, SPC_ERR_UNSUPPORTED, I->fmt->file, I->fmt->remap.at.line,
+                     I->fmt->remap.at.col,
+                     "cannot invert the remapping of format %s: index %s is "
+                     "neither a level coordinate nor split as %s / K, %s %% K",
+                     I->fmt->name, x, x, x);
+  }
+  return SPC_OK;
+}
+
+typedef struct rd {
+  const conv_info *I;
+  const spc_tensor *t;
+  const spc_remap *r;
+  const inv *iv;
+  ir_func *f;
+  ir_var arr[SPC_MAX_ORDER][SPC_SPEC_MAX];
+  ir_var vals, nout, crd[SPC_MAX_ORDER], vout;
+  ir_var c[SPC_MAX_ORDER], Nv[SPC_MAX_ORDER], lov[SPC_MAX_ORDER];
+} rd;
+
+static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
+                       spc_error *e) {
+  ir_func *f = R->f;
+  const conv_info *I = R->I;
+  lvbind b;
+  asm_bind_init(&b, I->lv[l]->lf, I->lv[l], I->index_ty, I->coord_ty);
+  for (int k = 0; k < b.ls->narrays; k++) b.arr[k] = R->arr[l][k];
+  b.N = R->Nv[l];
+  b.lo = R->lov[l];
+  b.c = R->c[l];
+  b.p = lang_fresh_local(f, "p", I->index_ty, false);
+  b.q = lang_fresh_local(f, "q", I->index_ty, false);
+  for (int a = 0; a < l; a++) {
+    b.extra[b.nextra] = R->r->out_names[a];
+    b.extra_var[b.nextra++] = R->c[a];
+  }
+  ir_var bg = lang_fresh_local(f, "qb", I->index_ty, false);
+  ir_var en = lang_fresh_local(f, "qe", I->index_ty, false);
+  ir_add(f, dst, ir_assign(f, b.p, ir_cast(f, I->index_ty, parent)));
+  spc_status s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
+  if (!s) s = asm_lower_fn(f, dst, &b, SPC_LF_END, en, NULL, e);
+  if (s) return s;
+  ir_stmt *loop = ir_add(f, dst, ir_for(f, b.q, ir_ref(f, bg), ir_ref(f, en), NULL));
+  ir_stmt *body = ir_body(loop);
+  if ((s = asm_lower_fn(f, body, &b, SPC_LF_ACCESS, b.c, NULL, e))) return s;
+  if (asm_lfn(&b, SPC_LF_VALID)) {
+    ir_var ok = lang_fresh_local(f, "ok", IR_BOOL, false);
+    if ((s = asm_lower_fn(f, body, &b, SPC_LF_VALID, ok, NULL, e))) return s;
+    body = ir_then(ir_add(f, body, ir_if(f, ir_ref(f, ok), NULL, NULL)));
+  }
+  if (l + 1 < I->nlevels) return nest(R, l + 1, body, ir_ref(f, b.q), fill, e);
+  /* a leaf: one stored position */
+  if (R->vals >= 0 && I->fmt->fill_zero)
+    body = ir_then(ir_add(f, body, ir_if(f, ir_cast(f, IR_BOOL, ir_load(f, R->vals, ir_ref(f, b.q))), NULL, NULL)));
+  if (fill) {
+    ir_expr *k = ir_ref(f, R->nout);
+    for (int d = 0; d < R->t->order; d++) {
+      const inv *v = &R->iv[d];
+      ir_expr *x = ir_cast(f, IR_I64, ir_ref(f, R->c[v->a]));
+      if (v->b >= 0)
+        x = ir_bin(f, IR_ADD, ir_bin(f, IR_MUL, x, ir_int(f, v->K)),
+                   ir_cast(f, IR_I64, ir_ref(f, R->c[v->b])));
+      ir_add(f, body, ir_store(f, R->crd[d], k, x));
+    }
+    if (R->vals >= 0)
+      ir_add(f, body, ir_store(f, R->vout, ir_ref(f, R->nout), ir_load(f, R->vals, ir_ref(f, b.q))));
+  }
+  ir_add(f, body, ir_assign(f, R->nout, ir_bin(f, IR_ADD, ir_ref(f, R->nout), ir_int(f, 1))));
+  return SPC_OK;
+}
+
+static spc_status build_read(rd *R, int *p_arr, spc_error *e) {
+  const conv_info *I = R->I;
+  const spc_tensor *t = R->t;
+  ir_func *f = R->f;
+  ir_stmt *body = ir_func_body(f);
+  char name[64];
+  int np = 0;
+  for (int l = 0; l < I->nlevels; l++) {
+    const spc_level_spec *ls = I->lv[l]->lf;
+    for (int k = 0; k < ls->narrays; k++) {
+      snprintf(name, sizeof name, "l%d_%s", l, ls->arrays[k].name);
+      R->arr[l][k] = ir_param(f, name, asm_tname_ty(ls->arrays[k].type, I->index_ty, I->coord_ty), true, IR_IN);
+      p_arr[np++] = l * SPC_SPEC_MAX + k;
+    }
+  }
+  ir_ty vty = asm_value_ty(t->vt);
+  R->vals = R->vout = -1;
+  if (t->vt != SPC_PATTERN) R->vals = ir_param(f, "vals", vty, true, IR_IN);
+  for (int d = 0; d < t->order; d++) {
+    snprintf(name, sizeof name, "crd%d", d);
+    R->crd[d] = ir_param(f, name, IR_I64, true, IR_OUT);
+  }
+  if (t->vt != SPC_PATTERN) R->vout = ir_param(f, "vout", vty, true, IR_OUT);
+  R->nout = ir_param(f, "nout", IR_I64, false, IR_OUT);
+  for (int l = 0; l < I->nlevels; l++) {
+    snprintf(name, sizeof name, "c%d", l);
+    R->c[l] = lang_fresh_local(f, name, I->coord_ty, false);
+    R->Nv[l] = lang_fresh_local(f, "N", IR_I64, false);
+    R->lov[l] = lang_fresh_local(f, "lo", IR_I64, false);
+    ir_add(f, body, ir_assign(f, R->Nv[l], ir_int(f, I->N[l])));
+    ir_add(f, body, ir_assign(f, R->lov[l], ir_int(f, I->lo[l])));
+  }
+  ir_add(f, body, ir_assign(f, R->nout, ir_int(f, 0)));
+  spc_status s = nest(R, 0, body, ir_int(f, 0), false, e);
+  if (s) return s;
+  for (int d = 0; d < t->order; d++) ir_add(f, body, ir_alloc(f, R->crd[d], ir_ref(f, R->nout), false));
+  if (R->vout >= 0) ir_add(f, body, ir_alloc(f, R->vout, ir_ref(f, R->nout), false));
+  ir_add(f, body, ir_assign(f, R->nout, ir_int(f, 0)));
+  if ((s = nest(R, 0, body, ir_int(f, 0), true, e))) return s;
+  return ir_verify(f, e);
+}
+
+spc_status spc_convert_to_coo(const spc_tensor *t, spc_tensor **out,
+                              spc_error *e) {
+  *out = NULL;
+  if (!spc_is_converted(t))
+    return spc_err(e, SPC_ERR_ARG, NULL, 0, 0,
+                   "tensor of format %s was not made by spc_convert",
+                   t ? t->format : "(null)");
+  const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
+  rd R = {.I = I, .t = t};
+  spc_remap *r = NULL;
+  inv iv[SPC_MAX_ORDER];
+  ir_arg *args = NULL;
+  int p_arr[SPC_MAX_ORDER * SPC_SPEC_MAX];
+  spc_tensor *c = NULL;
+  spc_status s = I->fmt->remap.text
+                     ? spc_remap_parse(&I->fmt->remap.at, t->order, I->params, I->nparams, &r, e)
+                     : spc_remap_identity(t->order, &r, e);
+  if (!s) s = invert(I, r, iv, e);
+  R.r = r;
+  R.iv = iv;
+  if (!s && !(R.f = ir_func_new("spc_conv_read"))) s = SPC_NOMEM(e);
+  if (!s) s = build_read(&R, p_arr, e);
+  int np = R.f ? ir_nparams(R.f) : 0;
+  if (!s && !(args = spc_calloc((size_t)np, sizeof *args))) s = SPC_NOMEM(e);
+  if (!s) {
+    int k = 0;
+    for (int l = 0; l < I->nlevels; l++)
+      for (int a = 0; a < I->lv[l]->lf->narrays; a++, k++) {
+        const spc_array *x = spc_level_array_c(&t->lv[l], I->lv[l]->lf->arrays[a].name);
+        if (!x) {
+          s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "level %d has no array %s", l,
+                      I->lv[l]->lf->arrays[a].name);
+          break;
+        }
+        args[k] = (ir_arg){.data = x->data, .len = x->len};
+      }
+    if (!s && t->vt != SPC_PATTERN) args[k] = (ir_arg){.data = t->val, .len = t->nval};
+    if (!s) s = ir_run(R.f, args, e);
+  }
+  if (!s) {
+    int first = np - 1 - t->order - (t->vt != SPC_PATTERN);
+    int64_t n = args[np - 1].s.i64;
+    s = spc_coo_alloc(t->order, t->dims, n, t->vt, &c, e);
+    for (int d = 0; d < t->order && !s; d++) {
+      const int64_t *x = args[first + d].data;
+      spc_array *ca = spc_level_array(&c->lv[d], "crd");
+      for (int64_t i = 0; i < n; i++) spc_arr_set(ca, i, x[i]);
+    }
+    if (!s && t->vt != SPC_PATTERN && n)
+      memcpy(c->val, args[first + t->order].data, (size_t)n * spc_vtype_size(t->vt));
+    for (int k = first; k < np - 1; k++) spc_free(args[k].data);
+  }
+  (void)p_arr;
+  spc_free(args);
+  ir_func_free(&R.f);
+  spc_remap_free(&r);
+  if (s) spc_tensor_free(&c);
+  *out = c;
+  return s;
+}

@@ -1,0 +1,706 @@
+/* assemble_write.c -- spc_convert: the generic conversion path.
+ *
+ *   1. source components: expand symmetric storage, combine duplicates by
+ *      the policy (stable: first/last follow the source order);
+ *   2. one IR function (remap_func): per component the counters, the
+ *      remapping and the `requires` conditions (a failing entry stops the
+ *      run with "cannot hold entry ..."), then a stable sort_perm of the
+ *      components by their level coordinates, top level first;
+ *   3. level extents [lo, lo+N) by interval analysis (counters bounded by
+ *      their maximum, computed in the same run);
+ *   4. in C: the components gathered in level order, equal level tuples
+ *      combined (only a remapping that is not one-to-one makes them), the
+ *      `fill: zero` check, the per-level "new coordinate prefix" flags;
+ *   5. per level, top first, one IR function (level_func): the level's
+ *      queries over its parent positions, init, size (with the size limit),
+ *      yield_pos + insert_coord at every new prefix, the values at the last
+ *      level, finalize.  The positions it yields are the next level's
+ *      parent positions. */
+#include "assemble_internal.h"
+#include <stdio.h>
+#include <stddef.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* ---- parameters, levels, the remapping ------------------------------------ */
+
+typedef struct conv {
+  const spc_format_spec *fmt;
+  const spc_specs *specs;
+  spc_tensor *comb; /* combined source (COO, sorted, unique) */
+  int order, L;
+  int64_t n;
+  spc_remap *r;
+  int nparams;
+  spc_remap_param ps[SPC_SPEC_MAX];
+  const spc_format_level *lv[SPC_MAX_ORDER];
+  int64_t lo[SPC_MAX_ORDER], N[SPC_MAX_ORDER];
+  int64_t *lc[SPC_MAX_ORDER]; /* level coordinates, level order */
+  int64_t *isnew[SPC_MAX_ORDER];
+  void *vals; /* values in level order (NULL: pattern) */
+  spc_vtype vt; /* values of the result */
+  ir_ty index_ty, coord_ty;
+  int64_t limit;
+  spc_dup dup;
+} conv;
+
+static int64_t default_limit(void) {
+  int64_t lim = INT32_MAX;
+  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && psz > 0) {
+    int64_t q = (int64_t)pages / 4 * (int64_t)psz / 24; /* value + indices */
+    if (q > 0 && q < lim) lim = q;
+  }
+  return lim;
+}
+
+static spc_status set_params(conv *C, const spc_remap_param *params, int np,
+                             spc_error *e) {
+  const spc_format_spec *f = C->fmt;
+  C->nparams = f->nparams;
+  for (int k = 0; k < f->nparams; k++)
+    C->ps[k] = (spc_remap_param){f->pnames[k], f->pdefaults[k]};
+  for (int i = 0; i < np; i++) {
+    int k = 0;
+    while (k < f->nparams && strcasecmp(params[i].name, f->pnames[k])) k++;
+    if (k == f->nparams)
+      return spc_err(e, SPC_ERR_ARG, NULL, 0, 0,
+                     "format %s has no parameter '%s'", f->name, params[i].name);
+    if (params[i].value < 1)
+      return spc_err(e, SPC_ERR_ARG, NULL, 0, 0,
+                     "parameter %s of format %s must be positive, found %lld",
+                     f->pnames[k], f->name, (long long)params[i].value);
+    C->ps[k].value = params[i].value;
+  }
+  return SPC_OK;
+}
+
+/* Resolver for `requires`: source indices (bound to variables) and params. */
+typedef struct req_ctx {
+  const conv *C;
+  ir_var x[SPC_MAX_ORDER];
+} req_ctx;
+
+static bool req_resolve(void *ctx, const char *name, lang_sym *s) {
+  const req_ctx *q = ctx;
+  const spc_remap *r = q->C->r;
+  for (int k = 0; k < r->order_in; k++)
+    if (!strcmp(name, r->in_names[k])) {
+      s->kind = LANG_SYM_INDEX;
+      s->type = (lang_type){.ty = IR_I64, .sym = LT_COORD};
+      s->readonly = true;
+      s->var = q->x[k];
+      return true;
+    }
+  for (int k = 0; k < q->C->nparams; k++)
+    if (!strcmp(name, q->C->ps[k].name)) {
+      s->kind = LANG_SYM_CONST;
+      s->type = (lang_type){.ty = IR_I64, .lit = true};
+      s->value = q->C->ps[k].value;
+      return true;
+    }
+  return false;
+}
+
+/* "cannot hold entry (%lld, %lld): requires TEXT" with % doubled. */
+static void req_msg(const conv *C, const char *text, char *b, size_t n) {
+  size_t k = (size_t)snprintf(b, n, "cannot hold entry (");
+  for (int d = 0; d < C->order && k < n; d++)
+    k += (size_t)snprintf(b + k, n - k, "%s%%lld", d ? ", " : "");
+  if (k < n) k += (size_t)snprintf(b + k, n - k, "): requires ");
+  for (const char *p = text; *p && k + 3 < n; p++) {
+    if (*p == '\n') { b[k++] = ' '; continue; }
+    if (*p == '%') b[k++] = '%';
+    b[k++] = *p;
+  }
+  if (k >= n) k = n - 1;
+  b[k] = 0;
+}
+
+/* remap_func(crd0.., n, out0.., perm, cmax0..) */
+static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
+  ir_func *f = ir_func_new("spc_conv_remap");
+  if (!f) return SPC_NOMEM(e);
+  const spc_remap *r = C->r;
+  ir_stmt *body = ir_func_body(f);
+  ir_var crd[SPC_MAX_ORDER], lout[SPC_MAX_ORDER], cmax[SPC_MAX_ORDER];
+  spc_counter_ir ctr[SPC_MAX_ORDER];
+  char name[64];
+  spc_status s = SPC_OK;
+  for (int k = 0; k < C->order; k++) {
+    const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
+    snprintf(name, sizeof name, "crd%d", k);
+    crd[k] = ir_param(f, name, a->type == SPC_IDX32 ? IR_I32 : IR_I64, true, IR_IN);
+  }
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  for (int l = 0; l < C->L; l++) {
+    snprintf(name, sizeof name, "lc%d", l);
+    lout[l] = ir_param(f, name, IR_I64, true, IR_OUT);
+    ir_add(f, body, ir_alloc(f, lout[l], ir_ref(f, n), false));
+  }
+  ir_var perm = ir_param(f, "perm", IR_I64, true, IR_OUT);
+  for (int c = 0; c < r->ncounters; c++) {
+    snprintf(name, sizeof name, "cmax%d", c);
+    cmax[c] = ir_param(f, name, IR_I64, false, IR_OUT);
+  }
+  for (int c = 0; c < r->ncounters && !s; c++)
+    s = spc_counter_begin(r, c, SPC_COUNTER_DENSE, C->comb->dims, C->limit, f,
+                          body, &ctr[c], e);
+  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  ir_stmt *loop = ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
+  ir_stmt *lb = ir_body(loop);
+  req_ctx rq = {.C = C};
+  ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
+  ir_var cv[SPC_MAX_ORDER];
+  for (int k = 0; k < C->order && !s; k++) {
+    rq.x[k] = lang_fresh_local(f, r->in_names[k], IR_I64, false);
+    ir_add(f, lb, ir_assign(f, rq.x[k], ir_cast(f, IR_I64, ir_load(f, crd[k], ir_ref(f, t)))));
+    src[k] = ir_ref(f, rq.x[k]);
+  }
+  /* requires: checked before anything else of the entry */
+  lang_env renv = {.resolve = req_resolve, .ctx = &rq};
+  for (int i = 0; i < C->fmt->nrequires && !s; i++) {
+    lang_ast *ast = NULL;
+    char msg[400];
+    s = lang_parse_expr(&C->fmt->requires[i].at, &ast, e);
+    if (!s) s = lang_check_expr(ast, ast->root, &renv, e);
+    ir_expr *cond = s ? NULL : lang_lower_expr(f, ast->root, &renv, e);
+    if (!s && !cond) s = e && e->code ? e->code : SPC_ERR_INTERNAL;
+    if (!s) {
+      ir_expr *args[SPC_MAX_ORDER];
+      for (int k = 0; k < C->order; k++)
+        args[k] = ir_bin(f, IR_ADD, ir_ref(f, rq.x[k]), ir_int(f, 1));
+      req_msg(C, C->fmt->requires[i].text, msg, sizeof msg);
+      ir_stmt *iff = ir_add(f, lb, ir_if(f, ir_un(f, IR_NOT, cond), NULL, NULL));
+      ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, msg, args, C->order));
+    }
+    lang_ast_free(&ast);
+  }
+  for (int c = 0; c < r->ncounters && !s; c++) {
+    spc_counter_step(&ctr[c], f, lb, src);
+    cv[c] = ctr[c].value;
+    ir_add(f, lb, ir_assign(f, cmax[c], ir_bin(f, IR_MAX, ir_ref(f, cmax[c]),
+                                               ir_ref(f, cv[c]))));
+  }
+  if (!s) s = spc_remap_lower(r, f, lb, src, cv, outs, e);
+  for (int l = 0; l < C->L && !s; l++)
+    ir_add(f, lb, ir_store(f, lout[l], ir_ref(f, t), ir_cast(f, IR_I64, outs[l])));
+  for (int c = 0; c < r->ncounters && !s; c++) spc_counter_end(&ctr[c], f, body);
+  /* order: a stable sort by the level coordinates, top level first */
+  if (!s) {
+    ir_add(f, body, ir_alloc(f, perm, ir_ref(f, n), false));
+    ir_stmt *pl = ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
+    ir_add(f, ir_body(pl), ir_store(f, perm, ir_ref(f, t), ir_ref(f, t)));
+    ir_var keys[SPC_MAX_ORDER + 1];
+    keys[0] = perm;
+    for (int l = 0; l < C->L; l++) keys[l + 1] = lout[l];
+    ir_expr *na = ir_ref(f, n);
+    ir_add(f, body, ir_call(f, IR_SORT_PERM, keys, C->L + 1, &na, 1));
+  }
+  if (!s) s = ir_verify(f, e);
+  if (s) ir_func_free(&f);
+  *out = f;
+  return s;
+}
+
+/* ---- ordering, duplicates, zeros ------------------------------------------ */
+
+static bool same_tuple(const conv *C, int64_t a, int64_t b) {
+  for (int l = 0; l < C->L; l++)
+    if (C->lc[l][a] != C->lc[l][b]) return false;
+  return true;
+}
+
+static spc_status order_components(conv *C, int64_t **lc, const int64_t *perm,
+                                   spc_dup dup, spc_error *e) {
+  size_t w = spc_vtype_size(C->comb->vt);
+  int64_t n = C->n;
+  for (int l = 0; l < C->L; l++) {
+    if (!(C->lc[l] = spc_malloc_n(n ? n : 1, sizeof(int64_t)))) return SPC_NOMEM(e);
+    for (int64_t t = 0; t < n; t++) C->lc[l][t] = lc[l][perm[t]];
+  }
+  if (w) {
+    if (!(C->vals = spc_malloc_n(n ? n : 1, w))) return SPC_NOMEM(e);
+    for (int64_t t = 0; t < n; t++)
+      memcpy((char *)C->vals + t * (int64_t)w, (char *)C->comb->val + perm[t] * (int64_t)w, w);
+  }
+  /* equal level tuples: only from a remapping that is not one-to-one */
+  int64_t m = 0;
+  for (int64_t t = 0; t < n; t++) {
+    if (m > 0 && same_tuple(C, m - 1, t)) {
+      if (dup == SPC_DUP_ERROR)
+        return spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
+                       "two entries map to the same coordinates of format %s "
+                       "and --dup=error", C->fmt->name);
+      if (w) spc_val_combine(C->comb->vt, dup, (char *)C->vals + (m - 1) * (int64_t)w,
+                             (char *)C->vals + t * (int64_t)w);
+      continue;
+    }
+    if (m != t) {
+      for (int l = 0; l < C->L; l++) C->lc[l][m] = C->lc[l][t];
+      if (w) memmove((char *)C->vals + m * (int64_t)w, (char *)C->vals + t * (int64_t)w, w);
+    }
+    m++;
+  }
+  C->n = m;
+  C->vt = C->comb->vt;
+  if (C->fmt->fill_zero) {
+    int64_t zeros = 0;
+    for (int64_t t = 0; w && t < m; t++)
+      zeros += spc_val_is_zero(C->vt, (char *)C->vals + t * (int64_t)w);
+    if (zeros)
+      return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
+                     "cannot hold the %lld explicit zeros of this tensor: "
+                     "format %s pads with zeros",
+                     (long long)zeros, C->fmt->name);
+    if (C->vt == SPC_PATTERN) { /* padding needs values: ones */
+      C->vt = SPC_F64;
+      double *v = spc_malloc_n(m ? m : 1, sizeof *v);
+      if (!v) return SPC_NOMEM(e);
+      for (int64_t t = 0; t < m; t++) v[t] = 1.0;
+      C->vals = v;
+    }
+  }
+  /* new coordinate prefixes per level */
+  for (int l = 0; l < C->L; l++) {
+    if (!(C->isnew[l] = spc_malloc_n(m ? m : 1, sizeof(int64_t)))) return SPC_NOMEM(e);
+    bool uniq = C->lv[l]->unique;
+    for (int64_t t = 0; t < m; t++)
+      C->isnew[l][t] = t == 0 || !uniq || (l > 0 && C->isnew[l - 1][t]) ||
+                       C->lc[l][t] != C->lc[l][t - 1];
+  }
+  return SPC_OK;
+}
+
+/* ---- index types ---------------------------------------------------------- */
+
+static int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+static void choose_types(conv *C) {
+  bool c32 = true, i32 = true;
+  int64_t np = 1;
+  for (int l = 0; l < C->L; l++) {
+    if (C->lo[l] < INT32_MIN || C->lo[l] + C->N[l] - 1 > INT32_MAX) c32 = false;
+    const spc_level_spec *ls = C->lv[l]->lf;
+    if (ls->props & SPC_LP_BRANCHLESS) { /* np positions */
+    } else if (ls->pads || (ls->props & SPC_LP_FULL)) {
+      np = sat_mul(np, C->N[l] > 0 ? C->N[l] : 1);
+    } else {
+      int64_t cap = sat_mul(np, C->N[l] > 0 ? C->N[l] : 1);
+      np = C->n < cap ? C->n : cap;
+    }
+    if (np >= INT32_MAX) i32 = false;
+  }
+  C->coord_ty = c32 ? IR_I32 : IR_I64;
+  C->index_ty = i32 ? IR_I32 : IR_I64;
+}
+
+/* ---- one level ------------------------------------------------------------ */
+
+typedef struct lvfunc {
+  ir_func *f;
+  int narr;
+  int p_arr0, p_qpos, p_size, p_vout; /* parameter numbers */
+} lvfunc;
+
+/* Per-parent ("[*]") or per-coordinate ("[c]") aggregates of the level's
+ * queries, over the components whose prefix is new at this level. */
+static spc_status build_queries(conv *C, int l, ir_func *f, ir_stmt *body,
+                                lvbind *b, ir_var pp, ir_var isnew, ir_var crd,
+                                ir_var n, ir_var *tofree, int *nfree,
+                                spc_error *e) {
+  const spc_level_spec *ls = b->ls;
+  spc_status s = SPC_OK;
+  for (int k = 0; k < ls->nqueries && !s; k++) {
+    spc_query *q = NULL;
+    lang_src src = ls->queries[k].at;
+    char *txt = spc_strdup(ls->queries[k].text);
+    if (!txt) return SPC_NOMEM(e);
+    char *star = strstr(txt, "[*]");
+    if (star) star[1] = ' ';
+    src.text = txt;
+    s = spc_query_parse(&src, &q, e);
+    spc_free(txt);
+    if (s) return s;
+    bool per_parent = star != NULL;
+    if (!per_parent && (q->ngroup != 1 || strcmp(q->group[0], "c")))
+      s = spc_err(e, SPC_ERR_UNSUPPORTED, ls->file, src.line, src.col,
+                  "level %s: queries group by [*] or [c] only", ls->name);
+    ir_expr *G = per_parent ? ir_ref(f, b->np) : ir_int(f, C->N[l]);
+    ir_var present = -1;
+    ir_var t = lang_fresh_local(f, "qt", IR_I64, false);
+    ir_var g = lang_fresh_local(f, "qg", IR_I64, false);
+    ir_var cv = lang_fresh_local(f, "qc", IR_I64, false);
+    ir_stmt *loop = ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL);
+    ir_stmt *iff = ir_add(f, ir_body(loop),
+                          ir_if(f, ir_bin(f, IR_NE, ir_load(f, isnew, ir_ref(f, t)), ir_int(f, 0)), NULL, NULL));
+    ir_stmt *tb = ir_then(iff);
+    ir_add(f, tb, ir_assign(f, cv, ir_load(f, crd, ir_ref(f, t))));
+    ir_add(f, tb, ir_assign(f, g, per_parent ? ir_load(f, pp, ir_ref(f, t))
+                                             : ir_bin(f, IR_SUB, ir_ref(f, cv), ir_int(f, C->lo[l]))));
+    bool minmax = false;
+    for (int a = 0; a < q->nagg && !s; a++) {
+      const spc_query_agg *A = &q->aggs[a];
+      if (A->nargs > 1 || (A->nargs == 1 && strcmp(A->args[0], "c"))) {
+        s = spc_err(e, SPC_ERR_UNSUPPORTED, ls->file, src.line, src.col,
+                    "level %s: query aggregates take the coordinate c only", ls->name);
+        break;
+      }
+      if (b->nq >= SPC_SPEC_MAX * 4 || *nfree >= SPC_SPEC_MAX * 8) {
+        s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0, "too many query results");
+        break;
+      }
+      ir_var o = lang_fresh_local(f, A->name, IR_I64, true);
+      ir_add(f, body, ir_alloc(f, o, G, true));
+      tofree[(*nfree)++] = o;
+      snprintf(b->qbuf[b->nq], sizeof b->qbuf[0], "%s", A->name);
+      b->qnames[b->nq] = b->qbuf[b->nq];
+      b->qvars[b->nq++] = o;
+      ir_expr *cur = ir_load(f, o, ir_ref(f, g));
+      switch (A->kind) {
+      case SPC_AGG_COUNT:
+        ir_add(f, tb, ir_store(f, o, ir_ref(f, g), ir_bin(f, IR_ADD, cur, ir_int(f, 1))));
+        break;
+      case SPC_AGG_ID: ir_add(f, tb, ir_store(f, o, ir_ref(f, g), ir_int(f, 1))); break;
+      default: {
+        minmax = true;
+        if (present < 0) {
+          present = lang_fresh_local(f, "present", IR_I64, true);
+          ir_add(f, body, ir_alloc(f, present, G, true));
+          tofree[(*nfree)++] = present;
+        }
+        ir_expr *seen = ir_bin(f, IR_NE, ir_load(f, present, ir_ref(f, g)), ir_int(f, 0));
+        ir_expr *m = ir_bin(f, A->kind == SPC_AGG_MIN ? IR_MIN : IR_MAX, cur, ir_ref(f, cv));
+        ir_add(f, tb, ir_store(f, o, ir_ref(f, g), ir_select(f, seen, m, ir_ref(f, cv))));
+      }
+      }
+    }
+    if (minmax) ir_add(f, tb, ir_store(f, present, ir_ref(f, g), ir_int(f, 1)));
+    ir_add(f, body, loop);
+    spc_query_free(&q);
+  }
+  return s;
+}
+
+static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
+  const spc_format_level *fl = C->lv[l];
+  const spc_level_spec *ls = fl->lf;
+  bool last = l == C->L - 1;
+  ir_func *f = ir_func_new("spc_conv_level");
+  char name[96];
+  if (!f) return SPC_NOMEM(e);
+  F->f = f;
+  ir_stmt *body = ir_func_body(f);
+  lvbind b;
+  asm_bind_init(&b, ls, fl, C->index_ty, C->coord_ty);
+  ir_var pp = ir_param(f, "pp", IR_I64, true, IR_IN);
+  ir_var isnew = ir_param(f, "isnew", IR_I64, true, IR_IN);
+  ir_var crd = ir_param(f, "lcrd", IR_I64, true, IR_IN);
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  ir_var npin = ir_param(f, "np_in", IR_I64, false, IR_IN);
+  F->p_arr0 = ir_nparams(f);
+  F->narr = ls->narrays;
+  for (int k = 0; k < ls->narrays; k++)
+    b.arr[k] = ir_param(f, ls->arrays[k].name,
+                        asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty), true, IR_OUT);
+  F->p_qpos = ir_nparams(f);
+  ir_var qpos = ir_param(f, "qpos", IR_I64, true, IR_OUT);
+  F->p_size = ir_nparams(f);
+  ir_var size = ir_param(f, "size", IR_I64, false, IR_OUT);
+  ir_var vals = -1, vout = -1;
+  ir_ty vty = asm_value_ty(C->vt);
+  F->p_vout = -1;
+  if (last && C->vt != SPC_PATTERN) {
+    vals = ir_param(f, "vals", vty, true, IR_IN);
+    F->p_vout = ir_nparams(f);
+    vout = ir_param(f, "vout", vty, true, IR_OUT);
+  }
+  for (int k = 0; k < ls->nwork; k++)
+    b.work[k] = lang_fresh_local(f, ls->work[k].name,
+                                 asm_tname_ty(ls->work[k].type, C->index_ty, C->coord_ty), true);
+  b.p = lang_fresh_local(f, "p", C->index_ty, false);
+  b.q = lang_fresh_local(f, "q", C->index_ty, false);
+  b.c = lang_fresh_local(f, "c", C->coord_ty, false);
+  b.np = lang_fresh_local(f, "np", C->index_ty, false);
+  b.N = lang_fresh_local(f, "N", IR_I64, false);
+  b.lo = lang_fresh_local(f, "lo", IR_I64, false);
+  ir_add(f, body, ir_assign(f, b.np, ir_cast(f, C->index_ty, ir_ref(f, npin))));
+  ir_add(f, body, ir_assign(f, b.N, ir_int(f, C->N[l])));
+  ir_add(f, body, ir_assign(f, b.lo, ir_int(f, C->lo[l])));
+  ir_var tofree[SPC_SPEC_MAX * 8];
+  int nfree = 0;
+  spc_status s = build_queries(C, l, f, body, &b, pp, isnew, crd, n, tofree, &nfree, e);
+  if (!s && asm_lfn(&b, SPC_LF_INIT))
+    s = asm_lower_fn(f, body, &b, SPC_LF_INIT, -1, NULL, e);
+  if (!s) s = asm_lower_fn(f, body, &b, SPC_LF_SIZE, size, NULL, e);
+  if (!s) {
+    snprintf(name, sizeof name,
+             "level %d (%s) of format %s would hold %%lld positions: too large "
+             "(limit %lld)", l + 1, ls->name, C->fmt->name, (long long)C->limit);
+    ir_expr *sz = ir_ref(f, size);
+    ir_stmt *iff = ir_add(f, body, ir_if(f, ir_bin(f, IR_GT, sz, ir_int(f, C->limit)), NULL, NULL));
+    ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, name, &sz, 1));
+    ir_add(f, body, ir_alloc(f, qpos, ir_ref(f, n), false));
+    if (vout >= 0) ir_add(f, body, ir_alloc(f, vout, ir_ref(f, size), true));
+  }
+  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  ir_stmt *loop = ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL);
+  ir_stmt *lb = ir_body(loop);
+  if (!s) {
+    ir_add(f, lb, ir_assign(f, b.p, ir_cast(f, C->index_ty, ir_load(f, pp, ir_ref(f, t)))));
+    ir_add(f, lb, ir_assign(f, b.c, ir_cast(f, C->coord_ty, ir_load(f, crd, ir_ref(f, t)))));
+    ir_stmt *iff = ir_add(f, lb, ir_if(f, ir_bin(f, IR_NE, ir_load(f, isnew, ir_ref(f, t)), ir_int(f, 0)), NULL, NULL));
+    s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_YIELD, b.q, NULL, e);
+    if (!s && asm_lfn(&b, SPC_LF_INSERT))
+      s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_INSERT, -1, NULL, e);
+    ir_add(f, lb, ir_store(f, qpos, ir_ref(f, t), ir_cast(f, IR_I64, ir_ref(f, b.q))));
+    if (vout >= 0)
+      ir_add(f, lb, ir_store(f, vout, ir_ref(f, b.q), ir_load(f, vals, ir_ref(f, t))));
+    ir_add(f, body, loop);
+  }
+  if (!s && asm_lfn(&b, SPC_LF_FINALIZE))
+    s = asm_lower_fn(f, body, &b, SPC_LF_FINALIZE, -1, NULL, e);
+  for (int k = 0; k < nfree && !s; k++) ir_add(f, body, ir_free(f, tofree[k]));
+  for (int k = 0; k < ls->nwork && !s; k++) ir_add(f, body, ir_free(f, b.work[k]));
+  if (!s) s = ir_verify(f, e);
+  return s;
+}
+
+/* ---- the result tensor ---------------------------------------------------- */
+
+static const spc_level_format *native(const conv *C, int l, bool plain) {
+  const char *nm = C->lv[l]->lf->name;
+  if (!plain || C->lo[l] != 0) return NULL;
+  if (!strcmp(nm, "dense")) return &spc_level_dense;
+  if (!strcmp(nm, "compressed")) return &spc_level_compressed;
+  if (!strcmp(nm, "singleton")) return &spc_level_singleton;
+  return NULL;
+}
+
+/* Level l's coordinate is exactly canonical index k: k, else -1. */
+static int level_dim(const spc_remap *r, int l) {
+  const lang_node *o = r->out[l];
+  if (o->kind != LN_NAME) return -1;
+  return spc_remap_find_in(r, o->name);
+}
+
+static conv_tensor *new_result(conv *C) {
+  conv_tensor *ct = spc_calloc(1, sizeof *ct);
+  if (!ct) return NULL;
+  spc_tensor *t = &ct->t;
+  t->order = C->order;
+  for (int d = 0; d < C->order; d++) t->dims[d] = C->comb->dims[d];
+  t->vt = C->vt;
+  snprintf(ct->info.name, sizeof ct->info.name, "%s", C->fmt->name);
+  t->format = ct->info.name; /* also marks the tensor as converted */
+  t->sym = SPC_GENERAL;
+  conv_info *I = &ct->info;
+  I->fmt = C->fmt;
+  I->nlevels = C->L;
+  for (int l = 0; l < C->L; l++) {
+    I->lv[l] = C->lv[l];
+    I->lo[l] = C->lo[l];
+    I->N[l] = C->N[l];
+  }
+  I->nparams = C->nparams;
+  for (int k = 0; k < C->nparams; k++) I->params[k] = C->ps[k];
+  I->index_ty = C->index_ty;
+  I->coord_ty = C->coord_ty;
+  /* every level stores one distinct canonical index: the native read-side
+   * tables (spc_iter) apply to its dense/compressed/singleton levels */
+  bool plain = true;
+  unsigned seen = 0;
+  for (int l = 0; l < C->L; l++) {
+    int d = level_dim(C->r, l);
+    if (d < 0 || (seen >> d & 1)) plain = false;
+    else seen |= 1u << d;
+  }
+  for (int l = 0; l < C->L; l++) {
+    spc_level *lv = &t->lv[l];
+    lv->dim = level_dim(C->r, l);
+    lv->size = C->N[l];
+    lv->props = C->lv[l]->lf->props;
+    if (!C->lv[l]->unique) lv->props &= ~(unsigned)SPC_LP_UNIQUE;
+    lv->fmt = native(C, l, plain);
+  }
+  t->nlevels = C->L;
+  return ct;
+}
+
+static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
+  spc_tensor *t = &ct->t;
+  int64_t np = 1, *pp = spc_calloc((size_t)(C->n ? C->n : 1), sizeof *pp);
+  if (!pp) return SPC_NOMEM(e);
+  spc_status s = SPC_OK;
+  for (int l = 0; l < C->L && !s; l++) {
+    lvfunc F = {0};
+    ir_arg *args = NULL;
+    const spc_level_spec *ls = C->lv[l]->lf;
+    if (ls->narrays > SPC_LEVEL_MAX_ARRAYS) {
+      s = spc_err(e, SPC_ERR_UNSUPPORTED, ls->file, 0, 0,
+                  "level %s has %d arrays; a tensor level holds at most %d",
+                  ls->name, ls->narrays, SPC_LEVEL_MAX_ARRAYS);
+      break;
+    }
+    for (int k = 0; k < ls->narrays && !s; k++) {
+      ir_ty ty = asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty);
+      if (ty != IR_I32 && ty != IR_I64)
+        s = spc_err(e, SPC_ERR_UNSUPPORTED, ls->file, 0, 0,
+                    "level %s: array %s is not an integer array", ls->name,
+                    ls->arrays[k].name);
+    }
+    if (!s) s = build_level(C, l, &F, e);
+    if (!s && !(args = spc_calloc((size_t)ir_nparams(F.f), sizeof *args))) s = SPC_NOMEM(e);
+    if (!s) {
+      args[0] = (ir_arg){.data = pp, .len = C->n};
+      args[1] = (ir_arg){.data = C->isnew[l], .len = C->n};
+      args[2] = (ir_arg){.data = C->lc[l], .len = C->n};
+      args[3].s.i64 = C->n;
+      args[4].s.i64 = np;
+      if (F.p_vout >= 0) args[F.p_vout - 1] = (ir_arg){.data = C->vals, .len = C->n};
+      s = ir_run(F.f, args, e);
+    }
+    if (!s) {
+      spc_level *lv = &t->lv[l];
+      for (int k = 0; k < ls->narrays; k++) {
+        ir_arg *a = &args[F.p_arr0 + k];
+        ir_ty ty = asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty);
+        lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[k].name,
+                                          .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
+                                          .len = a->len, .data = a->data, .owned = true};
+        a->data = NULL;
+      }
+      spc_free(pp);
+      pp = args[F.p_qpos].data;
+      args[F.p_qpos].data = NULL;
+      np = args[F.p_size].s.i64;
+      if (F.p_vout >= 0) {
+        t->val = args[F.p_vout].data;
+        t->nval = args[F.p_vout].len;
+        t->val_owned = true;
+        args[F.p_vout].data = NULL;
+      } else if (l == C->L - 1) {
+        t->nval = np;
+      }
+    }
+    ir_func_free(&F.f);
+    spc_free(args);
+  }
+  spc_free(pp);
+  return s;
+}
+
+/* ---- the entry point ------------------------------------------------------ */
+
+static spc_status remap_and_bounds(conv *C, spc_error *e) {
+  ir_func *f = NULL;
+  ir_arg *args = NULL;
+  spc_status s = build_remap(C, &f, e);
+  int np = f ? ir_nparams(f) : 0;
+  if (!s && !(args = spc_calloc((size_t)np, sizeof *args))) s = SPC_NOMEM(e);
+  if (!s) {
+    for (int k = 0; k < C->order; k++) {
+      const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
+      args[k] = (ir_arg){.data = a->data, .len = C->n};
+    }
+    args[C->order].s.i64 = C->n;
+    s = ir_run(f, args, e);
+  }
+  if (!s) {
+    int64_t *lc[SPC_MAX_ORDER], cmax[SPC_MAX_ORDER];
+    lang_ival iv[SPC_MAX_ORDER];
+    int p0 = C->order + 1;
+    for (int l = 0; l < C->L; l++) lc[l] = args[p0 + l].data;
+    const int64_t *perm = args[p0 + C->L].data;
+    for (int c = 0; c < C->r->ncounters; c++) cmax[c] = args[p0 + C->L + 1 + c].s.i64;
+    s = spc_remap_bounds(C->r, C->comb->dims, cmax, iv, e);
+    for (int l = 0; l < C->L && !s; l++) {
+      int64_t ext;
+      if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) ||
+          ext == INT64_MAX)
+        s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
+                    "level coordinate '%s' of format %s has no finite range: "
+                    "unsupported", C->r->out_names[l], C->fmt->name);
+      else {
+        C->lo[l] = iv[l].lo;
+        C->N[l] = ext + 1;
+      }
+    }
+    if (!s) s = order_components(C, lc, perm, C->dup, e);
+  }
+  for (int k = C->order + 1; args && k < np; k++)
+    if (ir_var_get(f, ir_param_var(f, k))->array) spc_free(args[k].data);
+  spc_free(args);
+  ir_func_free(&f);
+  return s;
+}
+
+spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
+                          const spc_format_spec *fmt,
+                          const spc_remap_param *params, int nparams,
+                          spc_dup dup, const spc_convert_opts *o,
+                          spc_tensor **out, spc_error *e) {
+  conv C = {.fmt = fmt, .specs = specs, .dup = dup};
+  spc_tensor *exp = NULL;
+  conv_tensor *ct = NULL;
+  *out = NULL;
+  if (!src || !fmt || (nparams && !params))
+    return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "invalid arguments");
+  C.limit = o && o->max_positions > 0 ? o->max_positions : default_limit();
+  spc_status s = spc_tensor_expand(src, &exp, e);
+  if (!s) s = spc_tensor_combine(exp, dup, &C.comb, e);
+  spc_tensor_free(&exp);
+  if (s) goto done;
+  C.order = C.comb->order;
+  C.n = spc_tensor_nstored(C.comb);
+  if (fmt->order && fmt->order != C.order) {
+    s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
+                "format %s holds tensors of order %d, this one has order %d",
+                fmt->name, fmt->order, C.order);
+    goto done;
+  }
+  if ((s = set_params(&C, params, nparams, e))) goto done;
+  s = fmt->remap.text ? spc_remap_parse(&fmt->remap.at, C.order, C.ps, C.nparams, &C.r, e)
+                      : spc_remap_identity(C.order, &C.r, e);
+  if (s) goto done;
+  C.L = C.r->order_out;
+  for (int l = 0; l < C.L; l++)
+    C.lv[l] = &fmt->lv[l < fmt->nlevels ? l : fmt->nlevels - 1];
+  if (!fmt->order && C.L < fmt->nlevels - 1) /* fewer levels than listed */
+    for (int l = 0; l < C.L; l++) C.lv[l] = &fmt->lv[l];
+  if ((s = remap_and_bounds(&C, e))) goto done;
+  choose_types(&C);
+  if (!(ct = new_result(&C))) { s = SPC_NOMEM(e); goto done; }
+  s = run_levels(&C, ct, e);
+done:
+  if (s) {
+    spc_tensor *t = ct ? &ct->t : NULL;
+    spc_tensor_free(&t);
+  } else {
+    *out = &ct->t;
+  }
+  for (int l = 0; l < SPC_MAX_ORDER; l++) {
+    spc_free(C.lc[l]);
+    spc_free(C.isnew[l]);
+  }
+  spc_free(C.vals);
+  spc_remap_free(&C.r);
+  spc_tensor_free(&C.comb);
+  return s;
+}
+
+spc_status spc_convert(const spc_tensor *src, const spc_specs *specs,
+                       const spc_format_spec *fmt,
+                       const spc_remap_param *params, int nparams, spc_dup dup,
+                       spc_tensor **out, spc_error *e) {
+  return spc_convert_ex(src, specs, fmt, params, nparams, dup, NULL, out, e);
+}
+
+/* Only pointer arithmetic on t: a plain spc_tensor is never read past. */
+bool spc_is_converted(const spc_tensor *t) {
+  return t && t->format == (const char *)t + offsetof(conv_tensor, info.name);
+}
