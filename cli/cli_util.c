@@ -52,6 +52,11 @@ void cli_write_opts(const cli_opts *o, spc_write_opts *w) {
   w->gzip = o->gzip;
   w->keep_symmetry = o->keep_symmetry;
   w->threads = o->threads;
+  if (!o->quiet && isatty(2)) {
+    clock_gettime(CLOCK_MONOTONIC, &g_progress.t0);
+    w->progress = show_progress;
+    w->progress_ctx = &g_progress;
+  }
 }
 
 int cli_fail(spc_status s, const spc_error *e) {

@@ -56,8 +56,9 @@ static char *format_block(const spc_tensor *c, int64_t b, int64_t e,
   return buf;
 }
 
-static spc_status write_coo(const spc_tensor *c, spc_out *o, int threads,
-                            spc_error *e) {
+static spc_status write_coo(const spc_tensor *c, spc_out *o,
+                            const spc_write_opts *wo, spc_error *e) {
+  int threads = wo->threads;
   int64_t nnz = c->nval ? c->nval : spc_tensor_nstored(c);
   char line[128];
   int n = 0;
@@ -83,7 +84,10 @@ static spc_status write_coo(const spc_tensor *c, spc_out *o, int threads,
       spc_free(bufs[i]);
       bufs[i] = NULL;
     }
+    if (wo->progress)
+      wo->progress(wo->progress_ctx, "write", (double)(g + m) / (double)nblk);
   }
+  if (wo->progress) wo->progress(wo->progress_ctx, "write", 1.0);
   spc_free(bufs);
   spc_free(lens);
   return s;
@@ -127,9 +131,9 @@ spc_status spc_mtx_write(const spc_tensor *t, spc_out *o,
   spc_status s = header(t, o, dense, e);
   if (s) return s;
   if (dense) return write_array(t, o, e);
-  if (!strcmp(t->format, "coo")) return write_coo(t, o, wo->threads, e);
+  if (!strcmp(t->format, "coo")) return write_coo(t, o, wo, e);
   spc_tensor *c = NULL;
-  if (!(s = spc_tensor_to_coo(t, 0, &c, e))) s = write_coo(c, o, wo->threads, e);
+  if (!(s = spc_tensor_to_coo(t, 0, &c, e))) s = write_coo(c, o, wo, e);
   spc_tensor_free(&c);
   return s;
 }
