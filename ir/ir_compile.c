@@ -226,11 +226,11 @@ static int expr(cctx *c, const ir_stmt *s, const ir_expr *e, int dest) {
   }
   case IR_E_BIN: return bin(c, s, e, dest);
   case IR_E_UN: {
+    int op = un_op(e->op, e->ty);
+    if (op == BC_MOV) return expr(c, s, e->a, dest); /* abs of unsigned */
     int mark = c->top;
     int a = expr(c, s, e->a, -1);
     c->top = mark;
-    int op = un_op(e->op, e->ty);
-    if (op == BC_MOV) return place(c, s, a, dest); /* abs of unsigned */
     int d = dest >= 0 ? dest : temp(c);
     emit(c, s, (bc_op)op, d, a, 0, 0);
     return d;

@@ -371,11 +371,42 @@ static const char prelude_tail[] =
     "  memcpy(&x, &b, sizeof x);\n"
     "  return x;\n"
     "}\n"
-    "/* constants compilers would call always true or false in comparisons */\n"
-    "SPC_RT_FN bool spc_opaque_bool(bool x) { return x; }\n"
-    "SPC_RT_FN int32_t spc_opaque_i32(int32_t x) { return x; }\n"
-    "SPC_RT_FN int64_t spc_opaque_i64(int64_t x) { return x; }\n"
-    "SPC_RT_FN uint64_t spc_opaque_u64(uint64_t x) { return x; }\n"
+    "/* a value the compiler must not fold (see ir_emit_expr.c) */\n"
+    "SPC_RT_FN float spc_opaque_f32(float x) { return x; }\n"
+    "SPC_RT_FN double spc_opaque_f64(double x) { return x; }\n"
+    "/* Around each function: what compilers call suspicious in hand-written\n"
+    " * code (x < x, unsigned >= 0, ~ of a bool, a guarded x / 0) is well\n"
+    " * defined in generated code. */\n"
+    "#if defined(__clang__)\n"
+    "#define SPC_GEN_BEGIN                                                          \\\n"
+    "  _Pragma(\"clang diagnostic push\")                                         \\\n"
+    "  _Pragma(\"clang diagnostic ignored \\\"-Wtautological-compare\\\"\")          \\\n"
+    "  _Pragma(\"clang diagnostic ignored \\\"-Wtautological-constant-compare\\\"\") \\\n"
+    "  _Pragma(\"clang diagnostic ignored \\\"-Wdivision-by-zero\\\"\")              \\\n"
+    "  _Pragma(\"clang diagnostic ignored \\\"-Wshift-count-overflow\\\"\")          \\\n"
+    "  _Pragma(\"clang diagnostic ignored \\\"-Wshift-count-negative\\\"\")          \\\n"
+    "  _Pragma(\"clang diagnostic ignored \\\"-Wbool-operation\\\"\")                \\\n"
+    "  _Pragma(\"clang diagnostic ignored \\\"-Wint-in-bool-context\\\"\")           \\\n"
+    "  _Pragma(\"clang diagnostic ignored \\\"-Winteger-overflow\\\"\")\n"
+    "#define SPC_GEN_END _Pragma(\"clang diagnostic pop\")\n"
+    "#elif defined(__GNUC__)\n"
+    "#define SPC_GEN_BEGIN                                                          \\\n"
+    "  _Pragma(\"GCC diagnostic push\")                                           \\\n"
+    "  _Pragma(\"GCC diagnostic ignored \\\"-Wtype-limits\\\"\")                      \\\n"
+    "  _Pragma(\"GCC diagnostic ignored \\\"-Wtautological-compare\\\"\")             \\\n"
+    "  _Pragma(\"GCC diagnostic ignored \\\"-Wbool-compare\\\"\")                     \\\n"
+    "  _Pragma(\"GCC diagnostic ignored \\\"-Wsign-compare\\\"\")                     \\\n"
+    "  _Pragma(\"GCC diagnostic ignored \\\"-Wdiv-by-zero\\\"\")                      \\\n"
+    "  _Pragma(\"GCC diagnostic ignored \\\"-Wshift-count-overflow\\\"\")             \\\n"
+    "  _Pragma(\"GCC diagnostic ignored \\\"-Wshift-count-negative\\\"\")             \\\n"
+    "  _Pragma(\"GCC diagnostic ignored \\\"-Wbool-operation\\\"\")                   \\\n"
+    "  _Pragma(\"GCC diagnostic ignored \\\"-Wint-in-bool-context\\\"\")             \\\n"
+    "  _Pragma(\"GCC diagnostic ignored \\\"-Woverflow\\\"\")\n"
+    "#define SPC_GEN_END _Pragma(\"GCC diagnostic pop\")\n"
+    "#else\n"
+    "#define SPC_GEN_BEGIN\n"
+    "#define SPC_GEN_END\n"
+    "#endif\n"
     "/* ir_run's argument layout, for the NAME_entry wrappers */\n"
     "typedef union spc_gen_val {\n"
     "  bool b;\n"
@@ -619,6 +650,7 @@ spc_status ir_emit_c(const ir_func *f, const ir_emit_opts *opts, spc_str *out,
     spc_str_add(out, prelude_tail, sizeof prelude_tail - 1);
   }
   if (o->comment) comment(out, o->comment);
+  spc_str_addf(out, "SPC_GEN_BEGIN\n");
   if (!o->static_fn) {
     signature(&c, out, false, err, err_len, outname);
     spc_str_addf(out, ";\n");
@@ -632,6 +664,7 @@ spc_status ir_emit_c(const ir_func *f, const ir_emit_opts *opts, spc_str *out,
   if (body.s) spc_str_add(out, body.s, body.len);
   epilogue(&c, out, m.jumps, outname, status);
   if (o->entry) entry(&c, out);
+  spc_str_addf(out, "SPC_GEN_END\n");
   if (out->failed || c.nomem) st = SPC_NOMEM(e);
 done:
   spc_str_free(&body);

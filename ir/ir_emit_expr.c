@@ -8,7 +8,10 @@
  * exception keeps loops readable: `i + 1` stays plain inside `for i`
  * when the body never assigns i (i < hi, so i + 1 cannot overflow).
  * Parentheses follow C precedence, plus those gcc's -Wparentheses asks
- * for around bitwise, shift and logical operands. */
+ * for around bitwise, shift and logical operands.  What compilers call
+ * suspicious in hand-written code (x < x, unsigned >= 0, ~ of a bool, a
+ * guarded x / 0) is well defined here: the emitted function silences
+ * those warnings (SPC_GEN_BEGIN in ir_emit_c.c). */
 #include "ir_emit.h"
 #include <math.h>
 #include <stdio.h>
@@ -94,8 +97,7 @@ typedef enum form {
   F_INFIX,  /* a op b, or op a */
   F_CALL,   /* name(a, b) */
   F_NCALL,  /* !name(a, b) (complex !=) */
-  F_SAME,   /* the operand itself (abs of unsigned) */
-  F_XOR     /* a ^ -1: ~ of a converted bool, which gcc calls suspicious */
+  F_SAME    /* the operand itself (abs of unsigned) */
 } form;
 
 static bool steady_var(const ectx *c, const ir_expr *x) {
@@ -103,6 +105,48 @@ static bool steady_var(const ectx *c, const ir_expr *x) {
   for (const emit_loop *l = c->loops; l; l = l->up)
     if (l->var == x->var) return l->steady;
   return false;
+}
+
+/* Bounds of an integer expression, when known and within +-2^62 (so
+ * sums and small products of two of them cannot overflow int64_t). */
+#define RANGE_MAX ((int64_t)1 << 62)
+static bool range(const ir_expr *x, int64_t *lo, int64_t *hi) {
+  int64_t a, b, c, d;
+  if (x->ty == IR_BOOL) return *lo = 0, *hi = 1, true;
+  switch (x->kind) {
+  case IR_E_CONST: {
+    int64_t v = x->ty == IR_I32 ? x->v.i32 : x->ty == IR_I64 ? x->v.i64 : x->ty == IR_BOOL ? x->v.b : RANGE_MAX + 1;
+    if (v > RANGE_MAX || v < -RANGE_MAX) return false;
+    *lo = *hi = v;
+    return true;
+  }
+  case IR_E_LEN: *lo = 0, *hi = RANGE_MAX; return true; /* lengths of real arrays */
+  case IR_E_LOAD: case IR_E_VAR:
+    if (x->ty == IR_I32) return *lo = INT32_MIN, *hi = INT32_MAX, true;
+    return false;
+  case IR_E_CAST:
+    if (x->a->ty != IR_BOOL && x->a->ty != IR_I32) return false;
+    return range(x->a, lo, hi);
+  case IR_E_BIN:
+    if (!ir_ty_signed(x->ty) || !range(x->a, &a, &b) || !range(x->b, &c, &d)) return false;
+    if (x->op == IR_ADD) *lo = a + c, *hi = b + d;
+    else if (x->op == IR_SUB) *lo = a - d, *hi = b - c;
+    else if (x->op == IR_MUL && a >= -INT32_MAX && b <= INT32_MAX && c >= -INT32_MAX && d <= INT32_MAX) {
+      int64_t p[4] = {a * c, a * d, b * c, b * d};
+      *lo = *hi = p[0];
+      for (int k = 1; k < 4; k++) *lo = p[k] < *lo ? p[k] : *lo, *hi = p[k] > *hi ? p[k] : *hi;
+    } else return false;
+    return *lo >= -RANGE_MAX && *hi <= RANGE_MAX;
+  default: return false;
+  }
+}
+
+/* Whether signed +, -, * of x cannot overflow its type: then plain C. */
+static bool no_overflow(const ir_expr *x) {
+  int64_t lo, hi;
+  if (x->op != IR_ADD && x->op != IR_SUB && x->op != IR_MUL) return false;
+  if (!range(x, &lo, &hi)) return false;
+  return x->ty == IR_I64 || (lo >= INT32_MIN && hi <= INT32_MAX);
 }
 
 static bool is_const_int(const ir_expr *x, int64_t v) {
@@ -136,6 +180,7 @@ static form bin_form(const ectx *c, const ir_expr *x, char *name, size_t n) {
   }
   if (ir_ty_signed(t) && op <= IR_SHR) {
     if (op == IR_ADD && steady_var(c, x->a) && is_const_int(x->b, 1)) return F_INFIX;
+    if (no_overflow(x)) return F_INFIX;
     snprintf(name, n, "spc_%s_%s", hname[op], sfx(t));
     return F_CALL;
   }
@@ -149,8 +194,6 @@ static form un_form(const ir_expr *x, char *name, size_t n) {
     else snprintf(name, n, "spc_neg_%s", sfx(t));
     return F_CALL;
   }
-  if (x->op == IR_BNOT && x->a->kind == IR_E_CAST && x->a->a->ty == IR_BOOL)
-    return F_XOR;
   if (x->op == IR_ABS) {
     if (t == IR_U64) return F_SAME;
     snprintf(name, n, "%s", t == IR_F32 ? "fabsf" : t == IR_F64 ? "fabs"
@@ -196,7 +239,6 @@ static int prec(const ectx *c, const ir_expr *x) {
     switch (un_form(x, name, sizeof name)) {
     case F_CALL: return 16;
     case F_SAME: return prec(c, x->a);
-    case F_XOR: return 7;
     default: return 14;
     }
   case IR_E_CAST:
@@ -220,61 +262,27 @@ static bool is_infix_bin(const ectx *c, const ir_expr *x) {
 /* Minimum precedence for an operand of infix x (left or right), adding
  * the parentheses -Wparentheses wants. */
 static int operand_min(const ectx *c, const ir_expr *x, const ir_expr *o, bool right) {
-  int p = ir_prec_bin(x->op);
-  bool picky = p <= 11 && p != 9 && p != 10; /* shifts, bitwise, logical */
-  if (is_infix_bin(c, o)) {
-    if (picky && !(o->op == x->op && (p <= 8) && !right)) return 17;
-    if ((p == 9 || p == 10) && ir_prec_bin(o->op) <= 10) return 17; /* a < b == c */
-  }
-  if ((p == 9 || p == 10) && o->kind == IR_E_UN && o->op == IR_NOT) return 17;
+  int p = ir_prec_bin(x->op), q = prec(c, o);
+  bool picky = p >= 6 && p <= 11 && p != 9 && p != 10; /* shifts, bitwise */
+  bool chain = is_infix_bin(c, o) && o->op == x->op && p <= 8 && !right; /* a & b & c */
+  if (picky && q < 14 && !chain) return 17;
+  if ((p == 9 || p == 10) && q >= 4 && q <= 10) return 17; /* a < b == c */
+  if (x->op == IR_LOR && q == 5) return 17;                /* a || (b && c) */
+  if ((p == 9 || p == 10) && q == 14 && o->kind != IR_E_CONST && o->kind != IR_E_CAST)
+    return 17; /* (!a) == b, (-a) < b: not a warning for all, but clearer */
   return right ? p + 1 : p;
 }
 
-/* A comparison whose integer constant operand could make gcc or clang
- * call it always true or false (unsigned against 0 or max, bool
- * relations, a converted narrower value against a constant out of its
- * range): hide the constant behind spc_opaque_T(). */
-static bool opaque_const(const ir_expr *x, const ir_expr *o) {
-  const ir_expr *other = o == x->a ? x->b : x->a;
-  if (o->kind != IR_E_CONST || !ir_ty_intb(o->ty)) return false;
-  if (other->kind != IR_E_VAR && other->kind != IR_E_LOAD && other->kind != IR_E_LEN)
-    return true; /* (int64_t)b > 5, (a & 16) == 10 */
-  if (x->op == IR_EQ || x->op == IR_NE) return false;
-  if (o->ty == IR_BOOL) return true;
-  return o->ty == IR_U64 && (o->v.u64 == 0 || o->v.u64 == UINT64_MAX);
-}
-
-/* Structural equality (a compiler warns about x < x and the like). */
-static bool same(const ir_expr *a, const ir_expr *b) {
-  if (!a || !b) return a == b;
-  if (a->kind != b->kind || a->ty != b->ty || a->op != b->op || a->var != b->var)
-    return false;
-  if (a->kind == IR_E_CONST && memcmp(&a->v, &b->v, ir_ty_size(a->ty))) return false;
-  return same(a->a, b->a) && same(a->b, b->b) && same(a->c, b->c);
-}
-
-/* Whether e reads no variable: a compiler folds it to a constant. */
-static bool var_free(const ir_expr *e) {
-  if (!e) return true;
-  if (e->kind == IR_E_VAR || e->kind == IR_E_LOAD || e->kind == IR_E_LEN) return false;
-  return var_free(e->a) && var_free(e->b) && var_free(e->c);
-}
-
-/* The right operand of unsigned / % << >> folded to a constant, other than
- * a plain valid one: compilers warn about `x / 0` or `x << 64` even where
- * a guard makes them unreachable. */
-static bool opaque_right(const ir_expr *x, const ir_expr *o) {
-  if (x->a->ty != IR_U64 || !var_free(o)) return false;
-  if (x->op == IR_DIV || x->op == IR_REM)
-    return !(o->kind == IR_E_CONST && o->v.u64 != 0);
-  if (x->op == IR_SHL || x->op == IR_SHR)
-    return !(o->kind == IR_E_CONST && o->ty == IR_I64 && o->v.i64 >= 0 && o->v.i64 < 64);
-  return false;
+/* The right operand of a float subtraction when it converts an integer
+ * and the left one might fold to 0.0: gcc 12 folds 0.0 - (double)i into
+ * -(double)i, which is -0.0 for i = 0 (a wrong sign of zero). */
+static bool opaque_sub(const ir_expr *x, const ir_expr *o) {
+  return x->op == IR_SUB && ir_ty_float(o->ty) && o == x->b && o->kind == IR_E_CAST &&
+         ir_ty_intb(o->a->ty) && x->a->kind != IR_E_VAR && x->a->kind != IR_E_LOAD;
 }
 
 static void operand(ectx *c, const ir_expr *x, const ir_expr *o, bool right) {
-  bool self = right && ir_ty_intb(o->ty) && same(x->a, x->b);
-  if ((ir_op_cmp(x->op) && (opaque_const(x, o) || self)) || (right && opaque_right(x, o))) {
+  if (opaque_sub(x, o)) {
     spc_str_addf(c->o, "spc_opaque_%s(", sfx(o->ty));
     emit_expr(c, o, 0);
     put(c, ")");
@@ -359,10 +367,6 @@ void emit_expr(ectx *c, const ir_expr *x, int min) {
     switch (un_form(x, name, sizeof name)) {
     case F_CALL: call2(c, name, x->a, NULL); break;
     case F_SAME: emit_expr(c, x->a, 0); break; /* parenthesized above */
-    case F_XOR:
-      emit_expr(c, x->a, 8);
-      put(c, x->ty == IR_U64 ? " ^ UINT64_MAX" : " ^ -1");
-      break;
     default:
       put(c, ir_op_name(x->op));
       emit_expr(c, x->a, 15); /* -(-x), not --x */

@@ -14,7 +14,10 @@
  * Memory: every node belongs to its ir_func (an arena); ir_func_free
  * releases all.  Builders never fail half-way: on allocation failure the
  * function is marked broken (ir_func_ok() returns false) and later builder
- * calls return a placeholder, so callers check once at the end.
+ * calls return a placeholder, so callers check once at the end.  A misuse
+ * (an operator on types it does not apply to, a scalar where an array is
+ * needed, a store to an IN array, a bad FAIL message...) marks it broken
+ * the same way, with a message ir_verify reports (SPC_ERR_INTERNAL).
  *
  * Semantics (both paths):
  *   - Integer arithmetic is two's complement on the operand width (I32 or
@@ -22,10 +25,30 @@
  *     < F32 < F64 < C128).  Division and remainder truncate toward zero (as
  *     C); division by zero, shifts by >= width or < 0 are errors reported by
  *     the interpreter and must not be generated (ir_verify cannot see them).
- *   - Comparisons and logical operators yield BOOL; && and || short-circuit.
+ *     INT_MIN / -1 wraps to INT_MIN (and INT_MIN % -1 is 0).
+ *   - Arithmetic, min/max and bitwise operators work on at least I32 (a
+ *     BOOL operand is promoted, as in C); bitwise operators and shifts only
+ *     on integers; a shift has the type of its (promoted) left operand.
+ *     REM on floats is fmod; min(a, b) = b < a ? b : a and max(a, b) =
+ *     a < b ? b : a (a NaN in a is returned, one in b ignored); C128 has +
+ *     - * / (written-out formulas, Smith's division), unary -, == and !=.
+ *   - F32 arithmetic rounds every operation to float; nothing is contracted
+ *     into a fused multiply-add.
+ *   - Casts: float to integer truncates toward zero and saturates at the
+ *     target's limits (NaN gives 0); to BOOL is != 0; C128 to a real type
+ *     takes the real part.
+ *   - Comparisons and logical operators yield BOOL; && and || short-circuit;
+ *     ?: evaluates only the side it picks.
+ *   - Statements convert their operands as C assignment does: to the
+ *     variable's (element) type; indices, lengths and builtin ranges to I64;
+ *     for bounds to the loop variable's type; conditions to BOOL.
  *   - Every variable is function-scoped and starts at zero (arrays: NULL,
  *     length 0).  Loads and stores are bounds-checked by the interpreter.
- *   - A FOR loop runs var = lo, lo+1, ..., hi-1 (hi evaluated once).
+ *   - A FOR loop evaluates lo and hi (once), then runs var = lo, lo+1, ...,
+ *     hi-1; the variable keeps its value after the loop (lo when the range
+ *     is empty).
+ *   - ALLOC of an array that holds one frees the old one; allocation
+ *     failure returns SPC_ERR_NOMEM; a negative length is an error.
  */
 #ifndef SPC_IR_H
 #define SPC_IR_H
@@ -132,8 +155,8 @@ typedef enum ir_stmt_kind {
   IR_S_ALLOC,   /* var = new ty[a] (zeroed when zero) */
   IR_S_FREE,    /* free var (no-op when NULL) */
   IR_S_BUILTIN, /* builtin(args[0..nargs), arrays vars[0..nvars)) */
-  IR_S_FAIL,    /* return status code with message msg (args formatted in
-                   the message as %lld for each integer arg) */
+  IR_S_FAIL,    /* return status code (< 0) with message msg: a format
+                   whose only conversions are %% and one %lld per arg */
   IR_S_BREAK    /* leave the innermost loop */
 } ir_stmt_kind;
 
@@ -159,7 +182,7 @@ typedef struct ir_func ir_func;
 
 SPC_INTERNAL ir_func *ir_func_new(const char *name);
 SPC_INTERNAL void ir_func_free(ir_func **f);
-SPC_INTERNAL bool ir_func_ok(const ir_func *f); /* no allocation failed */
+SPC_INTERNAL bool ir_func_ok(const ir_func *f); /* not broken (see above) */
 SPC_INTERNAL const char *ir_func_name(const ir_func *f);
 SPC_INTERNAL ir_stmt *ir_func_body(ir_func *f); /* the top-level block */
 
@@ -242,9 +265,13 @@ typedef struct ir_arg {
   ir_val s;
 } ir_arg;
 
-/* Interpret f.  On error every array the run allocated is freed (OUT
- * arrays included) and e says what failed (FAIL statements: their code
- * and formatted message). */
+/* Interpret f (verified first).  On error every array the run allocated is
+ * freed (OUT arrays included: their args become NULL, 0), no scalar is
+ * written back, and e says what failed: FAIL statements their code and
+ * formatted message (e->msg is exactly the text the emitted C writes to
+ * err); run-time errors (bounds, division by zero, shift counts, negative
+ * lengths, builtin ranges) SPC_ERR_INTERNAL naming the function and the
+ * statement. */
 SPC_INTERNAL spc_status ir_run(const ir_func *f, ir_arg *args, spc_error *e);
 
 /* Emit f as one C99 function:
@@ -256,7 +283,9 @@ SPC_INTERNAL spc_status ir_run(const ir_func *f, ir_arg *args, spc_error *e);
  * message.  On a non-zero return every array the function allocated is
  * freed and OUT arrays are NULL.  With prelude, the
  * output starts with the includes and macros it needs (a standalone file);
- * static_fn makes the function static.  Needs no spconv header. */
+ * without, it relies on an earlier function's prelude in the same file.
+ * static_fn makes the function static.  Needs no spconv header.  Loads and
+ * stores are not bounds-checked: run ir_run to find a function's errors. */
 typedef struct ir_emit_opts {
   bool prelude;
   bool static_fn;

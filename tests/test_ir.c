@@ -1367,7 +1367,7 @@ START_TEST(test_emit_text) {
   ADD(ir_body(l2), ir_store(f, crd, R(k), B(ADD, LD(crd, R(k)), ir_cast(f, IR_I32, R(kw)))));
   ADD(ir_body(l2), ir_assign(f, st, ir_cast(f, IR_I32, R(kw))));
   src = emit(f, &(ir_emit_opts){.static_fn = true, .comment = "C = A' */ x"});
-  ck_assert_msg(strstr(src, "/* C = A' * / x */\nstatic int csr("), "%s", src);
+  ck_assert_msg(strstr(src, "/* C = A' * / x */\nSPC_GEN_BEGIN\nstatic int csr("), "%s", src);
   ck_assert_msg(strstr(src, "k_hi = pos[i + 1];\n"), "%s", src);
   ck_assert_msg(strstr(src, "for (k = pos[i]; k < k_hi; k++) {"), "%s", src);
   ck_assert_msg(strstr(src, "for (i = 0; i < i_hi; i++)") || strstr(src, "i_hi = spc_sub_i64(pos_len, 1);"), "%s", src);
