@@ -186,28 +186,6 @@ static spc_status join(gzp *g, spc_tensor **out, spc_error *e) {
   return SPC_OK;
 }
 
-/* First entry line's field count (FROSTT order), -1 when not in [b, e). */
-static int tns_fields(const char *b, const char *e) {
-  while (b < e) {
-    const char *le = memchr(b, '\n', (size_t)(e - b));
-    if (!le) return -1;
-    const char *q = b;
-    while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
-    if (q < le && *q != '#') {
-      int n = 0;
-      while (q < le) {
-        while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
-        if (q >= le) break;
-        n++;
-        while (q < le && *q != ' ' && *q != '\t' && *q != '\r') q++;
-      }
-      return n;
-    }
-    b = le + 1;
-  }
-  return -1;
-}
-
 static spc_status run(gzp *g, const char *path, const spc_read_opts *o,
                       spc_tensor **out, spc_error *e) {
   spc_mtx_info mi;
@@ -225,8 +203,10 @@ static spc_status run(gzp *g, const char *path, const spc_read_opts *o,
       return SPC_NOT_HANDLED; /* the ordinary path reports any error */
     job = mi.job;
   } else {
-    int nf = tns_fields(g->buf, g->buf + have);
-    if (nf < 2 || nf - 1 > SPC_MAX_ORDER || o->ndims || o->vtype == SPC_C128)
+    int64_t line;
+    const char *le;
+    int nf = spc_tns_first_fields(g->buf, g->buf + have, &line, &le);
+    if ((st == 0 && le == g->buf + have) || nf < 2 || nf - 1 > SPC_MAX_ORDER || o->ndims || o->vtype == SPC_C128)
       return SPC_NOT_HANDLED;
     job = (spc_text_job){.path = path, .first_line = 1, .comment = '#',
                          .order = nf - 1, .ntok = 1, .infer_dims = true,

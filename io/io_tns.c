@@ -6,9 +6,10 @@
 #include "spc_num.h"
 #include <string.h>
 
-/* Count the fields of the first entry line; its line number in *line. */
-static int first_entry_fields(const char *p, const char *end, int64_t *line) {
+int spc_tns_first_fields(const char *p, const char *end, int64_t *line,
+                         const char **line_end) {
   *line = 1;
+  *line_end = end;
   while (p < end) {
     const char *le = memchr(p, '\n', (size_t)(end - p));
     if (!le) le = end;
@@ -16,6 +17,7 @@ static int first_entry_fields(const char *p, const char *end, int64_t *line) {
     while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
     if (q < le && *q != '#') {
       int n = 0;
+      *line_end = le;
       while (q < le) {
         while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
         if (q >= le) break;
@@ -35,7 +37,8 @@ spc_status spc_tns_read(const char *path, const spc_buf *b,
                         spc_error *e) {
   int64_t line;
   *out = NULL;
-  int nf = first_entry_fields(b->data, b->data + b->len, &line);
+  const char *le;
+  int nf = spc_tns_first_fields(b->data, b->data + b->len, &line, &le);
   if (nf == 0 && o->ndims == 0)
     return spc_err(e, SPC_ERR_INPUT, path, 0, 0,
                    "no entries, so the order is unknown (give the dimensions)");

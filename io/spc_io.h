@@ -125,6 +125,12 @@ SPC_INTERNAL spc_status spc_gz_text_read(const char *path,
                                          const spc_read_opts *o,
                                          spc_tensor **out, spc_error *e);
 
+/* FROSTT: the number of fields of the first entry line of [p, end) (0 when
+ * there is none), its line number and where that line ends (end when it
+ * runs to the end of the range). */
+SPC_INTERNAL int spc_tns_first_fields(const char *p, const char *end,
+                                      int64_t *line, const char **line_end);
+
 /* ---- the containers ----------------------------------------------------- */
 SPC_INTERNAL spc_status spc_mtx_read(const char *path, const spc_buf *b,
                                      const spc_read_opts *o, spc_tensor **out,
