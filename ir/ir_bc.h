@@ -1,5 +1,6 @@
 /* ir_bc.h -- the interpreter's compact form of a function: typed register
- * bytecode (ir/ir_compile.c makes it, ir/ir_interp.c runs it).
+ * bytecode (ir/ir_compile.c makes it, ir/ir_interp.c runs it with the
+ * out-of-line operations of ir/ir_interp_ops.c).
  *
  * Every scalar variable, constant, loop bound and temporary is a slot (an
  * ir_val) resolved at compile time; every array variable an entry of the
@@ -15,6 +16,7 @@
  * add, sub, mul, and, or, xor, shl, ==, !=), _U64, _F32, _F64, _C complex;
  * _64 either 64-bit integer.  Operands: d destination slot, a and b source
  * slots; c as noted. */
+/* clang-format off */
 #define BC_OPS(X)                                                              \
   X(END)                       /* return SPC_OK */                            \
   X(MOV)                       /* d = a */                                    \
@@ -38,6 +40,8 @@
   X(CVT)                       /* d = (ty c) a, a of type b */                 \
   X(LOAD1) X(LOAD4) X(LOAD8) X(LOAD16) /* d = arr a [slot b] */                \
   X(STORE1) X(STORE4) X(STORE8) X(STORE16) /* arr a [slot b] = slot c */       \
+  X(ADDL_I64) X(ADDL_F64) X(SUBL_I64) X(SUBL_F64) X(MULL_I64) X(MULL_F64)      \
+                               /* d = a op arr c [slot b]: fused loads */     \
   X(LEN)                       /* d = len(arr a) */                           \
   X(JMP)                       /* goto c */                                   \
   X(JZ) X(JNZ)                 /* if (!a) / if (a) goto c */                  \
@@ -47,11 +51,12 @@
   X(FREE)                      /* free arr d */                               \
   X(BUILTIN) X(FAIL)           /* c: aux */
 
+/* clang-format on */
 typedef enum bc_op {
 #define BC_ENUM(n) BC_##n,
   BC_OPS(BC_ENUM)
 #undef BC_ENUM
-  BC_NOPS
+      BC_NOPS
 } bc_op;
 
 typedef struct bc_ins {
@@ -82,9 +87,28 @@ typedef struct bc_prog {
   int npool, cappool;
 } bc_prog;
 
+/* An array operand while running: the caller's or the run's memory. */
+typedef struct bc_arr {
+  void *data;
+  int64_t len;
+} bc_arr;
+
 /* Compile a verified function; SPC_ERR_NOMEM or SPC_OK. */
-SPC_INTERNAL spc_status bc_compile(const ir_func *f, bc_prog **out,
-                                   spc_error *e);
+SPC_INTERNAL spc_status bc_compile(const ir_func *f, bc_prog **out, spc_error *e);
 SPC_INTERNAL void bc_free(bc_prog **p);
+
+/* The interpreter's out-of-line operations (ir_interp_ops.c), at the
+ * instruction ip of p: fill e with "ir_run: function F: WHAT in `STMT`";
+ * a cast the fast opcodes do not cover; a BUILTIN (ranges checked); a
+ * FAIL (its code and formatted message). */
+SPC_INTERNAL spc_status bc_error(const bc_prog *p, const bc_ins *ip, spc_error *e,
+                                 spc_status code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+SPC_INTERNAL void bc_convert(ir_val *d, const ir_val *s, ir_ty from, ir_ty to);
+SPC_INTERNAL spc_status bc_builtin(const bc_prog *p, const bc_ins *ip, ir_val *R,
+                                   bc_arr *A, spc_error *e);
+SPC_INTERNAL spc_status bc_fail(const bc_prog *p, const bc_ins *ip, const ir_val *R,
+                                spc_error *e);
+SPC_INTERNAL const char *bc_arr_name(const bc_prog *p, int a);
 
 #endif

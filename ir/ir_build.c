@@ -20,8 +20,8 @@ static ir_stmt *dummy_s(ir_func *f) { return f ? &f->dummy_s : NULL; }
 
 /* f usable and its first n of the operands a, b, c present; else mark
  * f broken. */
-static bool ready(ir_func *f, const char *what, int n, const void *a,
-                  const void *b, const void *c) {
+static bool ready(ir_func *f, const char *what, int n, const void *a, const void *b,
+                  const void *c) {
   if (!f || f->broken) return false;
   if ((n > 0 && !a) || (n > 1 && !b) || (n > 2 && !c)) {
     ir_misuse(f, "%s: an operand is NULL", what);
@@ -40,19 +40,19 @@ static ir_expr *new_expr(ir_func *f, ir_expr_kind kind, ir_ty ty) {
 }
 
 /* The variable v if it exists and is (not) an array; else misuse. */
-static const ir_var_info *var_of(ir_func *f, const char *what, ir_var v,
-                                 bool array) {
+static const ir_var_info *var_of(ir_func *f, const char *what, ir_var v, bool array) {
   const ir_var_info *vi = ir_var_get(f, v);
-  if (!vi) ir_misuse(f, "%s: no variable %d", what, v);
+  if (!vi)
+    ir_misuse(f, "%s: no variable %d", what, v);
   else if (vi->array != array)
     ir_misuse(f, "%s: %s is %s, expected %s", what, vi->name,
-              vi->array ? "an array" : "a scalar",
-              array ? "an array" : "a scalar");
-  else return vi;
+              vi->array ? "an array" : "a scalar", array ? "an array" : "a scalar");
+  else
+    return vi;
   return NULL;
 }
 
-/* ---- expressions ------------------------------------------------------------ */
+/* ---- expressions --------------------------------------------------------- */
 
 ir_expr *ir_const(ir_func *f, ir_ty ty, ir_val v) {
   if (!ready(f, "ir_const", 0, NULL, NULL, NULL)) return dummy_e(f);
@@ -62,15 +62,9 @@ ir_expr *ir_const(ir_func *f, ir_ty ty, ir_val v) {
   return e;
 }
 
-ir_expr *ir_int(ir_func *f, int64_t v) {
-  return ir_const(f, IR_I64, (ir_val){.i64 = v});
-}
-ir_expr *ir_f64(ir_func *f, double v) {
-  return ir_const(f, IR_F64, (ir_val){.f64 = v});
-}
-ir_expr *ir_bool(ir_func *f, bool v) {
-  return ir_const(f, IR_BOOL, (ir_val){.b = v});
-}
+ir_expr *ir_int(ir_func *f, int64_t v) { return ir_const(f, IR_I64, (ir_val){.i64 = v}); }
+ir_expr *ir_f64(ir_func *f, double v) { return ir_const(f, IR_F64, (ir_val){.f64 = v}); }
+ir_expr *ir_bool(ir_func *f, bool v) { return ir_const(f, IR_BOOL, (ir_val){.b = v}); }
 
 ir_expr *ir_ref(ir_func *f, ir_var v) {
   if (!ready(f, "ir_ref", 0, NULL, NULL, NULL)) return dummy_e(f);
@@ -96,7 +90,8 @@ static ir_expr *int_operand(ir_func *f, const char *what, ir_expr *a, ir_ty ty) 
   if (!a) return ir_misuse(f, "%s: an operand is NULL", what), dummy_e(f);
   if (!ir_ty_intb(a->ty))
     return ir_misuse(f, "%s: operand has type %s, expected an integer", what,
-                     ir_ty_name(a->ty)), dummy_e(f);
+                     ir_ty_name(a->ty)),
+           dummy_e(f);
   return ir_cast(f, ty, a);
 }
 
@@ -120,8 +115,8 @@ ir_expr *ir_len(ir_func *f, ir_var arr) {
   return e;
 }
 
-static ir_expr *node2(ir_func *f, ir_expr_kind k, ir_op op, ir_ty ty,
-                      ir_expr *a, ir_expr *b) {
+static ir_expr *node2(ir_func *f, ir_expr_kind k, ir_op op, ir_ty ty, ir_expr *a,
+                      ir_expr *b) {
   ir_expr *e = new_expr(f, k, ty);
   e->op = op;
   e->a = a;
@@ -131,36 +126,48 @@ static ir_expr *node2(ir_func *f, ir_expr_kind k, ir_op op, ir_ty ty,
 
 ir_expr *ir_bin(ir_func *f, ir_op op, ir_expr *a, ir_expr *b) {
   if (!ready(f, "ir_bin", 2, a, b, NULL)) return dummy_e(f);
-  if (!ir_op_binary(op)) return ir_misuse(f, "ir_bin: %d is not a binary operator", (int)op), dummy_e(f);
+  if (!ir_op_binary(op))
+    return ir_misuse(f, "ir_bin: %d is not a binary operator", (int)op), dummy_e(f);
   ir_ty ta = a->ty, tb = b->ty, t = max_ty(max_ty(ta, tb), IR_I32);
   switch (op) {
-  case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV:
-    break;
-  case IR_REM: case IR_MIN: case IR_MAX:
+  case IR_ADD:
+  case IR_SUB:
+  case IR_MUL:
+  case IR_DIV: break;
+  case IR_REM:
+  case IR_MIN:
+  case IR_MAX:
     if (t == IR_C128) goto bad;
     break;
-  case IR_BAND: case IR_BOR: case IR_BXOR:
+  case IR_BAND:
+  case IR_BOR:
+  case IR_BXOR:
     if (!ir_ty_intb(ta) || !ir_ty_intb(tb)) goto bad;
     break;
-  case IR_SHL: case IR_SHR:
+  case IR_SHL:
+  case IR_SHR:
     if (!ir_ty_intb(ta) || !ir_ty_intb(tb)) goto bad;
     t = max_ty(ta, IR_I32);
-    return node2(f, IR_E_BIN, op, t, ir_cast(f, t, a),
-                 ir_cast(f, max_ty(tb, IR_I32), b));
-  case IR_LT: case IR_LE: case IR_GT: case IR_GE: case IR_EQ: case IR_NE:
+    return node2(f, IR_E_BIN, op, t, ir_cast(f, t, a), ir_cast(f, max_ty(tb, IR_I32), b));
+  case IR_LT:
+  case IR_LE:
+  case IR_GT:
+  case IR_GE:
+  case IR_EQ:
+  case IR_NE:
     t = max_ty(ta, tb);
     if (t == IR_C128 && op != IR_EQ && op != IR_NE) goto bad;
     return node2(f, IR_E_BIN, op, IR_BOOL, ir_cast(f, t, a), ir_cast(f, t, b));
-  case IR_LAND: case IR_LOR:
+  case IR_LAND:
+  case IR_LOR:
     return node2(f, IR_E_BIN, op, IR_BOOL, ir_cast(f, IR_BOOL, a),
                  ir_cast(f, IR_BOOL, b));
-  default:
-    goto bad;
+  default: goto bad;
   }
   return node2(f, IR_E_BIN, op, t, ir_cast(f, t, a), ir_cast(f, t, b));
 bad:
-  ir_misuse(f, "ir_bin: operator %s does not apply to %s and %s",
-            ir_op_name(op), ir_ty_name(ta), ir_ty_name(tb));
+  ir_misuse(f, "ir_bin: operator %s does not apply to %s and %s", ir_op_name(op),
+            ir_ty_name(ta), ir_ty_name(tb));
   return dummy_e(f);
 }
 
@@ -170,11 +177,13 @@ ir_expr *ir_un(ir_func *f, ir_op op, ir_expr *a) {
   switch (op) {
   case IR_NEG: break;
   case IR_NOT: return node2(f, IR_E_UN, op, IR_BOOL, ir_cast(f, IR_BOOL, a), NULL);
-  case IR_BNOT: if (!ir_ty_intb(a->ty)) goto bad; break;
-  case IR_ABS: if (t == IR_C128) goto bad; break;
-  default:
-    ir_misuse(f, "ir_un: %d is not a unary operator", (int)op);
-    return dummy_e(f);
+  case IR_BNOT:
+    if (!ir_ty_intb(a->ty)) goto bad;
+    break;
+  case IR_ABS:
+    if (t == IR_C128) goto bad;
+    break;
+  default: ir_misuse(f, "ir_un: %d is not a unary operator", (int)op); return dummy_e(f);
   }
   return node2(f, IR_E_UN, op, t, ir_cast(f, t, a), NULL);
 bad:
@@ -193,7 +202,7 @@ ir_expr *ir_select(ir_func *f, ir_expr *c, ir_expr *a, ir_expr *b) {
   return e;
 }
 
-/* ---- statements ------------------------------------------------------------- */
+/* ---- statements ---------------------------------------------------------- */
 
 static ir_stmt *new_stmt(ir_func *f, ir_stmt_kind kind) {
   ir_stmt *s = ir_arena(f, sizeof *s);
@@ -268,8 +277,11 @@ ir_stmt *ir_for(ir_func *f, ir_var v, ir_expr *lo, ir_expr *hi, ir_stmt *body) {
   const ir_var_info *vi = var_of(f, "ir_for", v, false);
   if (!vi) return dummy_s(f);
   if (!ir_ty_int(vi->ty))
-    return ir_misuse(f, "ir_for: loop variable %s has type %s, expected an "
-                     "integer", vi->name, ir_ty_name(vi->ty)), dummy_s(f);
+    return ir_misuse(f,
+                     "ir_for: loop variable %s has type %s, expected an "
+                     "integer",
+                     vi->name, ir_ty_name(vi->ty)),
+           dummy_s(f);
   ir_stmt *s = new_stmt(f, IR_S_FOR);
   s->var = v;
   s->a = int_operand(f, "ir_for lower bound", lo, vi->ty);
@@ -305,8 +317,10 @@ ir_stmt *ir_if(ir_func *f, ir_expr *cond, ir_stmt *then, ir_stmt *els) {
 static const ir_var_info *owned_array(ir_func *f, const char *what, ir_var v) {
   const ir_var_info *vi = var_of(f, what, v, true);
   if (vi && (vi->dir == IR_IN || vi->dir == IR_INOUT)) {
-    ir_misuse(f, "%s: %s is a parameter the caller owns (only local and OUT "
-              "arrays are allocated and freed)", what, vi->name);
+    ir_misuse(f,
+              "%s: %s is a parameter the caller owns (only local and OUT "
+              "arrays are allocated and freed)",
+              what, vi->name);
     return NULL;
   }
   return vi;
@@ -331,10 +345,8 @@ ir_stmt *ir_free(ir_func *f, ir_var arr) {
 }
 
 /* The type argument k of builtin b converts to (-1: I64). */
-static int builtin_arg_ty(ir_func *f, ir_builtin b, const ir_var *arrays,
-                          int k) {
-  if ((b == IR_FILL || b == IR_SHIFT) && k == 2)
-    return (int)ir_var_get(f, arrays[0])->ty;
+static int builtin_arg_ty(ir_func *f, ir_builtin b, const ir_var *arrays, int k) {
+  if ((b == IR_FILL || b == IR_SHIFT) && k == 2) return (int)ir_var_get(f, arrays[0])->ty;
   return -1;
 }
 
@@ -344,10 +356,11 @@ ir_stmt *ir_call(ir_func *f, ir_builtin b, const ir_var *arrays, int narrays,
   if ((int)b < 0 || b >= IR_NBUILTINS)
     return ir_misuse(f, "ir_call: no builtin %d", (int)b), dummy_s(f);
   const ir_builtin_info *bi = &ir_builtins[b];
-  if ((bi->narrays >= 0 ? narrays != bi->narrays : narrays < 2) ||
-      nargs != bi->nargs || (narrays && !arrays) || (nargs && !args))
-    return ir_misuse(f, "ir_call %s: %d arrays and %d scalars given", bi->name,
-                     narrays, nargs), dummy_s(f);
+  if ((bi->narrays >= 0 ? narrays != bi->narrays : narrays < 2) || nargs != bi->nargs ||
+      (narrays && !arrays) || (nargs && !args))
+    return ir_misuse(f, "ir_call %s: %d arrays and %d scalars given", bi->name, narrays,
+                     nargs),
+           dummy_s(f);
   for (int k = 0; k < narrays; k++)
     if (!var_of(f, "ir_call", arrays[k], true)) return dummy_s(f);
   ir_stmt *s = new_stmt(f, IR_S_BUILTIN);
@@ -366,14 +379,13 @@ ir_stmt *ir_call(ir_func *f, ir_builtin b, const ir_var *arrays, int narrays,
   return f->broken ? dummy_s(f) : s;
 }
 
-ir_stmt *ir_fail(ir_func *f, spc_status code, const char *msg,
-                 ir_expr *const *args, int nargs) {
+ir_stmt *ir_fail(ir_func *f, spc_status code, const char *msg, ir_expr *const *args,
+                 int nargs) {
   if (!ready(f, "ir_fail", 1, msg, NULL, NULL)) return dummy_s(f);
   const char *why = ir_fail_msg_check(msg, nargs);
   if (why) return ir_misuse(f, "ir_fail \"%s\": %s", msg, why), dummy_s(f);
   if (code >= 0)
-    return ir_misuse(f, "ir_fail: status %d is not an error", (int)code),
-           dummy_s(f);
+    return ir_misuse(f, "ir_fail: status %d is not an error", (int)code), dummy_s(f);
   if (nargs && !args) return ir_misuse(f, "ir_fail: args is NULL"), dummy_s(f);
   ir_stmt *s = new_stmt(f, IR_S_FAIL);
   s->code = code;
@@ -416,7 +428,7 @@ ir_stmt *ir_else(ir_func *f, ir_stmt *s) {
   return s->kids[1];
 }
 
-/* ---- builtins and FAIL messages --------------------------------------------- */
+/* ---- builtins and FAIL messages ------------------------------------------ */
 
 const ir_builtin_info ir_builtins[IR_NBUILTINS] = {
     [IR_FILL] = {"fill", 1, 3},
@@ -431,9 +443,12 @@ const char *ir_fail_msg_check(const char *msg, int nargs) {
   int n = 0;
   for (const char *p = msg; *p; p++) {
     if (*p != '%') continue;
-    if (p[1] == '%') p++;
-    else if (p[1] == 'l' && p[2] == 'l' && p[3] == 'd') p += 3, n++;
-    else return "the only conversions allowed are %lld and %%";
+    if (p[1] == '%')
+      p++;
+    else if (p[1] == 'l' && p[2] == 'l' && p[3] == 'd')
+      p += 3, n++;
+    else
+      return "the only conversions allowed are %lld and %%";
   }
   if (n != nargs) return "the number of %lld differs from the number of arguments";
   return NULL;

@@ -41,8 +41,7 @@ static bool grow(cctx *c, void **a, int *cap, int need, size_t size) {
   return true;
 }
 
-static int emit(cctx *c, const ir_stmt *s, bc_op op, int d, int a, int b,
-                int x) {
+static int emit(cctx *c, const ir_stmt *s, bc_op op, int d, int a, int b, int x) {
   bc_prog *p = c->p;
   if (!grow(c, (void **)&p->code, &p->capcode, p->ncode + 1, sizeof *p->code) ||
       !grow(c, (void **)&p->where, &c->capwhere, p->ncode + 1, sizeof *p->where))
@@ -60,8 +59,7 @@ static void patch(cctx *c, int at, int target) {
 /* A permanent slot (constant, loop bound) holding v. */
 static int fixed_slot(cctx *c, ir_val v) {
   bc_prog *p = c->p;
-  if (!grow(c, (void **)&p->init, &c->capslots, c->nfixed + 1, sizeof *p->init))
-    return 0;
+  if (!grow(c, (void **)&p->init, &c->capslots, c->nfixed + 1, sizeof *p->init)) return 0;
   p->init[c->nfixed] = v;
   return c->nfixed++;
 }
@@ -98,36 +96,55 @@ static int by_ty(ir_ty t, int i32, int i64, int u64, int f32, int f64, int cx) {
 
 static int bin_op(ir_op op, ir_ty t) {
   switch (op) {
-  case IR_ADD: return by_ty(t, BC_ADD_I32, BC_ADD_I64, BC_ADD_I64, BC_ADD_F32, BC_ADD_F64, BC_ADD_C);
-  case IR_SUB: return by_ty(t, BC_SUB_I32, BC_SUB_I64, BC_SUB_I64, BC_SUB_F32, BC_SUB_F64, BC_SUB_C);
-  case IR_MUL: return by_ty(t, BC_MUL_I32, BC_MUL_I64, BC_MUL_I64, BC_MUL_F32, BC_MUL_F64, BC_MUL_C);
-  case IR_DIV: return by_ty(t, BC_DIV_I32, BC_DIV_I64, BC_DIV_U64, BC_DIV_F32, BC_DIV_F64, BC_DIV_C);
-  case IR_REM: return by_ty(t, BC_REM_I32, BC_REM_I64, BC_REM_U64, BC_REM_F32, BC_REM_F64, -1);
-  case IR_MIN: return by_ty(t, BC_MIN_I32, BC_MIN_I64, BC_MIN_U64, BC_MIN_F32, BC_MIN_F64, -1);
-  case IR_MAX: return by_ty(t, BC_MAX_I32, BC_MAX_I64, BC_MAX_U64, BC_MAX_F32, BC_MAX_F64, -1);
+  case IR_ADD:
+    return by_ty(t, BC_ADD_I32, BC_ADD_I64, BC_ADD_I64, BC_ADD_F32, BC_ADD_F64, BC_ADD_C);
+  case IR_SUB:
+    return by_ty(t, BC_SUB_I32, BC_SUB_I64, BC_SUB_I64, BC_SUB_F32, BC_SUB_F64, BC_SUB_C);
+  case IR_MUL:
+    return by_ty(t, BC_MUL_I32, BC_MUL_I64, BC_MUL_I64, BC_MUL_F32, BC_MUL_F64, BC_MUL_C);
+  case IR_DIV:
+    return by_ty(t, BC_DIV_I32, BC_DIV_I64, BC_DIV_U64, BC_DIV_F32, BC_DIV_F64, BC_DIV_C);
+  case IR_REM:
+    return by_ty(t, BC_REM_I32, BC_REM_I64, BC_REM_U64, BC_REM_F32, BC_REM_F64, -1);
+  case IR_MIN:
+    return by_ty(t, BC_MIN_I32, BC_MIN_I64, BC_MIN_U64, BC_MIN_F32, BC_MIN_F64, -1);
+  case IR_MAX:
+    return by_ty(t, BC_MAX_I32, BC_MAX_I64, BC_MAX_U64, BC_MAX_F32, BC_MAX_F64, -1);
   case IR_BAND: return by_ty(t, BC_AND_I32, BC_AND_64, BC_AND_64, -1, -1, -1);
   case IR_BOR: return by_ty(t, BC_OR_I32, BC_OR_64, BC_OR_64, -1, -1, -1);
   case IR_BXOR: return by_ty(t, BC_XOR_I32, BC_XOR_64, BC_XOR_64, -1, -1, -1);
   case IR_SHL: return by_ty(t, BC_SHL_I32, BC_SHL_64, BC_SHL_64, -1, -1, -1);
   case IR_SHR: return by_ty(t, BC_SHR_I32, BC_SHR_I64, BC_SHR_U64, -1, -1, -1);
-  case IR_LT: case IR_GT:
-    return t == IR_BOOL ? BC_LT_B : by_ty(t, BC_LT_I32, BC_LT_I64, BC_LT_U64, BC_LT_F32, BC_LT_F64, -1);
-  case IR_LE: case IR_GE:
-    return t == IR_BOOL ? BC_LE_B : by_ty(t, BC_LE_I32, BC_LE_I64, BC_LE_U64, BC_LE_F32, BC_LE_F64, -1);
+  case IR_LT:
+  case IR_GT:
+    return t == IR_BOOL
+               ? BC_LT_B
+               : by_ty(t, BC_LT_I32, BC_LT_I64, BC_LT_U64, BC_LT_F32, BC_LT_F64, -1);
+  case IR_LE:
+  case IR_GE:
+    return t == IR_BOOL
+               ? BC_LE_B
+               : by_ty(t, BC_LE_I32, BC_LE_I64, BC_LE_U64, BC_LE_F32, BC_LE_F64, -1);
   case IR_EQ:
-    return t == IR_BOOL ? BC_EQ_B : by_ty(t, BC_EQ_I32, BC_EQ_I64, BC_EQ_I64, BC_EQ_F32, BC_EQ_F64, BC_EQ_C);
+    return t == IR_BOOL
+               ? BC_EQ_B
+               : by_ty(t, BC_EQ_I32, BC_EQ_I64, BC_EQ_I64, BC_EQ_F32, BC_EQ_F64, BC_EQ_C);
   case IR_NE:
-    return t == IR_BOOL ? BC_NE_B : by_ty(t, BC_NE_I32, BC_NE_I64, BC_NE_I64, BC_NE_F32, BC_NE_F64, BC_NE_C);
+    return t == IR_BOOL
+               ? BC_NE_B
+               : by_ty(t, BC_NE_I32, BC_NE_I64, BC_NE_I64, BC_NE_F32, BC_NE_F64, BC_NE_C);
   default: return -1;
   }
 }
 
 static int un_op(ir_op op, ir_ty t) {
   switch (op) {
-  case IR_NEG: return by_ty(t, BC_NEG_I32, BC_NEG_I64, BC_NEG_I64, BC_NEG_F32, BC_NEG_F64, BC_NEG_C);
+  case IR_NEG:
+    return by_ty(t, BC_NEG_I32, BC_NEG_I64, BC_NEG_I64, BC_NEG_F32, BC_NEG_F64, BC_NEG_C);
   case IR_NOT: return BC_NOT;
   case IR_BNOT: return by_ty(t, BC_BNOT_I32, BC_BNOT_64, BC_BNOT_64, -1, -1, -1);
-  case IR_ABS: return by_ty(t, BC_ABS_I32, BC_ABS_I64, BC_MOV, BC_ABS_F32, BC_ABS_F64, -1);
+  case IR_ABS:
+    return by_ty(t, BC_ABS_I32, BC_ABS_I64, BC_MOV, BC_ABS_F32, BC_ABS_F64, -1);
   default: return -1;
   }
 }
@@ -144,6 +161,20 @@ static int i64_operand(cctx *c, const ir_stmt *s, const ir_expr *e) {
   return d;
 }
 
+/* The fused opcode for a + b[i], a - b[i], a * b[i] on 64-bit integers or
+ * doubles (s = s + a[i] is one instruction), or -1. */
+static int fused_op(const ir_expr *e) {
+  if (e->b->kind != IR_E_LOAD || (e->op != IR_ADD && e->op != IR_SUB && e->op != IR_MUL))
+    return -1;
+  bool f = e->ty == IR_F64;
+  if (!f && e->ty != IR_I64 && e->ty != IR_U64) return -1;
+  switch (e->op) {
+  case IR_ADD: return f ? BC_ADDL_F64 : BC_ADDL_I64;
+  case IR_SUB: return f ? BC_SUBL_F64 : BC_SUBL_I64;
+  default: return f ? BC_MULL_F64 : BC_MULL_I64;
+  }
+}
+
 static int bin(cctx *c, const ir_stmt *s, const ir_expr *e, int dest) {
   if (e->op == IR_LAND || e->op == IR_LOR) { /* t = a; if (t is decisive) skip b */
     int t = temp(c);
@@ -155,8 +186,16 @@ static int bin(cctx *c, const ir_stmt *s, const ir_expr *e, int dest) {
   }
   int mark = c->top;
   int a = expr(c, s, e->a, -1);
-  int b = e->op == IR_SHL || e->op == IR_SHR ? i64_operand(c, s, e->b)
-                                             : expr(c, s, e->b, -1);
+  int fused = fused_op(e);
+  if (fused >= 0) { /* a op arr[i] in one instruction */
+    int i = i64_operand(c, s, e->b->a);
+    c->top = mark;
+    int d = dest >= 0 ? dest : temp(c);
+    emit(c, s, (bc_op)fused, d, a, i, c->p->arr_of[e->b->var]);
+    return d;
+  }
+  int b =
+      e->op == IR_SHL || e->op == IR_SHR ? i64_operand(c, s, e->b) : expr(c, s, e->b, -1);
   c->top = mark;
   int d = dest >= 0 ? dest : temp(c);
   if (e->op == IR_GT || e->op == IR_GE) { /* a > b is b < a */
@@ -176,13 +215,13 @@ static int cast(cctx *c, const ir_stmt *s, const ir_expr *e, int dest) {
   int a = expr(c, s, e->a, -1);
   c->top = mark;
   int d = dest >= 0 ? dest : temp(c);
-  int op = from == IR_I32 && to == IR_I64 ? BC_I32_I64
+  int op = from == IR_I32 && to == IR_I64                       ? BC_I32_I64
            : (from == IR_I64 || from == IR_U64) && to == IR_I32 ? BC_I64_I32
-           : from == IR_I32 && to == IR_F64 ? BC_I32_F64
-           : from == IR_I64 && to == IR_F64 ? BC_I64_F64
-           : from == IR_F32 && to == IR_F64 ? BC_F32_F64
-           : from == IR_F64 && to == IR_F32 ? BC_F64_F32
-           : BC_CVT;
+           : from == IR_I32 && to == IR_F64                     ? BC_I32_F64
+           : from == IR_I64 && to == IR_F64                     ? BC_I64_F64
+           : from == IR_F32 && to == IR_F64                     ? BC_F32_F64
+           : from == IR_F64 && to == IR_F32                     ? BC_F64_F32
+                                                                : BC_CVT;
   emit(c, s, (bc_op)op, d, a, (int)from, (int)to);
   return d;
 }
@@ -241,7 +280,7 @@ static int expr(cctx *c, const ir_stmt *s, const ir_expr *e, int dest) {
   return 0;
 }
 
-/* ---- statements ------------------------------------------------------------- */
+/* ---- statements ---------------------------------------------------------- */
 
 /* Record the operands of s in an aux entry: arrays, then scalar slots
  * (evaluated now into temporaries that live until the instruction). */
@@ -288,11 +327,17 @@ static void for_stmt(cctx *c, const ir_stmt *s) {
   int lo = expr(c, s, s->a, -1);
   expr(c, s, s->b, hi);
   c->top = mark;
-  int head = emit(c, s, t == IR_I32 ? BC_FOR_I32 : t == IR_U64 ? BC_FOR_U64 : BC_FOR_I64,
+  int head = emit(c, s,
+                  t == IR_I32   ? BC_FOR_I32
+                  : t == IR_U64 ? BC_FOR_U64
+                                : BC_FOR_I64,
                   v, lo, hi, 0);
   int body = here(c);
   loop_body(c, s->kids[0]);
-  emit(c, s, t == IR_I32 ? BC_NEXT_I32 : t == IR_U64 ? BC_NEXT_U64 : BC_NEXT_I64,
+  emit(c, s,
+       t == IR_I32   ? BC_NEXT_I32
+       : t == IR_U64 ? BC_NEXT_U64
+                     : BC_NEXT_I64,
        v, 0, hi, body);
   patch(c, head, here(c));
 }
@@ -346,7 +391,8 @@ static void stmt(cctx *c, const ir_stmt *s) {
   case IR_S_BREAK: {
     loop *l = c->loops;
     int j = emit(c, s, BC_JMP, 0, 0, 0, 0);
-    if (l && grow(c, (void **)&l->breaks, &l->capbreaks, l->nbreaks + 1, sizeof *l->breaks))
+    if (l &&
+        grow(c, (void **)&l->breaks, &l->capbreaks, l->nbreaks + 1, sizeof *l->breaks))
       l->breaks[l->nbreaks++] = j;
     break;
   }
@@ -354,7 +400,7 @@ static void stmt(cctx *c, const ir_stmt *s) {
   c->top = mark;
 }
 
-/* ---- the program ------------------------------------------------------------ */
+/* ---- the program --------------------------------------------------------- */
 
 static bool is_temp(int32_t x) { return x >= TEMP_BASE; }
 

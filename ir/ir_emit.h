@@ -1,5 +1,6 @@
-/* ir_emit.h -- state shared by the C emitter's files (ir_emit_c.c: names,
- * statements, the function; ir_emit_expr.c: expressions). */
+/* ir_emit.h -- state shared by the C emitter's files: ir_emit_c.c (names,
+ * the function around the body), ir_emit_stmt.c (statements),
+ * ir_emit_expr.c (expressions), ir_emit_prelude.c (the prelude). */
 #ifndef SPC_IR_EMIT_H
 #define SPC_IR_EMIT_H
 
@@ -14,7 +15,7 @@ typedef struct emit_loop {
 typedef struct ectx {
   const ir_func *f;
   spc_str *o;
-  char **names;   /* every identifier taken (spc_malloc'ed), for uniqueness */
+  char **names; /* every identifier taken (spc_malloc'ed), for uniqueness */
   int nnames, capnames;
   const char **cname; /* var -> C name */
   const char **lname; /* array var -> its length's name */
@@ -22,7 +23,21 @@ typedef struct ectx {
   bool *len_read;     /* array var's length read in the body */
   emit_loop *loops;
   bool nomem;
+  spc_str decl_hi;                    /* declarations of saved loop bounds */
+  const char **hiname;                /* var -> its saved bound (reused) */
+  bool *hibusy;                       /* var -> that bound is live */
+  bool jumps;                         /* some statement jumps to done */
+  bool fails;                         /* a FAIL statement uses err */
+  const char *status, *err, *err_len; /* names of these */
 } ectx;
+
+/* A fresh identifier: base followed by suffix, with _ appended until it
+ * is unused (the names are owned by c). */
+SPC_INTERNAL const char *emit_claim(ectx *c, const char *base, const char *suffix);
+/* The statements of a block (or one statement) at depth, to c->o. */
+SPC_INTERNAL void emit_stmts(ectx *c, const ir_stmt *s, int depth);
+/* The includes, macros and runtime a standalone file starts with. */
+SPC_INTERNAL void emit_prelude(spc_str *out);
 
 /* C type of ty ("double", "spc_c128"). */
 SPC_INTERNAL const char *emit_cty(ir_ty t);

@@ -11,7 +11,7 @@
  * for around bitwise, shift and logical operands.  What compilers call
  * suspicious in hand-written code (x < x, unsigned >= 0, ~ of a bool, a
  * guarded x / 0) is well defined here: the emitted function silences
- * those warnings (SPC_GEN_BEGIN in ir_emit_c.c). */
+ * those warnings (SPC_GEN_BEGIN, ir_emit_prelude.c). */
 #include "ir_emit.h"
 #include <math.h>
 #include <stdio.h>
@@ -28,7 +28,7 @@ static const char *sfx(ir_ty t) { return ir_ty_short(t); }
 
 static void put(ectx *c, const char *s) { spc_str_add(c->o, s, strlen(s)); }
 
-/* ---- constants ----------------------------------------------------------------- */
+/* ---- constants ----------------------------------------------------------- */
 
 static bool const_negative(const ir_expr *x) {
   switch (x->ty) {
@@ -71,12 +71,16 @@ static void constant(ectx *c, const ir_expr *x) {
   switch (x->ty) {
   case IR_BOOL: put(c, x->v.b ? "true" : "false"); return;
   case IR_I32:
-    if (x->v.i32 == INT32_MIN) put(c, "INT32_MIN");
-    else spc_str_addf(c->o, "%d", (int)x->v.i32);
+    if (x->v.i32 == INT32_MIN)
+      put(c, "INT32_MIN");
+    else
+      spc_str_addf(c->o, "%d", (int)x->v.i32);
     return;
   case IR_I64:
-    if (x->v.i64 == INT64_MIN) put(c, "INT64_MIN");
-    else spc_str_addf(c->o, "%lld", (long long)x->v.i64);
+    if (x->v.i64 == INT64_MIN)
+      put(c, "INT64_MIN");
+    else
+      spc_str_addf(c->o, "%lld", (long long)x->v.i64);
     return;
   case IR_U64: spc_str_addf(c->o, "UINT64_C(%llu)", (unsigned long long)x->v.u64); return;
   case IR_F32: real(c, x->v.f32, true); return;
@@ -91,13 +95,13 @@ static void constant(ectx *c, const ir_expr *x) {
   }
 }
 
-/* ---- how each node is written ---------------------------------------------------- */
+/* ---- how each node is written -------------------------------------------- */
 
 typedef enum form {
-  F_INFIX,  /* a op b, or op a */
-  F_CALL,   /* name(a, b) */
-  F_NCALL,  /* !name(a, b) (complex !=) */
-  F_SAME    /* the operand itself (abs of unsigned) */
+  F_INFIX, /* a op b, or op a */
+  F_CALL,  /* name(a, b) */
+  F_NCALL, /* !name(a, b) (complex !=) */
+  F_SAME   /* the operand itself (abs of unsigned) */
 } form;
 
 static bool steady_var(const ectx *c, const ir_expr *x) {
@@ -115,27 +119,37 @@ static bool range(const ir_expr *x, int64_t *lo, int64_t *hi) {
   if (x->ty == IR_BOOL) return *lo = 0, *hi = 1, true;
   switch (x->kind) {
   case IR_E_CONST: {
-    int64_t v = x->ty == IR_I32 ? x->v.i32 : x->ty == IR_I64 ? x->v.i64 : x->ty == IR_BOOL ? x->v.b : RANGE_MAX + 1;
+    int64_t v = x->ty == IR_I32    ? x->v.i32
+                : x->ty == IR_I64  ? x->v.i64
+                : x->ty == IR_BOOL ? x->v.b
+                                   : RANGE_MAX + 1;
     if (v > RANGE_MAX || v < -RANGE_MAX) return false;
     *lo = *hi = v;
     return true;
   }
   case IR_E_LEN: *lo = 0, *hi = RANGE_MAX; return true; /* lengths of real arrays */
-  case IR_E_LOAD: case IR_E_VAR:
+  case IR_E_LOAD:
+  case IR_E_VAR:
     if (x->ty == IR_I32) return *lo = INT32_MIN, *hi = INT32_MAX, true;
     return false;
   case IR_E_CAST:
     if (x->a->ty != IR_BOOL && x->a->ty != IR_I32) return false;
     return range(x->a, lo, hi);
   case IR_E_BIN:
-    if (!ir_ty_signed(x->ty) || !range(x->a, &a, &b) || !range(x->b, &c, &d)) return false;
-    if (x->op == IR_ADD) *lo = a + c, *hi = b + d;
-    else if (x->op == IR_SUB) *lo = a - d, *hi = b - c;
-    else if (x->op == IR_MUL && a >= -INT32_MAX && b <= INT32_MAX && c >= -INT32_MAX && d <= INT32_MAX) {
+    if (!ir_ty_signed(x->ty) || !range(x->a, &a, &b) || !range(x->b, &c, &d))
+      return false;
+    if (x->op == IR_ADD)
+      *lo = a + c, *hi = b + d;
+    else if (x->op == IR_SUB)
+      *lo = a - d, *hi = b - c;
+    else if (x->op == IR_MUL && a >= -INT32_MAX && b <= INT32_MAX && c >= -INT32_MAX &&
+             d <= INT32_MAX) {
       int64_t p[4] = {a * c, a * d, b * c, b * d};
       *lo = *hi = p[0];
-      for (int k = 1; k < 4; k++) *lo = p[k] < *lo ? p[k] : *lo, *hi = p[k] > *hi ? p[k] : *hi;
-    } else return false;
+      for (int k = 1; k < 4; k++)
+        *lo = p[k] < *lo ? p[k] : *lo, *hi = p[k] > *hi ? p[k] : *hi;
+    } else
+      return false;
     return *lo >= -RANGE_MAX && *hi <= RANGE_MAX;
   default: return false;
   }
@@ -157,9 +171,9 @@ static bool is_const_int(const ir_expr *x, int64_t v) {
 /* Form of a binary node; *name receives the helper's name for calls. */
 static form bin_form(const ectx *c, const ir_expr *x, char *name, size_t n) {
   static const char *const hname[] = {
-      [IR_ADD] = "add", [IR_SUB] = "sub", [IR_MUL] = "mul", [IR_DIV] = "div",
-      [IR_REM] = "rem", [IR_SHL] = "shl", [IR_SHR] = "shr", [IR_MIN] = "min",
-      [IR_MAX] = "max"};
+      [IR_ADD] = "add", [IR_SUB] = "sub", [IR_MUL] = "mul",
+      [IR_DIV] = "div", [IR_REM] = "rem", [IR_SHL] = "shl",
+      [IR_SHR] = "shr", [IR_MIN] = "min", [IR_MAX] = "max"};
   ir_ty t = x->a->ty;
   ir_op op = x->op;
   if (op == IR_MIN || op == IR_MAX) {
@@ -190,14 +204,19 @@ static form bin_form(const ectx *c, const ir_expr *x, char *name, size_t n) {
 static form un_form(const ir_expr *x, char *name, size_t n) {
   ir_ty t = x->ty;
   if (x->op == IR_NEG && (ir_ty_signed(t) || t == IR_C128)) {
-    if (t == IR_C128) snprintf(name, n, "spc_c128_neg");
-    else snprintf(name, n, "spc_neg_%s", sfx(t));
+    if (t == IR_C128)
+      snprintf(name, n, "spc_c128_neg");
+    else
+      snprintf(name, n, "spc_neg_%s", sfx(t));
     return F_CALL;
   }
   if (x->op == IR_ABS) {
     if (t == IR_U64) return F_SAME;
-    snprintf(name, n, "%s", t == IR_F32 ? "fabsf" : t == IR_F64 ? "fabs"
-                            : t == IR_I32 ? "spc_abs_i32" : "spc_abs_i64");
+    snprintf(name, n, "%s",
+             t == IR_F32   ? "fabsf"
+             : t == IR_F64 ? "fabs"
+             : t == IR_I32 ? "spc_abs_i32"
+                           : "spc_abs_i64");
     return F_CALL;
   }
   return F_INFIX;
@@ -215,8 +234,9 @@ static cast_form cast_form_of(const ir_expr *x, const char **name) {
   }
   if (to == IR_C128) return *name = "spc_c128_make", C_CALL;
   if (ir_ty_int(to) && (ir_ty_float(from) || from == IR_C128)) {
-    *name = to == IR_I32 ? "spc_f64_to_i32" : to == IR_I64 ? "spc_f64_to_i64"
-                                                           : "spc_f64_to_u64";
+    *name = to == IR_I32   ? "spc_f64_to_i32"
+            : to == IR_I64 ? "spc_f64_to_i64"
+                           : "spc_f64_to_u64";
     return C_CALL;
   }
   if (from == IR_C128) return to == IR_F64 ? C_RE : C_RE_CAST;
@@ -244,7 +264,8 @@ static int prec(const ectx *c, const ir_expr *x) {
   case IR_E_CAST:
     switch (cast_form_of(x, &cn)) {
     case C_NZ: return 9;
-    case C_CAST: case C_RE_CAST: return 14;
+    case C_CAST:
+    case C_RE_CAST: return 14;
     default: return 16;
     }
   case IR_E_SELECT: return 3;
@@ -252,7 +273,7 @@ static int prec(const ectx *c, const ir_expr *x) {
   }
 }
 
-/* ---- emission ------------------------------------------------------------------ */
+/* ---- emission ------------------------------------------------------------ */
 
 static bool is_infix_bin(const ectx *c, const ir_expr *x) {
   char name[64];
@@ -273,12 +294,26 @@ static int operand_min(const ectx *c, const ir_expr *x, const ir_expr *o, bool r
   return right ? p + 1 : p;
 }
 
-/* The right operand of a float subtraction when it converts an integer
- * and the left one might fold to 0.0: gcc 12 folds 0.0 - (double)i into
- * -(double)i, which is -0.0 for i = 0 (a wrong sign of zero). */
+/* Whether e might fold to a constant in the compiler's front end: it
+ * reads no variable, or it converts an integer (b && false is 0). */
+static bool may_fold(const ir_expr *e) {
+  switch (e->kind) {
+  case IR_E_VAR:
+  case IR_E_LOAD:
+  case IR_E_LEN: return false;
+  case IR_E_CONST: return true;
+  case IR_E_CAST: return ir_ty_intb(e->a->ty) || may_fold(e->a);
+  default:
+    return (!e->a || may_fold(e->a)) && (!e->b || may_fold(e->b)) &&
+           (!e->c || may_fold(e->c));
+  }
+}
+
+/* The left operand of a float subtraction that might fold to 0.0, hidden
+ * from the compiler: gcc 12 folds 0.0 - y into -y when y cannot be -0.0
+ * ((double)i, fabs(x)), which is -0.0 for y = +0.0 (a wrong sign). */
 static bool opaque_sub(const ir_expr *x, const ir_expr *o) {
-  return x->op == IR_SUB && ir_ty_float(o->ty) && o == x->b && o->kind == IR_E_CAST &&
-         ir_ty_intb(o->a->ty) && x->a->kind != IR_E_VAR && x->a->kind != IR_E_LOAD;
+  return x->op == IR_SUB && ir_ty_float(o->ty) && o == x->a && may_fold(o);
 }
 
 static void operand(ectx *c, const ir_expr *x, const ir_expr *o, bool right) {
@@ -354,14 +389,20 @@ void emit_expr(ectx *c, const ir_expr *x, int min) {
   if (paren) put(c, "(");
   switch (x->kind) {
   case IR_E_CONST: constant(c, x); break;
-  case IR_E_VAR: put(c, c->cname[x->var]); c->read[x->var] = true; break;
+  case IR_E_VAR:
+    put(c, c->cname[x->var]);
+    c->read[x->var] = true;
+    break;
   case IR_E_LOAD:
     spc_str_addf(c->o, "%s[", c->cname[x->var]);
     c->read[x->var] = true;
     emit_expr(c, x->a, 0);
     put(c, "]");
     break;
-  case IR_E_LEN: put(c, c->lname[x->var]); c->len_read[x->var] = true; break;
+  case IR_E_LEN:
+    put(c, c->lname[x->var]);
+    c->len_read[x->var] = true;
+    break;
   case IR_E_BIN: bin(c, x); break;
   case IR_E_UN:
     switch (un_form(x, name, sizeof name)) {

@@ -13,7 +13,7 @@ struct ir_chunk {
 
 #define CHUNK_SIZE 16384
 
-/* ---- broken state ---------------------------------------------------------- */
+/* ---- broken state -------------------------------------------------------- */
 
 void ir_nomem(ir_func *f) {
   if (!f || f->broken) return;
@@ -32,7 +32,7 @@ void ir_misuse(ir_func *f, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* ---- arena ------------------------------------------------------------------ */
+/* ---- arena --------------------------------------------------------------- */
 
 void *ir_arena(ir_func *f, size_t n) {
   if (!f || f->broken) return NULL;
@@ -68,7 +68,7 @@ char *ir_arena_str(ir_func *f, const char *s) {
   return p;
 }
 
-/* ---- the function ----------------------------------------------------------- */
+/* ---- the function -------------------------------------------------------- */
 
 ir_func *ir_func_new(const char *name) {
   ir_func *f = spc_calloc(1, sizeof *f);
@@ -98,12 +98,10 @@ void ir_func_free(ir_func **pf) {
 }
 
 bool ir_func_ok(const ir_func *f) { return f && !f->broken; }
-const char *ir_func_name(const ir_func *f) {
-  return f && f->name ? f->name : "";
-}
+const char *ir_func_name(const ir_func *f) { return f && f->name ? f->name : ""; }
 ir_stmt *ir_func_body(ir_func *f) { return f ? f->body : NULL; }
 
-/* ---- variables -------------------------------------------------------------- */
+/* ---- variables ----------------------------------------------------------- */
 
 static bool valid_ident(const char *s) {
   if (!s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
@@ -134,22 +132,21 @@ static ir_var add_var(ir_func *f, const char *what, const char *name, ir_ty ty,
   if (!f || f->broken) return -1;
   if (!valid_ident(name))
     return ir_misuse(f, "%s: variable name '%s' is not an identifier", what,
-                     name ? name : "(null)"), -1;
+                     name ? name : "(null)"),
+           -1;
   if (!ir_ty_valid(ty))
     return ir_misuse(f, "%s %s: invalid type %d", what, name, (int)ty), -1;
   if (ir_find_var(f, name) >= 0)
     return ir_misuse(f, "%s: variable '%s' declared twice", what, name), -1;
-  if (!grow(f, (void **)&f->vars, &f->capvars, f->nvars + 1, sizeof *f->vars))
-    return -1;
+  if (!grow(f, (void **)&f->vars, &f->capvars, f->nvars + 1, sizeof *f->vars)) return -1;
   if (dir != IR_LOCAL &&
-      !grow(f, (void **)&f->params, &f->capparams, f->nparams + 1,
-            sizeof *f->params))
+      !grow(f, (void **)&f->params, &f->capparams, f->nparams + 1, sizeof *f->params))
     return -1;
   const char *copy = ir_arena_str(f, name);
   if (!copy) return -1;
   ir_var v = f->nvars++;
-  f->vars[v] = (ir_var_info){.name = copy, .ty = ty, .array = array,
-                             .dir = dir, .param = -1};
+  f->vars[v] =
+      (ir_var_info){.name = copy, .ty = ty, .array = array, .dir = dir, .param = -1};
   if (dir != IR_LOCAL) {
     f->vars[v].param = f->nparams;
     f->params[f->nparams++] = v;
@@ -157,11 +154,11 @@ static ir_var add_var(ir_func *f, const char *what, const char *name, ir_ty ty,
   return v;
 }
 
-ir_var ir_param(ir_func *f, const char *name, ir_ty ty, bool array,
-                ir_dir dir) {
+ir_var ir_param(ir_func *f, const char *name, ir_ty ty, bool array, ir_dir dir) {
   if (f && !f->broken && dir != IR_IN && dir != IR_INOUT && dir != IR_OUT)
     return ir_misuse(f, "ir_param %s: direction must be in, inout or out",
-                     name ? name : "(null)"), -1;
+                     name ? name : "(null)"),
+           -1;
   return add_var(f, "ir_param", name, ty, array, dir);
 }
 
@@ -187,17 +184,16 @@ ir_var ir_find_var(const ir_func *f, const char *name) {
   return -1;
 }
 
-/* ---- names ------------------------------------------------------------------ */
+/* ---- names --------------------------------------------------------------- */
 
 const char *ir_ty_name(ir_ty t) {
-  static const char *const n[] = {"bool",   "int32_t", "int64_t", "uint64_t",
-                                  "float",  "double",  "complex128"};
+  static const char *const n[] = {"bool",  "int32_t", "int64_t",   "uint64_t",
+                                  "float", "double",  "complex128"};
   return ir_ty_valid(t) ? n[t] : "?";
 }
 
 const char *ir_ty_short(ir_ty t) {
-  static const char *const n[] = {"bool", "i32", "i64", "u64",
-                                  "f32",  "f64", "c128"};
+  static const char *const n[] = {"bool", "i32", "i64", "u64", "f32", "f64", "c128"};
   return ir_ty_valid(t) ? n[t] : "?";
 }
 
@@ -207,8 +203,8 @@ size_t ir_ty_size(ir_ty t) {
 }
 
 const char *ir_op_name(ir_op op) {
-  static const char *const n[] = {
-      "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">",
-      ">=", "==", "!=", "&&", "||", "min", "max", "-", "!", "~", "abs"};
+  static const char *const n[] = {"+",  "-",  "*",   "/",   "%", "<<", ">>", "&",
+                                  "|",  "^",  "<",   "<=",  ">", ">=", "==", "!=",
+                                  "&&", "||", "min", "max", "-", "!",  "~",  "abs"};
   return op >= IR_ADD && op <= IR_ABS ? n[op] : "?";
 }

@@ -11,21 +11,21 @@
  * recursive passes stay far from the stack limit). */
 #define IR_MAX_DEPTH 500
 
-/* ---- the function (ir_func.c) --------------------------------------------- */
+/* ---- the function (ir_func.c) -------------------------------------------- */
 typedef struct ir_chunk ir_chunk; /* an arena block */
 
 struct ir_func {
-  char *name;         /* in the arena */
-  ir_var_info *vars;  /* spc_realloc'ed table */
+  char *name;        /* in the arena */
+  ir_var_info *vars; /* spc_realloc'ed table */
   int nvars, capvars;
-  ir_var *params;     /* params[k] = variable of parameter k (spc_realloc) */
+  ir_var *params; /* params[k] = variable of parameter k (spc_realloc) */
   int nparams, capparams;
   ir_stmt *body;
-  ir_chunk *chunks;   /* arena: every node, name and kids array */
-  bool broken;        /* an allocation failed or a builder was misused */
-  spc_status why;     /* SPC_ERR_NOMEM or SPC_ERR_INTERNAL */
-  char msg[256];      /* the first failure */
-  ir_expr dummy_e;    /* placeholders returned once broken */
+  ir_chunk *chunks; /* arena: every node, name and kids array */
+  bool broken;      /* an allocation failed or a builder was misused */
+  spc_status why;   /* SPC_ERR_NOMEM or SPC_ERR_INTERNAL */
+  char msg[256];    /* the first failure */
+  ir_expr dummy_e;  /* placeholders returned once broken */
   ir_stmt dummy_s;
 };
 
@@ -37,7 +37,7 @@ SPC_INTERNAL void ir_misuse(ir_func *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 SPC_INTERNAL void ir_nomem(ir_func *f);
 
-/* ---- types ---------------------------------------------------------------- */
+/* ---- types --------------------------------------------------------------- */
 static inline bool ir_ty_valid(ir_ty t) { return t >= IR_BOOL && t < IR_NTYPES; }
 static inline bool ir_ty_int(ir_ty t) { /* I32, I64, U64 */
   return t == IR_I32 || t == IR_I64 || t == IR_U64;
@@ -51,7 +51,7 @@ static inline bool ir_op_binary(ir_op op) { return op >= IR_ADD && op <= IR_MAX;
 static inline bool ir_op_unary(ir_op op) { return op >= IR_NEG && op <= IR_ABS; }
 static inline bool ir_op_cmp(ir_op op) { return op >= IR_LT && op <= IR_NE; }
 
-/* ---- builtins ------------------------------------------------------------- */
+/* ---- builtins ------------------------------------------------------------ */
 typedef struct ir_builtin_info {
   const char *name;
   int narrays; /* -1: at least 2 (sort_perm: perm and one key or more) */
@@ -69,14 +69,13 @@ SPC_INTERNAL const char *ir_fail_msg_check(const char *msg, int nargs);
 SPC_INTERNAL void ir_fmt_expr(spc_str *out, const ir_func *f, const ir_expr *e);
 /* One line: a simple statement, or the head of a compound one
  * (`for i in 0 .. n`, `while c`, `if c`). */
-SPC_INTERNAL void ir_fmt_stmt_head(spc_str *out, const ir_func *f,
-                                   const ir_stmt *s);
+SPC_INTERNAL void ir_fmt_stmt_head(spc_str *out, const ir_func *f, const ir_stmt *s);
 /* C operator precedence of e as printed in the listing (16: primary). */
 SPC_INTERNAL int ir_prec_bin(ir_op op);
 /* A C string literal for s ("..." with escapes). */
 SPC_INTERNAL void ir_fmt_cstring(spc_str *out, const char *s);
 
-/* ---- the runtime shared with generated code (ir_rt_text.c) ---------------- */
+/* ---- the runtime shared with generated code (ir_rt_text.c) --------------- */
 SPC_INTERNAL extern const char ir_rt_text[]; /* ir/ir_rt.h verbatim */
 
 #endif

@@ -17,231 +17,19 @@
 #include <stdio.h>
 #include <string.h>
 
-_Static_assert((int)SPC_RT_C128 == (int)IR_C128 &&
-                   (int)SPC_RT_F32 == (int)IR_F32 && (int)SPC_RT_BOOL == (int)IR_BOOL,
+_Static_assert((int)SPC_RT_C128 == (int)IR_C128 && (int)SPC_RT_F32 == (int)IR_F32 &&
+                   (int)SPC_RT_BOOL == (int)IR_BOOL,
                "ir_rt.h type codes follow ir_ty");
 _Static_assert(sizeof(spc_c128) == 2 * sizeof(double), "complex layout");
-
-typedef struct bc_arr {
-  void *data;
-  int64_t len;
-} bc_arr;
 
 static spc_c128 cx(const ir_val *v) { return spc_c128_make(v->c128[0], v->c128[1]); }
 static void set_cx(ir_val *d, spc_c128 z) {
   d->c128[0] = z.re;
   d->c128[1] = z.im;
 }
-
-static const char *arr_name(const bc_prog *p, int a) {
-  return p->f->vars[p->arr_var[a]].name;
-}
 static ir_ty arr_ty(const bc_prog *p, int a) { return p->f->vars[p->arr_var[a]].ty; }
 
-/* Fill e: "ir_run: function F: WHAT in `STATEMENT`". */
-static spc_status rt_error(const bc_prog *p, const bc_ins *ip, spc_error *e,
-                           spc_status code, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static spc_status rt_error(const bc_prog *p, const bc_ins *ip, spc_error *e,
-                           spc_status code, const char *fmt, ...) {
-  char what[256];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  spc_str st = {0};
-  ir_fmt_stmt_head(&st, p->f, p->where[ip - p->code]);
-  spc_err(e, code, NULL, 0, 0, "ir_run: function %s: %s in `%.200s`",
-          p->f->name, what, st.s && !st.failed ? st.s : "?");
-  spc_str_free(&st);
-  return code;
-}
-
-/* ---- value conversion (casts the fast opcodes do not cover) ----------------- */
-
-static void convert(ir_val *d, const ir_val *s, ir_ty from, ir_ty to) {
-  ir_val r = {0};
-  if (from == IR_F32 || from == IR_F64 || from == IR_C128) {
-    double x = from == IR_F32 ? (double)s->f32 : from == IR_F64 ? s->f64 : s->c128[0];
-    switch (to) {
-    case IR_BOOL: r.b = from == IR_C128 ? s->c128[0] != 0 || s->c128[1] != 0 : x != 0; break;
-    case IR_I32: r.i32 = spc_f64_to_i32(x); break;
-    case IR_I64: r.i64 = spc_f64_to_i64(x); break;
-    case IR_U64: r.u64 = spc_f64_to_u64(x); break;
-    case IR_F32: r.f32 = from == IR_F32 ? s->f32 : (float)x; break;
-    case IR_F64: r.f64 = x; break;
-    default:
-      r.c128[0] = x;
-      r.c128[1] = from == IR_C128 ? s->c128[1] : 0.0;
-      break;
-    }
-  } else if (from == IR_U64) {
-    uint64_t x = s->u64;
-    switch (to) {
-    case IR_BOOL: r.b = x != 0; break;
-    case IR_I32: r.i32 = (int32_t)x; break;
-    case IR_F32: r.f32 = (float)x; break;
-    case IR_F64: r.f64 = (double)x; break;
-    case IR_C128: r.c128[0] = (double)x; break;
-    default: r.u64 = x; break;
-    }
-  } else { /* bool, i32, i64 */
-    int64_t x = from == IR_BOOL ? (int64_t)s->b : from == IR_I32 ? s->i32 : s->i64;
-    switch (to) {
-    case IR_BOOL: r.b = x != 0; break;
-    case IR_I32: r.i32 = (int32_t)x; break;
-    case IR_F32: r.f32 = (float)x; break;
-    case IR_F64: r.f64 = (double)x; break;
-    case IR_C128: r.c128[0] = (double)x; break;
-    default: r.i64 = x; break;
-    }
-  }
-  *d = r;
-}
-
-/* ---- builtins ------------------------------------------------------------------ */
-
-static spc_status range_error(const bc_prog *p, const bc_ins *ip, spc_error *e,
-                              const char *what, int a, int64_t lo, int64_t n,
-                              int64_t len) {
-  return rt_error(p, ip, e, SPC_ERR_INTERNAL,
-                  "%s range [%lld, %lld + %lld) out of bounds for %s (length %lld)",
-                  what, (long long)lo, (long long)lo, (long long)n,
-                  arr_name(p, a), (long long)len);
-}
-
-/* 0 <= lo <= hi <= len, reported as a range error of builtin what. */
-static bool in_range(int64_t lo, int64_t hi, int64_t len) {
-  return lo >= 0 && lo <= hi && hi <= len;
-}
-
-static spc_status sort_perm(const bc_prog *p, const bc_ins *ip, const int32_t *arr,
-                            int nkeys, int64_t n, bc_arr *A, spc_error *e) {
-  bc_arr *perm = &A[arr[0]];
-  bool p64 = arr_ty(p, arr[0]) == IR_I64;
-  if (n < 0 || n > perm->len)
-    return rt_error(p, ip, e, SPC_ERR_INTERNAL, "sort_perm: n = %lld out of "
-                    "bounds for %s (length %lld)", (long long)n,
-                    arr_name(p, arr[0]), (long long)perm->len);
-  for (int64_t k = 0; k < n; k++) {
-    int64_t v = p64 ? ((int64_t *)perm->data)[k] : ((int32_t *)perm->data)[k];
-    for (int j = 1; j <= nkeys; j++)
-      if (v < 0 || v >= A[arr[j]].len)
-        return rt_error(p, ip, e, SPC_ERR_INTERNAL, "sort_perm: %s[%lld] = %lld "
-                        "out of bounds for key %s (length %lld)", arr_name(p, arr[0]),
-                        (long long)k, (long long)v, arr_name(p, arr[j]),
-                        (long long)A[arr[j]].len);
-  }
-  if (n < 2) return SPC_OK;
-  spc_rt_key *key = spc_malloc_n(nkeys, sizeof *key);
-  void *scratch = spc_malloc_n(n, p64 ? 8 : 4);
-  if (!key || !scratch) {
-    spc_free(key);
-    spc_free(scratch);
-    return SPC_NOMEM(e);
-  }
-  for (int j = 0; j < nkeys; j++)
-    key[j] = (spc_rt_key){A[arr[j + 1]].data, (int)arr_ty(p, arr[j + 1])};
-  if (p64) spc_sort_perm_i64(perm->data, n, key, nkeys, scratch);
-  else spc_sort_perm_i32(perm->data, n, key, nkeys, scratch);
-  spc_free(key);
-  spc_free(scratch);
-  return SPC_OK;
-}
-
-#define BY_TYPE(t, FN, ...)                                                    \
-  switch (t) {                                                                 \
-  case IR_BOOL: FN(bool, __VA_ARGS__) break;                                   \
-  case IR_I32: FN(i32, __VA_ARGS__) break;                                     \
-  case IR_I64: FN(i64, __VA_ARGS__) break;                                     \
-  case IR_U64: FN(u64, __VA_ARGS__) break;                                     \
-  case IR_F32: FN(f32, __VA_ARGS__) break;                                     \
-  case IR_F64: FN(f64, __VA_ARGS__) break;                                     \
-  default: FN(c128, __VA_ARGS__) break;                                        \
-  }
-
-/* Scalar v of a slot as the C type of suffix S. */
-#define VAL_bool(v) (v).b
-#define VAL_i32(v) (v).i32
-#define VAL_i64(v) (v).i64
-#define VAL_u64(v) (v).u64
-#define VAL_f32(v) (v).f32
-#define VAL_f64(v) (v).f64
-#define VAL_c128(v) cx(&(v))
-#define CALL_FILL(S, d, lo, hi, v) spc_fill_##S(d, lo, hi, VAL_##S(v));
-#define CALL_SHIFT(S, d, lo, hi, v) spc_shift_##S(d, lo, hi, VAL_##S(v));
-#define CALL_PREFIX(S, d, lo, hi) spc_prefix_sum_##S(d, lo, hi);
-#define CALL_COPY(S, d, dlo, s, slo, n) spc_copy_##S(d, dlo, s, slo, n);
-
-static spc_status builtin(const bc_prog *p, const bc_ins *ip, ir_val *R,
-                          bc_arr *A, spc_error *e) {
-  const bc_aux *x = &p->aux[ip->c];
-  const ir_stmt *s = x->s;
-  const int32_t *arr = p->pool + x->at, *arg = arr + s->nvars;
-  bc_arr *d = &A[arr[0]];
-  ir_ty t = arr_ty(p, arr[0]);
-  int64_t a0 = R[arg[0]].i64, a1 = s->nargs > 1 ? R[arg[1]].i64 : 0;
-  switch (s->builtin) {
-  case IR_FILL:
-  case IR_PREFIX_SUM:
-    if (a0 >= a1) return SPC_OK;
-    if (!in_range(a0, a1, d->len))
-      return rt_error(p, ip, e, SPC_ERR_INTERNAL, "range [%lld, %lld) out of "
-                      "bounds for %s (length %lld)", (long long)a0, (long long)a1,
-                      arr_name(p, arr[0]), (long long)d->len);
-    if (s->builtin == IR_FILL) BY_TYPE(t, CALL_FILL, d->data, a0, a1, R[arg[2]])
-    else BY_TYPE(t, CALL_PREFIX, d->data, a0, a1)
-    return SPC_OK;
-  case IR_SHIFT:
-    if (!in_range(a0, a1, d->len - 1))
-      return rt_error(p, ip, e, SPC_ERR_INTERNAL, "shift range [%lld, %lld] out "
-                      "of bounds for %s (length %lld)", (long long)a0, (long long)a1,
-                      arr_name(p, arr[0]), (long long)d->len);
-    BY_TYPE(t, CALL_SHIFT, d->data, a0, a1, R[arg[2]])
-    return SPC_OK;
-  case IR_COPY: {
-    const bc_arr *src = &A[arr[1]];
-    int64_t n = R[arg[2]].i64;
-    if (n < 0 || a0 < 0 || a0 > d->len - n)
-      return range_error(p, ip, e, "copy: destination", arr[0], a0, n, d->len);
-    if (a1 < 0 || a1 > src->len - n)
-      return range_error(p, ip, e, "copy: source", arr[1], a1, n, src->len);
-    BY_TYPE(t, CALL_COPY, d->data, a0, src->data, a1, n)
-    return SPC_OK;
-  }
-  case IR_SORT_PERM:
-    return sort_perm(p, ip, arr, s->nvars - 1, a0, A, e);
-  default:
-    return rt_error(p, ip, e, SPC_ERR_INTERNAL, "unknown builtin");
-  }
-}
-
-/* FAIL: code, and msg with each %lld replaced by the next argument. */
-static spc_status fail(const bc_prog *p, const bc_ins *ip, const ir_val *R,
-                       spc_error *e) {
-  const bc_aux *x = &p->aux[ip->c];
-  const ir_stmt *s = x->s;
-  const int32_t *arg = p->pool + x->at;
-  spc_str m = {0};
-  int k = 0;
-  for (const char *q = s->msg; *q; q++) {
-    if (*q != '%') {
-      spc_str_add(&m, q, 1);
-    } else if (q[1] == '%') {
-      spc_str_add(&m, "%", 1);
-      q++;
-    } else {
-      spc_str_addf(&m, "%lld", (long long)R[arg[k++]].i64);
-      q += 3;
-    }
-  }
-  spc_err(e, s->code, NULL, 0, 0, "%s", m.s ? m.s : "");
-  spc_str_free(&m);
-  return s->code;
-}
-
-/* ---- the dispatch loop ------------------------------------------------------- */
-
+/* clang-format off */
 /* Store k in the OOB record and fail. */
 #define OOB(k, arr)                                                            \
   do {                                                                         \
@@ -296,6 +84,19 @@ static spc_status exec(const bc_prog *p, ir_val *restrict R, bc_arr *restrict A,
     int64_t k = B_.i64;                                                        \
     if ((uint64_t)k >= (uint64_t)x->len) OOB(k, ip->a);                        \
     memcpy(&D.F, (const char *)x->data + k * size, size);                      \
+    NEXT;                                                                      \
+  }
+#define F64ADD(a, b) ((a) + (b))
+#define F64SUB(a, b) ((a) - (b))
+#define F64MUL(a, b) ((a) * (b))
+#define FUSED(n, F, fn)                                                        \
+  OP(n) {                                                                      \
+    const bc_arr *x = &A[ip->c];                                               \
+    int64_t k = B_.i64;                                                        \
+    if ((uint64_t)k >= (uint64_t)x->len) OOB(k, ip->c);                        \
+    ir_val v;                                                                  \
+    memcpy(&v.F, (const char *)x->data + k * 8, 8);                            \
+    D.F = fn(A_.F, v.F);                                                       \
     NEXT;                                                                      \
   }
 #define STORE(n, F, size)                                                      \
@@ -361,7 +162,7 @@ static spc_status exec(const bc_prog *p, ir_val *restrict R, bc_arr *restrict A,
   OP(I64_F64) D.f64 = (double)A_.i64; NEXT;
   OP(F32_F64) D.f64 = (double)A_.f32; NEXT;
   OP(F64_F32) D.f32 = (float)A_.f64; NEXT;
-  OP(CVT) convert(&D, &A_, (ir_ty)ip->b, (ir_ty)ip->c); NEXT;
+  OP(CVT) bc_convert(&D, &A_, (ir_ty)ip->b, (ir_ty)ip->c); NEXT;
   OP(LOAD1) {
     const bc_arr *x = &A[ip->a];
     int64_t k = B_.i64;
@@ -370,6 +171,9 @@ static spc_status exec(const bc_prog *p, ir_val *restrict R, bc_arr *restrict A,
     NEXT;
   }
   LOAD(4, i32, 4) LOAD(8, u64, 8) LOAD(16, c128, 16)
+  FUSED(ADDL_I64, i64, spc_add_i64) FUSED(SUBL_I64, i64, spc_sub_i64)
+  FUSED(MULL_I64, i64, spc_mul_i64) FUSED(ADDL_F64, f64, F64ADD)
+  FUSED(SUBL_F64, f64, F64SUB) FUSED(MULL_F64, f64, F64MUL)
   OP(STORE1) {
     const bc_arr *x = &A[ip->a];
     int64_t k = B_.i64;
@@ -389,8 +193,8 @@ static spc_status exec(const bc_prog *p, ir_val *restrict R, bc_arr *restrict A,
     int64_t n = A_.i64;
     size_t size = ir_ty_size(arr_ty(p, ip->d));
     if (n < 0)
-      return rt_error(p, ip, e, SPC_ERR_INTERNAL, "negative length %lld for %s",
-                      (long long)n, arr_name(p, ip->d));
+      return bc_error(p, ip, e, SPC_ERR_INTERNAL, "negative length %lld for %s",
+                      (long long)n, bc_arr_name(p, ip->d));
     void *q = spc_malloc_n(n, size);
     if (!q) return SPC_NOMEM(e);
     if (ip->b) memset(q, 0, (size_t)n * size);
@@ -406,21 +210,23 @@ static spc_status exec(const bc_prog *p, ir_val *restrict R, bc_arr *restrict A,
     x->len = 0;
     NEXT;
   }
-  OP(BUILTIN) if ((st = builtin(p, ip, R, A, e)) != SPC_OK) return st; NEXT;
-  OP(FAIL) return fail(p, ip, R, e);
+  OP(BUILTIN) if ((st = bc_builtin(p, ip, R, A, e)) != SPC_OK) return st; NEXT;
+  OP(FAIL) return bc_fail(p, ip, R, e);
 
 oob:
-  return rt_error(p, ip, e, SPC_ERR_INTERNAL,
+  return bc_error(p, ip, e, SPC_ERR_INTERNAL,
                   "index %lld out of bounds for %s (length %lld)",
-                  (long long)bad_k, arr_name(p, bad_a), (long long)A[bad_a].len);
+                  (long long)bad_k, bc_arr_name(p, bad_a), (long long)A[bad_a].len);
 div0:
-  return rt_error(p, ip, e, SPC_ERR_INTERNAL, "integer division by zero");
+  return bc_error(p, ip, e, SPC_ERR_INTERNAL, "integer division by zero");
 badshift:
-  return rt_error(p, ip, e, SPC_ERR_INTERNAL, "shift count %lld out of range",
+  return bc_error(p, ip, e, SPC_ERR_INTERNAL, "shift count %lld out of range",
                   (long long)B_.i64);
 }
 
-/* ---- ir_run ------------------------------------------------------------------ */
+/* clang-format on */
+
+/* ---- ir_run -------------------------------------------------------------- */
 
 static spc_status check_args(const ir_func *f, const ir_arg *args, spc_error *e) {
   if (f->nparams && !args)
@@ -430,9 +236,10 @@ static spc_status check_args(const ir_func *f, const ir_arg *args, spc_error *e)
     const ir_var_info *vi = &f->vars[f->params[k]];
     if (!vi->array || vi->dir == IR_OUT) continue;
     if (args[k].len < 0 || (args[k].len > 0 && !args[k].data))
-      return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "ir_run: function %s: array "
-                     "argument %s has length %lld and data %p", f->name,
-                     vi->name, (long long)args[k].len, args[k].data);
+      return spc_err(e, SPC_ERR_ARG, NULL, 0, 0,
+                     "ir_run: function %s: array "
+                     "argument %s has length %lld and data %p",
+                     f->name, vi->name, (long long)args[k].len, args[k].data);
   }
   return SPC_OK;
 }

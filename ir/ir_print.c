@@ -22,11 +22,19 @@
 
 int ir_prec_bin(ir_op op) {
   switch (op) {
-  case IR_MUL: case IR_DIV: case IR_REM: return 13;
-  case IR_ADD: case IR_SUB: return 12;
-  case IR_SHL: case IR_SHR: return 11;
-  case IR_LT: case IR_LE: case IR_GT: case IR_GE: return 10;
-  case IR_EQ: case IR_NE: return 9;
+  case IR_MUL:
+  case IR_DIV:
+  case IR_REM: return 13;
+  case IR_ADD:
+  case IR_SUB: return 12;
+  case IR_SHL:
+  case IR_SHR: return 11;
+  case IR_LT:
+  case IR_LE:
+  case IR_GT:
+  case IR_GE: return 10;
+  case IR_EQ:
+  case IR_NE: return 9;
   case IR_BAND: return 8;
   case IR_BXOR: return 7;
   case IR_BOR: return 6;
@@ -43,8 +51,14 @@ static const char *vname(const ir_func *f, ir_var v) {
 
 /* Shortest decimal that reads back as the same double (or float). */
 static void fmt_real(spc_str *o, double x, bool f32) {
-  if (isnan(x)) { spc_str_addf(o, "nan"); return; }
-  if (isinf(x)) { spc_str_addf(o, x < 0 ? "-inf" : "inf"); return; }
+  if (isnan(x)) {
+    spc_str_addf(o, "nan");
+    return;
+  }
+  if (isinf(x)) {
+    spc_str_addf(o, x < 0 ? "-inf" : "inf");
+    return;
+  }
   char buf[64];
   for (int p = 1; p <= 17; p++) {
     snprintf(buf, sizeof buf, "%.*g", p, x);
@@ -82,7 +96,8 @@ static int prec(const ir_expr *e) {
   case IR_E_CONST: /* a negative number reads as a unary minus */
     return (e->ty == IR_I32 && e->v.i32 < 0) || (e->ty == IR_I64 && e->v.i64 < 0) ||
                    (ir_ty_float(e->ty) && signbit(e->ty == IR_F32 ? e->v.f32 : e->v.f64))
-               ? 14 : 16;
+               ? 14
+               : 16;
   default: return 16;
   }
 }
@@ -98,16 +113,34 @@ static void sub(spc_str *o, const ir_func *f, const ir_expr *e, int min, int dep
 }
 
 static void expr(spc_str *o, const ir_func *f, const ir_expr *e, int depth) {
-  if (!e) { spc_str_addf(o, "<null>"); return; }
-  if (depth > PRINT_DEPTH) { spc_str_addf(o, "..."); return; }
+  if (!e) {
+    spc_str_addf(o, "<null>");
+    return;
+  }
+  if (depth > PRINT_DEPTH) {
+    spc_str_addf(o, "...");
+    return;
+  }
   switch (e->kind) {
-  case IR_E_CONST: { fmt_const(o, e); return; }
-  case IR_E_VAR: { spc_str_addf(o, "%s", vname(f, e->var)); return; }
+  case IR_E_CONST: {
+    fmt_const(o, e);
+    return;
+  }
+  case IR_E_VAR: {
+    spc_str_addf(o, "%s", vname(f, e->var));
+    return;
+  }
   case IR_E_LOAD:
     spc_str_addf(o, "%s[", vname(f, e->var));
     expr(o, f, e->a, depth + 1);
-    { spc_str_addf(o, "]"); return; }
-  case IR_E_LEN: { spc_str_addf(o, "len(%s)", vname(f, e->var)); return; }
+    {
+      spc_str_addf(o, "]");
+      return;
+    }
+  case IR_E_LEN: {
+    spc_str_addf(o, "len(%s)", vname(f, e->var));
+    return;
+  }
   case IR_E_BIN: {
     int p = ir_prec_bin(e->op);
     if (p == 16) { /* min, max */
@@ -115,48 +148,66 @@ static void expr(spc_str *o, const ir_func *f, const ir_expr *e, int depth) {
       expr(o, f, e->a, depth + 1);
       spc_str_addf(o, ", ");
       expr(o, f, e->b, depth + 1);
-      { spc_str_addf(o, ")"); return; }
+      {
+        spc_str_addf(o, ")");
+        return;
+      }
     }
     sub(o, f, e->a, p, depth);
     spc_str_addf(o, " %s ", ir_op_name(e->op));
-    { sub(o, f, e->b, p + 1, depth); return; }
+    {
+      sub(o, f, e->b, p + 1, depth);
+      return;
+    }
   }
   case IR_E_UN:
     if (e->op == IR_ABS) {
       spc_str_addf(o, "abs(");
       expr(o, f, e->a, depth + 1);
-      { spc_str_addf(o, ")"); return; }
+      {
+        spc_str_addf(o, ")");
+        return;
+      }
     }
     spc_str_addf(o, "%s", ir_op_name(e->op));
-    { sub(o, f, e->a, 15, depth); return; } /* -(-x), not --x */
+    {
+      sub(o, f, e->a, 15, depth);
+      return;
+    } /* -(-x), not --x */
   case IR_E_CAST:
     spc_str_addf(o, "%s(", ir_ty_short(e->ty));
     expr(o, f, e->a, depth + 1);
-    { spc_str_addf(o, ")"); return; }
+    {
+      spc_str_addf(o, ")");
+      return;
+    }
   case IR_E_SELECT:
     sub(o, f, e->c, 4, depth);
     spc_str_addf(o, " ? ");
     sub(o, f, e->a, 4, depth);
     spc_str_addf(o, " : ");
-    { sub(o, f, e->b, 3, depth); return; }
+    {
+      sub(o, f, e->b, 3, depth);
+      return;
+    }
   }
   spc_str_addf(o, "<bad expr>");
 }
 
-void ir_fmt_expr(spc_str *o, const ir_func *f, const ir_expr *e) {
-  expr(o, f, e, 0);
-}
+void ir_fmt_expr(spc_str *o, const ir_func *f, const ir_expr *e) { expr(o, f, e, 0); }
 
-/* ---- statements ------------------------------------------------------------- */
+/* ---- statements ---------------------------------------------------------- */
 
 static const ir_expr *arg(const ir_stmt *s, int k) {
   return s->args && k < s->nargs ? s->args[k] : NULL;
 }
 
 static void builtin(spc_str *o, const ir_func *f, const ir_stmt *s) {
-  bool ok = (int)s->builtin >= 0 && s->builtin < IR_NBUILTINS && s->vars &&
-            s->nvars >= 1;
-  if (!ok) { spc_str_addf(o, "<bad builtin>"); return; }
+  bool ok = (int)s->builtin >= 0 && s->builtin < IR_NBUILTINS && s->vars && s->nvars >= 1;
+  if (!ok) {
+    spc_str_addf(o, "<bad builtin>");
+    return;
+  }
   spc_str_addf(o, "%s(%s", ir_builtins[s->builtin].name, vname(f, s->vars[0]));
   for (int k = 0; k < s->nargs; k++) {
     if (s->builtin == IR_COPY && k == 1 && s->nvars > 1)
@@ -172,56 +223,99 @@ static void builtin(spc_str *o, const ir_func *f, const ir_stmt *s) {
 void ir_fmt_cstring(spc_str *o, const char *s) {
   spc_str_add(o, "\"", 1);
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') spc_str_addf(o, "\\%c", *p);
-    else if (*p == '\n') spc_str_addf(o, "\\n");
-    else if (*p == '?' && p[1] == '?') spc_str_addf(o, "?\\?"), p++;
-    else if (*p < 32 || *p >= 127) spc_str_addf(o, "\\%03o", *p);
-    else spc_str_add(o, (const char *)p, 1);
+    if (*p == '"' || *p == '\\')
+      spc_str_addf(o, "\\%c", *p);
+    else if (*p == '\n')
+      spc_str_addf(o, "\\n");
+    else if (*p == '?' && p[1] == '?')
+      spc_str_addf(o, "?\\?"), p++;
+    else if (*p < 32 || *p >= 127)
+      spc_str_addf(o, "\\%03o", *p);
+    else
+      spc_str_add(o, (const char *)p, 1);
   }
   spc_str_add(o, "\"", 1);
 }
 
 void ir_fmt_stmt_head(spc_str *o, const ir_func *f, const ir_stmt *s) {
-  if (!s) { spc_str_addf(o, "<null>"); return; }
+  if (!s) {
+    spc_str_addf(o, "<null>");
+    return;
+  }
   switch (s->kind) {
-  case IR_S_BLOCK: { spc_str_addf(o, "{ %d statements }", s->nkids); return; }
+  case IR_S_BLOCK: {
+    spc_str_addf(o, "{ %d statements }", s->nkids);
+    return;
+  }
   case IR_S_ASSIGN:
     spc_str_addf(o, "%s = ", vname(f, s->var));
-    { ir_fmt_expr(o, f, s->a); return; }
+    {
+      ir_fmt_expr(o, f, s->a);
+      return;
+    }
   case IR_S_STORE:
     spc_str_addf(o, "%s[", vname(f, s->var));
     ir_fmt_expr(o, f, s->a);
     spc_str_addf(o, "] = ");
-    { ir_fmt_expr(o, f, s->b); return; }
+    {
+      ir_fmt_expr(o, f, s->b);
+      return;
+    }
   case IR_S_FOR:
     spc_str_addf(o, "for %s in ", vname(f, s->var));
     ir_fmt_expr(o, f, s->a);
     spc_str_addf(o, " .. ");
-    { ir_fmt_expr(o, f, s->b); return; }
+    {
+      ir_fmt_expr(o, f, s->b);
+      return;
+    }
   case IR_S_WHILE:
     spc_str_addf(o, "while ");
-    { ir_fmt_expr(o, f, s->a); return; }
+    {
+      ir_fmt_expr(o, f, s->a);
+      return;
+    }
   case IR_S_IF:
     spc_str_addf(o, "if ");
-    { ir_fmt_expr(o, f, s->a); return; }
+    {
+      ir_fmt_expr(o, f, s->a);
+      return;
+    }
   case IR_S_ALLOC: {
     const ir_var_info *vi = ir_var_get(f, s->var);
     spc_str_addf(o, "%s = new %s[", vname(f, s->var), vi ? ir_ty_short(vi->ty) : "?");
     ir_fmt_expr(o, f, s->a);
-    { spc_str_addf(o, "]%s", s->zero ? " zeroed" : ""); return; }
+    {
+      spc_str_addf(o, "]%s", s->zero ? " zeroed" : "");
+      return;
+    }
   }
-  case IR_S_FREE: { spc_str_addf(o, "free %s", vname(f, s->var)); return; }
-  case IR_S_BUILTIN: { builtin(o, f, s); return; }
+  case IR_S_FREE: {
+    spc_str_addf(o, "free %s", vname(f, s->var));
+    return;
+  }
+  case IR_S_BUILTIN: {
+    builtin(o, f, s);
+    return;
+  }
   case IR_S_FAIL:
     spc_str_addf(o, "fail(%d, ", (int)s->code);
-    if (s->msg) ir_fmt_cstring(o, s->msg);
-    else spc_str_addf(o, "<null>");
+    if (s->msg)
+      ir_fmt_cstring(o, s->msg);
+    else
+      spc_str_addf(o, "<null>");
     for (int k = 0; k < s->nargs; k++) {
       spc_str_addf(o, ", ");
       ir_fmt_expr(o, f, arg(s, k));
     }
-    { spc_str_addf(o, ")"); return; }
-  case IR_S_BREAK: { spc_str_addf(o, "break"); return; }
+    {
+      spc_str_addf(o, ")");
+      return;
+    }
+  case IR_S_BREAK: {
+    spc_str_addf(o, "break");
+    return;
+  }
   }
   spc_str_addf(o, "<bad statement>");
 }
@@ -238,11 +332,16 @@ static void stmt(spc_str *o, const ir_func *f, const ir_stmt *s, int depth) {
     spc_str_addf(o, "{\n");
     block(o, f, s, depth + 1);
     indent(o, depth);
-    { spc_str_addf(o, "}\n"); return; }
+    {
+      spc_str_addf(o, "}\n");
+      return;
+    }
   }
   ir_fmt_stmt_head(o, f, s);
-  if (!s || (s->kind != IR_S_FOR && s->kind != IR_S_WHILE && s->kind != IR_S_IF))
-    { spc_str_addf(o, "\n"); return; }
+  if (!s || (s->kind != IR_S_FOR && s->kind != IR_S_WHILE && s->kind != IR_S_IF)) {
+    spc_str_addf(o, "\n");
+    return;
+  }
   spc_str_addf(o, " {\n");
   block(o, f, s->nkids > 0 ? s->kids[0] : NULL, depth + 1);
   /* else, and else-if chains */

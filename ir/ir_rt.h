@@ -36,25 +36,30 @@
 #endif
 
 /* Type codes (equal to ir_ty: bool, i32, i64, u64, f32, f64, c128). */
-enum { SPC_RT_BOOL, SPC_RT_I32, SPC_RT_I64, SPC_RT_U64, SPC_RT_F32,
-       SPC_RT_F64, SPC_RT_C128 };
+enum {
+  SPC_RT_BOOL,
+  SPC_RT_I32,
+  SPC_RT_I64,
+  SPC_RT_U64,
+  SPC_RT_F32,
+  SPC_RT_F64,
+  SPC_RT_C128
+};
 
 /* ---- signed integers: two's complement wrap-around ------------------------
  * Shifts need 0 <= k < width; division needs b != 0 (the interpreter checks,
  * generated code assumes).  a / -1 wraps (INT_MIN / -1 == INT_MIN). */
-#define SPC_RT_SIGNED(S, T, U)                                                 \
-  SPC_RT_FN T spc_add_##S(T a, T b) { return (T)((U)a + (U)b); }          \
-  SPC_RT_FN T spc_sub_##S(T a, T b) { return (T)((U)a - (U)b); }          \
-  SPC_RT_FN T spc_mul_##S(T a, T b) { return (T)((U)a * (U)b); }          \
-  SPC_RT_FN T spc_neg_##S(T a) { return (T)((U)0 - (U)a); }                \
-  SPC_RT_FN T spc_div_##S(T a, T b) {                                      \
-    return b == -1 ? spc_neg_##S(a) : a / b;                                   \
-  }                                                                            \
-  SPC_RT_FN T spc_rem_##S(T a, T b) { return b == -1 ? 0 : a % b; }        \
-  SPC_RT_FN T spc_shl_##S(T a, int64_t k) { return (T)((U)a << k); }       \
-  SPC_RT_FN T spc_shr_##S(T a, int64_t k) {                                \
-    return a < 0 ? (T)~(T)(~a >> k) : (T)(a >> k);                             \
-  }                                                                            \
+#define SPC_RT_SIGNED(S, T, U)                                                           \
+  SPC_RT_FN T spc_add_##S(T a, T b) { return (T)((U)a + (U)b); }                         \
+  SPC_RT_FN T spc_sub_##S(T a, T b) { return (T)((U)a - (U)b); }                         \
+  SPC_RT_FN T spc_mul_##S(T a, T b) { return (T)((U)a * (U)b); }                         \
+  SPC_RT_FN T spc_neg_##S(T a) { return (T)((U)0 - (U)a); }                              \
+  SPC_RT_FN T spc_div_##S(T a, T b) { return b == -1 ? spc_neg_##S(a) : a / b; }         \
+  SPC_RT_FN T spc_rem_##S(T a, T b) { return b == -1 ? 0 : a % b; }                      \
+  SPC_RT_FN T spc_shl_##S(T a, int64_t k) { return (T)((U)a << k); }                     \
+  SPC_RT_FN T spc_shr_##S(T a, int64_t k) {                                              \
+    return a < 0 ? (T) ~(T)(~a >> k) : (T)(a >> k);                                      \
+  }                                                                                      \
   SPC_RT_FN T spc_abs_##S(T a) { return a < 0 ? spc_neg_##S(a) : a; }
 SPC_RT_SIGNED(i32, int32_t, uint32_t)
 SPC_RT_SIGNED(i64, int64_t, uint64_t)
@@ -62,8 +67,8 @@ SPC_RT_SIGNED(i64, int64_t, uint64_t)
 
 /* ---- min and max: min(a, b) = b < a ? b : a, max(a, b) = a < b ? b : a ----
  * So a NaN in a is returned as is, a NaN in b is ignored; min(-0, +0) is a. */
-#define SPC_RT_MINMAX(S, T)                                                    \
-  SPC_RT_FN T spc_min_##S(T a, T b) { return b < a ? b : a; }              \
+#define SPC_RT_MINMAX(S, T)                                                              \
+  SPC_RT_FN T spc_min_##S(T a, T b) { return b < a ? b : a; }                            \
   SPC_RT_FN T spc_max_##S(T a, T b) { return a < b ? b : a; }
 SPC_RT_MINMAX(i32, int32_t)
 SPC_RT_MINMAX(i64, int64_t)
@@ -72,7 +77,7 @@ SPC_RT_MINMAX(f32, float)
 SPC_RT_MINMAX(f64, double)
 #undef SPC_RT_MINMAX
 
-/* ---- float to integer: truncation toward zero, saturating; NaN gives 0 ---- */
+/* ---- float to integer: truncation toward zero, saturating; NaN gives 0 --- */
 SPC_RT_FN int32_t spc_f64_to_i32(double x) {
   if (x != x) return 0;
   if (x <= -2147483649.0) return INT32_MIN;
@@ -91,7 +96,7 @@ SPC_RT_FN uint64_t spc_f64_to_u64(double x) {
   return (uint64_t)x;
 }
 
-/* ---- complex numbers: (re, im) pairs, formulas written out ---------------- */
+/* ---- complex numbers: (re, im) pairs, formulas written out --------------- */
 typedef struct spc_c128 {
   double re, im;
 } spc_c128;
@@ -123,42 +128,37 @@ SPC_RT_FN spc_c128 spc_c128_div(spc_c128 a, spc_c128 b) {
     return spc_c128_make((a.re * r + a.im) / d, (a.im * r - a.re) / d);
   }
 }
-SPC_RT_FN spc_c128 spc_c128_neg(spc_c128 a) {
-  return spc_c128_make(-a.re, -a.im);
-}
+SPC_RT_FN spc_c128 spc_c128_neg(spc_c128 a) { return spc_c128_make(-a.re, -a.im); }
 SPC_RT_FN bool spc_c128_eq(spc_c128 a, spc_c128 b) {
   return a.re == b.re && a.im == b.im;
 }
 SPC_RT_FN bool spc_c128_nz(spc_c128 a) { return a.re != 0 || a.im != 0; }
 
-/* ---- builtins on arrays (ranges are valid: the interpreter checks) -------- */
+/* ---- builtins on arrays (ranges are valid: the interpreter checks) ------- */
 SPC_RT_FN int32_t spc_wadd_i32(int32_t a, int32_t b) { return spc_add_i32(a, b); }
 SPC_RT_FN int64_t spc_wadd_i64(int64_t a, int64_t b) { return spc_add_i64(a, b); }
 SPC_RT_FN uint64_t spc_wadd_u64(uint64_t a, uint64_t b) { return a + b; }
 SPC_RT_FN float spc_wadd_f32(float a, float b) { return a + b; }
 SPC_RT_FN double spc_wadd_f64(double a, double b) { return a + b; }
 SPC_RT_FN bool spc_wadd_bool(bool a, bool b) { return a || b; }
-SPC_RT_FN spc_c128 spc_wadd_c128(spc_c128 a, spc_c128 b) {
-  return spc_c128_add(a, b);
-}
+SPC_RT_FN spc_c128 spc_wadd_c128(spc_c128 a, spc_c128 b) { return spc_c128_add(a, b); }
 
 /* fill: a[lo..hi) = v.  prefix_sum: a[k] = a[k-1] + a[k] for k in
  * (lo, hi).  shift: a[lo+1..hi] = old a[lo..hi), a[lo] = v.  copy:
  * d[dlo..dlo+n) = s[slo..slo+n) (the ranges may overlap). */
-#define SPC_RT_ARRAY(S, T)                                                     \
-  SPC_RT_FN void spc_fill_##S(T *a, int64_t lo, int64_t hi, T v) {         \
-    for (int64_t k = lo; k < hi; k++) a[k] = v;                                \
-  }                                                                            \
-  SPC_RT_FN void spc_prefix_sum_##S(T *a, int64_t lo, int64_t hi) {        \
-    for (int64_t k = lo + 1; k < hi; k++) a[k] = spc_wadd_##S(a[k - 1], a[k]); \
-  }                                                                            \
-  SPC_RT_FN void spc_shift_##S(T *a, int64_t lo, int64_t hi, T v) {        \
-    if (hi > lo) memmove(a + lo + 1, a + lo, (size_t)(hi - lo) * sizeof *a);   \
-    a[lo] = v;                                                                 \
-  }                                                                            \
-  SPC_RT_FN void spc_copy_##S(T *d, int64_t dlo, const T *s, int64_t slo,  \
-                                  int64_t n) {                                 \
-    if (n > 0) memmove(d + dlo, s + slo, (size_t)n * sizeof *d);               \
+#define SPC_RT_ARRAY(S, T)                                                               \
+  SPC_RT_FN void spc_fill_##S(T *a, int64_t lo, int64_t hi, T v) {                       \
+    for (int64_t k = lo; k < hi; k++) a[k] = v;                                          \
+  }                                                                                      \
+  SPC_RT_FN void spc_prefix_sum_##S(T *a, int64_t lo, int64_t hi) {                      \
+    for (int64_t k = lo + 1; k < hi; k++) a[k] = spc_wadd_##S(a[k - 1], a[k]);           \
+  }                                                                                      \
+  SPC_RT_FN void spc_shift_##S(T *a, int64_t lo, int64_t hi, T v) {                      \
+    if (hi > lo) memmove(a + lo + 1, a + lo, (size_t)(hi - lo) * sizeof *a);             \
+    a[lo] = v;                                                                           \
+  }                                                                                      \
+  SPC_RT_FN void spc_copy_##S(T *d, int64_t dlo, const T *s, int64_t slo, int64_t n) {   \
+    if (n > 0) memmove(d + dlo, s + slo, (size_t)n * sizeof *d);                         \
   }
 SPC_RT_ARRAY(bool, bool)
 SPC_RT_ARRAY(i32, int32_t)
@@ -179,10 +179,10 @@ typedef struct spc_rt_key {
 } spc_rt_key;
 
 SPC_RT_FN int spc_rt_key_cmp(const spc_rt_key *k, int64_t x, int64_t y) {
-#define SPC_RT_CMP(T)                                                          \
-  {                                                                            \
-    T a = ((const T *)k->p)[x], b = ((const T *)k->p)[y];                      \
-    return a < b ? -1 : b < a ? 1 : 0;                                         \
+#define SPC_RT_CMP(T)                                                                    \
+  {                                                                                      \
+    T a = ((const T *)k->p)[x], b = ((const T *)k->p)[y];                                \
+    return a < b ? -1 : b < a ? 1 : 0;                                                   \
   }
   switch (k->ty) {
   case SPC_RT_BOOL: SPC_RT_CMP(bool)
@@ -195,8 +195,7 @@ SPC_RT_FN int spc_rt_key_cmp(const spc_rt_key *k, int64_t x, int64_t y) {
 #undef SPC_RT_CMP
 }
 
-SPC_RT_FN int spc_rt_perm_cmp(const spc_rt_key *key, int nkeys, int64_t x,
-                                  int64_t y) {
+SPC_RT_FN int spc_rt_perm_cmp(const spc_rt_key *key, int nkeys, int64_t x, int64_t y) {
   for (int j = 0; j < nkeys; j++) {
     int c = spc_rt_key_cmp(&key[j], x, y);
     if (c) return c;
@@ -204,28 +203,26 @@ SPC_RT_FN int spc_rt_perm_cmp(const spc_rt_key *key, int nkeys, int64_t x,
   return 0;
 }
 
-#define SPC_RT_SORT(S, T)                                                      \
-  SPC_RT_FN void spc_sort_perm_##S(T *perm, int64_t n,                     \
-                                       const spc_rt_key *key, int nkeys,       \
-                                       T *scratch) {                           \
-    T *src = perm, *dst = scratch;                                             \
-    for (int64_t w = 1; w < n; w *= 2) {                                       \
-      for (int64_t lo = 0; lo < n; lo += 2 * w) {                              \
-        int64_t mid = lo + w < n ? lo + w : n;                                 \
-        int64_t hi = mid + w < n ? mid + w : n;                                \
-        int64_t i = lo, j = mid, k = lo;                                       \
-        while (i < mid && j < hi)                                              \
-          dst[k++] = spc_rt_perm_cmp(key, nkeys, src[j], src[i]) < 0           \
-                         ? src[j++]                                            \
-                         : src[i++];                                           \
-        while (i < mid) dst[k++] = src[i++];                                   \
-        while (j < hi) dst[k++] = src[j++];                                    \
-      }                                                                        \
-      T *t = src;                                                              \
-      src = dst;                                                               \
-      dst = t;                                                                 \
-    }                                                                          \
-    if (src != perm) memcpy(perm, src, (size_t)n * sizeof *perm);              \
+#define SPC_RT_SORT(S, T)                                                                \
+  SPC_RT_FN void spc_sort_perm_##S(T *perm, int64_t n, const spc_rt_key *key, int nkeys, \
+                                   T *scratch) {                                         \
+    T *src = perm, *dst = scratch;                                                       \
+    for (int64_t w = 1; w < n; w *= 2) {                                                 \
+      for (int64_t lo = 0; lo < n; lo += 2 * w) {                                        \
+        int64_t mid = lo + w < n ? lo + w : n;                                           \
+        int64_t hi = mid + w < n ? mid + w : n;                                          \
+        int64_t i = lo, j = mid, k = lo;                                                 \
+        while (i < mid && j < hi)                                                        \
+          dst[k++] =                                                                     \
+              spc_rt_perm_cmp(key, nkeys, src[j], src[i]) < 0 ? src[j++] : src[i++];     \
+        while (i < mid) dst[k++] = src[i++];                                             \
+        while (j < hi) dst[k++] = src[j++];                                              \
+      }                                                                                  \
+      T *t = src;                                                                        \
+      src = dst;                                                                         \
+      dst = t;                                                                           \
+    }                                                                                    \
+    if (src != perm) memcpy(perm, src, (size_t)n * sizeof *perm);                        \
   }
 SPC_RT_SORT(i32, int32_t)
 SPC_RT_SORT(i64, int64_t)

@@ -36,8 +36,8 @@ static void bad(vctx *c, const char *fmt, ...) {
   if (c->s) ir_fmt_stmt_head(&st, c->f, c->s);
   if (c->s && !st.failed)
     spc_err(c->e, SPC_ERR_INTERNAL, NULL, 0, 0,
-            "ir_verify: function %s: statement `%.200s`: %s",
-            ir_func_name(c->f), st.s, what);
+            "ir_verify: function %s: statement `%.200s`: %s", ir_func_name(c->f), st.s,
+            what);
   else
     spc_err(c->e, SPC_ERR_INTERNAL, NULL, 0, 0, "ir_verify: function %s: %s",
             ir_func_name(c->f), what);
@@ -60,13 +60,15 @@ static const ir_var_info *var(vctx *c, ir_var v, bool array, const char *what) {
   return vi;
 }
 
-/* ---- expressions ------------------------------------------------------------ */
+/* ---- expressions --------------------------------------------------------- */
 
 static void expr(vctx *c, const ir_expr *x, int depth);
 
 static void operand(vctx *c, const ir_expr *x, int depth, const char *what) {
-  if (!x) bad(c, "%s is missing", what);
-  else expr(c, x, depth + 1);
+  if (!x)
+    bad(c, "%s is missing", what);
+  else
+    expr(c, x, depth + 1);
 }
 
 static void want(vctx *c, const ir_expr *x, ir_ty t, const char *what) {
@@ -76,8 +78,7 @@ static void want(vctx *c, const ir_expr *x, ir_ty t, const char *what) {
 
 static void want_int(vctx *c, const ir_expr *x, const char *what) {
   if (!c->failed && !ir_ty_int(x->ty))
-    bad(c, "%s has type %s, expected int32_t, int64_t or uint64_t", what,
-        tyn(x->ty));
+    bad(c, "%s has type %s, expected int32_t, int64_t or uint64_t", what, tyn(x->ty));
 }
 
 /* Types of a binary node: operands a, b and result t. */
@@ -85,34 +86,47 @@ static void bin_types(vctx *c, const ir_expr *x) {
   ir_ty a = x->a->ty, b = x->b->ty, t = x->ty;
   const char *op = ir_op_name(x->op);
   switch (x->op) {
-  case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV:
-  case IR_REM: case IR_MIN: case IR_MAX:
-    if (t == IR_BOOL || (t == IR_C128 && (x->op == IR_REM || x->op == IR_MIN ||
-                                          x->op == IR_MAX)))
+  case IR_ADD:
+  case IR_SUB:
+  case IR_MUL:
+  case IR_DIV:
+  case IR_REM:
+  case IR_MIN:
+  case IR_MAX:
+    if (t == IR_BOOL ||
+        (t == IR_C128 && (x->op == IR_REM || x->op == IR_MIN || x->op == IR_MAX)))
       bad(c, "operator %s on %s operands", op, tyn(t));
     break;
-  case IR_BAND: case IR_BOR: case IR_BXOR:
+  case IR_BAND:
+  case IR_BOR:
+  case IR_BXOR:
     if (!ir_ty_int(t)) bad(c, "operator %s on %s, expected an integer type", op, tyn(t));
     break;
-  case IR_SHL: case IR_SHR:
+  case IR_SHL:
+  case IR_SHR:
     if (!ir_ty_int(t)) bad(c, "operator %s on %s, expected an integer type", op, tyn(t));
     want(c, x->a, t, "the shifted operand");
     want_int(c, x->b, "the shift count");
     return;
-  case IR_LT: case IR_LE: case IR_GT: case IR_GE: case IR_EQ: case IR_NE:
+  case IR_LT:
+  case IR_LE:
+  case IR_GT:
+  case IR_GE:
+  case IR_EQ:
+  case IR_NE:
     want(c, x, IR_BOOL, "a comparison");
-    if (a != b) bad(c, "operator %s compares %s with %s, expected equal types", op, tyn(a), tyn(b));
+    if (a != b)
+      bad(c, "operator %s compares %s with %s, expected equal types", op, tyn(a), tyn(b));
     else if (a == IR_C128 && x->op != IR_EQ && x->op != IR_NE)
       bad(c, "operator %s on complex operands", op);
     return;
-  case IR_LAND: case IR_LOR:
+  case IR_LAND:
+  case IR_LOR:
     want(c, x, IR_BOOL, "a logical operator");
     want(c, x->a, IR_BOOL, "its left operand");
     want(c, x->b, IR_BOOL, "its right operand");
     return;
-  default:
-    bad(c, "binary node with operator %d", (int)x->op);
-    return;
+  default: bad(c, "binary node with operator %d", (int)x->op); return;
   }
   want(c, x->a, t, "the left operand");
   want(c, x->b, t, "the right operand");
@@ -122,9 +136,13 @@ static void un_types(vctx *c, const ir_expr *x) {
   ir_ty t = x->ty;
   const char *op = ir_op_name(x->op);
   switch (x->op) {
-  case IR_NEG: if (t == IR_BOOL) bad(c, "operator - on bool"); break;
+  case IR_NEG:
+    if (t == IR_BOOL) bad(c, "operator - on bool");
+    break;
   case IR_NOT: want(c, x, IR_BOOL, "operator !"); break;
-  case IR_BNOT: if (!ir_ty_int(t)) bad(c, "operator ~ on %s", tyn(t)); break;
+  case IR_BNOT:
+    if (!ir_ty_int(t)) bad(c, "operator ~ on %s", tyn(t));
+    break;
   case IR_ABS:
     if (t == IR_BOOL || t == IR_C128) bad(c, "operator %s on %s", op, tyn(t));
     break;
@@ -135,8 +153,14 @@ static void un_types(vctx *c, const ir_expr *x) {
 
 static void expr(vctx *c, const ir_expr *x, int depth) {
   if (c->failed) return;
-  if (depth > IR_MAX_DEPTH) { bad(c, "expression nested deeper than %d", IR_MAX_DEPTH); return; }
-  if (!ir_ty_valid(x->ty)) { bad(c, "expression of invalid type %d", (int)x->ty); return; }
+  if (depth > IR_MAX_DEPTH) {
+    bad(c, "expression nested deeper than %d", IR_MAX_DEPTH);
+    return;
+  }
+  if (!ir_ty_valid(x->ty)) {
+    bad(c, "expression of invalid type %d", (int)x->ty);
+    return;
+  }
   const ir_var_info *vi;
   switch (x->kind) {
   case IR_E_CONST: return;
@@ -156,19 +180,21 @@ static void expr(vctx *c, const ir_expr *x, int depth) {
   case IR_E_BIN:
     operand(c, x->a, depth, "the left operand");
     operand(c, x->b, depth, "the right operand");
-    if (!c->failed && !ir_op_binary(x->op))
-      { bad(c, "binary node with operator %d", (int)x->op); return; }
+    if (!c->failed && !ir_op_binary(x->op)) {
+      bad(c, "binary node with operator %d", (int)x->op);
+      return;
+    }
     if (!c->failed) bin_types(c, x);
     return;
   case IR_E_UN:
     operand(c, x->a, depth, "the operand");
-    if (!c->failed && !ir_op_unary(x->op))
-      { bad(c, "unary node with operator %d", (int)x->op); return; }
+    if (!c->failed && !ir_op_unary(x->op)) {
+      bad(c, "unary node with operator %d", (int)x->op);
+      return;
+    }
     if (!c->failed) un_types(c, x);
     return;
-  case IR_E_CAST:
-    operand(c, x->a, depth, "the operand of a cast");
-    return;
+  case IR_E_CAST: operand(c, x->a, depth, "the operand of a cast"); return;
   case IR_E_SELECT:
     operand(c, x->c, depth, "the condition");
     operand(c, x->a, depth, "the first choice");
@@ -185,13 +211,18 @@ static void expr(vctx *c, const ir_expr *x, int depth) {
 /* e present, well formed, of type t (or any integer when t is -1). */
 static void typed(vctx *c, const ir_expr *x, int t, const char *what) {
   if (c->failed) return;
-  if (!x) { bad(c, "%s is missing", what); return; }
+  if (!x) {
+    bad(c, "%s is missing", what);
+    return;
+  }
   expr(c, x, 0);
-  if (t < 0) want_int(c, x, what);
-  else want(c, x, (ir_ty)t, what);
+  if (t < 0)
+    want_int(c, x, what);
+  else
+    want(c, x, (ir_ty)t, what);
 }
 
-/* ---- statements ------------------------------------------------------------- */
+/* ---- statements ---------------------------------------------------------- */
 
 static void stmt(vctx *c, const ir_stmt *s, int depth);
 
@@ -207,17 +238,23 @@ static const ir_var_info *writable(vctx *c, ir_var v, const char *what) {
 static void owned(vctx *c, ir_var v, const char *what) {
   const ir_var_info *vi = var(c, v, true, what);
   if (vi && (vi->dir == IR_IN || vi->dir == IR_INOUT))
-    bad(c, "%s of %s, a parameter the caller owns (expected a local or OUT "
-        "array)", what, vi->name);
+    bad(c,
+        "%s of %s, a parameter the caller owns (expected a local or OUT "
+        "array)",
+        what, vi->name);
 }
 
 static void builtin(vctx *c, const ir_stmt *s) {
-  if ((int)s->builtin < 0 || s->builtin >= IR_NBUILTINS)
-    { bad(c, "builtin %d does not exist", (int)s->builtin); return; }
+  if ((int)s->builtin < 0 || s->builtin >= IR_NBUILTINS) {
+    bad(c, "builtin %d does not exist", (int)s->builtin);
+    return;
+  }
   const ir_builtin_info *bi = &ir_builtins[s->builtin];
   if ((bi->narrays >= 0 ? s->nvars != bi->narrays : s->nvars < 2) ||
-      s->nargs != bi->nargs || (s->nvars && !s->vars) || (s->nargs && !s->args))
-    { bad(c, "%s with %d arrays and %d scalars", bi->name, s->nvars, s->nargs); return; }
+      s->nargs != bi->nargs || (s->nvars && !s->vars) || (s->nargs && !s->args)) {
+    bad(c, "%s with %d arrays and %d scalars", bi->name, s->nvars, s->nargs);
+    return;
+  }
   const ir_var_info *d = writable(c, s->vars[0], bi->name);
   if (!d) return;
   switch (s->builtin) {
@@ -228,49 +265,72 @@ static void builtin(vctx *c, const ir_stmt *s) {
     typed(c, s->args[2], d->ty, "the value");
     return;
   case IR_PREFIX_SUM:
-    if (d->ty == IR_BOOL) { bad(c, "prefix_sum of a bool array"); return; }
+    if (d->ty == IR_BOOL) {
+      bad(c, "prefix_sum of a bool array");
+      return;
+    }
     typed(c, s->args[0], IR_I64, "lo");
     typed(c, s->args[1], IR_I64, "hi");
     return;
   case IR_COPY: {
     const ir_var_info *src = var(c, s->vars[1], true, "copy");
-    if (src && src->ty != d->ty)
-      { bad(c, "copy from %s[] to %s[], expected equal types", tyn(src->ty),
-                 tyn(d->ty)); return; }
+    if (src && src->ty != d->ty) {
+      bad(c, "copy from %s[] to %s[], expected equal types", tyn(src->ty), tyn(d->ty));
+      return;
+    }
     for (int k = 0; k < 3; k++) typed(c, s->args[k], IR_I64, "an operand of copy");
     return;
   }
   case IR_SORT_PERM:
-    if (d->ty != IR_I32 && d->ty != IR_I64)
-      { bad(c, "sort_perm of %s[], expected int32_t or int64_t", tyn(d->ty)); return; }
+    if (d->ty != IR_I32 && d->ty != IR_I64) {
+      bad(c, "sort_perm of %s[], expected int32_t or int64_t", tyn(d->ty));
+      return;
+    }
     typed(c, s->args[0], IR_I64, "n");
     for (int k = 1; k < s->nvars && !c->failed; k++) {
       const ir_var_info *key = var(c, s->vars[k], true, "a sort key");
       if (key && key->ty == IR_C128) bad(c, "sort key %s is complex", key->name);
     }
     return;
-  default:
-    return;
+  default: return;
   }
 }
 
 static void fail_stmt(vctx *c, const ir_stmt *s) {
-  if (s->code >= 0) { bad(c, "status %d is not an error", (int)s->code); return; }
+  if (s->code >= 0) {
+    bad(c, "status %d is not an error", (int)s->code);
+    return;
+  }
   const char *why = ir_fail_msg_check(s->msg, s->nargs);
-  if (why) { bad(c, "message: %s", why); return; }
-  if (s->nargs && !s->args) { bad(c, "arguments missing"); return; }
+  if (why) {
+    bad(c, "message: %s", why);
+    return;
+  }
+  if (s->nargs && !s->args) {
+    bad(c, "arguments missing");
+    return;
+  }
   for (int k = 0; k < s->nargs; k++) typed(c, s->args[k], IR_I64, "an argument");
 }
 
 static void stmt(vctx *c, const ir_stmt *s, int depth) {
   if (c->failed) return;
-  if (!s) { bad(c, "a statement is missing"); return; }
-  if (depth > IR_MAX_DEPTH) { bad(c, "statements nested deeper than %d", IR_MAX_DEPTH); return; }
+  if (!s) {
+    bad(c, "a statement is missing");
+    return;
+  }
+  if (depth > IR_MAX_DEPTH) {
+    bad(c, "statements nested deeper than %d", IR_MAX_DEPTH);
+    return;
+  }
   c->s = s;
   const ir_var_info *vi;
   switch (s->kind) {
   case IR_S_BLOCK:
-    if (s->nkids && !s->kids) { bad(c, "block without statements"); return; }
+    if (s->nkids && !s->kids) {
+      bad(c, "block without statements");
+      return;
+    }
     for (int k = 0; k < s->nkids && !c->failed; k++) stmt(c, s->kids[k], depth + 1);
     return;
   case IR_S_ASSIGN:
@@ -284,22 +344,30 @@ static void stmt(vctx *c, const ir_stmt *s, int depth) {
     return;
   case IR_S_FOR:
     if (!(vi = var(c, s->var, false, "for"))) return;
-    if (!ir_ty_int(vi->ty))
-      { bad(c, "loop variable %s has type %s, expected an integer", vi->name, tyn(vi->ty)); return; }
+    if (!ir_ty_int(vi->ty)) {
+      bad(c, "loop variable %s has type %s, expected an integer", vi->name, tyn(vi->ty));
+      return;
+    }
     typed(c, s->a, vi->ty, "the lower bound");
     typed(c, s->b, vi->ty, "the upper bound");
     goto body;
   case IR_S_WHILE:
     typed(c, s->a, IR_BOOL, "the condition");
   body:
-    if (s->nkids < 1 || !s->kids || !s->kids[0]) { bad(c, "loop without a body"); return; }
+    if (s->nkids < 1 || !s->kids || !s->kids[0]) {
+      bad(c, "loop without a body");
+      return;
+    }
     c->loops++;
     stmt(c, s->kids[0], depth + 1);
     c->loops--;
     return;
   case IR_S_IF:
     typed(c, s->a, IR_BOOL, "the condition");
-    if (s->nkids < 1 || !s->kids || !s->kids[0]) { bad(c, "if without a body"); return; }
+    if (s->nkids < 1 || !s->kids || !s->kids[0]) {
+      bad(c, "if without a body");
+      return;
+    }
     stmt(c, s->kids[0], depth + 1);
     if (s->nkids > 1 && s->kids[1]) stmt(c, s->kids[1], depth + 1);
     return;
@@ -307,13 +375,9 @@ static void stmt(vctx *c, const ir_stmt *s, int depth) {
     owned(c, s->var, "allocation");
     typed(c, s->a, -1, "the length");
     return;
-  case IR_S_FREE:
-    owned(c, s->var, "free");
-    return;
-  case IR_S_BUILTIN:
-    return builtin(c, s);
-  case IR_S_FAIL:
-    return fail_stmt(c, s);
+  case IR_S_FREE: owned(c, s->var, "free"); return;
+  case IR_S_BUILTIN: return builtin(c, s);
+  case IR_S_FAIL: return fail_stmt(c, s);
   case IR_S_BREAK:
     if (!c->loops) bad(c, "break outside a loop");
     return;
@@ -321,7 +385,7 @@ static void stmt(vctx *c, const ir_stmt *s, int depth) {
   bad(c, "statement of invalid kind %d", (int)s->kind);
 }
 
-/* ---- variables -------------------------------------------------------------- */
+/* ---- variables ----------------------------------------------------------- */
 
 static bool ident(const char *s) {
   if (!s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
@@ -335,26 +399,45 @@ static bool ident(const char *s) {
 
 static void vars(vctx *c) {
   const ir_func *f = c->f;
-  if (!ident(f->name)) { bad(c, "the function name '%s' is not a C identifier", f->name); return; }
+  if (!ident(f->name)) {
+    bad(c, "the function name '%s' is not a C identifier", f->name);
+    return;
+  }
   int np = 0;
   for (int v = 0; v < f->nvars && !c->failed; v++) {
     const ir_var_info *vi = &f->vars[v];
-    if (!ident(vi->name)) { bad(c, "variable %d: '%s' is not a C identifier", v, vi->name ? vi->name : "(null)"); return; }
-    if (!ir_ty_valid(vi->ty)) { bad(c, "variable %s has invalid type %d", vi->name, (int)vi->ty); return; }
+    if (!ident(vi->name)) {
+      bad(c, "variable %d: '%s' is not a C identifier", v,
+          vi->name ? vi->name : "(null)");
+      return;
+    }
+    if (!ir_ty_valid(vi->ty)) {
+      bad(c, "variable %s has invalid type %d", vi->name, (int)vi->ty);
+      return;
+    }
     for (int w = 0; w < v; w++)
-      if (!strcmp(f->vars[w].name, vi->name)) { bad(c, "variable %s declared twice", vi->name); return; }
-    if (vi->dir == IR_LOCAL ? vi->param != -1 : vi->param < 0 || vi->param >= f->nparams || f->params[vi->param] != v)
-      { bad(c, "variable %s: parameter number %d does not match its direction", vi->name, vi->param); return; }
+      if (!strcmp(f->vars[w].name, vi->name)) {
+        bad(c, "variable %s declared twice", vi->name);
+        return;
+      }
+    if (vi->dir == IR_LOCAL
+            ? vi->param != -1
+            : vi->param < 0 || vi->param >= f->nparams || f->params[vi->param] != v) {
+      bad(c, "variable %s: parameter number %d does not match its direction", vi->name,
+          vi->param);
+      return;
+    }
     np += vi->dir != IR_LOCAL;
   }
-  if (!c->failed && np != f->nparams) bad(c, "%d parameters declared, %d in the table", np, f->nparams);
+  if (!c->failed && np != f->nparams)
+    bad(c, "%d parameters declared, %d in the table", np, f->nparams);
 }
 
 spc_status ir_verify(const ir_func *f, spc_error *e) {
   if (!f) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "ir_verify: no function");
   if (f->broken)
-    return spc_err(e, f->why, NULL, 0, 0, "ir_verify: function %s: %s",
-                   ir_func_name(f), f->msg);
+    return spc_err(e, f->why, NULL, 0, 0, "ir_verify: function %s: %s", ir_func_name(f),
+                   f->msg);
   vctx c = {.f = f, .e = e};
   vars(&c);
   if (!c.failed) stmt(&c, f->body, 0);

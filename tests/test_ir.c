@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-/* ---- building helpers ---------------------------------------------------------- */
+/* ---- building helpers ---------------------------------------------------- */
 
 #define B(op, x, y) ir_bin(f, IR_##op, (x), (y))
 #define U(op, x) ir_un(f, IR_##op, (x))
@@ -27,7 +27,7 @@
 
 static ir_expr *kt(ir_func *f, ir_ty t, ir_val v) { return ir_const(f, t, v); }
 
-/* ---- the compiled path ------------------------------------------------------------ */
+/* ---- the compiled path --------------------------------------------------- */
 
 typedef int (*entry_fn)(ir_arg *args, char *err, size_t err_len);
 
@@ -60,8 +60,8 @@ static bool have_cc(void) {
 #else
 #define CC_SAN ""
 #endif
-#define CC_FLAGS                                                               \
-  "-std=c99 -O2 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes " \
+#define CC_FLAGS                                                                         \
+  "-std=c99 -O2 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes "        \
   "-Wpointer-arith -Wformat=2 -Werror -ffp-contract=off" CC_SAN
 
 static const ir_func *compiling; /* listed when cc fails */
@@ -124,7 +124,7 @@ static void jit_close(jit *j) {
   memset(j, 0, sizeof *j);
 }
 
-/* ---- arguments ------------------------------------------------------------------ */
+/* ---- arguments ----------------------------------------------------------- */
 
 static const ir_var_info *param(const ir_func *f, int k) {
   return ir_var_get(f, ir_param_var(f, k));
@@ -196,7 +196,8 @@ static bool same_bits(ir_ty t, const void *x, const void *y) {
 }
 
 /* Bit-for-bit equality of every INOUT and OUT argument. */
-static void args_same(const ir_func *f, const ir_arg *in, const ir_arg *a, const ir_arg *b) {
+static void args_same(const ir_func *f, const ir_arg *in, const ir_arg *a,
+                      const ir_arg *b) {
   for (int k = 0; k < ir_nparams(f); k++) {
     const ir_var_info *vi = param(f, k);
     size_t size = ir_ty_size(vi->ty);
@@ -207,19 +208,20 @@ static void args_same(const ir_func *f, const ir_arg *in, const ir_arg *a, const
       memcpy(y, &b[k].s, size);
       bool ok = same_bits(vi->ty, x, y);
       if (!ok) dump(f, in);
-      ck_assert_msg(ok,
-                    "%s: %s differs: interpreter %016llx %016llx, compiled %016llx %016llx",
-                    ir_func_name(f), vi->name, (unsigned long long)x[0],
-                    (unsigned long long)x[1], (unsigned long long)y[0], (unsigned long long)y[1]);
+      ck_assert_msg(
+          ok, "%s: %s differs: interpreter %016llx %016llx, compiled %016llx %016llx",
+          ir_func_name(f), vi->name, (unsigned long long)x[0], (unsigned long long)x[1],
+          (unsigned long long)y[0], (unsigned long long)y[1]);
       continue;
     }
-    ck_assert_msg(a[k].len == b[k].len, "%s: length of %s: %lld vs %lld",
-                  ir_func_name(f), vi->name, (long long)a[k].len, (long long)b[k].len);
+    ck_assert_msg(a[k].len == b[k].len, "%s: length of %s: %lld vs %lld", ir_func_name(f),
+                  vi->name, (long long)a[k].len, (long long)b[k].len);
     ck_assert_msg((a[k].data == NULL) == (b[k].data == NULL) || vi->dir != IR_OUT,
                   "%s: %s is NULL on one side only", ir_func_name(f), vi->name);
     for (int64_t i = 0; i < a[k].len; i++)
-      ck_assert_msg(same_bits(vi->ty, (char *)a[k].data + i * size, (char *)b[k].data + i * size),
-                    "%s: %s[%lld] differs", ir_func_name(f), vi->name, (long long)i);
+      ck_assert_msg(
+          same_bits(vi->ty, (char *)a[k].data + i * size, (char *)b[k].data + i * size),
+          "%s: %s[%lld] differs", ir_func_name(f), vi->name, (long long)i);
   }
 }
 
@@ -275,17 +277,20 @@ static void tc_ok(tcase *t, const ir_arg *args, ir_arg *res) {
   if (!res) args_free(t->f, tmp);
 }
 
-/* ---- interesting values ------------------------------------------------------------ */
+/* ---- interesting values -------------------------------------------------- */
 
-static const int32_t vi32[] = {0, 1, -1, 2, -7, 13, INT32_MAX, INT32_MIN, 123456789, -65536};
-static const int64_t vi64[] = {0, 1, -1, -7, 13, INT64_MAX, INT64_MIN,
-                               1LL << 40, -(1LL << 33) + 5, 3000000000LL};
-static const uint64_t vu64[] = {0, 1, 2, 7, UINT64_MAX, 1ULL << 63, 12345678901234567ULL,
-                                UINT64_MAX - 6, 1ULL << 32, 255};
-static const double vf64[] = {0.0, -0.0, 1.5, -2.25, 1e300, -1e-300, INFINITY, -INFINITY,
-                              NAN, 0.1, 5e-324, 3.0, -7.75, 4503599627370497.0};
-static const float vf32[] = {0.0f, -0.0f, 1.5f, -2.25f, 1e30f, -1e-30f, INFINITY, -INFINITY,
-                             NAN, 0.1f, 1e-45f, 3.0f, 3.4e38f, -7.75f};
+static const int32_t vi32[] = {0,  1,         -1,        2,         -7,
+                               13, INT32_MAX, INT32_MIN, 123456789, -65536};
+static const int64_t vi64[] = {
+    0, 1, -1, -7, 13, INT64_MAX, INT64_MIN, 1LL << 40, -(1LL << 33) + 5, 3000000000LL};
+static const uint64_t vu64[] = {
+    0,          1,  2, 7, UINT64_MAX, 1ULL << 63, 12345678901234567ULL, UINT64_MAX - 6,
+    1ULL << 32, 255};
+static const double vf64[] = {
+    0.0,       -0.0, 1.5, -2.25,  1e300, -1e-300, INFINITY,
+    -INFINITY, NAN,  0.1, 5e-324, 3.0,   -7.75,   4503599627370497.0};
+static const float vf32[] = {0.0f,      -0.0f, 1.5f, -2.25f, 1e30f, -1e-30f, INFINITY,
+                             -INFINITY, NAN,   0.1f, 1e-45f, 3.0f,  3.4e38f, -7.75f};
 #define NV(a) ((int)(sizeof a / sizeof a[0]))
 
 static int nvals(ir_ty t) {
@@ -309,12 +314,15 @@ static ir_val val(ir_ty t, int k) {
   case IR_U64: v.u64 = vu64[k]; break;
   case IR_F32: v.f32 = vf32[k]; break;
   case IR_F64: v.f64 = vf64[k]; break;
-  default: v.c128[0] = vf64[k]; v.c128[1] = vf64[(k * 5 + 3) % NV(vf64)]; break;
+  default:
+    v.c128[0] = vf64[k];
+    v.c128[1] = vf64[(k * 5 + 3) % NV(vf64)];
+    break;
   }
   return v;
 }
 
-/* ---- every operator on every type ----------------------------------------------- */
+/* ---- every operator on every type ---------------------------------------- */
 
 static const ir_ty all_ty[] = {IR_BOOL, IR_I32, IR_I64, IR_U64, IR_F32, IR_F64, IR_C128};
 
@@ -340,10 +348,14 @@ static ir_func *build_ops(ir_ty t) {
       int w = t == IR_I64 || t == IR_U64 ? 63 : 31;
       y = B(BAND, y, ir_cast(f, t == IR_BOOL ? IR_I32 : t, K(w)));
     }
-    bool guard = (op == IR_DIV || op == IR_REM) && t != IR_F32 && t != IR_F64 && t != IR_C128;
-    if (op >= IR_NEG) e = ir_un(f, op, x);
-    else if (guard) e = ir_select(f, B(NE, y, ir_cast(f, t, K(0))), ir_bin(f, op, x, y), x);
-    else e = ir_bin(f, op, x, y);
+    bool guard =
+        (op == IR_DIV || op == IR_REM) && t != IR_F32 && t != IR_F64 && t != IR_C128;
+    if (op >= IR_NEG)
+      e = ir_un(f, op, x);
+    else if (guard)
+      e = ir_select(f, B(NE, y, ir_cast(f, t, K(0))), ir_bin(f, op, x, y), x);
+    else
+      e = ir_bin(f, op, x, y);
     char on[32];
     snprintf(on, sizeof on, "o%d", n++);
     ir_var o = ir_param(f, on, e->ty, false, IR_OUT);
@@ -380,13 +392,14 @@ START_TEST(test_arith_values) {
   ir_var a64 = ir_param(f, "a64", IR_I64, false, IR_IN);
   ir_var x = ir_param(f, "x", IR_F64, false, IR_IN);
   ir_var z = ir_param(f, "z", IR_C128, false, IR_IN);
-  ir_expr *e1 = B(ADD, R(a32), ir_const(f, IR_I32, (ir_val){.i32 = 1})); /* wraps in I32 */
-  ir_expr *e2 = B(ADD, R(a32), K(1));                                      /* I64: no wrap */
-  ir_expr *e3 = B(ADD, R(b), R(b));                                        /* bool+bool: I32 */
-  ir_expr *e4 = B(DIV, U(NEG, R(a64)), K(2));                              /* truncation */
+  ir_expr *e1 =
+      B(ADD, R(a32), ir_const(f, IR_I32, (ir_val){.i32 = 1})); /* wraps in I32 */
+  ir_expr *e2 = B(ADD, R(a32), K(1));                          /* I64: no wrap */
+  ir_expr *e3 = B(ADD, R(b), R(b));                            /* bool+bool: I32 */
+  ir_expr *e4 = B(DIV, U(NEG, R(a64)), K(2));                  /* truncation */
   ir_expr *e5 = B(REM, U(NEG, R(a64)), K(2));
-  ir_expr *e6 = B(MIN, R(x), ir_f64(f, 1.0));                              /* NaN in a: a */
-  ir_expr *e7 = B(MIN, ir_f64(f, 1.0), R(x));                              /* NaN in b: a */
+  ir_expr *e6 = B(MIN, R(x), ir_f64(f, 1.0)); /* NaN in a: a */
+  ir_expr *e7 = B(MIN, ir_f64(f, 1.0), R(x)); /* NaN in b: a */
   ir_expr *e8 = B(MUL, R(z), R(z));
   ir_expr *e9 = B(DIV, ir_const(f, IR_C128, (ir_val){.c128 = {1, 0}}), R(z));
   ck_assert_int_eq(e1->ty, IR_I32);
@@ -404,7 +417,10 @@ START_TEST(test_arith_values) {
   }
   tcase tc;
   tc_open(&tc, f);
-  ir_arg args[14] = {{.s.i32 = INT32_MAX}, {.s.b = true}, {.s.i64 = 7}, {.s.f64 = NAN},
+  ir_arg args[14] = {{.s.i32 = INT32_MAX},
+                     {.s.b = true},
+                     {.s.i64 = 7},
+                     {.s.f64 = NAN},
                      {.s.c128 = {3, 4}}};
   ir_arg r[14];
   tc_ok(&tc, args, r);
@@ -425,9 +441,12 @@ START_TEST(test_arith_values) {
 
   /* INT_MIN / -1 and % -1 */
   f = ir_func_new("wrapdiv");
-  ir_var p = ir_param(f, "p", IR_I64, false, IR_IN), q = ir_param(f, "q", IR_I64, false, IR_IN);
-  ir_var d = ir_param(f, "d", IR_I64, false, IR_OUT), m = ir_param(f, "m", IR_I64, false, IR_OUT);
-  ir_var n = ir_param(f, "n", IR_I64, false, IR_OUT), s = ir_param(f, "s", IR_I64, false, IR_OUT);
+  ir_var p = ir_param(f, "p", IR_I64, false, IR_IN),
+         q = ir_param(f, "q", IR_I64, false, IR_IN);
+  ir_var d = ir_param(f, "d", IR_I64, false, IR_OUT),
+         m = ir_param(f, "m", IR_I64, false, IR_OUT);
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_OUT),
+         s = ir_param(f, "s", IR_I64, false, IR_OUT);
   TOP(ir_assign(f, d, B(DIV, R(p), R(q))));
   TOP(ir_assign(f, m, B(REM, R(p), R(q))));
   TOP(ir_assign(f, n, U(ABS, R(p))));
@@ -441,7 +460,7 @@ START_TEST(test_arith_values) {
 }
 END_TEST
 
-/* ---- casts ------------------------------------------------------------------------ */
+/* ---- casts --------------------------------------------------------------- */
 
 START_TEST(test_casts) {
   ir_func *f = ir_func_new("casts");
@@ -471,8 +490,10 @@ START_TEST(test_casts) {
   ir_arg args[IR_NTYPES + IR_NTYPES * IR_NTYPES], r[IR_NTYPES + IR_NTYPES * IR_NTYPES];
   double in[] = {3.99, -3.99, 2147483647.5, -2147483648.9, 1e19, -1e30, NAN, 9.2e18};
   int64_t want32[] = {3, -3, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 0, INT32_MAX};
-  int64_t want64[] = {3, -3, 2147483647, -2147483648LL, INT64_MAX, INT64_MIN, 0, 9200000000000000000LL};
-  uint64_t wantu[] = {3, 0, 2147483647, 0, 10000000000000000000ULL, 0, 0, 9200000000000000000ULL};
+  int64_t want64[] = {3,         -3,        2147483647, -2147483648LL,
+                      INT64_MAX, INT64_MIN, 0,          9200000000000000000LL};
+  uint64_t wantu[] = {
+      3, 0, 2147483647, 0, 10000000000000000000ULL, 0, 0, 9200000000000000000ULL};
   for (int k = 0; k < 8; k++) {
     memset(args, 0, sizeof args);
     args[IR_F64].s.f64 = in[k];
@@ -487,7 +508,7 @@ START_TEST(test_casts) {
 }
 END_TEST
 
-/* ---- random expressions: the emitter's parentheses and helpers --------------------- */
+/* ---- random expressions: the emitter's parentheses and helpers ----------- */
 
 static uint64_t rng = 88172645463325252ULL;
 static uint64_t rnd(void) {
@@ -507,8 +528,14 @@ static bool has_var(const ir_expr *e) {
  * never an error (integer / and % guarded, shift counts masked); with
  * need_var it reads a variable: no operator gets only constants, which
  * a compiler would fold (and fold NaNs with other payloads). */
+static ir_var rarr[IR_NTYPES]; /* IN arrays of 4 elements, one per type */
+
 static ir_expr *rexpr(ir_func *f, const ir_var *vars, int nv, int d, bool need_var) {
   if (d <= 0 || rnd() % 5 == 0) {
+    if (rnd() % 3 == 0) { /* t_arr[i64(v) & 3] */
+      ir_expr *i = B(BAND, ir_cast(f, IR_I64, R(vars[rnd() % (uint64_t)nv])), K(3));
+      return LD(rarr[rnd() % 7], i);
+    }
     if (!need_var && rnd() % 3 == 0) {
       ir_ty t = all_ty[rnd() % 7];
       ir_val v = val(t, (int)(rnd() % (uint64_t)nvals(t)));
@@ -529,7 +556,8 @@ static ir_expr *rexpr(ir_func *f, const ir_var *vars, int nv, int d, bool need_v
     return ir_un(f, op, x);
   }
   case 2:
-    return ir_select(f, rexpr(f, vars, nv, d - 1, false), rexpr(f, vars, nv, d - 1, need_var),
+    return ir_select(f, rexpr(f, vars, nv, d - 1, false),
+                     rexpr(f, vars, nv, d - 1, need_var),
                      rexpr(f, vars, nv, d - 1, false));
   default: {
     ir_expr *x = rexpr(f, vars, nv, d - 1, false);
@@ -538,7 +566,8 @@ static ir_expr *rexpr(ir_func *f, const ir_var *vars, int nv, int d, bool need_v
     bool ints = x->ty <= IR_U64 && y->ty <= IR_U64;
     ir_ty t = x->ty > y->ty ? x->ty : y->ty;
     if ((op >= IR_SHL && op <= IR_BXOR) && !ints) op = IR_ADD;
-    if (t == IR_C128 && (op == IR_REM || op == IR_MIN || op == IR_MAX || (op >= IR_LT && op <= IR_GE)))
+    if (t == IR_C128 &&
+        (op == IR_REM || op == IR_MIN || op == IR_MAX || (op >= IR_LT && op <= IR_GE)))
       op = IR_SUB;
     if (op == IR_SHL || op == IR_SHR) {
       ir_ty lt = x->ty < IR_I32 ? IR_I32 : x->ty;
@@ -557,7 +586,8 @@ static ir_expr *rexpr(ir_func *f, const ir_var *vars, int nv, int d, bool need_v
 START_TEST(test_random_expressions) {
   const char *env = getenv("SPC_IR_ROUNDS");
   int rounds = env && atoi(env) > 0 ? atoi(env) : 4;
-  if ((env = getenv("SPC_IR_SEED")) && strtoull(env, NULL, 10)) rng = strtoull(env, NULL, 10);
+  if ((env = getenv("SPC_IR_SEED")) && strtoull(env, NULL, 10))
+    rng = strtoull(env, NULL, 10);
   for (int round = 0; round < rounds; round++) {
     ir_func *f = ir_func_new("rnd");
     ir_var vars[14];
@@ -568,6 +598,11 @@ START_TEST(test_random_expressions) {
         snprintf(n, sizeof n, "%c%d", 'a' + t, k);
         vars[nv++] = ir_param(f, n, (ir_ty)t, false, IR_IN);
       }
+    for (int t = 0; t < IR_NTYPES; t++) {
+      char n[32];
+      snprintf(n, sizeof n, "%s_arr", ir_ty_short((ir_ty)t));
+      rarr[t] = ir_param(f, n, (ir_ty)t, true, IR_IN);
+    }
     for (int k = 0; k < 18; k++) {
       char n[32];
       snprintf(n, sizeof n, "r%d", k);
@@ -578,11 +613,20 @@ START_TEST(test_random_expressions) {
     tcase tc;
     tc_open(&tc, f);
     for (int run = 0; run < 40; run++) {
-      ir_arg args[32];
+      ir_arg args[48];
+      unsigned char data[IR_NTYPES][64];
       memset(args, 0, sizeof args);
       for (int v = 0; v < nv; v++) {
         ir_ty t = (ir_ty)(v / 2);
         args[v].s = val(t, (int)(rnd() % (uint64_t)nvals(t)));
+      }
+      for (int t = 0; t < IR_NTYPES; t++) {
+        size_t size = ir_ty_size((ir_ty)t);
+        for (int k = 0; k < 4; k++) {
+          ir_val x = val((ir_ty)t, (int)(rnd() % (uint64_t)nvals((ir_ty)t)));
+          memcpy(data[t] + (size_t)k * size, &x, size);
+        }
+        args[nv + t] = (ir_arg){.data = data[t], .len = 4};
       }
       tc_ok(&tc, args, NULL);
     }
@@ -591,7 +635,7 @@ START_TEST(test_random_expressions) {
 }
 END_TEST
 
-/* ---- loops and branches --------------------------------------------------------- */
+/* ---- loops and branches -------------------------------------------------- */
 
 static ir_func *build_loops(void) {
   ir_func *f = ir_func_new("loops");
@@ -636,10 +680,12 @@ static ir_func *build_loops(void) {
   /* i32 loop with break, and with an i64 bound converted */
   l = TOP(ir_for(f, k, ir_const(f, IR_I32, (ir_val){.i32 = 0}), R(m), NULL));
   ADD(ir_body(l), ir_assign(f, e, B(ADD, R(e), R(k))));
-  br = ADD(ir_body(l), ir_if(f, B(GT, R(e), ir_const(f, IR_I32, (ir_val){.i32 = 10})), NULL, NULL));
+  br = ADD(ir_body(l),
+           ir_if(f, B(GT, R(e), ir_const(f, IR_I32, (ir_val){.i32 = 10})), NULL, NULL));
   ADD(ir_then(br), ir_break(f));
   /* u64 loop; break leaves only the inner loop */
-  l = TOP(ir_for(f, u, ir_const(f, IR_U64, (ir_val){.u64 = 3}), ir_const(f, IR_U64, (ir_val){.u64 = 10}), NULL));
+  l = TOP(ir_for(f, u, ir_const(f, IR_U64, (ir_val){.u64 = 3}),
+                 ir_const(f, IR_U64, (ir_val){.u64 = 10}), NULL));
   ADD(ir_body(l), ir_assign(f, g, B(ADD, R(g), R(u))));
   inner = ADD(ir_body(l), ir_while(f, B(LT, R(h), K(1000)), NULL));
   ADD(ir_body(inner), ir_assign(f, h, B(MUL, R(h), K(2))));
@@ -661,7 +707,7 @@ START_TEST(test_loops) {
       int64_t n = ns[x], b = 0;
       for (int64_t i = 0; i < n; i++)
         for (int64_t j = i; j < n; j++) b += i * (j + 1);
-      ck_assert_int_eq(r[2].s.i64, 7);           /* empty loops: i = 7 */
+      ck_assert_int_eq(r[2].s.i64, 7); /* empty loops: i = 7 */
       ck_assert_int_eq(r[3].s.i64, b);
       ck_assert_int_eq(r[4].s.i64, (n > 0 ? n : 0) + 2000 + 5000 + 8000 + 11000);
       ck_assert_int_eq(r[5].s.i64, 21);
@@ -709,7 +755,8 @@ START_TEST(test_select_guard) {
   ir_var a = ir_param(f, "a", IR_F32, true, IR_IN);
   ir_var i = ir_param(f, "i", IR_I64, false, IR_IN);
   ir_var o = ir_param(f, "o", IR_F64, false, IR_OUT);
-  TOP(ir_assign(f, o, ir_select(f, B(LT, R(i), ir_len(f, a)), LD(a, R(i)), ir_f64(f, -1))));
+  TOP(ir_assign(f, o,
+                ir_select(f, B(LT, R(i), ir_len(f, a)), LD(a, R(i)), ir_f64(f, -1))));
   tcase tc;
   tc_open(&tc, f);
   float data[3] = {1.25f, 2.5f, 3.75f};
@@ -723,7 +770,7 @@ START_TEST(test_select_guard) {
 }
 END_TEST
 
-/* ---- arrays ------------------------------------------------------------------------ */
+/* ---- arrays -------------------------------------------------------------- */
 
 START_TEST(test_arrays) {
   ir_func *f = ir_func_new("arrays");
@@ -786,7 +833,7 @@ START_TEST(test_arrays) {
 }
 END_TEST
 
-/* ---- builtins ---------------------------------------------------------------------- */
+/* ---- builtins ------------------------------------------------------------ */
 
 START_TEST(test_builtins) {
   ir_func *f = ir_func_new("builtins");
@@ -815,9 +862,11 @@ START_TEST(test_builtins) {
   TOP(ir_call(f, IR_COPY, (ir_var[]){cp, cp}, 2, (ir_expr *[]){K(0), K(2), K(4)}, 3));
   TOP(ir_call(f, IR_COPY, (ir_var[]){cp, cp}, 2, (ir_expr *[]){K(8), K(3), K(0)}, 3));
   TOP(ir_alloc(f, fl, K(4), false));
-  TOP(ir_call(f, IR_FILL, (ir_var[]){fl}, 1, (ir_expr *[]){K(0), K(4), ir_bool(f, false)}, 3));
+  TOP(ir_call(f, IR_FILL, (ir_var[]){fl}, 1, (ir_expr *[]){K(0), K(4), ir_bool(f, false)},
+              3));
   TOP(ir_call(f, IR_FILL, (ir_var[]){fl}, 1, (ir_expr *[]){K(2), K(4), K(1)}, 3));
-  TOP(ir_call(f, IR_FILL, (ir_var[]){pf}, 1, (ir_expr *[]){K(3), K(2), ir_f64(f, 9)}, 3)); /* empty */
+  TOP(ir_call(f, IR_FILL, (ir_var[]){pf}, 1, (ir_expr *[]){K(3), K(2), ir_f64(f, 9)},
+              3)); /* empty */
   tcase tc;
   tc_open(&tc, f);
   int64_t a64[6] = {5, INT64_MAX, 1, 2, 3, 4};
@@ -826,8 +875,9 @@ START_TEST(test_builtins) {
   double ad[6] = {0.1, 0.2, 0.3, 1e16, 1, -1e16};
   double ac[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
   uint64_t au[6] = {1, UINT64_MAX, 3, 4, 5, 6};
-  ir_arg args[10] = {{.data = a64, .len = 6}, {.data = a32, .len = 6}, {.data = af, .len = 6},
-                     {.data = ad, .len = 6}, {.data = ac, .len = 6}, {.data = au, .len = 6}};
+  ir_arg args[10] = {{.data = a64, .len = 6}, {.data = a32, .len = 6},
+                     {.data = af, .len = 6},  {.data = ad, .len = 6},
+                     {.data = ac, .len = 6},  {.data = au, .len = 6}};
   args[9].s.i64 = 6;
   ir_arg r[10];
   tc_ok(&tc, args, r);
@@ -899,8 +949,11 @@ START_TEST(test_sort_perm) {
       a2[k] = (double)(rnd() % 3) * 0.5;
       a3[k] = (int32_t)(rnd() % 3) - 1;
     }
-    ir_arg args[7] = {{.data = a1, .len = N}, {.data = a2, .len = N}, {.data = a3, .len = N},
-                      {.s.i64 = sz}}, r[7];
+    ir_arg args[7] = {{.data = a1, .len = N},
+                      {.data = a2, .len = N},
+                      {.data = a3, .len = N},
+                      {.s.i64 = sz}},
+           r[7];
     tc_ok(&tc, args, r);
     for (int nk = 1; nk <= 3; nk++) {
       keyset ks = {a1, a2, a3, nk};
@@ -914,9 +967,11 @@ START_TEST(test_sort_perm) {
         m++;
       }
       for (int64_t x = 0; x < sz; x++) {
-        int64_t got = nk == 2 ? ((int32_t *)r[3 + nk].data)[x] : ((int64_t *)r[3 + nk].data)[x];
-        ck_assert_msg(got == want[x], "%d keys, n %lld: position %lld: %lld, expected %lld",
-                      nk, (long long)sz, (long long)x, (long long)got, (long long)want[x]);
+        int64_t got =
+            nk == 2 ? ((int32_t *)r[3 + nk].data)[x] : ((int64_t *)r[3 + nk].data)[x];
+        ck_assert_msg(got == want[x],
+                      "%d keys, n %lld: position %lld: %lld, expected %lld", nk,
+                      (long long)sz, (long long)x, (long long)got, (long long)want[x]);
       }
     }
     args_free(f, r);
@@ -925,7 +980,7 @@ START_TEST(test_sort_perm) {
 }
 END_TEST
 
-/* ---- FAIL ----------------------------------------------------------------------------- */
+/* ---- FAIL ---------------------------------------------------------------- */
 
 START_TEST(test_fail) {
   ir_func *f = ir_func_new("failer");
@@ -951,7 +1006,7 @@ START_TEST(test_fail) {
   ck_assert_int_eq(tc_run(&tc, args, r, &e), SPC_ERR_INPUT);
   ck_assert_str_eq(e.msg, "x = 5 is above 3, 100% sure");
   ck_assert(r[1].data == NULL && r[1].len == 0); /* OUT arrays freed (make asan) */
-  ck_assert_int_eq(r[2].s.i64, 0);                /* nothing written back */
+  ck_assert_int_eq(r[2].s.i64, 0);               /* nothing written back */
   ck_assert_int_eq(r[3].s.i32, 1);
   args[0].s.i64 = -1;
   ck_assert_int_eq(tc_run(&tc, args, r, &e), SPC_ERR_SPEC);
@@ -964,7 +1019,7 @@ START_TEST(test_fail) {
 }
 END_TEST
 
-/* ---- the interpreter's run-time errors ------------------------------------------- */
+/* ---- the interpreter's run-time errors ----------------------------------- */
 
 /* Run f (interpreter only) and expect code with a message containing
  * each of the strings; OUT arrays come back NULL. */
@@ -973,7 +1028,8 @@ static void expect_error(ir_func *f, ir_arg *args, spc_status code, const char *
   spc_error e;
   spc_error_clear(&e);
   spc_status st = ir_run(f, args, &e);
-  ck_assert_msg(st == code, "%s: status %d, expected %d (%s)", ir_func_name(f), st, code, e.msg);
+  ck_assert_msg(st == code, "%s: status %d, expected %d (%s)", ir_func_name(f), st, code,
+                e.msg);
   ck_assert_msg(strstr(e.msg, s1), "'%s' lacks '%s'", e.msg, s1);
   if (s2) ck_assert_msg(strstr(e.msg, s2), "'%s' lacks '%s'", e.msg, s2);
   for (int k = 0; k < ir_nparams(f); k++)
@@ -997,7 +1053,8 @@ START_TEST(test_run_errors) {
   ADD(ir_body(l), ir_store(f, o, B(SUB, R(j), K(1)), R(s)));
   double d[3] = {1, 2, 3};
   ir_arg args[5] = {{.data = d, .len = 3}, {.s.i64 = 4}, {.s.i64 = 1}};
-  expect_error(f, args, SPC_ERR_INTERNAL, "function oob: index 3 out of bounds for a (length 3)",
+  expect_error(f, args, SPC_ERR_INTERNAL,
+               "function oob: index 3 out of bounds for a (length 3)",
                "in `s = s + a[i]`");
   args[1].s.i64 = 1;
   args[2].s.i64 = 0;
@@ -1029,8 +1086,10 @@ START_TEST(test_run_errors) {
         expect_error(f, g, SPC_ERR_INTERNAL, "shift count", "out of range");
         if (ity[t] != IR_U64) {
           memset(&g[1].s, 0, sizeof g[1].s);
-          if (ity[t] == IR_I32) g[1].s.i32 = -1;
-          else g[1].s.i64 = -1;
+          if (ity[t] == IR_I32)
+            g[1].s.i32 = -1;
+          else
+            g[1].s.i64 = -1;
           expect_error(f, g, SPC_ERR_INTERNAL, "shift count -1", NULL);
         }
       }
@@ -1045,18 +1104,25 @@ START_TEST(test_run_errors) {
   ir_stmt *c = TOP(ir_if(f, B(EQ, R(m), K(0)), NULL, NULL));
   ADD(ir_then(c), ir_alloc(f, out, K(-2), false));
   c = TOP(ir_if(f, B(EQ, R(m), K(1)), NULL, NULL));
-  ADD(ir_then(c), ir_call(f, IR_FILL, (ir_var[]){out}, 1, (ir_expr *[]){K(2), K(5), K(0)}, 3));
+  ADD(ir_then(c),
+      ir_call(f, IR_FILL, (ir_var[]){out}, 1, (ir_expr *[]){K(2), K(5), K(0)}, 3));
   c = TOP(ir_if(f, B(EQ, R(m), K(2)), NULL, NULL));
-  ADD(ir_then(c), ir_call(f, IR_COPY, (ir_var[]){out, perm}, 2, (ir_expr *[]){K(0), K(1), K(3)}, 3));
+  ADD(ir_then(c),
+      ir_call(f, IR_COPY, (ir_var[]){out, perm}, 2, (ir_expr *[]){K(0), K(1), K(3)}, 3));
   c = TOP(ir_if(f, B(EQ, R(m), K(3)), NULL, NULL));
-  ADD(ir_then(c), ir_call(f, IR_SHIFT, (ir_var[]){out}, 1, (ir_expr *[]){K(0), K(4), K(0)}, 3));
+  ADD(ir_then(c),
+      ir_call(f, IR_SHIFT, (ir_var[]){out}, 1, (ir_expr *[]){K(0), K(4), K(0)}, 3));
   c = TOP(ir_if(f, B(EQ, R(m), K(4)), NULL, NULL));
   ADD(ir_then(c), ir_store(f, perm, K(1), K(7)));
-  ADD(ir_then(c), ir_call(f, IR_SORT_PERM, (ir_var[]){perm, out}, 2, (ir_expr *[]){K(3)}, 1));
+  ADD(ir_then(c),
+      ir_call(f, IR_SORT_PERM, (ir_var[]){perm, out}, 2, (ir_expr *[]){K(3)}, 1));
   c = TOP(ir_if(f, B(EQ, R(m), K(5)), NULL, NULL));
-  ADD(ir_then(c), ir_call(f, IR_PREFIX_SUM, (ir_var[]){out}, 1, (ir_expr *[]){K(-1), K(2)}, 2));
-  const char *want[] = {"negative length -2 for out", "range [2, 5) out of bounds for out",
-                        "copy: source range [1, 1 + 3)", "shift range [0, 4] out of bounds",
+  ADD(ir_then(c),
+      ir_call(f, IR_PREFIX_SUM, (ir_var[]){out}, 1, (ir_expr *[]){K(-1), K(2)}, 2));
+  const char *want[] = {"negative length -2 for out",
+                        "range [2, 5) out of bounds for out",
+                        "copy: source range [1, 1 + 3)",
+                        "shift range [0, 4] out of bounds",
                         "sort_perm: perm[1] = 7 out of bounds for key out (length 4)",
                         "range [-1, 2) out of bounds"};
   for (int k = 0; k < 6; k++) {
@@ -1067,7 +1133,7 @@ START_TEST(test_run_errors) {
 }
 END_TEST
 
-/* ---- ir_verify ---------------------------------------------------------------------- */
+/* ---- ir_verify ----------------------------------------------------------- */
 
 /* A well-formed function whose nodes the cases below break one at a time. */
 typedef struct vfix {
@@ -1089,7 +1155,8 @@ static void vfix_build(vfix *x) {
   x->load = LD(x->in, R(x->loc));
   x->assign = ADD(ir_body(x->loop), ir_assign(f, x->fl, B(MUL, x->load, ir_f64(f, 2))));
   x->store = ADD(ir_body(x->loop), ir_store(f, x->out, R(x->loc), R(x->fl)));
-  x->call = TOP(ir_call(f, IR_FILL, (ir_var[]){x->out}, 1, (ir_expr *[]){K(0), K(1), ir_f64(f, 0)}, 3));
+  x->call = TOP(ir_call(f, IR_FILL, (ir_var[]){x->out}, 1,
+                        (ir_expr *[]){K(0), K(1), ir_f64(f, 0)}, 3));
   x->fail = TOP(ir_fail(f, SPC_ERR_INPUT, "bad %lld", (ir_expr *[]){R(x->sc)}, 1));
   spc_error e;
   tu_assert_ok(ir_verify(f, &e), &e);
@@ -1115,7 +1182,8 @@ START_TEST(test_verify_rejects) {
   ir_func *f;
   vfix_build(&x);
   x.assign->a = ir_int(x.f, 3);
-  expect_reject(&x, "assign type", "statement `t = 3`", "has type int64_t, expected double");
+  expect_reject(&x, "assign type", "statement `t = 3`",
+                "has type int64_t, expected double");
   vfix_build(&x);
   x.store->var = x.in;
   expect_reject(&x, "store to IN", "writes to src, an IN array", "src[i] = t");
@@ -1124,7 +1192,8 @@ START_TEST(test_verify_rejects) {
   expect_reject(&x, "load from scalar", "n is a scalar, expected an array", NULL);
   vfix_build(&x);
   x.loop->var = x.fl;
-  expect_reject(&x, "float loop variable", "loop variable t has type double", "for t in 0 .. n");
+  expect_reject(&x, "float loop variable", "loop variable t has type double",
+                "for t in 0 .. n");
   vfix_build(&x);
   f = x.f;
   TOP(ir_break(f));
@@ -1143,7 +1212,8 @@ START_TEST(test_verify_rejects) {
   expect_reject(&x, "builtin arity", "fill with 1 arrays and 2 scalars", NULL);
   vfix_build(&x);
   x.alloc->var = x.in;
-  expect_reject(&x, "alloc of IN", "a parameter the caller owns", "src = new f64[n] zeroed");
+  expect_reject(&x, "alloc of IN", "a parameter the caller owns",
+                "src = new f64[n] zeroed");
   vfix_build(&x);
   x.assign->a->ty = IR_I64; /* a product of doubles typed as an integer */
   expect_reject(&x, "node type", "has type double, expected int64_t", NULL);
@@ -1153,7 +1223,8 @@ START_TEST(test_verify_rejects) {
   expect_reject(&x, "bitwise on double", "operator & on double", NULL);
   vfix_build(&x);
   x.assign->a->b = NULL;
-  expect_reject(&x, "missing operand", "the right operand is missing", "t = src[i] * <null>");
+  expect_reject(&x, "missing operand", "the right operand is missing",
+                "t = src[i] * <null>");
   vfix_build(&x);
   x.assign->a->kind = (ir_expr_kind)42;
   expect_reject(&x, "bad kind", "invalid kind 42", NULL);
@@ -1182,7 +1253,8 @@ START_TEST(test_verify_rejects) {
   ck_assert_ptr_nonnull(bad); /* a placeholder */
   ck_assert(!ir_func_ok(f));
   TOP(ir_assign(f, x.fl, bad)); /* later calls are harmless */
-  expect_reject(&x, "shift of double", "operator << does not apply to double and int64_t", NULL);
+  expect_reject(&x, "shift of double", "operator << does not apply to double and int64_t",
+                NULL);
   vfix_build(&x);
   f = x.f;
   ir_local(f, "n", IR_I32, false);
@@ -1206,7 +1278,7 @@ START_TEST(test_verify_rejects) {
 }
 END_TEST
 
-/* ---- the listing ---------------------------------------------------------------------- */
+/* ---- the listing --------------------------------------------------------- */
 
 START_TEST(test_print) {
   ir_func *f = ir_func_new("csr_count");
@@ -1220,18 +1292,22 @@ START_TEST(test_print) {
   ir_stmt *l = TOP(ir_for(f, i, K(0), ir_len(f, row), NULL));
   ir_expr *at = B(ADD, LD(row, R(i)), K(1));
   ADD(ir_body(l), ir_store(f, pos, at, B(ADD, LD(pos, at), K(1))));
-  TOP(ir_call(f, IR_PREFIX_SUM, (ir_var[]){pos}, 1, (ir_expr *[]){K(0), B(ADD, R(n), K(1))}, 2));
+  TOP(ir_call(f, IR_PREFIX_SUM, (ir_var[]){pos}, 1,
+              (ir_expr *[]){K(0), B(ADD, R(n), K(1))}, 2));
   ir_stmt *c = TOP(ir_if(f, B(LT, R(n), K(0)), NULL, NULL));
   ADD(ir_then(c), ir_fail(f, SPC_ERR_INPUT, "bad n %lld", (ir_expr *[]){R(n)}, 1));
   ir_stmt *c2 = ADD(ir_else(f, c), ir_if(f, B(EQ, R(n), K(0)), NULL, NULL));
   ADD(ir_then(c2), ir_store(f, pos, K(0), K(0)));
-  ADD(ir_else(f, c2), ir_assign(f, x, B(MUL, B(ADD, R(x), ir_const(f, IR_F32, (ir_val){.f32 = 1.5f})),
-                                        U(NEG, R(x)))));
+  ADD(ir_else(f, c2),
+      ir_assign(f, x,
+                B(MUL, B(ADD, R(x), ir_const(f, IR_F32, (ir_val){.f32 = 1.5f})),
+                  U(NEG, R(x)))));
   l = TOP(ir_while(f, B(LAND, B(GT, R(i), K(0)), U(NOT, B(EQ, R(i), K(3)))), NULL));
   ADD(ir_body(l), ir_assign(f, i, B(SUB, R(i), B(SUB, K(1), R(n)))));
-  ADD(ir_body(l), ir_assign(f, u, ir_select(f, B(GE, R(x), ir_f64(f, 0)),
-                                            ir_const(f, IR_U64, (ir_val){.u64 = 5}),
-                                            U(ABS, B(MIN, R(i), R(n))))));
+  ADD(ir_body(l), ir_assign(f, u,
+                            ir_select(f, B(GE, R(x), ir_f64(f, 0)),
+                                      ir_const(f, IR_U64, (ir_val){.u64 = 5}),
+                                      U(ABS, B(MIN, R(i), R(n))))));
   ADD(ir_body(l), ir_break(f));
   spc_str s = {0};
   ck_assert_int_eq(ir_print(f, &s), SPC_OK);
@@ -1263,7 +1339,7 @@ START_TEST(test_print) {
 }
 END_TEST
 
-/* ---- allocation failures ------------------------------------------------------------ */
+/* ---- allocation failures ------------------------------------------------- */
 
 /* A function that allocates in every way: arena, locals, OUT arrays,
  * sort scratch; and its run on a few values. */
@@ -1279,7 +1355,8 @@ static ir_func *build_walk(void) {
   ADD(ir_body(l), ir_store(f, perm, R(i), R(i)));
   ADD(ir_body(l), ir_store(f, w, R(i), B(MUL, LD(keys, R(i)), LD(keys, R(i)))));
   ADD(ir_body(l), ir_assign(f, tot, B(ADD, R(tot), LD(w, R(i)))));
-  TOP(ir_call(f, IR_SORT_PERM, (ir_var[]){perm, keys}, 2, (ir_expr *[]){ir_len(f, keys)}, 1));
+  TOP(ir_call(f, IR_SORT_PERM, (ir_var[]){perm, keys}, 2, (ir_expr *[]){ir_len(f, keys)},
+              1));
   TOP(ir_free(f, w));
   TOP(ir_alloc(f, w, K(3), false));
   for (int k = 0; k < 200; k++) /* past one arena chunk */
@@ -1334,7 +1411,7 @@ START_TEST(test_alloc_walk) {
 }
 END_TEST
 
-/* ---- the emitted C ------------------------------------------------------------------- */
+/* ---- the emitted C ------------------------------------------------------- */
 
 static ir_func *build_sum(const char *name) {
   ir_func *f = ir_func_new(name);
@@ -1351,9 +1428,12 @@ START_TEST(test_emit_text) {
   /* readable: names, loops, the bound saved when the body may change it */
   ir_func *f = build_sum("sum");
   char *src = emit(f, NULL);
-  ck_assert_msg(strstr(src, "int sum(const double *a, int64_t a_len, int64_t n, double *s_out, "
-                            "char *err,\n"), "%s", src);
-  ck_assert_msg(strstr(src, "  for (i = 0; i < n; i++) {\n    s = s + a[i];\n  }\n"), "%s", src);
+  ck_assert_msg(
+      strstr(src, "int sum(const double *a, int64_t a_len, int64_t n, double *s_out, "
+                  "char *err,\n"),
+      "%s", src);
+  ck_assert_msg(strstr(src, "  for (i = 0; i < n; i++) {\n    s = s + a[i];\n  }\n"),
+                "%s", src);
   ck_assert_msg(!strstr(src, "#include"), "no prelude asked: %s", src);
   free(src);
   ir_func_free(&f);
@@ -1361,19 +1441,34 @@ START_TEST(test_emit_text) {
   ir_var pos = ir_param(f, "pos", IR_I64, true, IR_IN);
   ir_var crd = ir_param(f, "crd", IR_I32, true, IR_INOUT);
   ir_var i = ir_local(f, "i", IR_I64, false), k = ir_local(f, "k", IR_I64, false);
-  ir_var kw = ir_local(f, "int", IR_I64, false), st = ir_local(f, "status", IR_I32, false);
+  ir_var kw = ir_local(f, "int", IR_I64, false),
+         st = ir_local(f, "status", IR_I32, false);
   ir_stmt *l = TOP(ir_for(f, i, K(0), B(SUB, ir_len(f, pos), K(1)), NULL));
-  ir_stmt *l2 = ADD(ir_body(l), ir_for(f, k, LD(pos, R(i)), LD(pos, B(ADD, R(i), K(1))), NULL));
-  ADD(ir_body(l2), ir_store(f, crd, R(k), B(ADD, LD(crd, R(k)), ir_cast(f, IR_I32, R(kw)))));
+  ir_stmt *l2 =
+      ADD(ir_body(l), ir_for(f, k, LD(pos, R(i)), LD(pos, B(ADD, R(i), K(1))), NULL));
+  ADD(ir_body(l2),
+      ir_store(f, crd, R(k), B(ADD, LD(crd, R(k)), ir_cast(f, IR_I32, R(kw)))));
   ADD(ir_body(l2), ir_assign(f, st, ir_cast(f, IR_I32, R(kw))));
   src = emit(f, &(ir_emit_opts){.static_fn = true, .comment = "C = A' */ x"});
-  ck_assert_msg(strstr(src, "/* C = A' * / x */\nSPC_GEN_BEGIN\nstatic int csr("), "%s", src);
+  ck_assert_msg(strstr(src, "/* C = A' * / x */\nSPC_GEN_BEGIN\nstatic int csr("), "%s",
+                src);
   ck_assert_msg(strstr(src, "k_hi = pos[i + 1];\n"), "%s", src);
   ck_assert_msg(strstr(src, "for (k = pos[i]; k < k_hi; k++) {"), "%s", src);
-  ck_assert_msg(strstr(src, "for (i = 0; i < i_hi; i++)") || strstr(src, "i_hi = spc_sub_i64(pos_len, 1);"), "%s", src);
+  ck_assert_msg(strstr(src, "for (i = 0; i < i_hi; i++)") ||
+                    strstr(src, "i_hi = spc_sub_i64(pos_len, 1);"),
+                "%s", src);
   ck_assert_msg(strstr(src, "int64_t int_ = 0;") && strstr(src, "int32_t status = 0;") &&
-                strstr(src, "int status_ = 0;"), "%s", src);
+                    strstr(src, "int status_ = 0;"),
+                "%s", src);
   free(src);
+  { /* a function named like a C keyword cannot be emitted */
+    ir_func *g = ir_func_new("int");
+    spc_str t = {0};
+    spc_error e;
+    ck_assert_int_eq(ir_emit_c(g, NULL, &t, &e), SPC_ERR_ARG);
+    spc_str_free(&t);
+    ir_func_free(&g);
+  }
   /* compiles: two functions in one file, the second without prelude */
   if (have_cc()) {
     ir_func *g = build_sum("sum2");
@@ -1419,7 +1514,7 @@ START_TEST(test_runtime_text) {
 }
 END_TEST
 
-/* ---- micro-benchmark (SPC_IR_BENCH=n: n iterations) ----------------------------------- */
+/* ---- micro-benchmark (SPC_IR_BENCH=n: n iterations) ---------------------- */
 
 static double now_s(void) {
   struct timespec t;

@@ -1,0 +1,266 @@
+/* ir_emit_stmt.c -- IR statements as C99 (see ir_emit_c.c for the layout).
+ *
+ * One C statement per IR statement: assignments and stores as written;
+ * `for (i = lo; i < hi; i++)` with hi saved in NAME_hi first unless it is
+ * a constant, or a variable or length the body cannot change; if / else
+ * if / else chains; ALLOC frees the old array, allocates through
+ * spc_gen_alloc and jumps to done on failure; builtins call the runtime
+ * (spc_fill_T, spc_prefix_sum_T, spc_shift_T, spc_copy_T,
+ * spc_gen_sort_perm_T); FAIL formats err with snprintf and jumps to done. */
+#include "ir_emit.h"
+#include <stdio.h>
+#include <string.h>
+
+/* ---- what a body changes ------------------------------------------------- */
+
+/* Whether s assigns scalar v (assignment, loop variable). */
+static bool assigns(const ir_stmt *s, ir_var v) {
+  if (!s) return false;
+  if ((s->kind == IR_S_ASSIGN || s->kind == IR_S_FOR) && s->var == v) return true;
+  for (int k = 0; k < s->nkids; k++)
+    if (assigns(s->kids[k], v)) return true;
+  return false;
+}
+
+/* Whether s reallocates array v (alloc, free). */
+static bool reallocates(const ir_stmt *s, ir_var v) {
+  if (!s) return false;
+  if ((s->kind == IR_S_ALLOC || s->kind == IR_S_FREE) && s->var == v) return true;
+  for (int k = 0; k < s->nkids; k++)
+    if (reallocates(s->kids[k], v)) return true;
+  return false;
+}
+
+/* Whether hi can be tested on every iteration instead of saved. */
+static bool steady_bound(const ir_expr *hi, const ir_stmt *body, ir_var loopvar) {
+  switch (hi->kind) {
+  case IR_E_CONST: return true;
+  case IR_E_VAR: return hi->var != loopvar && !assigns(body, hi->var);
+  case IR_E_LEN: return !reallocates(body, hi->var);
+  case IR_E_CAST: return steady_bound(hi->a, body, loopvar);
+  default: return false;
+  }
+}
+
+/* ---- statements ---------------------------------------------------------- */
+
+static void ind(ectx *c, int depth) {
+  for (int k = 0; k < depth; k++) spc_str_add(c->o, "  ", 2);
+}
+
+static void line_end(ectx *c) { spc_str_add(c->o, ";\n", 2); }
+
+static void for_stmt(ectx *c, const ir_stmt *s, int depth) {
+  const char *v = c->cname[s->var];
+  ir_ty t = ir_var_get(c->f, s->var)->ty;
+  const ir_stmt *body = s->kids[0];
+  const char *hi = NULL;
+  bool own = false; /* this loop holds the variable's saved bound */
+  if (!steady_bound(s->b, body, s->var)) {
+    if (c->hiname[s->var] && !c->hibusy[s->var]) {
+      hi = c->hiname[s->var]; /* an earlier loop's, free again */
+    } else {
+      hi = emit_claim(c, v, "_hi");
+      spc_str_addf(&c->decl_hi, "  %s %s = 0;\n", emit_cty(t), hi);
+      if (!c->hiname[s->var]) c->hiname[s->var] = hi;
+    }
+    own = hi == c->hiname[s->var];
+    if (own) c->hibusy[s->var] = true;
+    ind(c, depth);
+    spc_str_addf(c->o, "%s = ", hi);
+    emit_expr(c, s->b, 0);
+    line_end(c);
+  }
+  ind(c, depth);
+  spc_str_addf(c->o, "for (%s = ", v);
+  emit_expr(c, s->a, 0);
+  spc_str_addf(c->o, "; %s < ", v);
+  if (hi)
+    spc_str_addf(c->o, "%s", hi);
+  else
+    emit_expr(c, s->b, 11);
+  spc_str_addf(c->o, "; %s++) {\n", v);
+  c->read[s->var] = true;
+  emit_loop l = {.up = c->loops, .var = s->var, .steady = !assigns(body, s->var)};
+  c->loops = &l;
+  emit_stmts(c, body, depth + 1);
+  c->loops = l.up;
+  if (own) c->hibusy[s->var] = false;
+  ind(c, depth);
+  spc_str_addf(c->o, "}\n");
+}
+
+static void if_stmt(ectx *c, const ir_stmt *s, int depth) {
+  ind(c, depth);
+  spc_str_addf(c->o, "if (");
+  for (;;) {
+    emit_expr(c, s->a, 0);
+    spc_str_addf(c->o, ") {\n");
+    emit_stmts(c, s->kids[0], depth + 1);
+    const ir_stmt *e = s->nkids > 1 ? s->kids[1] : NULL;
+    ind(c, depth);
+    if (e && e->kind == IR_S_BLOCK && e->nkids == 1 && e->kids[0]->kind == IR_S_IF) {
+      s = e->kids[0];
+      spc_str_addf(c->o, "} else if (");
+      continue;
+    }
+    if (e) {
+      spc_str_addf(c->o, "} else {\n");
+      emit_stmts(c, e, depth + 1);
+      ind(c, depth);
+    }
+    spc_str_addf(c->o, "}\n");
+    return;
+  }
+}
+
+static void fail_jump(ectx *c, int depth, const char *code) {
+  ind(c, depth);
+  spc_str_addf(c->o, "%s = %s;\n", c->status, code);
+  ind(c, depth);
+  spc_str_addf(c->o, "goto done;\n");
+  c->jumps = true;
+}
+
+static void alloc_stmt(ectx *c, const ir_stmt *s, int depth) {
+  const char *v = c->cname[s->var], *len = c->lname[s->var];
+  ind(c, depth);
+  spc_str_addf(c->o, "%s = ", len);
+  emit_expr(c, s->a, 0);
+  line_end(c);
+  ind(c, depth);
+  spc_str_addf(c->o, "SPC_GEN_FREE(%s);\n", v);
+  ind(c, depth);
+  spc_str_addf(c->o, "%s = spc_gen_alloc(%s, sizeof *%s, %s);\n", v, len, v,
+               s->zero ? "true" : "false");
+  ind(c, depth);
+  spc_str_addf(c->o, "if (!%s) {\n", v);
+  fail_jump(c, depth + 1, "SPC_GEN_NOMEM");
+  ind(c, depth);
+  spc_str_addf(c->o, "}\n");
+}
+
+static const char *const rt_code[] = {"BOOL", "I32", "I64", "U64", "F32", "F64", "C128"};
+
+static void builtin_stmt(ectx *c, const ir_stmt *s, int depth) {
+  const ir_var_info *d = ir_var_get(c->f, s->vars[0]);
+  for (int k = 0; k < s->nvars; k++) c->read[s->vars[k]] = true;
+  ind(c, depth);
+  if (s->builtin == IR_SORT_PERM) {
+    spc_str_addf(c->o, "if (spc_gen_sort_perm_%s(%s, ", ir_ty_short(d->ty),
+                 c->cname[s->vars[0]]);
+    emit_expr(c, s->args[0], 0);
+    spc_str_addf(c->o, ", (const spc_rt_key[]){");
+    for (int k = 1; k < s->nvars; k++)
+      spc_str_addf(c->o, "%s{%s, SPC_RT_%s}", k > 1 ? ", " : "", c->cname[s->vars[k]],
+                   rt_code[ir_var_get(c->f, s->vars[k])->ty]);
+    spc_str_addf(c->o, "}, %d) != 0) {\n", s->nvars - 1);
+    fail_jump(c, depth + 1, "SPC_GEN_NOMEM");
+    ind(c, depth);
+    spc_str_addf(c->o, "}\n");
+    return;
+  }
+  spc_str_addf(c->o, "spc_%s_%s(%s", ir_builtins[s->builtin].name, ir_ty_short(d->ty),
+               c->cname[s->vars[0]]);
+  for (int k = 0; k < s->nargs; k++) {
+    if (s->builtin == IR_COPY && k == 1) spc_str_addf(c->o, ", %s", c->cname[s->vars[1]]);
+    spc_str_addf(c->o, ", ");
+    emit_expr(c, s->args[k], 0);
+  }
+  spc_str_addf(c->o, ");\n");
+}
+
+static void fail_stmt(ectx *c, const ir_stmt *s, int depth) {
+  c->fails = true;
+  ind(c, depth);
+  spc_str_addf(c->o, "if (%s) snprintf(%s, %s, ", c->err, c->err, c->err_len);
+  ir_fmt_cstring(c->o, s->msg);
+  for (int k = 0; k < s->nargs; k++) {
+    spc_str_addf(c->o, ", (long long)");
+    emit_expr(c, s->args[k], 14);
+  }
+  spc_str_addf(c->o, ");\n");
+  char code[32];
+  snprintf(code, sizeof code, "%d", (int)s->code);
+  fail_jump(c, depth, code);
+}
+
+static void stmt(ectx *c, const ir_stmt *s, int depth) {
+  switch (s->kind) {
+  case IR_S_BLOCK:
+    ind(c, depth);
+    spc_str_addf(c->o, "{\n");
+    emit_stmts(c, s, depth + 1);
+    ind(c, depth);
+    spc_str_addf(c->o, "}\n");
+    return;
+  case IR_S_ASSIGN:
+    ind(c, depth);
+    spc_str_addf(c->o, "%s = ", c->cname[s->var]);
+    emit_expr(c, s->a, 0);
+    {
+      line_end(c);
+      return;
+    }
+  case IR_S_STORE:
+    ind(c, depth);
+    c->read[s->var] = true;
+    spc_str_addf(c->o, "%s[", c->cname[s->var]);
+    emit_expr(c, s->a, 0);
+    spc_str_addf(c->o, "] = ");
+    emit_expr(c, s->b, 0);
+    {
+      line_end(c);
+      return;
+    }
+  case IR_S_FOR: {
+    for_stmt(c, s, depth);
+    return;
+  }
+  case IR_S_WHILE:
+    ind(c, depth);
+    spc_str_addf(c->o, "while (");
+    emit_expr(c, s->a, 0);
+    spc_str_addf(c->o, ") {\n");
+    emit_stmts(c, s->kids[0], depth + 1);
+    ind(c, depth);
+    spc_str_addf(c->o, "}\n");
+    return;
+  case IR_S_IF: {
+    if_stmt(c, s, depth);
+    return;
+  }
+  case IR_S_ALLOC: {
+    alloc_stmt(c, s, depth);
+    return;
+  }
+  case IR_S_FREE:
+    ind(c, depth);
+    spc_str_addf(c->o, "SPC_GEN_FREE(%s);\n", c->cname[s->var]);
+    ind(c, depth);
+    spc_str_addf(c->o, "%s = NULL;\n", c->cname[s->var]);
+    ind(c, depth);
+    spc_str_addf(c->o, "%s = 0;\n", c->lname[s->var]);
+    return;
+  case IR_S_BUILTIN: {
+    builtin_stmt(c, s, depth);
+    return;
+  }
+  case IR_S_FAIL: {
+    fail_stmt(c, s, depth);
+    return;
+  }
+  case IR_S_BREAK:
+    ind(c, depth);
+    spc_str_addf(c->o, "break;\n");
+    return;
+  }
+}
+
+void emit_stmts(ectx *c, const ir_stmt *s, int depth) {
+  if (s->kind != IR_S_BLOCK) {
+    stmt(c, s, depth);
+    return;
+  }
+  for (int k = 0; k < s->nkids; k++) stmt(c, s->kids[k], depth);
+}
