@@ -23,7 +23,11 @@ ALL_LDFLAGS := -fopenmp $(SAN) $(LDFLAGS)
 LIB_DIRS := core formats io ir lang remap query assemble
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 SPECS    := $(sort $(wildcard formats/specs/levels/*.yaml) $(wildcard formats/specs/tensors/*.yaml))
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/spec_builtin.o
+LIB_BASE := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/spec_builtin.o
+# factory routines: emitted at build time by tools/factory_gen.c (linked
+# with an empty table) for every built-in format, compiled into the library
+LIB_OBJ  := $(LIB_BASE) $(BUILD)/obj/gen/factory.o
+FACTORY_GEN := $(BUILD)/factory_gen
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(wildcard tests/*.c)
@@ -42,12 +46,25 @@ deps: ; @tools/deps.sh
 
 $(BUILD)/obj/%.o: %.c | $(STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # built-in format specs, compiled in so the tool needs no files beside it
 $(BUILD)/gen/spec_builtin.c: $(SPECS) tools/embed_specs.sh | $(STAMP)
 	@mkdir -p $(dir $@)
 	sh tools/embed_specs.sh $(SPECS) > $@
+
+$(FACTORY_GEN): $(BUILD)/obj/tools/factory_gen.o $(BUILD)/obj/tools/factory_empty.o $(LIB_BASE)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
+
+$(BUILD)/gen/factory.c: $(FACTORY_GEN)
+	@mkdir -p $(dir $@)
+	$(FACTORY_GEN) > $@.tmp && mv $@.tmp $@
+
+# emitted C: IR semantics need two roundings for a*b+c
+$(BUILD)/obj/gen/factory.o: $(BUILD)/gen/factory.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -ffp-contract=off -fno-strict-aliasing -c $< -o $@
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)

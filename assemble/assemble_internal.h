@@ -19,6 +19,9 @@ typedef struct conv_info {
   spc_remap_param params[SPC_SPEC_MAX]; /* names borrowed from fmt */
   ir_ty index_ty, coord_ty;
   char name[64]; /* t->format points here */
+  spc_specs *own; /* the registry fmt lives in, when the tensor owns it */
+  spc_engine engine; /* read back with the engine it was made with */
+  bool no_jit;
 } conv_info;
 
 typedef struct conv_tensor {
@@ -57,5 +60,63 @@ spc_status asm_lower_fn(ir_func *f, ir_stmt *dst, const lvbind *b,
                         spc_lfn_kind k, ir_var ret, ir_expr **val,
                         spc_error *e);
 ir_ty asm_value_ty(spc_vtype vt);
+
+/* ---- engines (assemble_engine.c) ------------------------------------------ */
+typedef struct asm_key {
+  uint64_t hi, lo;
+  char hex[33];
+} asm_key;
+
+typedef struct asm_engine {
+  const spc_convert_opts *o;
+  spc_engine want;
+  bool no_jit;
+  spc_convert_info *info;
+} asm_engine;
+
+void asm_engine_init(asm_engine *E, const spc_convert_opts *o);
+/* Run f with ir_run's arguments on the engine E picks (E NULL: generic). */
+spc_status asm_run(asm_engine *E, const ir_func *f, ir_arg *args,
+                   spc_error *e);
+/* Key of f: a hash of its C text under a fixed name, and of the JIT
+ * flags.  With out: also append f emitted as C named `name` (NULL:
+ * "spc_f_" + the key), with the prelude when prelude is set. */
+spc_status asm_emit_keyed(const ir_func *f, const char *name, bool prelude,
+                          spc_str *out, asm_key *k, spc_error *e);
+void asm_key_of(const char *text, size_t n, asm_key *k);
+
+/* The factory: routines compiled in at build time (build/gen/factory.c,
+ * written by tools/factory_gen.c; an empty table when built without). */
+typedef struct asm_factory_entry {
+  uint64_t hi, lo;
+  int (*fn)(ir_arg *args, char *err, size_t err_len);
+} asm_factory_entry;
+extern const asm_factory_entry spc_factory_table[];
+extern const int spc_factory_n;
+
+/* The extension table every converted tensor carries (assemble_api.c). */
+extern const spc_tensor_ext asm_conv_ext;
+/* FORMAT (a built-in name or a YAML path, with o->spec_files) -> its spec;
+ * *reg the registry it lives in; *own set when that registry is new (the
+ * caller owns it). */
+spc_status asm_resolve_format(const char *format, const spc_convert_opts *o,
+                              const spc_specs **reg, spc_specs **own,
+                              const spc_format_spec **fmt, spc_error *e);
+
+/* The routines of a conversion to / from fmt, built for the given types
+ * without data (assemble_write.c, assemble_read.c): for the factory
+ * generator and `spconv gen`.  cb gets each routine (owned by the caller
+ * of cb, freed after cb returns). */
+typedef spc_status (*asm_routine_cb)(void *ctx, ir_func *f, spc_error *e);
+spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt,
+                              int order, ir_ty src_ty, ir_ty index_ty,
+                              ir_ty coord_ty, spc_vtype vt, asm_routine_cb cb,
+                              void *ctx, spc_error *e);
+spc_status asm_read_routine(const spc_format_spec *fmt, int order,
+                            ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
+                            asm_routine_cb cb, void *ctx, spc_error *e);
+
+/* The process-wide registry of built-in specs (built once, never freed). */
+spc_status asm_builtin_specs(const spc_specs **out, spc_error *e);
 
 #endif

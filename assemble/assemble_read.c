@@ -63,7 +63,8 @@ static spc_status invert(const conv_info *I, const spc_remap *r, inv *iv,
 
 typedef struct rd {
   const conv_info *I;
-  const spc_tensor *t;
+  int order;
+  spc_vtype vt;
   const spc_remap *r;
   const inv *iv;
   ir_func *f;
@@ -108,7 +109,7 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
     body = ir_then(ir_add(f, body, ir_if(f, ir_cast(f, IR_BOOL, ir_load(f, R->vals, ir_ref(f, b.q))), NULL, NULL)));
   if (fill) {
     ir_expr *k = ir_ref(f, R->nout);
-    for (int d = 0; d < R->t->order; d++) {
+    for (int d = 0; d < R->order; d++) {
       const inv *v = &R->iv[d];
       ir_expr *x = ir_cast(f, IR_I64, ir_ref(f, R->c[v->a]));
       if (v->b >= 0)
@@ -125,7 +126,6 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
 
 static spc_status build_read(rd *R, int *p_arr, spc_error *e) {
   const conv_info *I = R->I;
-  const spc_tensor *t = R->t;
   ir_func *f = R->f;
   ir_stmt *body = ir_func_body(f);
   char name[64];
@@ -138,27 +138,30 @@ static spc_status build_read(rd *R, int *p_arr, spc_error *e) {
       p_arr[np++] = l * SPC_SPEC_MAX + k;
     }
   }
-  ir_ty vty = asm_value_ty(t->vt);
+  ir_ty vty = asm_value_ty(R->vt);
   R->vals = R->vout = -1;
-  if (t->vt != SPC_PATTERN) R->vals = ir_param(f, "vals", vty, true, IR_IN);
-  for (int d = 0; d < t->order; d++) {
+  if (R->vt != SPC_PATTERN) R->vals = ir_param(f, "vals", vty, true, IR_IN);
+  /* level extents: ext[2l] = lo, ext[2l+1] = N (data, not code, so one
+   * compiled routine serves every tensor of the format) */
+  ir_var ext = ir_param(f, "ext", IR_I64, true, IR_IN);
+  for (int d = 0; d < R->order; d++) {
     snprintf(name, sizeof name, "crd%d", d);
     R->crd[d] = ir_param(f, name, IR_I64, true, IR_OUT);
   }
-  if (t->vt != SPC_PATTERN) R->vout = ir_param(f, "vout", vty, true, IR_OUT);
+  if (R->vt != SPC_PATTERN) R->vout = ir_param(f, "vout", vty, true, IR_OUT);
   R->nout = ir_param(f, "nout", IR_I64, false, IR_OUT);
   for (int l = 0; l < I->nlevels; l++) {
     snprintf(name, sizeof name, "c%d", l);
     R->c[l] = lang_fresh_local(f, name, I->coord_ty, false);
     R->Nv[l] = lang_fresh_local(f, "N", IR_I64, false);
     R->lov[l] = lang_fresh_local(f, "lo", IR_I64, false);
-    ir_add(f, body, ir_assign(f, R->Nv[l], ir_int(f, I->N[l])));
-    ir_add(f, body, ir_assign(f, R->lov[l], ir_int(f, I->lo[l])));
+    ir_add(f, body, ir_assign(f, R->lov[l], ir_load(f, ext, ir_int(f, 2 * l))));
+    ir_add(f, body, ir_assign(f, R->Nv[l], ir_load(f, ext, ir_int(f, 2 * l + 1))));
   }
   ir_add(f, body, ir_assign(f, R->nout, ir_int(f, 0)));
   spc_status s = nest(R, 0, body, ir_int(f, 0), false, e);
   if (s) return s;
-  for (int d = 0; d < t->order; d++) ir_add(f, body, ir_alloc(f, R->crd[d], ir_ref(f, R->nout), false));
+  for (int d = 0; d < R->order; d++) ir_add(f, body, ir_alloc(f, R->crd[d], ir_ref(f, R->nout), false));
   if (R->vout >= 0) ir_add(f, body, ir_alloc(f, R->vout, ir_ref(f, R->nout), false));
   ir_add(f, body, ir_assign(f, R->nout, ir_int(f, 0)));
   if ((s = nest(R, 0, body, ir_int(f, 0), true, e))) return s;
@@ -167,17 +170,34 @@ static spc_status build_read(rd *R, int *p_arr, spc_error *e) {
 
 spc_status spc_convert_to_coo(const spc_tensor *t, spc_tensor **out,
                               spc_error *e) {
+  return spc_convert_to_coo_ex(t, NULL, out, e);
+}
+
+spc_status spc_convert_to_coo_ex(const spc_tensor *t,
+                                 const spc_convert_opts *o, spc_tensor **out,
+                                 spc_error *e) {
   *out = NULL;
   if (!spc_is_converted(t))
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0,
                    "tensor of format %s was not made by spc_convert",
                    t ? t->format : "(null)");
   const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
-  rd R = {.I = I, .t = t};
+  rd R = {.I = I, .order = t->order, .vt = t->vt};
+  spc_convert_opts dflt;
+  if (!o) {
+    spc_convert_opts_init(&dflt);
+    dflt.engine = I->engine;
+    dflt.no_jit = I->no_jit;
+    o = &dflt;
+  }
+  asm_engine E;
+  asm_engine_init(&E, o);
+  asm_engine *eng = &E;
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
   ir_arg *args = NULL;
   int p_arr[SPC_MAX_ORDER * SPC_SPEC_MAX];
+  int64_t extv[2 * SPC_MAX_ORDER];
   spc_tensor *c = NULL;
   spc_status s = I->fmt->remap.text
                      ? spc_remap_parse(&I->fmt->remap.at, t->order, I->params, I->nparams, &r, e)
@@ -201,8 +221,13 @@ spc_status spc_convert_to_coo(const spc_tensor *t, spc_tensor **out,
         }
         args[k] = (ir_arg){.data = x->data, .len = x->len};
       }
-    if (!s && t->vt != SPC_PATTERN) args[k] = (ir_arg){.data = t->val, .len = t->nval};
-    if (!s) s = ir_run(R.f, args, e);
+    if (!s && t->vt != SPC_PATTERN) args[k++] = (ir_arg){.data = t->val, .len = t->nval};
+    for (int l = 0; l < I->nlevels; l++) {
+      extv[2 * l] = I->lo[l];
+      extv[2 * l + 1] = I->N[l];
+    }
+    if (!s) args[k] = (ir_arg){.data = extv, .len = 2 * I->nlevels};
+    if (!s) s = asm_run(eng, R.f, args, e);
   }
   if (!s) {
     int first = np - 1 - t->order - (t->vt != SPC_PATTERN);
@@ -223,5 +248,37 @@ spc_status spc_convert_to_coo(const spc_tensor *t, spc_tensor **out,
   spc_remap_free(&r);
   if (s) spc_tensor_free(&c);
   *out = c;
+  return s;
+}
+
+spc_status asm_read_routine(const spc_format_spec *fmt, int order,
+                            ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
+                            asm_routine_cb cb, void *ctx, spc_error *e) {
+  conv_info I = {.fmt = fmt, .index_ty = index_ty, .coord_ty = coord_ty};
+  rd R = {.I = &I, .order = order, .vt = vt};
+  spc_remap *r = NULL;
+  inv iv[SPC_MAX_ORDER];
+  int p_arr[SPC_MAX_ORDER * SPC_SPEC_MAX];
+  I.nparams = fmt->nparams;
+  for (int k = 0; k < fmt->nparams; k++)
+    I.params[k] = (spc_remap_param){fmt->pnames[k], fmt->pdefaults[k]};
+  spc_status s = fmt->remap.text
+                     ? spc_remap_parse(&fmt->remap.at, order, I.params, I.nparams, &r, e)
+                     : spc_remap_identity(order, &r, e);
+  if (!s) {
+    I.nlevels = r->order_out;
+    for (int l = 0; l < I.nlevels; l++)
+      I.lv[l] = &fmt->lv[l < fmt->nlevels ? l : fmt->nlevels - 1];
+    if (!fmt->order && I.nlevels < fmt->nlevels - 1)
+      for (int l = 0; l < I.nlevels; l++) I.lv[l] = &fmt->lv[l];
+    s = invert(&I, r, iv, e);
+  }
+  R.r = r;
+  R.iv = iv;
+  if (!s && !(R.f = ir_func_new("spc_conv_read"))) s = SPC_NOMEM(e);
+  if (!s) s = build_read(&R, p_arr, e);
+  if (!s) s = cb(ctx, R.f, e);
+  ir_func_free(&R.f);
+  spc_remap_free(&r);
   return s;
 }

@@ -43,6 +43,7 @@ typedef struct conv {
   ir_ty index_ty, coord_ty;
   int64_t limit;
   spc_dup dup;
+  asm_engine eng;
 } conv;
 
 static int64_t default_limit(void) {
@@ -144,9 +145,14 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
     snprintf(name, sizeof name, "cmax%d", c);
     cmax[c] = ir_param(f, name, IR_I64, false, IR_OUT);
   }
+  ir_var clen[SPC_MAX_ORDER];
+  for (int c = 0; c < r->ncounters; c++) {
+    snprintf(name, sizeof name, "cnt_len%d", c);
+    clen[c] = ir_param(f, name, IR_I64, false, IR_IN);
+  }
   for (int c = 0; c < r->ncounters && !s; c++)
     s = spc_counter_begin(r, c, SPC_COUNTER_DENSE, C->comb->dims, C->limit, f,
-                          body, &ctr[c], e);
+                          body, &ctr[c], ir_ref(f, clen[c]), e);
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
   ir_stmt *loop = ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
   ir_stmt *lb = ir_body(loop);
@@ -309,7 +315,7 @@ typedef struct lvfunc {
 
 /* Per-parent ("[*]") or per-coordinate ("[c]") aggregates of the level's
  * queries, over the components whose prefix is new at this level. */
-static spc_status build_queries(conv *C, int l, ir_func *f, ir_stmt *body,
+static spc_status build_queries(ir_func *f, ir_stmt *body,
                                 lvbind *b, ir_var pp, ir_var isnew, ir_var crd,
                                 ir_var n, ir_var *tofree, int *nfree,
                                 spc_error *e) {
@@ -330,7 +336,7 @@ static spc_status build_queries(conv *C, int l, ir_func *f, ir_stmt *body,
     if (!per_parent && (q->ngroup != 1 || strcmp(q->group[0], "c")))
       s = spc_err(e, SPC_ERR_UNSUPPORTED, ls->file, src.line, src.col,
                   "level %s: queries group by [*] or [c] only", ls->name);
-    ir_expr *G = per_parent ? ir_ref(f, b->np) : ir_int(f, C->N[l]);
+    ir_expr *G = per_parent ? ir_ref(f, b->np) : ir_ref(f, b->N);
     ir_var present = -1;
     ir_var t = lang_fresh_local(f, "qt", IR_I64, false);
     ir_var g = lang_fresh_local(f, "qg", IR_I64, false);
@@ -341,7 +347,7 @@ static spc_status build_queries(conv *C, int l, ir_func *f, ir_stmt *body,
     ir_stmt *tb = ir_then(iff);
     ir_add(f, tb, ir_assign(f, cv, ir_load(f, crd, ir_ref(f, t))));
     ir_add(f, tb, ir_assign(f, g, per_parent ? ir_load(f, pp, ir_ref(f, t))
-                                             : ir_bin(f, IR_SUB, ir_ref(f, cv), ir_int(f, C->lo[l]))));
+                                             : ir_bin(f, IR_SUB, ir_ref(f, cv), ir_ref(f, b->lo))));
     bool minmax = false;
     for (int a = 0; a < q->nagg && !s; a++) {
       const spc_query_agg *A = &q->aggs[a];
@@ -402,6 +408,11 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
   ir_var crd = ir_param(f, "lcrd", IR_I64, true, IR_IN);
   ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
   ir_var npin = ir_param(f, "np_in", IR_I64, false, IR_IN);
+  /* extent, offset and position limit: data, so one compiled routine
+   * serves every tensor of the format */
+  ir_var Nin = ir_param(f, "N_in", IR_I64, false, IR_IN);
+  ir_var loin = ir_param(f, "lo_in", IR_I64, false, IR_IN);
+  ir_var limit = ir_param(f, "limit", IR_I64, false, IR_IN);
   F->p_arr0 = ir_nparams(f);
   F->narr = ls->narrays;
   for (int k = 0; k < ls->narrays; k++)
@@ -429,21 +440,21 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
   b.N = lang_fresh_local(f, "N", IR_I64, false);
   b.lo = lang_fresh_local(f, "lo", IR_I64, false);
   ir_add(f, body, ir_assign(f, b.np, ir_cast(f, C->index_ty, ir_ref(f, npin))));
-  ir_add(f, body, ir_assign(f, b.N, ir_int(f, C->N[l])));
-  ir_add(f, body, ir_assign(f, b.lo, ir_int(f, C->lo[l])));
+  ir_add(f, body, ir_assign(f, b.N, ir_ref(f, Nin)));
+  ir_add(f, body, ir_assign(f, b.lo, ir_ref(f, loin)));
   ir_var tofree[SPC_SPEC_MAX * 8];
   int nfree = 0;
-  spc_status s = build_queries(C, l, f, body, &b, pp, isnew, crd, n, tofree, &nfree, e);
+  spc_status s = build_queries(f, body, &b, pp, isnew, crd, n, tofree, &nfree, e);
   if (!s && asm_lfn(&b, SPC_LF_INIT))
     s = asm_lower_fn(f, body, &b, SPC_LF_INIT, -1, NULL, e);
   if (!s) s = asm_lower_fn(f, body, &b, SPC_LF_SIZE, size, NULL, e);
   if (!s) {
     snprintf(name, sizeof name,
              "level %d (%s) of format %s would hold %%lld positions: too large "
-             "(limit %lld)", l + 1, ls->name, C->fmt->name, (long long)C->limit);
-    ir_expr *sz = ir_ref(f, size);
-    ir_stmt *iff = ir_add(f, body, ir_if(f, ir_bin(f, IR_GT, sz, ir_int(f, C->limit)), NULL, NULL));
-    ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, name, &sz, 1));
+             "(limit %%lld)", l + 1, ls->name, C->fmt->name);
+    ir_expr *fa[2] = {ir_ref(f, size), ir_ref(f, limit)};
+    ir_stmt *iff = ir_add(f, body, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, size), ir_ref(f, limit)), NULL, NULL));
+    ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, name, fa, 2));
     ir_add(f, body, ir_alloc(f, qpos, ir_ref(f, n), false));
     if (vout >= 0) ir_add(f, body, ir_alloc(f, vout, ir_ref(f, size), true));
   }
@@ -488,15 +499,18 @@ static int level_dim(const spc_remap *r, int l) {
   return spc_remap_find_in(r, o->name);
 }
 
-static conv_tensor *new_result(conv *C) {
+static conv_tensor *new_result(conv *C, const int64_t *dims) {
   conv_tensor *ct = spc_calloc(1, sizeof *ct);
   if (!ct) return NULL;
   spc_tensor *t = &ct->t;
   t->order = C->order;
-  for (int d = 0; d < C->order; d++) t->dims[d] = C->comb->dims[d];
+  for (int d = 0; d < C->order; d++) t->dims[d] = dims[d];
   t->vt = C->vt;
   snprintf(ct->info.name, sizeof ct->info.name, "%s", C->fmt->name);
-  t->format = ct->info.name; /* also marks the tensor as converted */
+  t->format = ct->info.name;
+  t->ext = &asm_conv_ext;
+  ct->info.engine = C->eng.want;
+  ct->info.no_jit = C->eng.no_jit;
   t->sym = SPC_GENERAL;
   conv_info *I = &ct->info;
   I->fmt = C->fmt;
@@ -561,8 +575,11 @@ static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
       args[2] = (ir_arg){.data = C->lc[l], .len = C->n};
       args[3].s.i64 = C->n;
       args[4].s.i64 = np;
+      args[5].s.i64 = C->N[l];
+      args[6].s.i64 = C->lo[l];
+      args[7].s.i64 = C->limit;
       if (F.p_vout >= 0) args[F.p_vout - 1] = (ir_arg){.data = C->vals, .len = C->n};
-      s = ir_run(F.f, args, e);
+      s = asm_run(&C->eng, F.f, args, e);
     }
     if (!s) {
       spc_level *lv = &t->lv[l];
@@ -608,7 +625,16 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
       args[k] = (ir_arg){.data = a->data, .len = C->n};
     }
     args[C->order].s.i64 = C->n;
-    s = ir_run(f, args, e);
+    for (int c = 0; c < C->r->ncounters; c++) {
+      const spc_remap_counter *rc = &C->r->counters[c];
+      int64_t len = 1;
+      for (int t = 0; t < rc->n; t++) {
+        int64_t d = C->comb->dims[rc->idx[t]];
+        len *= d > 0 ? d : 1; /* checked by spc_counter_begin */
+      }
+      args[C->order + 1 + C->L + 1 + C->r->ncounters + c].s.i64 = len;
+    }
+    s = asm_run(&C->eng, f, args, e);
   }
   if (!s) {
     int64_t *lc[SPC_MAX_ORDER], cmax[SPC_MAX_ORDER];
@@ -651,7 +677,8 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
   if (!src || !fmt || (nparams && !params))
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "invalid arguments");
   C.limit = o && o->max_positions > 0 ? o->max_positions : default_limit();
-  spc_status s = spc_tensor_expand(src, &exp, e);
+  asm_engine_init(&C.eng, o);
+  spc_status s = spc_tensor_expand(src, &exp, e); /* converted: read back */
   if (!s) s = spc_tensor_combine(exp, dup, &C.comb, e);
   spc_tensor_free(&exp);
   if (s) goto done;
@@ -674,7 +701,7 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
     for (int l = 0; l < C.L; l++) C.lv[l] = &fmt->lv[l];
   if ((s = remap_and_bounds(&C, e))) goto done;
   choose_types(&C);
-  if (!(ct = new_result(&C))) { s = SPC_NOMEM(e); goto done; }
+  if (!(ct = new_result(&C, C.comb->dims))) { s = SPC_NOMEM(e); goto done; }
   s = run_levels(&C, ct, e);
 done:
   if (s) {
@@ -702,5 +729,161 @@ spc_status spc_convert(const spc_tensor *src, const spc_specs *specs,
 
 /* Only pointer arithmetic on t: a plain spc_tensor is never read past. */
 bool spc_is_converted(const spc_tensor *t) {
-  return t && t->format == (const char *)t + offsetof(conv_tensor, info.name);
+  return t && t->ext == &asm_conv_ext;
+}
+
+/* ---- the routines alone, for the factory ---------------------------------------
+ * The remapping and level routines a conversion to fmt runs, built for the
+ * given types without data (extents, offsets and limits are arguments of
+ * the routines, so the code does not depend on them).  cb receives each
+ * routine and frees nothing: the caller of cb may keep it until the next
+ * call. */
+spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt,
+                              int order, ir_ty src_ty, ir_ty index_ty,
+                              ir_ty coord_ty, spc_vtype vt, asm_routine_cb cb,
+                              void *ctx, spc_error *e) {
+  conv C = {.fmt = fmt, .specs = specs, .dup = SPC_DUP_SUM, .order = order};
+  int64_t ones[SPC_MAX_ORDER];
+  for (int d = 0; d < order; d++) ones[d] = 1;
+  C.limit = default_limit();
+  spc_status s = spc_coo_alloc(order, ones, 0, vt, &C.comb, e);
+  if (s) return s;
+  for (int d = 0; d < order; d++)
+    spc_level_array(&C.comb->lv[d], "crd")->type = src_ty == IR_I32 ? SPC_IDX32 : SPC_IDX64;
+  C.vt = vt;
+  C.index_ty = index_ty;
+  C.coord_ty = coord_ty;
+  if (!(s = set_params(&C, NULL, 0, e)))
+    s = fmt->remap.text ? spc_remap_parse(&fmt->remap.at, order, C.ps, C.nparams, &C.r, e)
+                        : spc_remap_identity(order, &C.r, e);
+  if (!s) {
+    C.L = C.r->order_out;
+    for (int l = 0; l < C.L; l++)
+      C.lv[l] = &fmt->lv[l < fmt->nlevels ? l : fmt->nlevels - 1];
+    if (!fmt->order && C.L < fmt->nlevels - 1)
+      for (int l = 0; l < C.L; l++) C.lv[l] = &fmt->lv[l];
+  }
+  ir_func *f = NULL;
+  if (!s && !(s = build_remap(&C, &f, e))) s = cb(ctx, f, e);
+  ir_func_free(&f);
+  for (int l = 0; l < C.L && !s; l++) {
+    lvfunc F = {0};
+    if (C.lv[l]->lf->narrays > SPC_LEVEL_MAX_ARRAYS) break;
+    if (!(s = build_level(&C, l, &F, e))) s = cb(ctx, F.f, e);
+    ir_func_free(&F.f);
+  }
+  spc_remap_free(&C.r);
+  spc_tensor_free(&C.comb);
+  return s;
+}
+
+/* ---- tensors described by containers ---------------------------------------- */
+
+bool spc_conv_describe(const spc_tensor *t, spc_conv_desc *d) {
+  if (!spc_is_converted(t)) return false;
+  const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
+  memset(d, 0, sizeof *d);
+  d->format = I->fmt->name;
+  d->format_yaml = I->fmt->yaml;
+  d->nlevels = I->nlevels;
+  for (int l = 0; l < I->nlevels; l++) {
+    d->level_name[l] = I->lv[l]->lf->name;
+    d->level_yaml[l] = I->lv[l]->lf->yaml;
+    d->lo[l] = I->lo[l];
+    d->N[l] = I->N[l];
+  }
+  d->nparams = I->nparams;
+  for (int k = 0; k < I->nparams; k++) {
+    d->pname[k] = I->params[k].name;
+    d->pvalue[k] = I->params[k].value;
+  }
+  d->index64 = I->index_ty == IR_I64;
+  d->coord64 = I->coord_ty == IR_I64;
+  return true;
+}
+
+spc_itype spc_conv_array_type(const spc_tensor *t, int l, int k,
+                              const char **name) {
+  const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
+  const spc_level_spec *ls = I->lv[l]->lf;
+  if (k < 0 || k >= ls->narrays) return (spc_itype)-1;
+  if (name) *name = ls->arrays[k].name;
+  return asm_tname_ty(ls->arrays[k].type, I->index_ty, I->coord_ty) == IR_I32 ? SPC_IDX32
+                                                                             : SPC_IDX64;
+}
+
+int spc_conv_narrays(const spc_tensor *t, int l) {
+  const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
+  return I->lv[l]->lf->narrays;
+}
+
+/* A spec text from a file: the built-in one when equal, else added. */
+static spc_status want_spec(spc_specs *r, const char *what, const char *name,
+                            const char *yaml, spc_error *e) {
+  const spc_level_spec *ls = spc_specs_level(r, name);
+  const spc_format_spec *fs = spc_specs_format(r, name);
+  const char *have = ls ? ls->yaml : fs ? fs->yaml : NULL;
+  if (have && yaml && !strcmp(have, yaml)) return SPC_OK;
+  if (!yaml) return spc_err(e, SPC_ERR_INPUT, NULL, 0, 0, "no spec text for %s %s", what, name);
+  const char *got = NULL;
+  spc_status s = spc_specs_add(r, what, yaml, strlen(yaml), &got, e);
+  if (!s && strcmp(got, name))
+    s = spc_err(e, SPC_ERR_INPUT, NULL, 0, 0, "the stored spec of %s %s is named %s", what, name, got);
+  return s;
+}
+
+spc_status spc_conv_shell(const spc_conv_desc *d, int order, const int64_t *dims,
+                          spc_vtype vt, spc_tensor **out, spc_error *e) {
+  conv C = {.order = order, .vt = vt};
+  spc_specs *r = NULL;
+  conv_tensor *ct = NULL;
+  *out = NULL;
+  spc_status s = spc_specs_builtin(&r, e);
+  for (int l = 0; l < d->nlevels && !s; l++)
+    s = want_spec(r, "level", d->level_name[l], d->level_yaml[l], e);
+  if (!s) s = want_spec(r, "format", d->format, d->format_yaml, e);
+  if (!s && !(C.fmt = spc_specs_format(r, d->format)))
+    s = spc_err(e, SPC_ERR_INPUT, NULL, 0, 0, "no format %s", d->format);
+  if (!s && C.fmt->order && C.fmt->order != order)
+    s = spc_err(e, SPC_ERR_INPUT, NULL, 0, 0, "format %s has order %d, the file %d",
+                d->format, C.fmt->order, order);
+  if (!s) {
+    spc_remap_param ps[SPC_SPEC_MAX];
+    for (int k = 0; k < d->nparams && k < SPC_SPEC_MAX; k++) ps[k] = (spc_remap_param){d->pname[k], d->pvalue[k]};
+    s = set_params(&C, ps, d->nparams, e);
+  }
+  if (!s) s = C.fmt->remap.text ? spc_remap_parse(&C.fmt->remap.at, order, C.ps, C.nparams, &C.r, e)
+                                : spc_remap_identity(order, &C.r, e);
+  if (!s) {
+    C.L = C.r->order_out;
+    if (C.L != d->nlevels)
+      s = spc_err(e, SPC_ERR_INPUT, NULL, 0, 0, "format %s has %d levels here, the file %d",
+                  d->format, C.L, d->nlevels);
+    for (int l = 0; l < C.L && !s; l++) {
+      C.lv[l] = &C.fmt->lv[l < C.fmt->nlevels ? l : C.fmt->nlevels - 1];
+      if (!C.fmt->order && C.L < C.fmt->nlevels - 1) C.lv[l] = &C.fmt->lv[l];
+    }
+    for (int l = 0; l < C.L && !s; l++) {
+      if (strcmp(C.lv[l]->lf->name, d->level_name[l]))
+        s = spc_err(e, SPC_ERR_INPUT, NULL, 0, 0, "level %d is %s in the file, %s in format %s",
+                    l, d->level_name[l], C.lv[l]->lf->name, d->format);
+      if (d->N[l] < 0) s = spc_err(e, SPC_ERR_INPUT, NULL, 0, 0, "level %d: extent %lld", l, (long long)d->N[l]);
+      C.lo[l] = d->lo[l];
+      C.N[l] = d->N[l];
+    }
+  }
+  if (!s) {
+    C.index_ty = d->index64 ? IR_I64 : IR_I32;
+    C.coord_ty = d->coord64 ? IR_I64 : IR_I32;
+    if (!(ct = new_result(&C, dims))) s = SPC_NOMEM(e);
+  }
+  if (!s) {
+    ct->info.own = r;
+    r = NULL;
+    ct->info.engine = SPC_ENGINE_AUTO;
+    *out = &ct->t;
+  }
+  spc_remap_free(&C.r);
+  spc_specs_free(&r);
+  return s;
 }

@@ -24,11 +24,8 @@
 #include "spc_query.h"
 #include "spec.h"
 
-typedef struct spc_convert_opts {
-  int64_t max_positions; /* refuse ("too large") when a level would hold
-                            more positions; 0: the default (2^31 - 1, less
-                            when physical memory is small) */
-} spc_convert_opts;
+/* spc_convert_opts (spconv.h): max_positions, engine, no_jit, jit_dir,
+ * info are used here; dup and params come as arguments. */
 
 /* Convert src (any tensor readable through its levels) to the tensor
  * format fmt with parameters params[0..nparams) (overriding the format's
@@ -57,6 +54,34 @@ SPC_INTERNAL spc_status spc_convert_ex(const spc_tensor *src,
  * formats).  SPC_ERR_ARG for a tensor spc_convert did not make. */
 SPC_INTERNAL spc_status spc_convert_to_coo(const spc_tensor *t,
                                            spc_tensor **out, spc_error *e);
+/* The same on the engine opts picks (NULL: the one t was made with). */
+SPC_INTERNAL spc_status spc_convert_to_coo_ex(const spc_tensor *t,
+                                              const spc_convert_opts *o,
+                                              spc_tensor **out, spc_error *e);
+
+/* ---- for containers: describe a converted tensor, rebuild one -------------- */
+typedef struct spc_conv_desc {
+  const char *format, *format_yaml;
+  int nlevels;
+  const char *level_name[SPC_MAX_ORDER], *level_yaml[SPC_MAX_ORDER];
+  int nparams;
+  const char *pname[SPC_SPEC_MAX];
+  int64_t pvalue[SPC_SPEC_MAX];
+  int64_t lo[SPC_MAX_ORDER], N[SPC_MAX_ORDER]; /* level extents */
+  int index64, coord64; /* position / coordinate arrays are int64 */
+} spc_conv_desc;
+/* Fill d (pointers into t) when t was made by spc_convert. */
+SPC_INTERNAL bool spc_conv_describe(const spc_tensor *t, spc_conv_desc *d);
+/* Array k of level l of a converted tensor: its width and name. */
+SPC_INTERNAL spc_itype spc_conv_array_type(const spc_tensor *t, int l, int k,
+                                           const char **name);
+SPC_INTERNAL int spc_conv_narrays(const spc_tensor *t, int l);
+/* An empty converted tensor (no arrays, no values) of the described
+ * format, owning a registry made from the built-in specs and the texts in
+ * d (spec texts equal to built-in ones reuse those). */
+SPC_INTERNAL spc_status spc_conv_shell(const spc_conv_desc *d, int order,
+                                       const int64_t *dims, spc_vtype vt,
+                                       spc_tensor **out, spc_error *e);
 
 /* Whether t was made by spc_convert. */
 SPC_INTERNAL bool spc_is_converted(const spc_tensor *t);

@@ -32,6 +32,12 @@ typedef struct cli_opts {
   const char *param_names[16];
   int64_t param_values[16];
   char param_buf[16][64];
+  const char *to;             /* convert: --to */
+  spc_engine engine;          /* convert: --engine */
+  bool no_jit, verbose;       /* convert: --no-jit, --verbose */
+  int nspecs;                 /* convert: --spec FILE (level formats) */
+  const char *specs[8];
+  const char *from;           /* gen: --from */
 } cli_opts;
 
 typedef struct cli_cmd {
@@ -58,6 +64,14 @@ int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_check_spec(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_formats(int argc, char **argv);
+int cmd_sizes(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+/* The `spconv info` summary of t. */
+void cli_print_info(const char *label, const char *name, const spc_tensor *t);
+/* Conversion options from the command line. */
+void cli_convert_opts(const cli_opts *o, spc_convert_opts *c);
 
 extern const cli_cmd cli_commands[];
 

@@ -119,7 +119,9 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     bool takes = !strcmp(name, "-o") || !strcmp(name, "--output") ||
                  !strcmp(name, "--threads") || !strcmp(name, "--type") ||
                  !strcmp(name, "--dup") || !strcmp(name, "--dims") ||
-                 !strcmp(name, "--remap") || !strcmp(name, "--param");
+                 !strcmp(name, "--remap") || !strcmp(name, "--param") ||
+                 !strcmp(name, "--to") || !strcmp(name, "--engine") ||
+                 !strcmp(name, "--spec") || !strcmp(name, "--from");
     if (takes && !val) {
       if (i + 1 >= argc) { cli_usage_error(cmd, "%s needs a value", name); return -1; }
       val = argv[++i];
@@ -132,6 +134,19 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     else if (!strcmp(name, "--all")) o->all = true;
     else if (!strcmp(name, "--nonempty")) o->nonempty = true;
     else if (!strcmp(name, "--remap")) o->remap = val;
+    else if (!strcmp(name, "--to")) o->to = val;
+    else if (!strcmp(name, "--from")) o->from = val;
+    else if (!strcmp(name, "--no-jit")) o->no_jit = true;
+    else if (!strcmp(name, "--verbose") || !strcmp(name, "-v")) o->verbose = true;
+    else if (!strcmp(name, "--engine")) {
+      if (spc_engine_parse(val, &o->engine)) {
+        cli_usage_error(cmd, "unknown engine '%s' (auto, generic, factory, jit)", val);
+        return -1;
+      }
+    } else if (!strcmp(name, "--spec")) {
+      if (o->nspecs >= 8) { cli_usage_error(cmd, "at most 8 --spec files"); return -1; }
+      o->specs[o->nspecs++] = val;
+    }
     else if (!strcmp(name, "--param")) {
       const char *q = strchr(val, '=');
       char *end;
@@ -169,6 +184,18 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     }
   }
   return np;
+}
+
+void cli_convert_opts(const cli_opts *o, spc_convert_opts *c) {
+  spc_convert_opts_init(c);
+  if (o->have_dup) c->dup = o->dup;
+  c->engine = o->engine;
+  c->no_jit = o->no_jit;
+  for (int i = 0; i < o->nparams && i < SPC_MAX_PARAMS; i++) {
+    c->param_names[c->nparams] = o->param_names[i];
+    c->param_values[c->nparams++] = o->param_values[i];
+  }
+  for (int i = 0; i < o->nspecs && i < SPC_MAX_PARAMS; i++) c->spec_files[c->nspec_files++] = o->specs[i];
 }
 
 int cli_help(const char *name) {

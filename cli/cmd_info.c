@@ -5,6 +5,35 @@
 
 static const char *width(spc_itype t) { return t == SPC_IDX32 ? "int32" : "int64"; }
 
+void cli_print_info(const char *label, const char *name, const spc_tensor *t) {
+  int order = spc_tensor_order(t);
+  printf("%-13s%s\n", label, name);
+  printf("order:       %d\n", order);
+  printf("dimensions:  ");
+  for (int d = 0; d < order; d++)
+    printf("%s%lld", d ? " x " : "", (long long)spc_tensor_dim(t, d));
+  printf("\nstored:      %lld\n", (long long)spc_tensor_nstored(t));
+  printf("value type:  %s\n", spc_vtype_name(spc_tensor_vtype(t)));
+  printf("symmetry:    %s\n", spc_symmetry_name(spc_tensor_symmetry(t)));
+  printf("format:      %s\n", spc_tensor_format(t));
+  printf("levels:     ");
+  for (int l = 0; l < spc_tensor_nlevels(t); l++) {
+    int d = spc_tensor_level_dim(t, l);
+    printf(" %s%s(", l ? "| " : "", spc_tensor_level_format(t, l));
+    if (d >= 0) printf("dim %d", d);
+    else printf("computed");
+    for (int a = 0; a < spc_tensor_level_narrays(t, l); a++) {
+      const char *an = spc_tensor_level_array_name(t, l, a);
+      spc_itype ty;
+      int64_t len;
+      if (!spc_tensor_level_array(t, l, an, NULL, &ty, &len))
+        printf(", %s %s[%lld]", an, width(ty), (long long)len);
+    }
+    printf(")");
+  }
+  printf("\nbytes:       %lld\n", (long long)spc_tensor_bytes(t));
+}
+
 int cmd_info(int argc, char **argv) {
   cli_opts o;
   const char *pos[1];
@@ -18,30 +47,7 @@ int cmd_info(int argc, char **argv) {
   spc_error_clear(&e);
   spc_status s = spc_read(pos[0], &r, &t, &e);
   if (s) return cli_fail(s, &e);
-  int order = spc_tensor_order(t);
-  printf("file:        %s\n", pos[0]);
-  printf("order:       %d\n", order);
-  printf("dimensions:  ");
-  for (int d = 0; d < order; d++)
-    printf("%s%lld", d ? " x " : "", (long long)spc_tensor_dim(t, d));
-  printf("\nstored:      %lld\n", (long long)spc_tensor_nstored(t));
-  printf("value type:  %s\n", spc_vtype_name(spc_tensor_vtype(t)));
-  printf("symmetry:    %s\n", spc_symmetry_name(spc_tensor_symmetry(t)));
-  printf("format:      %s\n", spc_tensor_format(t));
-  printf("levels:     ");
-  for (int l = 0; l < spc_tensor_nlevels(t); l++) {
-    printf(" %s%s(dim %d", l ? "| " : "", spc_tensor_level_format(t, l),
-           spc_tensor_level_dim(t, l));
-    const char *names[] = {"pos", "crd"};
-    for (int a = 0; a < 2; a++) {
-      spc_itype ty;
-      int64_t len;
-      if (!spc_tensor_level_array(t, l, names[a], NULL, &ty, &len))
-        printf(", %s %s[%lld]", names[a], width(ty), (long long)len);
-    }
-    printf(")");
-  }
-  printf("\nbytes:       %lld\n", (long long)spc_tensor_bytes(t));
+  cli_print_info("file:", pos[0], t);
   spc_tensor_free(&t);
   return EXIT_OK;
 }

@@ -30,6 +30,26 @@ const cli_cmd cli_commands[] = {
      "  --all              every value: one 'group<TAB>value...' line per group\n"
      "  --nonempty         with --all: only nonempty groups\n",
      "spconv query FILE QUERY [--remap R] [--param N=V] [--all]"},
+    {"convert", cmd_convert, "Convert IN to FORMAT: a built-in format (`spconv formats`) or the path\n"
+     "of a YAML tensor-format spec.  `spconv IN --to=FORMAT` is the same command.\n"
+     "OUT's extension picks the container: .bsp.h5 keeps the format (its spec is\n"
+     "stored with it); .mtx/.tns list the stored components; .npz for csr/csc/coo.\n"
+     "Without -o, prints what the result holds.\n\n" COMMON
+     "  --to FORMAT        target format name or spec.yaml\n"
+     "  --param NAME=V     a format parameter (e.g. --param M=8 --param N=8 for bcsr)\n"
+     "  --spec FILE        a YAML level format a user's format needs (repeatable)\n"
+     "  --dup=P            combine duplicates: sum (default) first last min max error\n"
+     "  --engine E         auto (factory, else JIT, else generic), generic, factory, jit\n"
+     "  --no-jit           never compile at run time\n"
+     "  -v, --verbose      say how the conversion ran (engine, routines, times)\n",
+     "spconv convert IN --to=FORMAT [-o OUT] [options]"},
+    {"formats", cmd_formats, "List the built-in tensor formats, one per line, name first; with\n"
+     "`show NAME`, print the YAML spec of a tensor or level format.\n",
+     "spconv formats [show NAME]"},
+    {"sizes", cmd_sizes, "For every built-in format, the exact bytes FILE would take in it (level\n"
+     "arrays and values), from attribute queries, without converting.\n\n" COMMON
+     "  --param NAME=V     format parameters\n",
+     "spconv sizes FILE"},
     {"check-spec", cmd_check_spec, "Load a level-format or tensor-format spec written in YAML and check\n"
      "every level function, query and remapping in it (docs/formats.md).\n",
      "spconv check-spec FILE.yaml"},
@@ -65,6 +85,14 @@ int main(int argc, char **argv) {
       if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return cli_help(c->name);
     return c->run(argc - 1, argv + 1);
   }
+  /* `spconv IN --to=FMT ...` is `spconv convert IN --to=FMT ...` */
+  if (argv[1][0] != '-')
+    for (int i = 2; i < argc; i++)
+      if (!strncmp(argv[i], "--to", 4)) {
+        for (int j = 2; j < argc; j++)
+          if (!strcmp(argv[j], "--help") || !strcmp(argv[j], "-h")) return cli_help("convert");
+        return cmd_convert(argc, argv);
+      }
   fprintf(stderr, "spconv: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return EXIT_USAGE;

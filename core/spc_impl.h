@@ -97,6 +97,18 @@ SPC_INTERNAL const spc_array *spc_level_array_c(const spc_level *lv,
                                                 const char *name);
 
 /* ---- the tensor -------------------------------------------------------- */
+/* Tensors whose levels are not all native tables (formats given by YAML
+ * specs, made by the conversion engine or read back from a container)
+ * carry this table; the generic operations defer to it. */
+typedef struct spc_tensor_ext {
+  /* release what the tensor owns beyond its arrays (spec registry, ...) */
+  void (*destroy)(spc_tensor *t);
+  /* a new COO of the stored components (padding skipped) */
+  spc_status (*to_coo)(const spc_tensor *t, spc_tensor **out, spc_error *e);
+  /* level format name of level l */
+  const char *(*level_name)(const spc_tensor *t, int l);
+} spc_tensor_ext;
+
 struct spc_tensor {
   int order;
   int64_t dims[SPC_MAX_ORDER];
@@ -108,6 +120,7 @@ struct spc_tensor {
   int64_t nval;
   bool val_owned;
   spc_symmetry sym;
+  const spc_tensor_ext *ext; /* NULL: every level has a native table */
 };
 
 /* An empty tensor shell (no arrays). */

@@ -5,6 +5,7 @@
 
 struct spc_iter {
   const spc_tensor *t;
+  spc_tensor *own; /* a COO copy of a tensor whose levels are YAML specs */
   bool started;
   int64_t q[SPC_MAX_ORDER]; /* current position per level */
   int64_t e[SPC_MAX_ORDER]; /* end of the current segment per level */
@@ -17,12 +18,23 @@ spc_status spc_iter_create(const spc_tensor *t, spc_iter **it, spc_error *e) {
   spc_iter *i = spc_calloc(1, sizeof *i);
   if (!i) return SPC_NOMEM(e);
   i->t = t;
+  bool native = true;
+  for (int l = 0; l < t->nlevels; l++) native &= t->lv[l].fmt != NULL;
+  if (t->ext && !native) { /* read through the spec's level functions, once */
+    spc_status s = t->ext->to_coo(t, &i->own, e);
+    if (s) {
+      spc_free(i);
+      return s;
+    }
+    i->t = i->own;
+  }
   *it = i;
   return SPC_OK;
 }
 
 void spc_iter_free(spc_iter **it) {
   if (!it || !*it) return;
+  spc_tensor_free(&(*it)->own);
   spc_free(*it);
   *it = NULL;
 }

@@ -22,6 +22,7 @@ void spc_tensor_free(spc_tensor **tp) {
     for (int a = 0; a < t->lv[l].narr; a++)
       if (t->lv[l].arr[a].owned) spc_free(t->lv[l].arr[a].data);
   if (t->val_owned) spc_free(t->val);
+  if (t->ext && t->ext->destroy) t->ext->destroy(t);
   spc_free(t);
   *tp = NULL;
 }
@@ -153,6 +154,7 @@ spc_symmetry spc_tensor_symmetry(const spc_tensor *t) { return t->sym; }
 int spc_tensor_nlevels(const spc_tensor *t) { return t->nlevels; }
 
 int64_t spc_tensor_nstored(const spc_tensor *t) {
+  if (t->ext) return t->nval;
   int64_t n = 1;
   for (int l = 0; l < t->nlevels; l++) n = t->lv[l].fmt->npos(&t->lv[l], n);
   return n;
@@ -167,7 +169,17 @@ int64_t spc_tensor_bytes(const spc_tensor *t) {
 }
 
 const char *spc_tensor_level_format(const spc_tensor *t, int l) {
-  return (l >= 0 && l < t->nlevels) ? t->lv[l].fmt->name : NULL;
+  if (l < 0 || l >= t->nlevels) return NULL;
+  return t->ext ? t->ext->level_name(t, l) : t->lv[l].fmt->name;
+}
+
+int spc_tensor_level_narrays(const spc_tensor *t, int l) {
+  return (l >= 0 && l < t->nlevels) ? t->lv[l].narr : 0;
+}
+
+const char *spc_tensor_level_array_name(const spc_tensor *t, int l, int k) {
+  if (l < 0 || l >= t->nlevels || k < 0 || k >= t->lv[l].narr) return NULL;
+  return t->lv[l].arr[k].name;
 }
 
 int spc_tensor_level_dim(const spc_tensor *t, int l) {

@@ -124,7 +124,12 @@ SPC_API int64_t spc_tensor_bytes(const spc_tensor *t);
 SPC_API int spc_tensor_nlevels(const spc_tensor *t);
 /* Level format name of level l ("dense", "compressed", "singleton"). */
 SPC_API const char *spc_tensor_level_format(const spc_tensor *t, int l);
-/* Dimension stored by level l. */
+/* Arrays of level l: how many, and the name of the k-th ("pos", "crd",
+ * or what the level's spec names them). */
+SPC_API int spc_tensor_level_narrays(const spc_tensor *t, int l);
+SPC_API const char *spc_tensor_level_array_name(const spc_tensor *t, int l, int k);
+/* Dimension stored by level l (-1: a level whose coordinate is computed
+ * from several dimensions, e.g. DIA's diagonal offset). */
 SPC_API int spc_tensor_level_dim(const spc_tensor *t, int l);
 /* Borrow level l's array NAME ("pos", "crd"); SPC_ERR_ARG when absent. */
 SPC_API spc_status spc_tensor_level_array(const spc_tensor *t, int l,
@@ -202,6 +207,67 @@ SPC_API int spc_query_nonempty_group(const spc_query_results *r, int k,
 SPC_API spc_status spc_spec_check_file(const char *path, char *name,
                                        size_t name_len, spc_error *err);
 
+/* ---- formats and conversion (docs/formats.md, README "Converting") -------
+ * A format is a built-in name ("csr", "dia", "bcsr", ...; spc_format_*
+ * list them) or the path of a user's YAML tensor-format spec (a name
+ * ending in .yaml / .yml or holding a '/').  Level formats the spec uses
+ * that are not built in are loaded from opts->spec_files first. */
+typedef enum spc_engine {
+  SPC_ENGINE_AUTO = 0, /* factory where it exists, else JIT, else generic */
+  SPC_ENGINE_GENERIC,  /* the IR interpreter: any spec, no compiler */
+  SPC_ENGINE_FACTORY,  /* routines compiled into the library at build time */
+  SPC_ENGINE_JIT       /* emitted C compiled at run time, cached on disk */
+} spc_engine;
+SPC_API const char *spc_engine_name(spc_engine g);
+SPC_API int spc_engine_parse(const char *name, spc_engine *g); /* 0 ok */
+
+#define SPC_MAX_PARAMS 8
+typedef struct spc_convert_info spc_convert_info;
+typedef struct spc_convert_opts {
+  spc_dup dup;              /* duplicates of the source (default: sum) */
+  spc_engine engine;        /* default: auto */
+  int no_jit;               /* never compile at run time */
+  const char *jit_dir;      /* JIT cache; NULL: $SPCONV_JIT_DIR, else
+                               $XDG_CACHE_HOME/spconv/jit, else
+                               ~/.cache/spconv/jit */
+  int nparams;              /* format parameters (block sizes, ...) */
+  const char *param_names[SPC_MAX_PARAMS];
+  int64_t param_values[SPC_MAX_PARAMS];
+  int nspec_files;          /* YAML level formats a user format needs */
+  const char *spec_files[SPC_MAX_PARAMS];
+  int64_t max_positions;    /* refuse a level with more positions ("too
+                               large"); 0: 2^31-1 or less on small memory */
+  spc_convert_info *info;   /* filled when non-NULL (below) */
+} spc_convert_opts;
+
+/* What a conversion did, for --verbose. */
+struct spc_convert_info {
+  spc_engine used;          /* the slowest engine that ran a routine */
+  int routines;             /* routines run */
+  int jit_compiled;         /* of them compiled now (not from the cache) */
+  char notice[256];         /* a one-line notice (e.g. no compiler) or "" */
+};
+
+SPC_API void spc_convert_opts_init(spc_convert_opts *o);
+/* Convert src (any tensor) to FORMAT.  The result owns everything it
+ * needs (the spec included); refusals are SPC_ERR_UNSUPPORTED with a
+ * message saying "cannot ..." or "too large". */
+SPC_API spc_status spc_convert_to(const spc_tensor *src, const char *format,
+                                  const spc_convert_opts *o, spc_tensor **out,
+                                  spc_error *err);
+/* Exact bytes src would take in FORMAT (level arrays and values).  Runs
+ * the conversion and frees the result. */
+SPC_API spc_status spc_convert_size(const spc_tensor *src, const char *format,
+                                    const spc_convert_opts *o, int64_t *bytes,
+                                    spc_error *err);
+/* Built-in tensor formats: count, and per index name, order (0: any),
+ * one-line description and YAML text. */
+SPC_API int spc_format_count(void);
+SPC_API const char *spc_format_name(int k);
+SPC_API int spc_format_order(int k);
+SPC_API const char *spc_format_description(int k);
+/* YAML of a built-in tensor or level format by name; NULL when unknown. */
+SPC_API const char *spc_format_yaml(const char *name);
 /* ---- reading and writing files ------------------------------------------ */
 
 typedef void (*spc_progress_fn)(void *ctx, const char *what, double done);

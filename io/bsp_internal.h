@@ -142,4 +142,23 @@ SPC_INTERNAL void spc_cnt_plan_overlay(plan *p, const jv *sp);
 /* Formats binsparse cannot describe: everything from our attribute. */
 SPC_INTERNAL spc_status spc_cnt_plan_from_spconv(h5c *c, const jv *sp, plan *p);
 
+/* ---- values (bsp_write.c, bsp_read.c) ---------------------------------- */
+SPC_INTERNAL spc_status spc_cnt_wr_values(h5c *c, const spc_tensor *t, int64_t n);
+/* The values dataset: *n values of type *vt (p->pattern: none needed). */
+SPC_INTERNAL spc_status spc_cnt_rd_values(h5c *c, const plan *p, void **val,
+                                          int64_t *n, spc_vtype *vt);
+
+/* ---- bsp_conv.c: tensors in formats given by YAML specs ----------------
+ * Written with the attribute "spconv_format" (JSON: format name, shape,
+ * value/index/coordinate types, parameters, per level its level format,
+ * extent [lo, lo+N) and arrays, and the YAML text of the format and of
+ * its level formats), datasets "level<L>_<array>" and "values".  Read
+ * back by rebuilding the format from the stored YAML (the built-in spec
+ * when the text is equal), then checked by reading every component back
+ * through the bounds-checked interpreter. */
+SPC_INTERNAL bool spc_cnt_bsp_is_conv(const spc_tensor *t);
+SPC_INTERNAL spc_status spc_cnt_bsp_write_conv(h5c *c, const spc_tensor *t);
+/* *found: the file has "spconv_format" (then *out is its tensor). */
+SPC_INTERNAL spc_status spc_cnt_bsp_read_conv(h5c *c, bool *found, spc_tensor **out);
+
 #endif

@@ -24,7 +24,7 @@ static hid_t complex_mtype(hid_t ft) {
 
 /* The values dataset into a new buffer: *n values of type *vt (pattern:
  * only its length, or -1 without one). */
-static spc_status rd_values(h5c *c, const plan *p, void **val, int64_t *n, spc_vtype *vt) {
+spc_status spc_cnt_rd_values(h5c *c, const plan *p, void **val, int64_t *n, spc_vtype *vt) {
   hid_t d = H5I_INVALID_HID, ft = H5I_INVALID_HID, mt = H5I_INVALID_HID;
   bool own_mt = false;
   int64_t len;
@@ -127,7 +127,7 @@ static spc_status build(h5c *c, const plan *p, spc_tensor **out) {
   if (!t) return spc_cnt_nomem(c);
   t->format = p->format;
   t->sym = p->sym;
-  if ((s = rd_levels(c, p, t)) || (s = rd_values(c, p, &val, &nval, &vt)) ||
+  if ((s = rd_levels(c, p, t)) || (s = spc_cnt_rd_values(c, p, &val, &nval, &vt)) ||
       (s = spc_cnt_validate(t, c->path, c->e)))
     goto fail;
   int64_t np = spc_tensor_nstored(t);
@@ -185,6 +185,9 @@ static spc_status read_descriptors(h5c *c, jv **bj, jv **sj) {
 
 static spc_status bsp_load(h5c *c, spc_tensor **out) {
   jv *bj = NULL, *sj = NULL;
+  bool conv = false;
+  spc_status cs = spc_cnt_bsp_read_conv(c, &conv, out);
+  if (conv || cs) return cs;
   plan *p = spc_calloc(1, sizeof *p);
   spc_status s = p ? read_descriptors(c, &bj, &sj) : spc_cnt_nomem(c);
   if (s) goto done;

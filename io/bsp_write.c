@@ -45,7 +45,7 @@ static hid_t complex_type(bool file) {
   return c;
 }
 
-static spc_status wr_values(h5c *c, const spc_tensor *t, int64_t n) {
+spc_status spc_cnt_wr_values(h5c *c, const spc_tensor *t, int64_t n) {
   hid_t ft = H5I_INVALID_HID, mt = H5I_INVALID_HID;
   spc_status s;
   switch (t->vt) {
@@ -92,7 +92,7 @@ static spc_status bsp_emit(h5c *c, const spc_tensor *t, const plan *p,
   int64_t n = spc_tensor_nstored(t);
   spc_status s = wr_levels(c, t, p);
   if (!s && o && o->progress) o->progress(o->progress_ctx, "write", 0.5);
-  if (!s) s = wr_values(c, t, n);
+  if (!s) s = spc_cnt_wr_values(c, t, n);
   if (!s && p->bsp) spc_cnt_jb_binsparse(&b, p, t, n);
   if (!s) spc_cnt_jb_spconv(&sb, p, n);
   if (!s && (b.oom || sb.oom)) s = spc_cnt_nomem(c);
@@ -138,14 +138,15 @@ spc_status spc_bsp_write(const spc_tensor *t, const char *path,
   if (!t || !path) return spc_cnt_err(e, SPC_ERR_ARG, path, NULL, "no tensor or no path");
   if (t->nlevels < 1 || t->nlevels > SPC_MAX_ORDER)
     return spc_cnt_err(e, SPC_ERR_ARG, path, NULL, "tensor has %d levels", t->nlevels);
-  spc_status s = write_form(t, o, &own, &tri, e);
+  bool conv = spc_cnt_bsp_is_conv(t); /* a YAML format: stored as it is */
+  spc_status s = conv ? SPC_OK : write_form(t, o, &own, &tri, e);
   if (s) goto done;
   const spc_tensor *m = own ? own : t;
   if (!(p = spc_malloc(sizeof *p))) {
     s = spc_cnt_err(e, SPC_ERR_NOMEM, path, NULL, "out of memory");
     goto done;
   }
-  spc_cnt_plan_from_tensor(m, p);
+  if (!conv) spc_cnt_plan_from_tensor(m, p);
   p->tri = tri;
   c.compress = o && o->gzip > 0;
   spc_cnt_h5_quiet(&c);
@@ -160,7 +161,7 @@ spc_status spc_bsp_write(const spc_tensor *t, const char *path,
   } else if ((c.f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) {
     s = spc_cnt_h5_fail(&c, SPC_ERR_IO, NULL, "cannot create HDF5 file");
   } else {
-    s = bsp_emit(&c, m, p, o);
+    s = conv ? spc_cnt_bsp_write_conv(&c, m) : bsp_emit(&c, m, p, o);
     if (H5Fclose(c.f) < 0 && !s) s = spc_cnt_h5_fail(&c, SPC_ERR_IO, NULL, "cannot close HDF5 file");
   }
   H5CLOSE(H5Pclose, fapl);

@@ -99,6 +99,11 @@ void ir_func_free(ir_func **pf) {
 
 bool ir_func_ok(const ir_func *f) { return f && !f->broken; }
 const char *ir_func_name(const ir_func *f) { return f && f->name ? f->name : ""; }
+bool ir_func_set_name(ir_func *f, const char *name) {
+  char *n = f ? ir_arena_str(f, name) : NULL;
+  if (n) f->name = n;
+  return n != NULL;
+}
 ir_stmt *ir_func_body(ir_func *f) { return f ? f->body : NULL; }
 
 /* ---- variables ----------------------------------------------------------- */

@@ -184,6 +184,8 @@ SPC_INTERNAL ir_func *ir_func_new(const char *name);
 SPC_INTERNAL void ir_func_free(ir_func **f);
 SPC_INTERNAL bool ir_func_ok(const ir_func *f); /* not broken (see above) */
 SPC_INTERNAL const char *ir_func_name(const ir_func *f);
+/* Rename f (the name its emitted C function gets); false on no memory. */
+SPC_INTERNAL bool ir_func_set_name(ir_func *f, const char *name);
 SPC_INTERNAL ir_stmt *ir_func_body(ir_func *f); /* the top-level block */
 
 SPC_INTERNAL ir_var ir_param(ir_func *f, const char *name, ir_ty ty,

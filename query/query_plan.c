@@ -237,7 +237,7 @@ static spc_status build(plan *P, spc_error *err) {
       P->sh->max_groups > 0 ? P->sh->max_groups : spc_query_default_limit();
   for (int c = 0; c < P->r->ncounters; c++) {
     spc_status st = spc_counter_begin(P->r, c, P->sh->counter_mode, P->sh->dims,
-                                      lim, f, body, &P->ctr[c], err);
+                                      lim, f, body, &P->ctr[c], NULL, err);
     if (st != SPC_OK) return st;
   }
   ir_var p = lang_fresh_local(f, "p", IR_I64, false);

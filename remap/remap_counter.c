@@ -23,7 +23,7 @@ static void counter_name(const spc_remap *r, const spc_remap_counter *c,
 spc_status spc_counter_begin(const spc_remap *r, int c, spc_counter_mode mode,
                              const int64_t *dims, int64_t max_entries,
                              ir_func *f, ir_stmt *init, spc_counter_ir *s,
-                             spc_error *err) {
+                             ir_expr *len, spc_error *err) {
   char name[128], arr[160];
   memset(s, 0, sizeof *s);
   if (c < 0 || c >= r->ncounters)
@@ -55,7 +55,9 @@ spc_status spc_counter_begin(const spc_remap *r, int c, spc_counter_mode mode,
   }
   snprintf(arr, sizeof arr, "%s_cnt", name);
   s->cnt = lang_fresh_local(f, arr, IR_I64, true);
-  ir_add(f, init, ir_alloc(f, s->cnt, ir_int(f, total), true));
+  /* one counted index: its extent may come as data (len) */
+  ir_expr *n = len && s->ctr->n == 1 ? len : ir_int(f, total);
+  ir_add(f, init, ir_alloc(f, s->cnt, n, true));
   return SPC_OK;
 }
 

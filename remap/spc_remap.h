@@ -121,13 +121,15 @@ typedef struct spc_counter_ir {
 
 /* Declare counter c's variables in f and append its setup to init (DENSE:
  * allocation of the count array, sized from dims; SPC_ERR_UNSUPPORTED when
- * the product overflows or exceeds max_entries). */
+ * the product overflows or exceeds max_entries).  len (may be NULL): for a
+ * counter of one index, the array length as an expression (the extent
+ * passed as data, so the routine does not depend on dims). */
 SPC_INTERNAL spc_status spc_counter_begin(const spc_remap *r, int c,
                                           spc_counter_mode mode,
                                           const int64_t *dims,
                                           int64_t max_entries, ir_func *f,
                                           ir_stmt *init, spc_counter_ir *s,
-                                          spc_error *err);
+                                          ir_expr *len, spc_error *err);
 /* Append to body (once per component, before its outputs are used) the
  * statements that set s->value for the component whose source indices are
  * src[0..order_in) and advance the count. */

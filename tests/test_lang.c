@@ -693,7 +693,7 @@ static void run_remap(const spc_remap *r, const int64_t *x, int n,
   ir_add(f, body, ir_alloc(f, ys, ir_int(f, (int64_t)n * no), true));
   for (int c = 0; c < r->ncounters; c++) {
     tu_assert_ok(
-        spc_counter_begin(r, c, mode, dims, 1000, f, body, &ctr[c], &e), &e);
+        spc_counter_begin(r, c, mode, dims, 1000, f, body, &ctr[c], NULL, &e), &e);
     cv[c] = ctr[c].value;
   }
   ir_stmt *loop =

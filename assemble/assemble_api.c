@@ -1,0 +1,162 @@
+/* assemble_api.c -- the public face of the conversion engine (spconv.h):
+ * spc_convert_to by format name or YAML path, the list of built-in
+ * formats, and the table that lets the generic tensor operations read a
+ * converted tensor (spc_tensor_ext). */
+#include "assemble_internal.h"
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- the built-in registry, built once -------------------------------------- */
+
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+static spc_specs *builtin;
+static spc_status builtin_status;
+static spc_error builtin_err;
+
+static void build_builtin(void) {
+  builtin_status = spc_specs_builtin(&builtin, &builtin_err);
+}
+
+spc_status asm_builtin_specs(const spc_specs **out, spc_error *e) {
+  pthread_once(&builtin_once, build_builtin);
+  *out = builtin;
+  if (builtin_status && e) *e = builtin_err;
+  return builtin_status;
+}
+
+/* ---- the extension table of converted tensors -------------------------------- */
+
+static void conv_destroy(spc_tensor *t) {
+  conv_info *I = &((conv_tensor *)(void *)t)->info;
+  spc_specs_free(&I->own);
+}
+
+static spc_status conv_to_coo(const spc_tensor *t, spc_tensor **out,
+                              spc_error *e) {
+  return spc_convert_to_coo_ex(t, NULL, out, e);
+}
+
+static const char *conv_level_name(const spc_tensor *t, int l) {
+  const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
+  return I->lv[l]->lf->name;
+}
+
+const spc_tensor_ext asm_conv_ext = {conv_destroy, conv_to_coo, conv_level_name};
+
+/* ---- formats by name ------------------------------------------------------------ */
+
+int spc_format_count(void) {
+  const spc_specs *r;
+  return asm_builtin_specs(&r, NULL) ? 0 : spc_specs_nformats(r);
+}
+
+static const spc_format_spec *format_at(int k) {
+  const spc_specs *r;
+  if (asm_builtin_specs(&r, NULL) || k < 0 || k >= spc_specs_nformats(r)) return NULL;
+  return spc_specs_format_at(r, k);
+}
+
+const char *spc_format_name(int k) {
+  const spc_format_spec *f = format_at(k);
+  return f ? f->name : NULL;
+}
+int spc_format_order(int k) {
+  const spc_format_spec *f = format_at(k);
+  return f ? f->order : -1;
+}
+const char *spc_format_description(int k) {
+  const spc_format_spec *f = format_at(k);
+  return f ? (f->description ? f->description : "") : NULL;
+}
+
+const char *spc_format_yaml(const char *name) {
+  const spc_specs *r;
+  if (!name || asm_builtin_specs(&r, NULL)) return NULL;
+  const spc_format_spec *f = spc_specs_format(r, name);
+  if (f) return f->yaml;
+  const spc_level_spec *l = spc_specs_level(r, name);
+  return l ? l->yaml : NULL;
+}
+
+void spc_convert_opts_init(spc_convert_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->dup = SPC_DUP_SUM;
+}
+
+static bool is_path(const char *s) {
+  size_t n = strlen(s);
+  return strchr(s, '/') || (n > 5 && !strcasecmp(s + n - 5, ".yaml")) ||
+         (n > 4 && !strcasecmp(s + n - 4, ".yml"));
+}
+
+spc_status asm_resolve_format(const char *format, const spc_convert_opts *o,
+                              const spc_specs **reg, spc_specs **own,
+                              const spc_format_spec **fmt, spc_error *e) {
+  *own = NULL;
+  *fmt = NULL;
+  spc_status s = asm_builtin_specs(reg, e);
+  if (s) return s;
+  if (!format || !*format)
+    return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no target format given");
+  if (!is_path(format) && !(o && o->nspec_files)) {
+    if (!(*fmt = spc_specs_format(*reg, format)))
+      return spc_err(e, SPC_ERR_ARG, NULL, 0, 0,
+                     "unknown format '%s' (see `spconv formats`; a YAML spec "
+                     "is given by its path)", format);
+    return SPC_OK;
+  }
+  /* a user's spec: a registry of its own, owned by the result */
+  if ((s = spc_specs_builtin(own, e))) return s;
+  for (int i = 0; o && i < o->nspec_files && !s; i++)
+    s = spc_specs_add_file(*own, o->spec_files[i], NULL, e);
+  const char *name = format;
+  if (!s && is_path(format)) s = spc_specs_add_file(*own, format, &name, e);
+  if (!s && !(*fmt = spc_specs_format(*own, name)))
+    s = spc_err(e, SPC_ERR_ARG, format, 0, 0,
+                is_path(format) ? "not a tensor format (a level format?)"
+                                : "unknown format '%s'", format);
+  if (s) spc_specs_free(own);
+  *reg = *own;
+  return s;
+}
+
+spc_status spc_convert_to(const spc_tensor *src, const char *format,
+                          const spc_convert_opts *o, spc_tensor **out,
+                          spc_error *e) {
+  const spc_specs *reg;
+  spc_specs *own;
+  const spc_format_spec *fmt;
+  spc_convert_opts dflt;
+  if (!out) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no output");
+  *out = NULL;
+  if (!src) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no tensor");
+  if (!o) {
+    spc_convert_opts_init(&dflt);
+    o = &dflt;
+  }
+  spc_status s = asm_resolve_format(format, o, &reg, &own, &fmt, e);
+  if (s) return s;
+  spc_remap_param ps[SPC_MAX_PARAMS];
+  int np = o->nparams < SPC_MAX_PARAMS ? o->nparams : SPC_MAX_PARAMS;
+  for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){o->param_names[i], o->param_values[i]};
+  s = spc_convert_ex(src, reg, fmt, ps, np, o->dup, o, out, e);
+  if (!s) ((conv_tensor *)(void *)*out)->info.own = own;
+  else spc_specs_free(&own);
+  return s;
+}
+
+/* Exact bytes in FORMAT.  This runs the conversion and adds up what the
+ * result holds (so it is exact for any spec, user specs included); a
+ * query-only estimate per built-in format is future work (see README). */
+spc_status spc_convert_size(const spc_tensor *src, const char *format,
+                            const spc_convert_opts *o, int64_t *bytes,
+                            spc_error *e) {
+  spc_tensor *x = NULL;
+  *bytes = 0;
+  spc_status s = spc_convert_to(src, format, o, &x, e);
+  if (!s) *bytes = spc_tensor_bytes(x);
+  spc_tensor_free(&x);
+  return s;
+}

@@ -1,0 +1,326 @@
+/* assemble_engine.c -- one IR routine, three ways to run it (DESIGN.md
+ * section 4):
+ *
+ *   generic  ir_run, the interpreter;
+ *   factory  the same routine emitted as C at build time (tools/factory_gen.c
+ *            over every built-in format) and compiled into the library;
+ *   jit      emitted at run time, compiled by the system C compiler into a
+ *            shared object, loaded, and cached on disk.
+ *
+ * A routine is known by a 128-bit hash of its emitted C text (under a fixed
+ * name) and the compiler flags: the text is a function of the specs, the
+ * types and the parameters the routine was built from, so equal keys mean
+ * equal code.  The factory table and the JIT cache are looked up by it.
+ * Compiled routines are called through NAME_entry with ir_run's argument
+ * array, so every engine sees the same arguments; the interpreter and the
+ * emitted C agree bit for bit (ir/README.md), so the engines do too. */
+#include "assemble_internal.h"
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Flags the JIT compiles with; part of the key.  -ffp-contract=off keeps
+ * a*b+c two roundings, as the interpreter does. */
+#define JIT_FLAGS "-std=c99 -O2 -fPIC -shared -ffp-contract=off -fno-strict-aliasing"
+
+const char *spc_engine_name(spc_engine g) {
+  switch (g) {
+  case SPC_ENGINE_AUTO: return "auto";
+  case SPC_ENGINE_GENERIC: return "generic";
+  case SPC_ENGINE_FACTORY: return "factory";
+  case SPC_ENGINE_JIT: return "jit";
+  }
+  return "?";
+}
+
+int spc_engine_parse(const char *name, spc_engine *g) {
+  static const spc_engine all[] = {SPC_ENGINE_AUTO, SPC_ENGINE_GENERIC,
+                                   SPC_ENGINE_FACTORY, SPC_ENGINE_JIT};
+  for (int i = 0; i < 4; i++)
+    if (name && !strcmp(name, spc_engine_name(all[i]))) return (*g = all[i]), 0;
+  return -1;
+}
+
+/* ---- keys ------------------------------------------------------------------ */
+
+static uint64_t fnv1a(const char *s, size_t n, uint64_t h) {
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+  return h;
+}
+static uint64_t mix(uint64_t x) { /* splitmix64 finaliser */
+  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+void asm_key_of(const char *text, size_t n, asm_key *k) {
+  uint64_t a = fnv1a(text, n, 0xcbf29ce484222325ULL);
+  a = fnv1a(JIT_FLAGS, sizeof JIT_FLAGS - 1, a);
+  uint64_t b = 0x9e3779b97f4a7c15ULL;
+  for (size_t i = 0; i < n; i++) b = mix(b ^ (unsigned char)text[i]) + i;
+  k->hi = mix(a);
+  k->lo = mix(b ^ a);
+  snprintf(k->hex, sizeof k->hex, "%016llx%016llx", (unsigned long long)k->hi,
+           (unsigned long long)k->lo);
+}
+
+spc_status asm_emit_keyed(const ir_func *f, const char *name, bool prelude,
+                          spc_str *out, asm_key *k, spc_error *e) {
+  /* the key: the text under the fixed name "spc_k" */
+  spc_str t = {0};
+  ir_func *g = (ir_func *)f;
+  const char *old = ir_func_name(g);
+  char *saved = spc_strdup(old);
+  if (!saved) return SPC_NOMEM(e);
+  ir_emit_opts o = {.prelude = false, .static_fn = true, .entry = true};
+  if (!ir_func_set_name(g, "spc_k")) { spc_free(saved); return SPC_NOMEM(e); }
+  spc_status s = ir_emit_c(g, &o, &t, e);
+  if (!s && t.failed) s = SPC_NOMEM(e);
+  if (!s) asm_key_of(t.s, t.len, k);
+  spc_str_free(&t);
+  if (!s && out) {
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s%s", name ? name : "spc_f_", name ? "" : k->hex);
+    o.prelude = prelude;
+    s = ir_func_set_name(g, nm) ? ir_emit_c(g, &o, out, e) : SPC_NOMEM(e);
+  }
+  (void)ir_func_set_name(g, saved); /* arena strings: renaming leaks nothing */
+  spc_free(saved);
+  return s;
+}
+
+/* ---- the JIT ------------------------------------------------------------------- */
+
+typedef int (*entry_fn)(ir_arg *args, char *err, size_t err_len);
+
+/* Loaded objects, kept for the life of the process. */
+typedef struct jit_slot {
+  asm_key k;
+  entry_fn fn;
+} jit_slot;
+static pthread_mutex_t jit_mu = PTHREAD_MUTEX_INITIALIZER;
+static jit_slot *jit_slots;
+static int jit_n, jit_cap;
+
+static entry_fn jit_cached(const asm_key *k) {
+  entry_fn fn = NULL;
+  pthread_mutex_lock(&jit_mu);
+  for (int i = 0; i < jit_n && !fn; i++)
+    if (jit_slots[i].k.hi == k->hi && jit_slots[i].k.lo == k->lo) fn = jit_slots[i].fn;
+  pthread_mutex_unlock(&jit_mu);
+  return fn;
+}
+
+static void jit_remember(const asm_key *k, entry_fn fn) {
+  pthread_mutex_lock(&jit_mu);
+  if (jit_n == jit_cap) {
+    int nc = jit_cap ? 2 * jit_cap : 16;
+    jit_slot *p = realloc(jit_slots, (size_t)nc * sizeof *p);
+    if (p) { jit_slots = p; jit_cap = nc; }
+  }
+  if (jit_n < jit_cap) jit_slots[jit_n++] = (jit_slot){*k, fn};
+  pthread_mutex_unlock(&jit_mu);
+}
+
+static int mkdir_p(const char *path) {
+  char b[4096];
+  snprintf(b, sizeof b, "%s", path);
+  for (char *p = b + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(b, 0755) && errno != EEXIST) return -1;
+      *p = '/';
+    }
+  return mkdir(b, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+static bool jit_dir(const spc_convert_opts *o, char *b, size_t n) {
+  const char *d = o && o->jit_dir ? o->jit_dir : getenv("SPCONV_JIT_DIR");
+  if (d && *d) return (size_t)snprintf(b, n, "%s", d) < n;
+  const char *x = getenv("XDG_CACHE_HOME");
+  if (x && *x) return (size_t)snprintf(b, n, "%s/spconv/jit", x) < n;
+  const char *h = getenv("HOME");
+  if (h && *h) return (size_t)snprintf(b, n, "%s/.cache/spconv/jit", h) < n;
+  return false;
+}
+
+static const char *jit_cc(void) {
+  const char *c = getenv("SPCONV_CC");
+  return c && *c ? c : "cc";
+}
+
+/* Is the compiler there at all?  Checked once per process. */
+static int cc_state; /* 0 unknown, 1 present, -1 absent */
+static bool cc_present(void) {
+  if (cc_state) return cc_state > 0;
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "%s --version >/dev/null 2>&1", jit_cc());
+  int rc = system(cmd);
+  cc_state = rc == 0 ? 1 : -1;
+  return cc_state > 0;
+}
+
+static entry_fn jit_load(const char *so, const asm_key *k) {
+  void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  if (!h) return NULL;
+  char sym[64];
+  snprintf(sym, sizeof sym, "spc_j_%s_entry", k->hex);
+  entry_fn fn;
+  *(void **)&fn = dlsym(h, sym);
+  return fn;
+}
+
+/* The compiled routine for f (compiling it into the cache when absent);
+ * NULL with *why set when the JIT cannot serve. */
+static entry_fn jit_get(asm_engine *E, const ir_func *f, const asm_key *k0,
+                        char *why, size_t nwhy, spc_error *e, spc_status *st) {
+  entry_fn fn = jit_cached(k0);
+  if (fn) return fn;
+  char dir[4096], so[4200], src[4200], tmp[4300], log[4300], cmd[16384];
+  if (!jit_dir(E->o, dir, sizeof dir)) {
+    snprintf(why, nwhy, "no JIT cache directory (set SPCONV_JIT_DIR)");
+    return NULL;
+  }
+  snprintf(so, sizeof so, "%s/%s.so", dir, k0->hex);
+  if ((fn = jit_load(so, k0))) {
+    jit_remember(k0, fn);
+    return fn;
+  }
+  if (!cc_present()) {
+    snprintf(why, nwhy, "no C compiler (%.300s) found", jit_cc());
+    return NULL;
+  }
+  if (mkdir_p(dir)) {
+    snprintf(why, nwhy, "cannot create the JIT cache %.300s: %.200s", dir, strerror(errno));
+    return NULL;
+  }
+  spc_str t = {0};
+  char name[64];
+  asm_key k;
+  snprintf(name, sizeof name, "spc_j_%s", k0->hex);
+  *st = asm_emit_keyed(f, name, true, &t, &k, e);
+  if (*st) { spc_str_free(&t); return NULL; }
+  if (t.failed) { spc_str_free(&t); *st = SPC_NOMEM(e); return NULL; }
+  /* private names, then rename: concurrent processes never see half a file */
+  snprintf(src, sizeof src, "%s/%s.%ld.c", dir, k0->hex, (long)getpid());
+  snprintf(tmp, sizeof tmp, "%s/%s.%ld.so", dir, k0->hex, (long)getpid());
+  snprintf(log, sizeof log, "%s/%s.%ld.log", dir, k0->hex, (long)getpid());
+  FILE *fp = fopen(src, "wb");
+  bool ok = fp && fwrite(t.s, 1, t.len, fp) == t.len;
+  if (fp && fclose(fp)) ok = false;
+  spc_str_free(&t);
+  if (!ok) {
+    snprintf(why, nwhy, "cannot write %.300s: %.200s", src, strerror(errno));
+    unlink(src);
+    return NULL;
+  }
+  snprintf(cmd, sizeof cmd, "%s " JIT_FLAGS " -o '%s' '%s' -lm >'%s' 2>&1", jit_cc(), tmp, src, log);
+  int rc = system(cmd);
+  if (rc != 0) {
+    char first[160] = "";
+    FILE *lf = fopen(log, "r");
+    if (lf) {
+      if (!fgets(first, sizeof first, lf)) first[0] = 0;
+      fclose(lf);
+    }
+    first[strcspn(first, "\n")] = 0;
+    snprintf(why, nwhy, "the C compiler failed on %.300s: %.200s", src, first);
+    unlink(tmp);
+    unlink(log);
+    return NULL;
+  }
+  unlink(src);
+  unlink(log);
+  if (rename(tmp, so)) {
+    snprintf(why, nwhy, "cannot rename %.300s: %.200s", tmp, strerror(errno));
+    unlink(tmp);
+    return NULL;
+  }
+  if (!(fn = jit_load(so, k0))) {
+    snprintf(why, nwhy, "cannot load %.300s: %.200s", so, dlerror());
+    return NULL;
+  }
+  if (E->info) E->info->jit_compiled++;
+  jit_remember(k0, fn);
+  return fn;
+}
+
+/* ---- dispatch ------------------------------------------------------------------ */
+
+static entry_fn factory_get(const asm_key *k) {
+  for (int i = 0; i < spc_factory_n; i++)
+    if (spc_factory_table[i].hi == k->hi && spc_factory_table[i].lo == k->lo)
+      return (entry_fn)spc_factory_table[i].fn;
+  return NULL;
+}
+
+static void note_used(asm_engine *E, spc_engine g) {
+  if (!E->info) return;
+  E->info->routines++;
+  /* generic is the slowest, then jit, then factory */
+  static const int rank[] = {0, 3, 1, 2};
+  if (rank[g] > rank[E->info->used]) E->info->used = g;
+}
+
+static spc_status call_compiled(entry_fn fn, const ir_func *f, ir_arg *args,
+                                spc_error *e) {
+  char msg[512] = "";
+  int rc = fn(args, msg, sizeof msg);
+  if (rc == 0) return SPC_OK;
+  spc_status s = (spc_status)rc;
+  if (s >= 0 || s < SPC_ERR_INTERNAL) s = SPC_ERR_INTERNAL;
+  return spc_err(e, s, NULL, 0, 0, "%s", msg[0] ? msg : ir_func_name((ir_func *)f));
+}
+
+void asm_engine_init(asm_engine *E, const spc_convert_opts *o) {
+  memset(E, 0, sizeof *E);
+  E->o = o;
+  E->want = o ? o->engine : SPC_ENGINE_AUTO;
+  E->no_jit = o && o->no_jit;
+  E->info = o ? o->info : NULL;
+  if (E->info) memset(E->info, 0, sizeof *E->info);
+}
+
+spc_status asm_run(asm_engine *E, const ir_func *f, ir_arg *args, spc_error *e) {
+  if (!E || E->want == SPC_ENGINE_GENERIC) {
+    if (E) note_used(E, SPC_ENGINE_GENERIC);
+    return ir_run(f, args, e);
+  }
+  spc_status s = ir_verify(f, e); /* compiled code does not check bounds */
+  if (s) return s;
+  asm_key k;
+  if ((s = asm_emit_keyed(f, NULL, false, NULL, &k, e))) return s;
+  entry_fn fn = NULL;
+  if (E->want == SPC_ENGINE_AUTO || E->want == SPC_ENGINE_FACTORY) fn = factory_get(&k);
+  if (fn) {
+    note_used(E, SPC_ENGINE_FACTORY);
+    return call_compiled(fn, f, args, e);
+  }
+  if (E->want == SPC_ENGINE_FACTORY)
+    return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
+                   "no factory routine for %s of this format, types and "
+                   "parameters (unsupported): use --engine=auto or jit",
+                   ir_func_name((ir_func *)f));
+  char why[1024] = "";
+  if (!E->no_jit) fn = jit_get(E, f, &k, why, sizeof why, e, &s);
+  if (s) return s;
+  if (fn) {
+    note_used(E, SPC_ENGINE_JIT);
+    return call_compiled(fn, f, args, e);
+  }
+  if (E->want == SPC_ENGINE_JIT)
+    return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0, "JIT unavailable: %s",
+                   why[0] ? why : "disabled by --no-jit");
+  if (why[0] && E->info && !E->info->notice[0])
+    snprintf(E->info->notice, sizeof E->info->notice,
+             "JIT unavailable (%.200s): running the generic interpreter", why);
+  note_used(E, SPC_ENGINE_GENERIC);
+  return ir_run(f, args, e);
+}

@@ -1,0 +1,111 @@
+/* cmd_convert.c -- `spconv IN --to=FMT [-o OUT]` (also `spconv convert`),
+ * `spconv formats [show NAME]` and `spconv sizes FILE`. */
+#include "cli.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int cmd_convert(int argc, char **argv) {
+  cli_opts o;
+  const char *pos[1];
+  int np = cli_parse(argc, argv, &o, pos, 1, "convert");
+  if (np < 0) return EXIT_USAGE;
+  if (np != 1 || !o.to) return cli_usage_error("convert", "expected IN --to=FORMAT [-o OUT]");
+  spc_read_opts r;
+  spc_write_opts w;
+  spc_convert_opts c;
+  spc_convert_info info;
+  cli_read_opts(&o, &r);
+  cli_write_opts(&o, &w);
+  cli_convert_opts(&o, &c);
+  c.info = &info;
+  spc_tensor *t = NULL, *x = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  double t0 = now();
+  spc_status s = spc_read(pos[0], &r, &t, &e);
+  double t1 = now();
+  if (!s) {
+    s = spc_convert_to(t, o.to, &c, &x, &e);
+    if (s && !e.file[0]) snprintf(e.file, sizeof e.file, "%s", pos[0]);
+  }
+  double t2 = now();
+  if (!s && info.notice[0] && !o.quiet) fprintf(stderr, "spconv: %s\n", info.notice);
+  if (!s && o.verbose)
+    fprintf(stderr,
+            "spconv: read %s (%lld stored, %lld bytes as %s) in %.3f s\n"
+            "spconv: source: the components held in memory, sorted and combined (%s)\n"
+            "spconv: converted to %s in %.3f s: %d routines, engine %s (%d compiled now)\n",
+            pos[0], (long long)spc_tensor_nstored(t), (long long)spc_tensor_bytes(t),
+            spc_tensor_format(t), t1 - t0, spc_dup_name(c.dup), spc_tensor_format(x), t2 - t1,
+            info.routines, spc_engine_name(info.used), info.jit_compiled);
+  spc_tensor_free(&t);
+  if (!s && o.out) s = spc_write(x, o.out, &w, &e);
+  else if (!s) cli_print_info("converted:", pos[0], x);
+  spc_tensor_free(&x);
+  return s ? cli_fail(s, &e) : EXIT_OK;
+}
+
+int cmd_formats(int argc, char **argv) {
+  cli_opts o;
+  const char *pos[2];
+  int np = cli_parse(argc, argv, &o, pos, 2, "formats");
+  if (np < 0) return EXIT_USAGE;
+  if (np == 0) {
+    for (int k = 0; k < spc_format_count(); k++) {
+      int order = spc_format_order(k);
+      char ord[16];
+      snprintf(ord, sizeof ord, order ? "order %d" : "any order", order);
+      printf("%-8s %-10s %s\n", spc_format_name(k), ord, spc_format_description(k));
+    }
+    return EXIT_OK;
+  }
+  if (np == 2 && !strcmp(pos[0], "show")) {
+    const char *y = spc_format_yaml(pos[1]);
+    if (!y) {
+      fprintf(stderr, "spconv: unknown format '%s' (see `spconv formats`)\n", pos[1]);
+      return EXIT_USAGE;
+    }
+    fputs(y, stdout);
+    return EXIT_OK;
+  }
+  return cli_usage_error("formats", "expected no argument, or show NAME");
+}
+
+int cmd_sizes(int argc, char **argv) {
+  cli_opts o;
+  const char *pos[1];
+  int np = cli_parse(argc, argv, &o, pos, 1, "sizes");
+  if (np < 0) return EXIT_USAGE;
+  if (np != 1) return cli_usage_error("sizes", "expected one input file");
+  spc_read_opts r;
+  spc_convert_opts c;
+  cli_read_opts(&o, &r);
+  cli_convert_opts(&o, &c);
+  spc_tensor *t = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  spc_status s = spc_read(pos[0], &r, &t, &e);
+  if (s) return cli_fail(s, &e);
+  printf("%-8s %16s  %s\n", "format", "bytes", "note");
+  for (int k = 0; k < spc_format_count(); k++) {
+    int64_t b = 0;
+    spc_error_clear(&e);
+    s = spc_convert_size(t, spc_format_name(k), &c, &b, &e);
+    if (!s) printf("%-8s %16lld\n", spc_format_name(k), (long long)b);
+    else if (s == SPC_ERR_UNSUPPORTED) printf("%-8s %16s  %s\n", spc_format_name(k), "-", e.msg);
+    else {
+      spc_tensor_free(&t);
+      return cli_fail(s, &e);
+    }
+  }
+  spc_tensor_free(&t);
+  return EXIT_OK;
+}
