@@ -55,31 +55,38 @@ $(BUILD)/gen/spec_builtin.c: $(SPECS) tools/embed_specs.sh | $(STAMP)
 	sh tools/embed_specs.sh $(SPECS) > $@
 
 $(FACTORY_GEN): $(BUILD)/obj/tools/factory_gen.o $(BUILD)/obj/tools/factory_empty.o $(LIB_BASE)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
 $(BUILD)/gen/factory.c: $(FACTORY_GEN)
 	@mkdir -p $(dir $@)
-	$(FACTORY_GEN) > $@.tmp && mv $@.tmp $@
+	@echo "  GEN     $@"
+	@$(FACTORY_GEN) > $@.tmp && mv $@.tmp $@
 
 # emitted C: IR semantics need two roundings for a*b+c
 $(BUILD)/obj/gen/factory.o: $(BUILD)/gen/factory.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -ffp-contract=off -fno-strict-aliasing -c $< -o $@
+	@echo "  CC      $< (factory routines)"
+	@$(CC) $(ALL_CFLAGS) -ffp-contract=off -fno-strict-aliasing -c $< -o $@
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libspconv.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@echo "  AR      $@"
+	@ar rcs $@ $^
 
 $(BUILD)/libspconv.so: $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libspconv.so.0 $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
+	@echo "  LINK    $@"
+	@$(CC) -shared -Wl,-soname,libspconv.so.0 $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
 $(BIN): $(CLI_OBJ) $(BUILD)/libspconv.a
 	@mkdir -p bin
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libspconv.a $(DEP_LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libspconv.a $(DEP_LIBS)
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(BUILD)/libspconv.a $(BIN)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libspconv.a $(DEP_LIBS) $(CHECK_LIBS)
@@ -94,7 +101,9 @@ asan:
 	  BIN=build-asan/spconv test
 
 demo: all
-	$(BIN) info data/sample.mtx
+	$(BIN) data/sample.mtx --to=dia -v -o build/sample.dia.bsp.h5
+	$(BIN) info build/sample.dia.bsp.h5
+	$(BIN) cat build/sample.dia.bsp.h5 -o build/sample.back.mtx
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin

@@ -110,8 +110,9 @@ spc_status asm_resolve_format(const char *format, const spc_convert_opts *o,
 typedef spc_status (*asm_routine_cb)(void *ctx, ir_func *f, spc_error *e);
 spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt,
                               int order, ir_ty src_ty, ir_ty index_ty,
-                              ir_ty coord_ty, spc_vtype vt, asm_routine_cb cb,
-                              void *ctx, spc_error *e);
+                              ir_ty coord_ty, spc_vtype vt,
+                              const spc_remap_param *params, int nparams,
+                              asm_routine_cb cb, void *ctx, spc_error *e);
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
                             ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
                             asm_routine_cb cb, void *ctx, spc_error *e);

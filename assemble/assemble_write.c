@@ -740,8 +740,9 @@ bool spc_is_converted(const spc_tensor *t) {
  * call. */
 spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt,
                               int order, ir_ty src_ty, ir_ty index_ty,
-                              ir_ty coord_ty, spc_vtype vt, asm_routine_cb cb,
-                              void *ctx, spc_error *e) {
+                              ir_ty coord_ty, spc_vtype vt,
+                              const spc_remap_param *params, int nparams,
+                              asm_routine_cb cb, void *ctx, spc_error *e) {
   conv C = {.fmt = fmt, .specs = specs, .dup = SPC_DUP_SUM, .order = order};
   int64_t ones[SPC_MAX_ORDER];
   for (int d = 0; d < order; d++) ones[d] = 1;
@@ -753,7 +754,7 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
   C.vt = vt;
   C.index_ty = index_ty;
   C.coord_ty = coord_ty;
-  if (!(s = set_params(&C, NULL, 0, e)))
+  if (!(s = set_params(&C, params, nparams, e)))
     s = fmt->remap.text ? spc_remap_parse(&fmt->remap.at, order, C.ps, C.nparams, &C.r, e)
                         : spc_remap_identity(order, &C.r, e);
   if (!s) {

@@ -109,3 +109,35 @@ int cmd_sizes(int argc, char **argv) {
   spc_tensor_free(&t);
   return EXIT_OK;
 }
+
+int cmd_gen(int argc, char **argv) {
+  cli_opts o;
+  const char *pos[1];
+  int np = cli_parse(argc, argv, &o, pos, 1, "gen");
+  if (np < 0) return EXIT_USAGE;
+  if (np != 0 || !o.from || !o.to) return cli_usage_error("gen", "expected --from=A --to=B [-o conv.c]");
+  spc_convert_opts c;
+  cli_convert_opts(&o, &c);
+  char *text = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  spc_vtype vt = o.vtype == SPC_VTYPE_AUTO ? SPC_F64 : o.vtype;
+  spc_status s = spc_gen_source(o.from, o.to, vt, &c, &text, &e);
+  if (s) return cli_fail(s, &e);
+  FILE *f = o.out ? fopen(o.out, "wb") : stdout;
+  if (!f) {
+    fprintf(stderr, "spconv: %s: cannot open for writing\n", o.out);
+    free(text);
+    return EXIT_IO;
+  }
+  size_t n = strlen(text);
+  int bad = fwrite(text, 1, n, f) != n;
+  if (o.out && fclose(f)) bad = 1;
+  free(text);
+  if (bad) {
+    fprintf(stderr, "spconv: %s: write failed\n", o.out ? o.out : "stdout");
+    if (o.out) remove(o.out);
+    return EXIT_IO;
+  }
+  return EXIT_OK;
+}

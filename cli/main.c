@@ -50,6 +50,14 @@ const cli_cmd cli_commands[] = {
      "arrays and values), from attribute queries, without converting.\n\n" COMMON
      "  --param NAME=V     format parameters\n",
      "spconv sizes FILE"},
+    {"gen", cmd_gen, "Write a standalone C99 file converting format A to format B (built-in\n"
+     "names or YAML spec paths): the routines the engines run, emitted from the\n"
+     "same IR, and a driver; no spconv header or library needed (README).\n\n"
+     "  --from A, --to B   source and target formats\n"
+     "  --type T           value type (default float64)\n"
+     "  --param NAME=V     parameters of B\n"
+     "  -o FILE            output (default: standard output)\n",
+     "spconv gen --from=A --to=B [-o conv.c]"},
     {"check-spec", cmd_check_spec, "Load a level-format or tensor-format spec written in YAML and check\n"
      "every level function, query and remapping in it (docs/formats.md).\n",
      "spconv check-spec FILE.yaml"},

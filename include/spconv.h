@@ -268,6 +268,13 @@ SPC_API int spc_format_order(int k);
 SPC_API const char *spc_format_description(int k);
 /* YAML of a built-in tensor or level format by name; NULL when unknown. */
 SPC_API const char *spc_format_yaml(const char *name);
+/* Standalone C99 source converting FROM to TO with values of type vt
+ * (README "spconv gen"); o (may be NULL) supplies TO's parameters and
+ * spec files.  *text is malloc'ed: the caller frees it. */
+SPC_API spc_status spc_gen_source(const char *from, const char *to,
+                                  spc_vtype vt, const spc_convert_opts *o,
+                                  char **text, spc_error *err);
+
 /* ---- reading and writing files ------------------------------------------ */
 
 typedef void (*spc_progress_fn)(void *ctx, const char *what, double done);

@@ -205,13 +205,17 @@ static void epilogue(ectx *c, spc_str *o, bool jumps, const char **outname,
 
 /* int NAME_entry(spc_gen_arg *args, char *err, size_t err_len): NAME
  * called with ir_run's arguments. */
-static void entry(ectx *c, spc_str *o) {
+static void entry(ectx *c, spc_str *o, bool is_static) {
   const ir_func *f = c->f;
   static const char *const field[] = {"b", "i32", "i64", "u64", "f32", "f64", "c128"};
-  spc_str_addf(o,
-               "\nint %s_entry(spc_gen_arg *args, char *err, size_t err_len);\n"
-               "int %s_entry(spc_gen_arg *args, char *err, size_t err_len) {\n",
-               f->name, f->name);
+  if (is_static)
+    spc_str_addf(o, "\nstatic int %s_entry(spc_gen_arg *args, char *err, size_t err_len) {\n",
+                 f->name);
+  else
+    spc_str_addf(o,
+                 "\nint %s_entry(spc_gen_arg *args, char *err, size_t err_len);\n"
+                 "int %s_entry(spc_gen_arg *args, char *err, size_t err_len) {\n",
+                 f->name, f->name);
   for (int k = 0; k < f->nparams; k++) {
     const ir_var_info *vi = &f->vars[f->params[k]];
     const char *t = emit_cty(vi->ty), *fl = field[vi->ty];
@@ -344,7 +348,7 @@ spc_status ir_emit_c(const ir_func *f, const ir_emit_opts *opts, spc_str *out,
   spc_str_addf(out, "\n");
   if (body.s) spc_str_add(out, body.s, body.len);
   epilogue(&c, out, c.jumps, outname, status);
-  if (o->entry) entry(&c, out);
+  if (o->entry) entry(&c, out, o->static_entry);
   spc_str_addf(out, "SPC_GEN_END\n");
   if (out->failed || c.nomem) st = SPC_NOMEM(e);
 done:

@@ -121,3 +121,5 @@ void emit_prelude(spc_str *out) {
   spc_str_add(out, ir_rt_text, strlen(ir_rt_text));
   spc_str_add(out, prelude_tail, sizeof prelude_tail - 1);
 }
+
+void ir_emit_c_prelude(spc_str *out) { emit_prelude(out); }

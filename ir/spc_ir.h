@@ -295,7 +295,11 @@ typedef struct ir_emit_opts {
   bool entry; /* also emit `int NAME_entry(ir_arg *args, char *err, size_t
                  err_len)`: NAME called with ir_run's arguments (for a JIT
                  or tests that call any function the same way) */
+  bool static_entry; /* ... and make it static (a standalone file) */
 } ir_emit_opts;
+/* The prelude alone (includes, the runtime, macros): for a file whose
+ * functions are all emitted without it. */
+SPC_INTERNAL void ir_emit_c_prelude(spc_str *out);
 SPC_INTERNAL spc_status ir_emit_c(const ir_func *f, const ir_emit_opts *o,
                                   spc_str *out, spc_error *e);
 
