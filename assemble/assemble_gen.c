@@ -8,21 +8,22 @@
  *
  * Extents: the engine computes a level's range [lo, lo+N) by interval
  * analysis of the remapping (lang_interval.c, with bit-level tracking for
- * & | ^ and shifts).  The generated file evaluates the same rules as IR
- * at run time, except that & | ^ use plain ranges (x & m <= min of the
- * bounds, x | y < the next power of two): equal for every built-in
- * format (their dense levels never hold a bitwise coordinate), possibly
- * a wider N for a user's format with a bitwise coordinate, which is still
- * correct (a level's extent only has to contain its coordinates). */
+ * & | ^ and shifts); the generated file evaluates the same rules, as IR,
+ * at run time from the dimensions and the counters' maxima. */
 #include "assemble_internal.h"
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-/* ---- the extents, as an IR routine ---------------------------------------- */
+/* ---- the extents, as an IR routine ----------------------------------------
+ * The rules of lang_interval.c, evaluated at run time: a range [lo, hi]
+ * plus, for non-negative ranges, the bits that may be set (so masks and
+ * shifts keep Morton codes tight).  Overflow of the bounds themselves
+ * (which the analysis reports as "no finite range") is not detected here:
+ * it needs dimensions near 2^62. */
 
 typedef struct ivx {
-  ir_var lo, hi;
+  ir_var lo, hi, bits; /* bits: U64, meaningful when lo >= 0 */
 } ivx;
 
 typedef struct gb {
@@ -37,40 +38,53 @@ typedef struct gb {
   int tmp;
 } gb;
 
-static ivx fresh(gb *g) {
-  char n[32];
-  snprintf(n, sizeof n, "l%d", g->tmp);
-  ivx v;
-  v.lo = lang_fresh_local(g->f, n, IR_I64, false);
-  snprintf(n, sizeof n, "h%d", g->tmp++);
-  v.hi = lang_fresh_local(g->f, n, IR_I64, false);
-  return v;
-}
-
-static ivx set(gb *g, ir_expr *lo, ir_expr *hi) {
-  ivx v = fresh(g);
-  ir_add(g->f, g->body, ir_assign(g->f, v.lo, lo));
-  ir_add(g->f, g->body, ir_assign(g->f, v.hi, hi));
-  return v;
-}
-
 #define R(v) ir_ref(g->f, (v))
 #define I(k) ir_int(g->f, (k))
 #define B(op, a, b) ir_bin(g->f, (op), (a), (b))
 #define SEL(c, a, b) ir_select(g->f, (c), (a), (b))
+#define ALL ir_const(g->f, IR_U64, (ir_val){.u64 = UINT64_MAX})
+#define U(x) ir_cast(g->f, IR_U64, (x))
+#define ADD(st) ir_add(g->f, g->body, (st))
 
-static ir_expr *min4(gb *g, ir_expr *a, ir_expr *b, ir_expr *c, ir_expr *d, int op) {
-  return B(op, B(op, a, b), B(op, c, d));
+static ir_var local(gb *g, const char *p, ir_ty ty) {
+  char n[32];
+  snprintf(n, sizeof n, "%s%d", p, g->tmp++);
+  return lang_fresh_local(g->f, n, ty, false);
 }
 
-/* the smallest 2^k - 1 >= x (x >= 0), into a new variable */
+/* the smallest 2^k - 1 >= x (x >= 0) */
 static ir_var ones_above(gb *g, ir_expr *x) {
-  ir_var m = lang_fresh_local(g->f, "m", IR_I64, false), xv = lang_fresh_local(g->f, "x", IR_I64, false);
-  ir_add(g->f, g->body, ir_assign(g->f, xv, x));
-  ir_add(g->f, g->body, ir_assign(g->f, m, I(0)));
-  ir_stmt *w = ir_add(g->f, g->body, ir_while(g->f, B(IR_LT, R(m), R(xv)), NULL));
-  ir_add(g->f, ir_body(w), ir_assign(g->f, m, B(IR_ADD, B(IR_MUL, R(m), I(2)), I(1))));
+  ir_var m = local(g, "m", IR_U64), xv = local(g, "x", IR_U64);
+  ADD(ir_assign(g->f, xv, x));
+  ADD(ir_assign(g->f, m, U(I(0))));
+  ir_stmt *w = ADD(ir_while(g->f, B(IR_LT, R(m), R(xv)), NULL));
+  ir_add(g->f, ir_body(w), ir_assign(g->f, m, B(IR_ADD, B(IR_MUL, R(m), U(I(2))), U(I(1)))));
   return m;
+}
+
+/* mk(): bits cover [lo, hi] and hi <= bits (non-negative ranges) */
+static ivx mk(gb *g, ir_expr *lo, ir_expr *hi, ir_expr *bits) {
+  ivx v = {local(g, "lo", IR_I64), local(g, "hi", IR_I64), local(g, "b", IR_U64)};
+  ADD(ir_assign(g->f, v.lo, lo));
+  ADD(ir_assign(g->f, v.hi, hi));
+  ADD(ir_assign(g->f, v.bits, bits));
+  ir_stmt *iff = ADD(ir_if(g->f, B(IR_GE, R(v.lo), I(0)), NULL, NULL));
+  ir_stmt *save = g->body;
+  g->body = ir_then(iff);
+  ir_var m = ones_above(g, U(R(v.hi)));
+  ADD(ir_assign(g->f, v.bits, B(IR_BAND, R(v.bits), R(m))));
+  ir_stmt *cl = ADD(ir_if(g->f, B(IR_GT, U(R(v.hi)), R(v.bits)), NULL, NULL));
+  ir_add(g->f, ir_then(cl), ir_assign(g->f, v.hi, ir_cast(g->f, IR_I64, R(v.bits))));
+  g->body = save;
+  return v;
+}
+
+static ivx plain(gb *g, ir_expr *lo, ir_expr *hi) { return mk(g, lo, hi, ALL); }
+
+static ir_expr *hull4(gb *g, int op, ivx a, ivx b, int mm) {
+  ir_expr *p0 = B(op, R(a.lo), R(b.lo)), *p1 = B(op, R(a.lo), R(b.hi));
+  ir_expr *p2 = B(op, R(a.hi), R(b.lo)), *p3 = B(op, R(a.hi), R(b.hi));
+  return B(mm, B(mm, p0, p1), B(mm, p2, p3));
 }
 
 static ivx iv(gb *g, const lang_node *n);
@@ -79,97 +93,117 @@ static ivx iv_name(gb *g, const lang_node *n) {
   const spc_remap *r = g->r;
   int k = spc_remap_find_in(r, n->name);
   if (k >= 0)
-    return set(g, I(0), B(IR_MAX, B(IR_SUB, ir_load(g->f, g->dims, I(k)), I(1)), I(0)));
+    return plain(g, I(0), B(IR_MAX, B(IR_SUB, ir_load(g->f, g->dims, I(k)), I(1)), I(0)));
   for (int i = g->nlets - 1; i >= 0; i--)
     if (!strcmp(r->let_names[i], n->name)) return g->let[i];
   for (int i = 0; i < r->nparams; i++)
-    if (!strcmp(r->params[i].name, n->name)) return set(g, I(r->params[i].value), I(r->params[i].value));
+    if (!strcmp(r->params[i].name, n->name)) {
+      int64_t v = r->params[i].value;
+      return mk(g, I(v), I(v), U(I(v >= 0 ? v : 0)));
+    }
   if (!g->s)
     g->s = spc_err(g->e, SPC_ERR_UNSUPPORTED, NULL, n->line, n->col,
                    "spconv gen: cannot bound the name %s", n->name);
-  return set(g, I(0), I(0));
+  return plain(g, I(0), I(0));
 }
 
 static ivx iv(gb *g, const lang_node *n) {
   ivx a, b;
   switch (n->kind) {
-  case LN_INT: return set(g, I(n->ival), I(n->ival));
-  case LN_BOOL: return set(g, I(n->bval), I(n->bval));
+  case LN_INT:
+    if (n->is_u64) break;
+    return mk(g, I(n->ival), I(n->ival), U(I(n->ival)));
+  case LN_BOOL: return mk(g, I(n->bval), I(n->bval), U(I(n->bval)));
   case LN_NAME: return iv_name(g, n);
   case LN_COUNTER:
-    return set(g, I(0), B(IR_MAX, ir_load(g->f, g->cmax, I(n->ival)), I(0)));
+    return plain(g, I(0), B(IR_MAX, ir_load(g->f, g->cmax, I(n->ival)), I(0)));
   case LN_CALL:
     if (n->fn == LF_MIN || n->fn == LF_MAX) {
       a = iv(g, n->kids[0]);
+      ir_var lo = local(g, "l", IR_I64), hi = local(g, "h", IR_I64), bits = local(g, "b", IR_U64);
+      ADD(ir_assign(g->f, lo, R(a.lo)));
+      ADD(ir_assign(g->f, hi, R(a.hi)));
+      ADD(ir_assign(g->f, bits, R(a.bits)));
+      int op = n->fn == LF_MIN ? IR_MIN : IR_MAX;
       for (int i = 1; i < n->nkids; i++) {
         b = iv(g, n->kids[i]);
-        int op = n->fn == LF_MIN ? IR_MIN : IR_MAX;
-        a = set(g, B(op, R(a.lo), R(b.lo)), B(op, R(a.hi), R(b.hi)));
+        ADD(ir_assign(g->f, lo, B(op, R(lo), R(b.lo))));
+        ADD(ir_assign(g->f, hi, B(op, R(hi), R(b.hi))));
+        ADD(ir_assign(g->f, bits, B(IR_BOR, R(bits), R(b.bits))));
       }
-      return a;
+      return mk(g, R(lo), R(hi), SEL(B(IR_GE, R(lo), I(0)), R(bits), ALL));
     }
     if (n->fn == LF_ABS) {
       a = iv(g, n->kids[0]);
-      ir_expr *lo = SEL(B(IR_GE, R(a.lo), I(0)), R(a.lo), SEL(B(IR_LE, R(a.hi), I(0)), ir_un(g->f, IR_NEG, R(a.hi)), I(0)));
-      return set(g, lo, B(IR_MAX, ir_un(g->f, IR_NEG, R(a.lo)), R(a.hi)));
+      ir_expr *nn = B(IR_GE, R(a.lo), I(0));
+      ir_expr *lo = SEL(B(IR_GE, R(a.lo), I(0)), R(a.lo),
+                        SEL(B(IR_LE, R(a.hi), I(0)), ir_un(g->f, IR_NEG, R(a.hi)), I(0)));
+      ir_expr *hi = SEL(B(IR_GE, R(a.lo), I(0)), R(a.hi), B(IR_MAX, ir_un(g->f, IR_NEG, R(a.lo)), R(a.hi)));
+      return mk(g, lo, hi, SEL(nn, R(a.bits), ALL));
     }
     if (n->fn == LF_CAST && n->nkids == 1) return iv(g, n->kids[0]);
     break;
   case LN_UNARY:
-    if (n->op == IR_NOT) return set(g, I(0), I(1));
+    if (n->op == IR_NOT) return mk(g, I(0), I(1), U(I(1)));
     a = iv(g, n->a);
-    if (n->op == IR_NEG) return set(g, ir_un(g->f, IR_NEG, R(a.hi)), ir_un(g->f, IR_NEG, R(a.lo)));
+    if (n->op == IR_NEG) return plain(g, ir_un(g->f, IR_NEG, R(a.hi)), ir_un(g->f, IR_NEG, R(a.lo)));
     if (n->op == IR_BNOT)
-      return set(g, B(IR_SUB, ir_un(g->f, IR_NEG, R(a.hi)), I(1)), B(IR_SUB, ir_un(g->f, IR_NEG, R(a.lo)), I(1)));
+      return plain(g, B(IR_SUB, ir_un(g->f, IR_NEG, R(a.hi)), I(1)), B(IR_SUB, ir_un(g->f, IR_NEG, R(a.lo)), I(1)));
     break;
   case LN_COND:
     a = iv(g, n->b);
     b = iv(g, n->c);
-    return set(g, B(IR_MIN, R(a.lo), R(b.lo)), B(IR_MAX, R(a.hi), R(b.hi)));
+    return mk(g, B(IR_MIN, R(a.lo), R(b.lo)), B(IR_MAX, R(a.hi), R(b.hi)),
+              SEL(B(IR_LAND, B(IR_GE, R(a.lo), I(0)), B(IR_GE, R(b.lo), I(0))),
+                  B(IR_BOR, R(a.bits), R(b.bits)), ALL));
   case LN_BINARY: {
-    if (n->op >= IR_LT && n->op <= IR_LOR) return set(g, I(0), I(1));
+    if (n->op >= IR_LT && n->op <= IR_LOR) return mk(g, I(0), I(1), U(I(1)));
     a = iv(g, n->a);
     b = iv(g, n->b);
     switch (n->op) {
-    case IR_ADD: return set(g, B(IR_ADD, R(a.lo), R(b.lo)), B(IR_ADD, R(a.hi), R(b.hi)));
-    case IR_SUB: return set(g, B(IR_SUB, R(a.lo), R(b.hi)), B(IR_SUB, R(a.hi), R(b.lo)));
-    case IR_MUL:
-    case IR_DIV:
-    case IR_SHR: {
-      int op = n->op;
-      if (op == IR_DIV) { /* a divisor range that holds 0 is refused at run time */
-        ir_expr *z = B(IR_LE, R(b.lo), I(0));
-        ir_stmt *iff = ir_add(g->f, g->body, ir_if(g->f, z, NULL, NULL));
-        ir_add(g->f, ir_then(iff), ir_fail(g->f, SPC_ERR_UNSUPPORTED,
-                                           "cannot bound a division by a range holding 0", NULL, 0));
-      }
-      ir_expr *p[4] = {B(op, R(a.lo), R(b.lo)), B(op, R(a.lo), R(b.hi)),
-                       B(op, R(a.hi), R(b.lo)), B(op, R(a.hi), R(b.hi))};
-      ivx v = set(g, min4(g, p[0], p[1], p[2], p[3], IR_MIN), I(0));
-      ir_expr *q[4] = {B(op, R(a.lo), R(b.lo)), B(op, R(a.lo), R(b.hi)),
-                       B(op, R(a.hi), R(b.lo)), B(op, R(a.hi), R(b.hi))};
-      ir_add(g->f, g->body, ir_assign(g->f, v.hi, min4(g, q[0], q[1], q[2], q[3], IR_MAX)));
-      return v;
+    case IR_ADD: return plain(g, B(IR_ADD, R(a.lo), R(b.lo)), B(IR_ADD, R(a.hi), R(b.hi)));
+    case IR_SUB: return plain(g, B(IR_SUB, R(a.lo), R(b.hi)), B(IR_SUB, R(a.hi), R(b.lo)));
+    case IR_MUL: return plain(g, hull4(g, IR_MUL, a, b, IR_MIN), hull4(g, IR_MUL, a, b, IR_MAX));
+    case IR_DIV: { /* a divisor range holding 0 is refused at run time */
+      ir_stmt *iff = ADD(ir_if(g->f, B(IR_LE, R(b.lo), I(0)), NULL, NULL));
+      ir_add(g->f, ir_then(iff), ir_fail(g->f, SPC_ERR_UNSUPPORTED,
+                                         "cannot bound a division by a range holding 0", NULL, 0));
+      return plain(g, hull4(g, IR_DIV, a, b, IR_MIN), hull4(g, IR_DIV, a, b, IR_MAX));
     }
     case IR_REM: { /* |a % b| <= max(|b|) - 1 */
-      ir_expr *m = B(IR_SUB, B(IR_MAX, R(b.hi), ir_un(g->f, IR_NEG, R(b.lo))), I(1));
-      ivx mv = set(g, m, I(0));
-      ir_expr *lo = SEL(B(IR_GE, R(a.lo), I(0)), I(0), B(IR_MAX, R(a.lo), ir_un(g->f, IR_NEG, R(mv.lo))));
-      ir_expr *hi = SEL(B(IR_LE, R(a.hi), I(0)), I(0), B(IR_MIN, R(a.hi), R(mv.lo)));
-      return set(g, lo, hi);
+      ir_var m = local(g, "m", IR_I64);
+      ADD(ir_assign(g->f, m, B(IR_SUB, B(IR_MAX, R(b.hi), ir_un(g->f, IR_NEG, R(b.lo))), I(1))));
+      ir_expr *lo = SEL(B(IR_GE, R(a.lo), I(0)), I(0), B(IR_MAX, R(a.lo), ir_un(g->f, IR_NEG, R(m))));
+      ir_expr *hi = SEL(B(IR_LE, R(a.hi), I(0)), I(0), B(IR_MIN, R(a.hi), R(m)));
+      return plain(g, lo, hi);
     }
-    case IR_SHL: return set(g, B(IR_SHL, R(a.lo), R(b.lo)), B(IR_SHL, R(a.hi), R(b.hi)));
+    case IR_SHL:
+    case IR_SHR: {
+      bool left = n->op == IR_SHL;
+      ir_expr *k = B(IR_EQ, R(b.lo), R(b.hi)); /* a constant count keeps the bits */
+      if (left) {
+        ir_expr *fits = B(IR_LE, R(a.bits), B(IR_SHR, U(I(INT64_MAX)), R(b.lo)));
+        ir_expr *bits = SEL(B(IR_LAND, k, fits), B(IR_SHL, R(a.bits), R(b.lo)), ALL);
+        return mk(g, B(IR_SHL, R(a.lo), R(b.lo)), B(IR_SHL, R(a.hi), R(b.hi)), bits);
+      }
+      ir_expr *bits = SEL(B(IR_LAND, k, B(IR_GE, R(a.lo), I(0))), B(IR_SHR, R(a.bits), R(b.lo)), ALL);
+      return mk(g, hull4(g, IR_SHR, a, b, IR_MIN), hull4(g, IR_SHR, a, b, IR_MAX), bits);
+    }
     case IR_BAND: {
       ir_expr *an = B(IR_GE, R(a.lo), I(0)), *bn = B(IR_GE, R(b.lo), I(0));
       ir_expr *hi = SEL(B(IR_LAND, an, bn), B(IR_MIN, R(a.hi), R(b.hi)),
                         SEL(B(IR_GE, R(a.lo), I(0)), R(a.hi), R(b.hi)));
-      return set(g, I(0), hi);
+      ir_expr *bits = SEL(B(IR_LAND, B(IR_GE, R(a.lo), I(0)), B(IR_GE, R(b.lo), I(0))),
+                          B(IR_BAND, R(a.bits), R(b.bits)),
+                          SEL(B(IR_GE, R(a.lo), I(0)), R(a.bits), R(b.bits)));
+      return mk(g, I(0), hi, bits);
     }
     case IR_BOR:
     case IR_BXOR: {
-      ir_var m = ones_above(g, B(IR_BOR, R(a.hi), R(b.hi)));
+      ir_var bits = local(g, "b", IR_U64);
+      ADD(ir_assign(g->f, bits, B(IR_BOR, R(a.bits), R(b.bits))));
       ir_expr *lo = n->op == IR_BXOR ? I(0) : B(IR_MAX, R(a.lo), R(b.lo));
-      return set(g, lo, R(m));
+      return mk(g, lo, ir_cast(g->f, IR_I64, R(bits)), R(bits));
     }
     default: break;
     }
@@ -180,13 +214,16 @@ static ivx iv(gb *g, const lang_node *n) {
   if (!g->s)
     g->s = spc_err(g->e, SPC_ERR_UNSUPPORTED, NULL, n->line, n->col,
                    "spconv gen: cannot bound this expression of the remapping");
-  return set(g, I(0), I(0));
+  return plain(g, I(0), I(0));
 }
 
 #undef R
 #undef I
 #undef B
 #undef SEL
+#undef ALL
+#undef U
+#undef ADD
 
 /* bounds(dims, cmax, ext): ext[2l] = lo, ext[2l+1] = N of every level */
 static spc_status build_bounds(const spc_remap *r, ir_func **out, spc_error *e) {
@@ -207,7 +244,7 @@ static spc_status build_bounds(const spc_remap *r, ir_func **out, spc_error *e) 
     ir_expr *bad = ir_bin(g.f, IR_LT, ir_ref(g.f, v.hi), ir_ref(g.f, v.lo));
     ir_stmt *iff = ir_add(g.f, g.body, ir_if(g.f, bad, NULL, NULL));
     ir_add(g.f, ir_then(iff), ir_fail(g.f, SPC_ERR_UNSUPPORTED,
-                                      "a level coordinate has no finite range", NULL, 0));
+                                      "cannot bound a level coordinate: no finite range (unsupported)", NULL, 0));
     ir_add(g.f, g.body, ir_store(g.f, ext, ir_int(g.f, 2 * l), ir_ref(g.f, v.lo)));
     ir_add(g.f, g.body, ir_store(g.f, ext, ir_int(g.f, 2 * l + 1),
                                  ir_bin(g.f, IR_ADD, ir_bin(g.f, IR_SUB, ir_ref(g.f, v.hi), ir_ref(g.f, v.lo)),

@@ -28,7 +28,9 @@
 typedef struct conv {
   const spc_format_spec *fmt;
   const spc_specs *specs;
-  spc_tensor *comb; /* combined source (COO, sorted, unique) */
+  const spc_tensor *comb; /* the source components (COO, levels in
+                             dimension order): src itself or own_comb */
+  spc_tensor *own_comb;
   int order, L;
   int64_t n;
   spc_remap *r;
@@ -649,8 +651,8 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
       if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) ||
           ext == INT64_MAX)
         s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
-                    "level coordinate '%s' of format %s has no finite range: "
-                    "unsupported", C->r->out_names[l], C->fmt->name);
+                    "cannot bound level coordinate '%s' of format %s: no finite "
+                    "range (unsupported)", C->r->out_names[l], C->fmt->name);
       else {
         C->lo[l] = iv[l].lo;
         C->N[l] = ext + 1;
@@ -678,10 +680,32 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "invalid arguments");
   C.limit = o && o->max_positions > 0 ? o->max_positions : default_limit();
   asm_engine_init(&C.eng, o);
-  spc_status s = spc_tensor_expand(src, &exp, e); /* converted: read back */
-  if (!s) s = spc_tensor_combine(exp, dup, &C.comb, e);
-  spc_tensor_free(&exp);
-  if (s) goto done;
+  /* the components: a plain COO (levels in dimension order) is used as
+   * it is; anything else is read out (symmetric storage expanded, a
+   * converted tensor read back through its level functions).  Duplicates
+   * are combined after the remapping, in the target's order (stable, so
+   * first/last keep the source order) -- except for remappings with a
+   * counter, whose count must see each entry once: combined first. */
+  spc_status s = SPC_OK;
+  bool plain = src->sym == SPC_GENERAL && !src->ext && src->nlevels == src->order &&
+               src->order > 0 && src->lv[0].fmt == &spc_level_compressed;
+  for (int l = 0; plain && l < src->nlevels; l++)
+    plain = src->lv[l].dim == l && (l == 0 || src->lv[l].fmt == &spc_level_singleton) &&
+            spc_level_array_c(&src->lv[l], "crd") != NULL;
+  bool counters = fmt->remap.text && strchr(fmt->remap.text, '#') != NULL;
+  if (plain && !counters) {
+    C.comb = src;
+  } else {
+    if (!plain || src->sym != SPC_GENERAL) s = spc_tensor_expand(src, &exp, e);
+    if (!s && counters) {
+      s = spc_tensor_combine(exp ? exp : src, dup, &C.own_comb, e);
+      spc_tensor_free(&exp);
+    } else if (!s) {
+      C.own_comb = exp;
+    }
+    C.comb = C.own_comb;
+    if (s) goto done;
+  }
   C.order = C.comb->order;
   C.n = spc_tensor_nstored(C.comb);
   if (fmt->order && fmt->order != C.order) {
@@ -716,7 +740,7 @@ done:
   }
   spc_free(C.vals);
   spc_remap_free(&C.r);
-  spc_tensor_free(&C.comb);
+  spc_tensor_free(&C.own_comb);
   return s;
 }
 
@@ -747,10 +771,11 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
   int64_t ones[SPC_MAX_ORDER];
   for (int d = 0; d < order; d++) ones[d] = 1;
   C.limit = default_limit();
-  spc_status s = spc_coo_alloc(order, ones, 0, vt, &C.comb, e);
+  spc_status s = spc_coo_alloc(order, ones, 0, vt, &C.own_comb, e);
   if (s) return s;
+  C.comb = C.own_comb;
   for (int d = 0; d < order; d++)
-    spc_level_array(&C.comb->lv[d], "crd")->type = src_ty == IR_I32 ? SPC_IDX32 : SPC_IDX64;
+    spc_level_array(&C.own_comb->lv[d], "crd")->type = src_ty == IR_I32 ? SPC_IDX32 : SPC_IDX64;
   C.vt = vt;
   C.index_ty = index_ty;
   C.coord_ty = coord_ty;
@@ -774,7 +799,7 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     ir_func_free(&F.f);
   }
   spc_remap_free(&C.r);
-  spc_tensor_free(&C.comb);
+  spc_tensor_free(&C.own_comb);
   return s;
 }
 

@@ -15,9 +15,12 @@
 bool spc_cnt_bsp_is_conv(const spc_tensor *t) {
   spc_conv_desc d;
   if (!spc_conv_describe(t, &d)) return false;
-  for (int l = 0; l < t->nlevels; l++)
+  bool dense = true;
+  for (int l = 0; l < t->nlevels; l++) {
     if (!t->lv[l].fmt || d.lo[l] != 0) return true;
-  return false; /* native levels: binsparse describes it */
+    dense &= t->lv[l].fmt == &spc_level_dense;
+  }
+  return dense; /* other native stacks: binsparse describes them */
 }
 
 static void jb_desc(jb *b, const spc_tensor *t, const spc_conv_desc *d) {
@@ -189,6 +192,18 @@ spc_status spc_cnt_bsp_read_conv(h5c *c, bool *found, spc_tensor **out) {
     spc_convert_opts_init(&o);
     o.engine = SPC_ENGINE_GENERIC;
     s = spc_convert_to_coo_ex(t, &o, &coo, c->e);
+    /* and every coordinate inside the shape */
+    int64_t n = coo ? spc_tensor_nstored(coo) : 0;
+    for (int dd = 0; !s && dd < coo->order; dd++) {
+      const spc_array *a = spc_level_array_c(&coo->lv[dd], "crd");
+      for (int64_t i = 0; i < n && !s; i++) {
+        int64_t x = spc_arr_get(a, i);
+        if (x < 0 || x >= dims[dd])
+          s = spc_err(c->e, SPC_ERR_INPUT, NULL, 0, 0,
+                      "component %lld has index %lld in dimension %d of size %lld",
+                      (long long)i, (long long)x, dd + 1, (long long)dims[dd]);
+      }
+    }
     spc_tensor_free(&coo);
     if (s && c->e) {
       char m[sizeof c->e->msg];

@@ -125,7 +125,7 @@ spc_status spc_mtx_write(const spc_tensor *t, spc_out *o,
     return spc_err(e, SPC_ERR_UNSUPPORTED, o->final, 0, 0,
                    "Matrix Market holds order 1 or 2; this tensor has order %d "
                    "(write .tns)", t->order);
-  bool dense = t->nlevels > 0; /* every level dense: an array */
+  bool dense = t->nlevels > 0 && !t->ext; /* native dense: an array */
   for (int l = 0; l < t->nlevels; l++) dense &= t->lv[l].fmt == &spc_level_dense;
   if (dense && t->vt == SPC_PATTERN)
     return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "dense pattern tensor");

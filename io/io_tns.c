@@ -91,7 +91,7 @@ spc_status spc_tns_write(const spc_tensor *t, spc_out *o,
     return spc_err(e, SPC_ERR_UNSUPPORTED, o->final, 0, 0,
                    "FROSTT holds real values; this tensor is complex");
   spc_status s = spc_iter_create(t, &it, e);
-  bool dense = t->nlevels > 0; /* every level dense: an array */
+  bool dense = t->nlevels > 0 && !t->ext; /* native dense: an array */
   for (int l = 0; l < t->nlevels; l++) dense &= t->lv[l].fmt == &spc_level_dense;
   while (!s && spc_iter_next(it, x, &v)) {
     if (dense && v && spc_val_is_zero(t->vt, v)) continue;

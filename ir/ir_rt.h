@@ -172,7 +172,7 @@ SPC_RT_ARRAY(c128, spc_c128)
 /* ---- sort_perm ------------------------------------------------------------
  * Stable sort of perm[0..n) (positions, int32_t or int64_t) by the keys
  * key[0][perm[.]], key[1][perm[.]], ... compared with < (a NaN key compares
- * equal to everything).  Bottom-up merge sort; scratch holds n positions. */
+ * equal to everything); scratch holds n positions. */
 typedef struct spc_rt_key {
   const void *p;
   int ty; /* SPC_RT_* */
@@ -203,24 +203,87 @@ SPC_RT_FN int spc_rt_perm_cmp(const spc_rt_key *key, int nkeys, int64_t x, int64
   return 0;
 }
 
+/* Integer key j of position x, as an unsigned offset from lo. */
+SPC_RT_FN uint64_t spc_rt_key_u(const spc_rt_key *k, int64_t x, int64_t lo) {
+  switch (k->ty) {
+  case SPC_RT_BOOL: return (uint64_t)((const bool *)k->p)[x] - (uint64_t)lo;
+  case SPC_RT_I32: return (uint64_t)((int64_t)((const int32_t *)k->p)[x]) - (uint64_t)lo;
+  case SPC_RT_I64: return (uint64_t)((const int64_t *)k->p)[x] - (uint64_t)lo;
+  default: return ((const uint64_t *)k->p)[x] - (uint64_t)lo; /* U64: lo is 0 */
+  }
+}
+
+/* Two strategies, the same stable order:
+ *   - already in order (one pass of comparisons): nothing to do;
+ *   - integer keys: LSD radix sort, 11 bits a pass, least significant key
+ *     first, over each key's range (max - min), skipping passes whose digit
+ *     is constant; counting arrays on the stack;
+ *   - otherwise (float keys): bottom-up merge sort. */
 #define SPC_RT_SORT(S, T)                                                                \
   SPC_RT_FN void spc_sort_perm_##S(T *perm, int64_t n, const spc_rt_key *key, int nkeys, \
                                    T *scratch) {                                         \
     T *src = perm, *dst = scratch;                                                       \
-    for (int64_t w = 1; w < n; w *= 2) {                                                 \
-      for (int64_t lo = 0; lo < n; lo += 2 * w) {                                        \
-        int64_t mid = lo + w < n ? lo + w : n;                                           \
-        int64_t hi = mid + w < n ? mid + w : n;                                          \
-        int64_t i = lo, j = mid, k = lo;                                                 \
-        while (i < mid && j < hi)                                                        \
-          dst[k++] =                                                                     \
-              spc_rt_perm_cmp(key, nkeys, src[j], src[i]) < 0 ? src[j++] : src[i++];     \
-        while (i < mid) dst[k++] = src[i++];                                             \
-        while (j < hi) dst[k++] = src[j++];                                              \
+    int64_t i0 = 1, ints = 1;                                                            \
+    while (i0 < n && spc_rt_perm_cmp(key, nkeys, src[i0 - 1], src[i0]) <= 0) i0++;       \
+    if (i0 >= n) return;                                                                 \
+    for (int j = 0; j < nkeys; j++)                                                      \
+      ints &= key[j].ty == SPC_RT_BOOL || key[j].ty == SPC_RT_I32 ||                     \
+              key[j].ty == SPC_RT_I64 || key[j].ty == SPC_RT_U64;                        \
+    if (ints) {                                                                          \
+      int64_t cnt[2048];                                                                 \
+      for (int j = nkeys - 1; j >= 0; j--) {                                             \
+        int64_t lo = 0;                                                                  \
+        uint64_t range = 0;                                                              \
+        if (key[j].ty != SPC_RT_U64) {                                                   \
+          int64_t mn = INT64_MAX, mx = INT64_MIN;                                        \
+          for (int64_t i = 0; i < n; i++) {                                              \
+            int64_t v = (int64_t)spc_rt_key_u(&key[j], src[i], 0);                       \
+            mn = v < mn ? v : mn;                                                        \
+            mx = v > mx ? v : mx;                                                        \
+          }                                                                              \
+          lo = mn;                                                                       \
+          range = (uint64_t)mx - (uint64_t)mn;                                           \
+        } else {                                                                         \
+          for (int64_t i = 0; i < n; i++) {                                              \
+            uint64_t v = spc_rt_key_u(&key[j], src[i], 0);                               \
+            range = v > range ? v : range;                                               \
+          }                                                                              \
+        }                                                                                \
+        for (int sh = 0; sh < 64 && (range >> sh) != 0; sh += 11) {                      \
+          memset(cnt, 0, sizeof cnt);                                                    \
+          for (int64_t i = 0; i < n; i++)                                                \
+            cnt[(spc_rt_key_u(&key[j], src[i], lo) >> sh) & 2047]++;                     \
+          int64_t sum = 0, single = 0;                                                   \
+          for (int b = 0; b < 2048; b++) {                                               \
+            int64_t c = cnt[b];                                                          \
+            single |= c == n;                                                            \
+            cnt[b] = sum;                                                                \
+            sum += c;                                                                    \
+          }                                                                              \
+          if (single) continue; /* one digit value: order unchanged */                   \
+          for (int64_t i = 0; i < n; i++)                                                \
+            dst[cnt[(spc_rt_key_u(&key[j], src[i], lo) >> sh) & 2047]++] = src[i];       \
+          T *t = src;                                                                    \
+          src = dst;                                                                     \
+          dst = t;                                                                       \
+        }                                                                                \
       }                                                                                  \
-      T *t = src;                                                                        \
-      src = dst;                                                                         \
-      dst = t;                                                                           \
+    } else {                                                                             \
+      for (int64_t w = 1; w < n; w *= 2) {                                               \
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {                                      \
+          int64_t mid = lo + w < n ? lo + w : n;                                         \
+          int64_t hi = mid + w < n ? mid + w : n;                                        \
+          int64_t i = lo, j = mid, k = lo;                                               \
+          while (i < mid && j < hi)                                                      \
+            dst[k++] =                                                                   \
+                spc_rt_perm_cmp(key, nkeys, src[j], src[i]) < 0 ? src[j++] : src[i++];   \
+          while (i < mid) dst[k++] = src[i++];                                           \
+          while (j < hi) dst[k++] = src[j++];                                            \
+        }                                                                                \
+        T *t = src;                                                                      \
+        src = dst;                                                                       \
+        dst = t;                                                                         \
+      }                                                                                  \
     }                                                                                    \
     if (src != perm) memcpy(perm, src, (size_t)n * sizeof *perm);                        \
   }
