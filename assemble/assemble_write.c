@@ -230,12 +230,23 @@ static spc_status order_components(conv *C, int64_t **lc, const int64_t *perm,
   }
   if (w) {
     if (!(C->vals = spc_malloc_n(n ? n : 1, w))) return SPC_NOMEM(e);
-    for (int64_t t = 0; t < n; t++)
-      memcpy((char *)C->vals + t * (int64_t)w, (char *)C->comb->val + perm[t] * (int64_t)w, w);
+    const char *sv = C->comb->val;
+    char *dv = C->vals;
+    if (w == 8) {
+      for (int64_t t = 0; t < n; t++) ((uint64_t *)(void *)dv)[t] = ((const uint64_t *)(const void *)sv)[perm[t]];
+    } else if (w == 4) {
+      for (int64_t t = 0; t < n; t++) ((uint32_t *)(void *)dv)[t] = ((const uint32_t *)(const void *)sv)[perm[t]];
+    } else {
+      for (int64_t t = 0; t < n; t++) memcpy(dv + t * (int64_t)w, sv + perm[t] * (int64_t)w, w);
+    }
   }
-  /* equal level tuples: only from a remapping that is not one-to-one */
-  int64_t m = 0;
-  for (int64_t t = 0; t < n; t++) {
+  /* equal level tuples: duplicates of the source, or a remapping that is
+   * not one-to-one; most tensors have none (one pass to see) */
+  int64_t m = 0, first = n;
+  for (int64_t t = 1; t < n && first == n; t++)
+    if (same_tuple(C, t - 1, t)) first = t;
+  m = first;
+  for (int64_t t = first; t < n; t++) {
     if (m > 0 && same_tuple(C, m - 1, t)) {
       if (dup == SPC_DUP_ERROR)
         return spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,

@@ -7,8 +7,9 @@
  * unsigned casts, truncating division with INT_MIN / -1 wrapping, min/max
  * and their NaN behaviour, saturating float-to-integer conversion, complex
  * multiplication and division, and the builtins (fill, prefix_sum, shift,
- * copy, sort_perm).  Plain C99; no allocation; every function is static
- * inline (SPC_RT_FN). */
+ * copy, sort_perm).  Plain C99; every function is static inline
+ * (SPC_RT_FN); only sort_perm allocates (working memory, freed before it
+ * returns). */
 #ifndef SPC_IR_RT_H
 #define SPC_IR_RT_H
 
@@ -16,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* No contraction of a * b + c into a fused multiply-add: every operation
@@ -213,77 +215,113 @@ SPC_RT_FN uint64_t spc_rt_key_u(const spc_rt_key *k, int64_t x, int64_t lo) {
   }
 }
 
-/* Two strategies, the same stable order:
+/* LSD radix sort of (key, position) pairs by the low `bits` bits of key,
+ * 11 bits a pass, skipping passes whose digit is constant.  Stable.  k/p
+ * hold the input, k2/p2 are scratch; returns where the result is (0: k/p,
+ * 1: k2/p2). */
+#define SPC_RT_RADIX(S, T)                                                               \
+  SPC_RT_FN int spc_rt_radix_##S(uint64_t *k, T *p, uint64_t *k2, T *p2, int64_t n,      \
+                                 int bits) {                                             \
+    int64_t cnt[2048];                                                                   \
+    int where = 0;                                                                       \
+    for (int sh = 0; sh < bits; sh += 11) {                                              \
+      memset(cnt, 0, sizeof cnt);                                                        \
+      for (int64_t i = 0; i < n; i++) cnt[(k[i] >> sh) & 2047]++;                        \
+      int64_t sum = 0;                                                                   \
+      int single = 0;                                                                    \
+      for (int b = 0; b < 2048; b++) {                                                   \
+        int64_t c = cnt[b];                                                              \
+        single |= c == n;                                                                \
+        cnt[b] = sum;                                                                    \
+        sum += c;                                                                        \
+      }                                                                                  \
+      if (single) continue;                                                              \
+      for (int64_t i = 0; i < n; i++) {                                                  \
+        int64_t d = cnt[(k[i] >> sh) & 2047]++;                                          \
+        k2[d] = k[i];                                                                    \
+        p2[d] = p[i];                                                                    \
+      }                                                                                  \
+      uint64_t *tk = k;                                                                  \
+      k = k2;                                                                            \
+      k2 = tk;                                                                           \
+      T *tp = p;                                                                         \
+      p = p2;                                                                            \
+      p2 = tp;                                                                           \
+      where ^= 1;                                                                        \
+    }                                                                                    \
+    return where;                                                                        \
+  }
+SPC_RT_RADIX(i32, int32_t)
+SPC_RT_RADIX(i64, int64_t)
+#undef SPC_RT_RADIX
+
+/* Three strategies, the same stable order:
  *   - already in order (one pass of comparisons): nothing to do;
- *   - integer keys: LSD radix sort, 11 bits a pass, least significant key
- *     first, over each key's range (max - min), skipping passes whose digit
- *     is constant; counting arrays on the stack;
- *   - otherwise (float keys): bottom-up merge sort. */
+ *   - integer keys whose ranges (max - min) fit 64 bits together: one
+ *     combined key per position, radix-sorted with the positions (working
+ *     memory 2n keys, from malloc; when that fails, the merge sort);
+ *   - otherwise (float keys, wide ranges): bottom-up merge sort. */
 #define SPC_RT_SORT(S, T)                                                                \
   SPC_RT_FN void spc_sort_perm_##S(T *perm, int64_t n, const spc_rt_key *key, int nkeys, \
                                    T *scratch) {                                         \
     T *src = perm, *dst = scratch;                                                       \
-    int64_t i0 = 1, ints = 1;                                                            \
+    int64_t i0 = 1;                                                                      \
+    int ints = 1, bits = 0, sh[64];                                                      \
+    int64_t lo[64];                                                                      \
     while (i0 < n && spc_rt_perm_cmp(key, nkeys, src[i0 - 1], src[i0]) <= 0) i0++;       \
     if (i0 >= n) return;                                                                 \
-    for (int j = 0; j < nkeys; j++)                                                      \
-      ints &= key[j].ty == SPC_RT_BOOL || key[j].ty == SPC_RT_I32 ||                     \
-              key[j].ty == SPC_RT_I64 || key[j].ty == SPC_RT_U64;                        \
-    if (ints) {                                                                          \
-      int64_t cnt[2048];                                                                 \
-      for (int j = nkeys - 1; j >= 0; j--) {                                             \
-        int64_t lo = 0;                                                                  \
-        uint64_t range = 0;                                                              \
-        if (key[j].ty != SPC_RT_U64) {                                                   \
-          int64_t mn = INT64_MAX, mx = INT64_MIN;                                        \
-          for (int64_t i = 0; i < n; i++) {                                              \
-            int64_t v = (int64_t)spc_rt_key_u(&key[j], src[i], 0);                       \
-            mn = v < mn ? v : mn;                                                        \
-            mx = v > mx ? v : mx;                                                        \
-          }                                                                              \
-          lo = mn;                                                                       \
-          range = (uint64_t)mx - (uint64_t)mn;                                           \
-        } else {                                                                         \
-          for (int64_t i = 0; i < n; i++) {                                              \
-            uint64_t v = spc_rt_key_u(&key[j], src[i], 0);                               \
-            range = v > range ? v : range;                                               \
-          }                                                                              \
+    for (int j = 0; j < nkeys && ints; j++) {                                            \
+      ints &= nkeys <= 64 && (key[j].ty == SPC_RT_BOOL || key[j].ty == SPC_RT_I32 ||     \
+                              key[j].ty == SPC_RT_I64 || key[j].ty == SPC_RT_U64);       \
+      if (!ints) break;                                                                  \
+      uint64_t range = 0;                                                                \
+      lo[j] = 0;                                                                         \
+      if (key[j].ty != SPC_RT_U64) {                                                     \
+        int64_t mn = INT64_MAX, mx = INT64_MIN;                                          \
+        for (int64_t i = 0; i < n; i++) {                                                \
+          int64_t v = (int64_t)spc_rt_key_u(&key[j], src[i], 0);                         \
+          mn = v < mn ? v : mn;                                                          \
+          mx = v > mx ? v : mx;                                                          \
         }                                                                                \
-        for (int sh = 0; sh < 64 && (range >> sh) != 0; sh += 11) {                      \
-          memset(cnt, 0, sizeof cnt);                                                    \
-          for (int64_t i = 0; i < n; i++)                                                \
-            cnt[(spc_rt_key_u(&key[j], src[i], lo) >> sh) & 2047]++;                     \
-          int64_t sum = 0, single = 0;                                                   \
-          for (int b = 0; b < 2048; b++) {                                               \
-            int64_t c = cnt[b];                                                          \
-            single |= c == n;                                                            \
-            cnt[b] = sum;                                                                \
-            sum += c;                                                                    \
-          }                                                                              \
-          if (single) continue; /* one digit value: order unchanged */                   \
-          for (int64_t i = 0; i < n; i++)                                                \
-            dst[cnt[(spc_rt_key_u(&key[j], src[i], lo) >> sh) & 2047]++] = src[i];       \
-          T *t = src;                                                                    \
-          src = dst;                                                                     \
-          dst = t;                                                                       \
+        lo[j] = mn;                                                                      \
+        range = (uint64_t)mx - (uint64_t)mn;                                             \
+      } else {                                                                           \
+        for (int64_t i = 0; i < n; i++) {                                                \
+          uint64_t v = spc_rt_key_u(&key[j], src[i], 0);                                 \
+          range = v > range ? v : range;                                                 \
         }                                                                                \
       }                                                                                  \
-    } else {                                                                             \
-      for (int64_t w = 1; w < n; w *= 2) {                                               \
-        for (int64_t lo = 0; lo < n; lo += 2 * w) {                                      \
-          int64_t mid = lo + w < n ? lo + w : n;                                         \
-          int64_t hi = mid + w < n ? mid + w : n;                                        \
-          int64_t i = lo, j = mid, k = lo;                                               \
-          while (i < mid && j < hi)                                                      \
-            dst[k++] =                                                                   \
-                spc_rt_perm_cmp(key, nkeys, src[j], src[i]) < 0 ? src[j++] : src[i++];   \
-          while (i < mid) dst[k++] = src[i++];                                           \
-          while (j < hi) dst[k++] = src[j++];                                            \
-        }                                                                                \
-        T *t = src;                                                                      \
-        src = dst;                                                                       \
-        dst = t;                                                                         \
+      int b = 0;                                                                         \
+      while (b < 64 && (range >> b) != 0) b++;                                           \
+      sh[j] = b;                                                                         \
+      bits += b;                                                                         \
+    }                                                                                    \
+    uint64_t *ck = ints && bits <= 64 ? (uint64_t *)malloc((size_t)n * 16) : NULL;       \
+    if (ck) {                                                                            \
+      for (int64_t i = 0; i < n; i++) {                                                  \
+        uint64_t c = 0;                                                                  \
+        for (int j = 0; j < nkeys; j++)                                                  \
+          c = (sh[j] ? c << sh[j] : c) | spc_rt_key_u(&key[j], src[i], lo[j]);           \
+        ck[i] = c;                                                                       \
       }                                                                                  \
+      if (spc_rt_radix_##S(ck, src, ck + n, dst, n, bits))                               \
+        memcpy(perm, dst, (size_t)n * sizeof *perm);                                     \
+      free(ck);                                                                          \
+      return;                                                                            \
+    }                                                                                    \
+    for (int64_t w = 1; w < n; w *= 2) {                                                 \
+      for (int64_t lo2 = 0; lo2 < n; lo2 += 2 * w) {                                     \
+        int64_t mid = lo2 + w < n ? lo2 + w : n;                                         \
+        int64_t hi = mid + w < n ? mid + w : n;                                          \
+        int64_t i = lo2, j = mid, k = lo2;                                               \
+        while (i < mid && j < hi)                                                        \
+          dst[k++] = spc_rt_perm_cmp(key, nkeys, src[j], src[i]) < 0 ? src[j++] : src[i++]; \
+        while (i < mid) dst[k++] = src[i++];                                             \
+        while (j < hi) dst[k++] = src[j++];                                              \
+      }                                                                                  \
+      T *t = src;                                                                        \
+      src = dst;                                                                         \
+      dst = t;                                                                           \
     }                                                                                    \
     if (src != perm) memcpy(perm, src, (size_t)n * sizeof *perm);                        \
   }

@@ -16,5 +16,8 @@ Suite *suite_query(void);      /* tests/test_query.c: attribute queries */
 Suite *suite_spec(void);       /* tests/test_spec.c: format specs (YAML) */
 Suite *suite_gz(void);         /* tests/test_io_gz.c: gzip parsed while inflating */
 Suite *suite_assemble(void);   /* tests/test_assemble.c: conversion engine, generic path */
+Suite *suite_specs_diff(void); /* tests/test_specs_diff.c: built-in specs, interpreter = compiled C */
+Suite *suite_convert(void);    /* tests/test_convert.c: spc_convert_to end to end, engines, user specs */
+Suite *suite_gen(void);        /* tests/test_gen.c: spconv gen, generated C = library */
 
 #endif
