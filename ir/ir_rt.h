@@ -30,6 +30,26 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
+/* Threads for the builtins that split work (sort_perm's radix passes):
+ * with OpenMP, up to 64 for inputs of 2^16 elements and more; without,
+ * one.  Results do not depend on the count. */
+#ifdef _OPENMP
+#include <omp.h>
+#define SPC_RT_NTHREADS(nt, n)                                                           \
+  do {                                                                                   \
+    (nt) = (n) >= 65536 ? omp_get_max_threads() : 1;                                     \
+    if ((nt) > 64) (nt) = 64;                                                            \
+    if ((nt) < 1) (nt) = 1;                                                              \
+  } while (0)
+#define SPC_RT_PRAGMA(x) _Pragma(#x)
+#define SPC_RT_PARALLEL(nt) SPC_RT_PRAGMA(omp parallel num_threads(nt))
+#define SPC_RT_THREAD() omp_get_thread_num()
+#else
+#define SPC_RT_NTHREADS(nt, n) ((void)(n), (nt) = 1)
+#define SPC_RT_PARALLEL(nt)
+#define SPC_RT_THREAD() 0
+#endif
+
 /* Every helper: static inline, and not worth a warning when unused. */
 #if defined(__GNUC__)
 #define SPC_RT_FN static inline __attribute__((unused))
@@ -218,28 +238,49 @@ SPC_RT_FN uint64_t spc_rt_key_u(const spc_rt_key *k, int64_t x, int64_t lo) {
 /* LSD radix sort of (key, position) pairs by the low `bits` bits of key,
  * 11 bits a pass, skipping passes whose digit is constant.  Stable.  k/p
  * hold the input, k2/p2 are scratch; returns where the result is (0: k/p,
- * 1: k2/p2). */
+ * 1: k2/p2), or -1 when working memory ran out.  With OpenMP, each thread
+ * counts and scatters its own contiguous block, at offsets that follow the
+ * blocks before it: the same result as one thread. */
 #define SPC_RT_RADIX(S, T)                                                               \
   SPC_RT_FN int spc_rt_radix_##S(uint64_t *k, T *p, uint64_t *k2, T *p2, int64_t n,      \
                                  int bits) {                                             \
-    int64_t cnt[2048];                                                                   \
+    int nt = 1;                                                                          \
+    SPC_RT_NTHREADS(nt, n);                                                              \
+    int64_t(*cnt)[2048] = (int64_t(*)[2048])malloc((size_t)nt * sizeof *cnt);            \
+    if (!cnt) return -1;                                                                 \
     int where = 0;                                                                       \
     for (int sh = 0; sh < bits; sh += 11) {                                              \
-      memset(cnt, 0, sizeof cnt);                                                        \
-      for (int64_t i = 0; i < n; i++) cnt[(k[i] >> sh) & 2047]++;                        \
-      int64_t sum = 0;                                                                   \
       int single = 0;                                                                    \
+      SPC_RT_PARALLEL(nt)                                                                \
+      {                                                                                  \
+        int t = SPC_RT_THREAD();                                                         \
+        int64_t b0 = n * t / nt, b1 = n * (t + 1) / nt;                                  \
+        int64_t *c = cnt[t];                                                             \
+        memset(c, 0, sizeof cnt[0]);                                                     \
+        for (int64_t i = b0; i < b1; i++) c[(k[i] >> sh) & 2047]++;                      \
+      }                                                                                  \
+      int64_t sum = 0;                                                                   \
       for (int b = 0; b < 2048; b++) {                                                   \
-        int64_t c = cnt[b];                                                              \
-        single |= c == n;                                                                \
-        cnt[b] = sum;                                                                    \
-        sum += c;                                                                        \
+        int64_t tot = 0;                                                                 \
+        for (int t = 0; t < nt; t++) {                                                   \
+          int64_t c = cnt[t][b];                                                         \
+          cnt[t][b] = sum + tot;                                                         \
+          tot += c;                                                                      \
+        }                                                                                \
+        single |= tot == n;                                                              \
+        sum += tot;                                                                      \
       }                                                                                  \
       if (single) continue;                                                              \
-      for (int64_t i = 0; i < n; i++) {                                                  \
-        int64_t d = cnt[(k[i] >> sh) & 2047]++;                                          \
-        k2[d] = k[i];                                                                    \
-        p2[d] = p[i];                                                                    \
+      SPC_RT_PARALLEL(nt)                                                                \
+      {                                                                                  \
+        int t = SPC_RT_THREAD();                                                         \
+        int64_t b0 = n * t / nt, b1 = n * (t + 1) / nt;                                  \
+        int64_t *c = cnt[t];                                                             \
+        for (int64_t i = b0; i < b1; i++) {                                              \
+          int64_t d = c[(k[i] >> sh) & 2047]++;                                          \
+          k2[d] = k[i];                                                                  \
+          p2[d] = p[i];                                                                  \
+        }                                                                                \
       }                                                                                  \
       uint64_t *tk = k;                                                                  \
       k = k2;                                                                            \
@@ -249,6 +290,7 @@ SPC_RT_FN uint64_t spc_rt_key_u(const spc_rt_key *k, int64_t x, int64_t lo) {
       p2 = tp;                                                                           \
       where ^= 1;                                                                        \
     }                                                                                    \
+    free(cnt);                                                                           \
     return where;                                                                        \
   }
 SPC_RT_RADIX(i32, int32_t)
@@ -301,13 +343,15 @@ SPC_RT_RADIX(i64, int64_t)
       for (int64_t i = 0; i < n; i++) {                                                  \
         uint64_t c = 0;                                                                  \
         for (int j = 0; j < nkeys; j++)                                                  \
-          c = (sh[j] ? c << sh[j] : c) | spc_rt_key_u(&key[j], src[i], lo[j]);           \
+          c = (sh[j] >= 64 ? 0 : c << sh[j]) | spc_rt_key_u(&key[j], src[i], lo[j]);     \
         ck[i] = c;                                                                       \
       }                                                                                  \
-      if (spc_rt_radix_##S(ck, src, ck + n, dst, n, bits))                               \
-        memcpy(perm, dst, (size_t)n * sizeof *perm);                                     \
+      int where = spc_rt_radix_##S(ck, src, ck + n, dst, n, bits);                       \
       free(ck);                                                                          \
-      return;                                                                            \
+      if (where >= 0) {                                                                  \
+        if (where) memcpy(perm, dst, (size_t)n * sizeof *perm);                          \
+        return;                                                                          \
+      }                                                                                  \
     }                                                                                    \
     for (int64_t w = 1; w < n; w *= 2) {                                                 \
       for (int64_t lo2 = 0; lo2 < n; lo2 += 2 * w) {                                     \
