@@ -226,15 +226,20 @@ static spc_status order_components(conv *C, int64_t **lc, const int64_t *perm,
   int64_t n = C->n;
   for (int l = 0; l < C->L; l++) {
     if (!(C->lc[l] = spc_malloc_n(n ? n : 1, sizeof(int64_t)))) return SPC_NOMEM(e);
-    for (int64_t t = 0; t < n; t++) C->lc[l][t] = lc[l][perm[t]];
+    int64_t *dst = C->lc[l];
+    const int64_t *sl = lc[l];
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t t = 0; t < n; t++) dst[t] = sl[perm[t]];
   }
   if (w) {
     if (!(C->vals = spc_malloc_n(n ? n : 1, w))) return SPC_NOMEM(e);
     const char *sv = C->comb->val;
     char *dv = C->vals;
     if (w == 8) {
+#pragma omp parallel for schedule(static) if (n > 65536)
       for (int64_t t = 0; t < n; t++) ((uint64_t *)(void *)dv)[t] = ((const uint64_t *)(const void *)sv)[perm[t]];
     } else if (w == 4) {
+#pragma omp parallel for schedule(static) if (n > 65536)
       for (int64_t t = 0; t < n; t++) ((uint32_t *)(void *)dv)[t] = ((const uint32_t *)(const void *)sv)[perm[t]];
     } else {
       for (int64_t t = 0; t < n; t++) memcpy(dv + t * (int64_t)w, sv + perm[t] * (int64_t)w, w);
@@ -285,9 +290,11 @@ static spc_status order_components(conv *C, int64_t **lc, const int64_t *perm,
   for (int l = 0; l < C->L; l++) {
     if (!(C->isnew[l] = spc_malloc_n(m ? m : 1, sizeof(int64_t)))) return SPC_NOMEM(e);
     bool uniq = C->lv[l]->unique;
+    int64_t *nw = C->isnew[l];
+    const int64_t *up = l > 0 ? C->isnew[l - 1] : NULL, *x = C->lc[l];
+#pragma omp parallel for schedule(static) if (m > 65536)
     for (int64_t t = 0; t < m; t++)
-      C->isnew[l][t] = t == 0 || !uniq || (l > 0 && C->isnew[l - 1][t]) ||
-                       C->lc[l][t] != C->lc[l][t - 1];
+      nw[t] = t == 0 || !uniq || (up && up[t]) || x[t] != x[t - 1];
   }
   return SPC_OK;
 }
