@@ -1,0 +1,1888 @@
+/* test_convert.c -- suite_convert: the public conversion API of
+ * include/spconv.h ("formats and conversion") end to end, on the shared
+ * data (../shared/data or $SPC_DATA; skipped with a note when absent) and
+ * on a few tensors made here:
+ *
+ *   formats    spc_format_count / name / order / description / yaml;
+ *              argument errors of spc_convert_to; spc_convert_size;
+ *   pairs      M -> A -> B for every ordered pair of built-in formats on
+ *              the smaller half of the shared matrices (M -> A on the
+ *              default engine, A -> B on the interpreter, which is several
+ *              times faster on tiny inputs): read back exactly the
+ *              components of M (expanded, combined), or refused like
+ *              M -> B (same reason, message of the documented form);
+ *   engines    every built-in format on every shared matrix with the
+ *              factory and the generic interpreter: the same level arrays
+ *              and values bit for bit, info.used the engine asked for, the
+ *              factory result read back exactly (these are the single
+ *              conversions M -> B); refusals predicted from the data in
+ *              plain C (explicit zeros into fill: zero formats, entries
+ *              above the diagonal into sky, padded layouts over the size
+ *              limit with the exact position count in the message);
+ *   jit        the JIT against the factory on a representative subset,
+ *              bcsr with M=3, N=2 (no factory routine: JIT under auto,
+ *              generic with no_jit, refused by the factory), its blocks
+ *              checked in plain C, the on-disk cache seen from a fresh
+ *              process, no compiler;
+ *   user spec  two formats the project does not ship, written here as
+ *              YAML (CSR with descending columns stored as -j through an
+ *              offset level; block CSR with column-major blocks over a
+ *              user level format given by spec_files): arrays checked in
+ *              plain C, read back exactly, engines agree, .bsp.h5 round
+ *              trip without the YAML beside the file;
+ *   tensors    coo, csf and dense on every shared .tns;
+ *   bsp        .bsp.h5 round trip of every built-in format; stored arrays
+ *              rewritten through the HDF5 C API read as SPC_ERR_INPUT;
+ *   cli        spconv IN --to=FMT, formats, formats show, sizes, refusals.
+ *
+ * One JIT cache folder serves the whole run (made by an unchecked fixture
+ * under the run's scratch root; SPCONV_JIT_DIR points at it in every test,
+ * so tensors read back through the JIT and the CLI compile there too).
+ * Checks of bugs still open are marked KNOWN BUG and run only with
+ * SPC_KNOWN_BUGS=1 (tcase known_bugs, corrupt-file cases in bsp);
+ * SPC_CONVERT_VERBOSE=1 prints where the time goes. */
+#include "suites.h"
+#include "testutil.h"
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIMIT ((int64_t)1 << 21) /* max_positions in these tests */
+
+static char *g_jit; /* the run's JIT cache */
+
+static void jit_env(void) {
+  if (g_jit) setenv("SPCONV_JIT_DIR", g_jit, 1);
+}
+
+/* Unchecked fixture (in the runner's process, before the first test):
+ * the cache folder, under the run's scratch root. */
+static void make_jit_dir(void) {
+  if (!g_jit) g_jit = tu_mkdtemp();
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+#define assert_has(hay, needle)                                              \
+  ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' not in:\n%s", (needle), (hay))
+
+/* ---- conversions ----------------------------------------------------------- */
+
+static void opts(spc_convert_opts *o, spc_engine g, spc_convert_info *info) {
+  spc_convert_opts_init(o);
+  o->engine = g;
+  o->jit_dir = g_jit;
+  o->max_positions = LIMIT;
+  o->info = info;
+}
+
+static spc_status conv(const spc_tensor *src, const char *fmt, spc_engine g,
+                       spc_convert_info *info, spc_tensor **out, spc_error *e) {
+  spc_convert_opts o;
+  opts(&o, g, info);
+  spc_error_clear(e);
+  return spc_convert_to(src, fmt, &o, out, e);
+}
+
+static int64_t arr_get(const void *d, spc_itype ty, int64_t k) {
+  return ty == SPC_IDX32 ? ((const int32_t *)d)[k] : ((const int64_t *)d)[k];
+}
+
+static int64_t crd_at(const spc_tensor *t, int l, int64_t k) {
+  const void *d;
+  spc_itype ty;
+  spc_tensor_level_array(t, l, "crd", &d, &ty, NULL);
+  return arr_get(d, ty, k);
+}
+
+/* Level l's array NAME (asserted present) as int64 at k. */
+typedef struct arr {
+  const void *d;
+  spc_itype ty;
+  int64_t len;
+} arr;
+static arr get_arr(const spc_tensor *t, int l, const char *name) {
+  arr a = {0};
+  spc_status s = spc_tensor_level_array(t, l, name, &a.d, &a.ty, &a.len);
+  ck_assert_msg(s == SPC_OK, "%s: level %d has no array %s", spc_tensor_format(t), l, name);
+  return a;
+}
+static int64_t at(arr a, int64_t k) {
+  tu_check(k >= 0 && k < a.len, "index %lld out of %lld", (long long)k, (long long)a.len);
+  return arr_get(a.d, a.ty, k);
+}
+
+/* Same format, shape, levels, arrays (name, type, length, bytes) and
+ * values (bytes) in a and b. */
+static void same_arrays(const spc_tensor *a, const spc_tensor *b, const char *what) {
+  ck_assert_msg(!strcmp(spc_tensor_format(a), spc_tensor_format(b)), "%s: format %s != %s", what,
+                spc_tensor_format(a), spc_tensor_format(b));
+  ck_assert_msg(spc_tensor_order(a) == spc_tensor_order(b), "%s: order", what);
+  for (int d = 0; d < spc_tensor_order(a); d++)
+    ck_assert_msg(spc_tensor_dim(a, d) == spc_tensor_dim(b, d), "%s: dim %d", what, d);
+  ck_assert_msg(spc_tensor_vtype(a) == spc_tensor_vtype(b), "%s: vtype %s != %s", what,
+                spc_vtype_name(spc_tensor_vtype(a)), spc_vtype_name(spc_tensor_vtype(b)));
+  int nl = spc_tensor_nlevels(a);
+  ck_assert_msg(nl == spc_tensor_nlevels(b), "%s: %d levels != %d", what, nl, spc_tensor_nlevels(b));
+  for (int l = 0; l < nl; l++) {
+    ck_assert_msg(!strcmp(spc_tensor_level_format(a, l), spc_tensor_level_format(b, l)),
+                  "%s: level %d is %s != %s", what, l, spc_tensor_level_format(a, l),
+                  spc_tensor_level_format(b, l));
+    ck_assert_msg(spc_tensor_level_dim(a, l) == spc_tensor_level_dim(b, l), "%s: level %d dim", what, l);
+    int na = spc_tensor_level_narrays(a, l);
+    ck_assert_msg(na == spc_tensor_level_narrays(b, l), "%s: level %d: %d arrays != %d", what, l, na,
+                  spc_tensor_level_narrays(b, l));
+    for (int k = 0; k < na; k++) {
+      const char *n = spc_tensor_level_array_name(a, l, k);
+      ck_assert_msg(n && !strcmp(n, spc_tensor_level_array_name(b, l, k)), "%s: level %d array %d name",
+                    what, l, k);
+      arr x = get_arr(a, l, n), y = get_arr(b, l, n);
+      ck_assert_msg(x.ty == y.ty, "%s: level %d %s: int%d != int%d", what, l, n, (int)x.ty, (int)y.ty);
+      ck_assert_msg(x.len == y.len, "%s: level %d %s: length %lld != %lld", what, l, n,
+                    (long long)x.len, (long long)y.len);
+      size_t w = x.ty == SPC_IDX32 ? 4 : 8;
+      ck_assert_msg(x.len == 0 || memcmp(x.d, y.d, (size_t)x.len * w) == 0,
+                    "%s: level %d %s: contents differ", what, l, n);
+    }
+  }
+  int64_t va = -1, vb = -1;
+  const void *pa = spc_tensor_values(a, &va), *pb = spc_tensor_values(b, &vb);
+  ck_assert_msg(va == vb, "%s: %lld values != %lld", what, (long long)va, (long long)vb);
+  size_t w = spc_vtype_size(spc_tensor_vtype(a));
+  if (w && va > 0) {
+    ck_assert_msg(pa && pb, "%s: no value array", what);
+    ck_assert_msg(memcmp(pa, pb, (size_t)va * w) == 0, "%s: values differ", what);
+  }
+}
+
+/* x read back (spc_tensor_combine through the format's level functions,
+ * duplicates an error: no format may yield a coordinate twice) holds
+ * exactly ref's components: dims, coordinates, value type and bits. */
+static bool is_fill_zero(const char *fmt);
+
+/* Two combined COO tensors (sorted, unique) with the same dims,
+ * coordinates, value type and value bits: a fast path (array by array)
+ * for tu_combined_diff, which is used for the message. */
+static bool same_coo(const spc_tensor *a, const spc_tensor *b) {
+  int order = spc_tensor_order(a);
+  if (order != spc_tensor_order(b) || spc_tensor_vtype(a) != spc_tensor_vtype(b)) return false;
+  int64_t n = spc_tensor_nstored(a);
+  if (n != spc_tensor_nstored(b)) return false;
+  for (int d = 0; d < order; d++) {
+    if (spc_tensor_dim(a, d) != spc_tensor_dim(b, d)) return false;
+    const void *x, *y;
+    spc_itype tx, ty;
+    int64_t lx, ly;
+    if (spc_tensor_level_array(a, d, "crd", &x, &tx, &lx) || spc_tensor_level_array(b, d, "crd", &y, &ty, &ly) ||
+        lx != n || ly != n || spc_tensor_level_dim(a, d) != d || spc_tensor_level_dim(b, d) != d)
+      return false;
+    if (tx == ty) {
+      if (n && memcmp(x, y, (size_t)n * (tx == SPC_IDX32 ? 4 : 8))) return false;
+    } else {
+      for (int64_t k = 0; k < n; k++)
+        if (arr_get(x, tx, k) != arr_get(y, ty, k)) return false;
+    }
+  }
+  size_t w = spc_vtype_size(spc_tensor_vtype(a));
+  int64_t na = 0, nb = 0;
+  const void *va = spc_tensor_values(a, &na), *vb = spc_tensor_values(b, &nb);
+  return !w || !n || (na == n && nb == n && !memcmp(va, vb, (size_t)n * w));
+}
+
+static bool known_bugs(void) {
+  const char *k = getenv("SPC_KNOWN_BUGS");
+  return k && *k && strcmp(k, "0");
+}
+
+static void readback(const spc_tensor *x, const spc_tensor *ref, bool via_padded, const char *what);
+static void check_readback(const spc_tensor *x, const spc_tensor *ref, const char *what) {
+  readback(x, ref, false, what);
+}
+
+/* via_padded: x was converted from a tensor that a padded format made
+ * from a pattern (so it holds float64 ones). */
+static void readback(const spc_tensor *x, const spc_tensor *ref, bool via_padded, const char *what) {
+  spc_tensor *b = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  spc_status s = spc_tensor_combine(x, SPC_DUP_ERROR, &b, &e);
+  char buf[1200];
+  ck_assert_msg(s == SPC_OK, "%s: read back: %s: %s", what, spc_status_name(s),
+                spc_error_string(&e, buf, sizeof buf));
+  /* the value type is kept, except that a pattern into a padded format
+   * stores ones as float64 (padding needs values) */
+  int flags = 0;
+  spc_vtype vx = spc_tensor_vtype(x), vr = spc_tensor_vtype(ref);
+  if (vx != vr) {
+    const char *f = spc_tensor_format(x);
+    ck_assert_msg(vr == SPC_PATTERN && vx == SPC_F64 && (via_padded || !spc_format_yaml(f) || is_fill_zero(f)),
+                  "%s: value type %s, source %s", what, spc_vtype_name(vx), spc_vtype_name(vr));
+    flags = TU_PATTERN_AS_ONE;
+  }
+  if (!same_coo(b, ref)) { /* find and name the first difference */
+    char why[512];
+    int d = tu_combined_diff(b, ref, flags, why, sizeof why);
+    ck_assert_msg(d == 0, "%s: read back: %s", what, why);
+  }
+  spc_tensor_free(&b);
+}
+
+/* ---- the shared matrices and what refusals they must meet ------------------ */
+
+typedef struct mat {
+  char name[128];
+  spc_tensor *src; /* as read: symmetric storage kept */
+  spc_tensor *ref; /* read with expand, combined (sum): sorted, unique */
+  int64_t rows, cols, n;
+  bool zero, upper;
+  int64_t ndiag, kmax, nblocks, skyext; /* dia, ell, bcsr 4x4, sky */
+} mat;
+
+static bool value_is_zero(spc_vtype vt, const char *x) {
+  switch (vt) {
+  case SPC_I64: return *(const int64_t *)x == 0;
+  case SPC_U64: return *(const uint64_t *)x == 0;
+  case SPC_F32: return *(const float *)x == 0;
+  case SPC_F64: return *(const double *)x == 0;
+  case SPC_C128: return ((const double *)x)[0] == 0 && ((const double *)x)[1] == 0;
+  default: return false;
+  }
+}
+
+static bool has_zero(const spc_tensor *t) {
+  int64_t n = 0;
+  const char *v = spc_tensor_values(t, &n);
+  size_t w = spc_vtype_size(spc_tensor_vtype(t));
+  for (int64_t k = 0; w && k < n; k++)
+    if (value_is_zero(spc_tensor_vtype(t), v + k * (int64_t)w)) return true;
+  return false;
+}
+
+static spc_tensor *combined(const spc_tensor *t) {
+  spc_tensor *c = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_combine(t, SPC_DUP_SUM, &c, &e), &e);
+  return c;
+}
+
+static void mat_stats(mat *m) {
+  const spc_tensor *r = m->ref;
+  m->rows = spc_tensor_dim(r, 0);
+  m->cols = spc_tensor_dim(r, 1);
+  m->n = spc_tensor_nstored(r);
+  m->zero = has_zero(r);
+  bool *diag = calloc((size_t)(m->rows + m->cols) + 1, 1);
+  int64_t nbc = (m->cols + 3) / 4 + 1, *mark = calloc((size_t)nbc, sizeof *mark);
+  int64_t cnt = 0;
+  for (int64_t k = 0; k < m->n; k++) {
+    int64_t i = crd_at(r, 0, k), j = crd_at(r, 1, k);
+    bool first = k == 0 || crd_at(r, 0, k - 1) != i;
+    bool last = k == m->n - 1 || crd_at(r, 0, k + 1) != i;
+    if (j > i) m->upper = true;
+    int64_t dd = j - i + m->rows;
+    if (!diag[dd]) m->ndiag++;
+    diag[dd] = true;
+    cnt = first ? 1 : cnt + 1;
+    if (cnt > m->kmax) m->kmax = cnt;
+    if (mark[j / 4] != i / 4 + 1) m->nblocks++;
+    mark[j / 4] = i / 4 + 1;
+    if (last) /* sorted: the row runs from its first entry's column */
+      m->skyext += j - crd_at(r, 1, k - cnt + 1) + 1;
+  }
+  free(diag);
+  free(mark);
+}
+
+static int cmp_mat(const void *a, const void *b) {
+  const mat *x = a, *y = b;
+  if (x->n != y->n) return x->n < y->n ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* The shared matrices (every one, or those named in only, a NULL-ended
+ * list), smallest first (by components); NULL, 0 without data. */
+static mat *load_some(int *nm, const char *const *only) {
+  double t0 = now_s();
+  *nm = 0;
+  const char *dd = tu_data_dir();
+  if (!dd) return NULL;
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/matrices", dd);
+  int n = 0;
+  char **files = tu_list_files(dir, ".mtx", &n);
+  mat *m = calloc((size_t)n + 1, sizeof *m);
+  int got = 0;
+  for (int f = 0; f < n; f++) {
+    bool want = !only;
+    for (int i = 0; only && only[i] && !want; i++) want = !strcmp(only[i], files[f]);
+    if (!want) continue;
+    int k = got++;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, files[f]);
+    snprintf(m[k].name, sizeof m[k].name, "%s", files[f]);
+    m[k].src = tu_read_ok(path, 0, SPC_VTYPE_AUTO);
+    spc_tensor *ex = tu_read_ok(path, 1, SPC_VTYPE_AUTO);
+    m[k].ref = combined(ex);
+    spc_tensor_free(&ex);
+    ck_assert_int_eq(spc_tensor_order(m[k].ref), 2);
+    mat_stats(&m[k]);
+  }
+  tu_free_list(files);
+  qsort(m, (size_t)got, sizeof *m, cmp_mat);
+  if (getenv("SPC_CONVERT_VERBOSE")) printf("convert: loaded %d matrices in %.2f s\n", got, now_s() - t0);
+  *nm = got;
+  return m;
+}
+
+static mat *load_mats(int *nm) { return load_some(nm, NULL); }
+
+static void free_mats(mat *m, int n) {
+  for (int k = 0; m && k < n; k++) {
+    spc_tensor_free(&m[k].src);
+    spc_tensor_free(&m[k].ref);
+  }
+  free(m);
+}
+
+static const mat *find_mat(const mat *m, int n, const char *name) {
+  for (int k = 0; k < n; k++)
+    if (!strcmp(m[k].name, name)) return &m[k];
+  return NULL;
+}
+
+enum { K_OK, K_ZEROS, K_UPPER, K_LARGE, K_OTHER, K_N };
+static const char *const kind_name[] = {"ok", "zeros", "upper", "too large", "other"};
+
+static int kind_of(spc_status s, const spc_error *e) {
+  if (s == SPC_OK) return K_OK;
+  if (s != SPC_ERR_UNSUPPORTED) return K_OTHER;
+  if (strstr(e->msg, "too large")) return K_LARGE;
+  if (!strncmp(e->msg, "cannot hold the ", 16) && strstr(e->msg, " explicit zeros of this tensor: format "))
+    return K_ZEROS;
+  if (!strncmp(e->msg, "cannot hold entry (", 19) && strstr(e->msg, "): requires j <= i")) return K_UPPER;
+  return K_OTHER;
+}
+
+static bool is_fill_zero(const char *fmt) {
+  const char *y = spc_format_yaml(fmt);
+  return y && strstr(y, "\nfill: zero");
+}
+
+/* Positions per level of a padded built-in format (defaults), top first;
+ * the number of levels, 0 for the others. */
+static int padded_levels(const mat *m, const char *f, int64_t *pos) {
+  if (!strcmp(f, "dense")) {
+    pos[0] = m->rows, pos[1] = m->rows * m->cols;
+    return 2;
+  }
+  if (!strcmp(f, "dia")) {
+    pos[0] = m->ndiag, pos[1] = pos[2] = m->ndiag * m->cols;
+    return 3;
+  }
+  if (!strcmp(f, "ell")) {
+    pos[0] = m->kmax, pos[1] = pos[2] = m->kmax * m->rows;
+    return 3;
+  }
+  if (!strcmp(f, "bcsr")) {
+    pos[0] = (m->rows + 3) / 4, pos[1] = m->nblocks, pos[2] = 4 * m->nblocks, pos[3] = 16 * m->nblocks;
+    return 4;
+  }
+  if (!strcmp(f, "sky") && !m->upper) {
+    pos[0] = m->rows, pos[1] = m->skyext;
+    return 2;
+  }
+  return 0;
+}
+
+/* Bit set of the refusals that apply to m -> f (1 << K_*); *lv, *np: the
+ * first level over the limit and its positions. */
+static unsigned expected(const mat *m, const char *f, int *lv, int64_t *np) {
+  unsigned x = 0;
+  if (m->zero && is_fill_zero(f)) x |= 1u << K_ZEROS;
+  if (m->upper && !strcmp(f, "sky")) x |= 1u << K_UPPER;
+  int64_t pos[4];
+  int nl = padded_levels(m, f, pos);
+  for (int l = 0; l < nl; l++)
+    if (pos[l] > LIMIT) {
+      x |= 1u << K_LARGE;
+      *lv = l;
+      *np = pos[l];
+      break;
+    }
+  return x;
+}
+
+/* s, e of m -> f (any engine, any source holding m) is what the data
+ * demands: OK when no refusal applies, else one that applies with its
+ * message; the kind. */
+static int check_status(const mat *m, const char *f, spc_status s, const spc_error *e,
+                        const char *what) {
+  int lv = -1;
+  int64_t np = 0;
+  unsigned x = expected(m, f, &lv, &np);
+  int k = kind_of(s, e);
+  char b[1200];
+  if (!x) {
+    ck_assert_msg(k == K_OK, "%s %s -> %s: %s: %s", what, m->name, f, spc_status_name(s),
+                  spc_error_string(e, b, sizeof b));
+    return k;
+  }
+  ck_assert_msg(k != K_OK, "%s %s -> %s: converted, expected a refusal (mask %u)", what, m->name, f, x);
+  ck_assert_msg(x & (1u << k), "%s %s -> %s: refused with '%s' (%s), expected mask %u", what, m->name, f,
+                e->msg, spc_status_name(s), x);
+  ck_assert_msg(strstr(e->msg, "cannot") || strstr(e->msg, "too large"), "%s: message %s", what, e->msg);
+  if (k == K_LARGE) { /* "level L (NAME) of format F would hold N positions: too large" */
+    int l = 0;
+    long long n = 0;
+    ck_assert_msg(sscanf(e->msg, "level %d (%*[^)]) of format %*s would hold %lld positions", &l, &n) == 2,
+                  "%s: message form: %s", what, e->msg);
+    ck_assert_msg(l == lv + 1 && n == np, "%s %s -> %s: '%s', expected level %d with %lld positions",
+                  what, m->name, f, e->msg, lv + 1, (long long)np);
+  }
+  return k;
+}
+
+/* ---- formats ------------------------------------------------------------------ */
+
+static const char *const builtins[] = {"bcsr", "coo", "csc", "csf", "csr", "dcsc",
+                                       "dcsr", "dense", "dia", "ell", "morton", "sky"};
+#define NB ((int)(sizeof builtins / sizeof builtins[0]))
+
+START_TEST(test_format_list) {
+  ck_assert_int_eq(spc_format_count(), NB);
+  for (int k = 0; k < NB; k++) {
+    const char *n = spc_format_name(k);
+    ck_assert_str_eq(n, builtins[k]);
+    bool any = !strcmp(n, "coo") || !strcmp(n, "csf") || !strcmp(n, "dense");
+    ck_assert_int_eq(spc_format_order(k), any ? 0 : 2);
+    ck_assert_msg(spc_format_description(k) && strlen(spc_format_description(k)) > 10, "%s", n);
+    const char *y = spc_format_yaml(n);
+    ck_assert_msg(y != NULL, "no yaml for %s", n);
+    char line[64];
+    snprintf(line, sizeof line, "format: %s\n", n);
+    assert_has(y, line);
+    /* the text compiled in is the file in formats/specs */
+    char path[256];
+    snprintf(path, sizeof path, "formats/specs/tensors/%s.yaml", n);
+    char *file = tu_read_file(path, NULL);
+    if (file) {
+      ck_assert_msg(!strcmp(file, y), "%s: embedded YAML differs from %s", n, path);
+      free(file);
+    }
+    bool fz = !strcmp(n, "bcsr") || !strcmp(n, "dense") || !strcmp(n, "dia") || !strcmp(n, "ell") ||
+              !strcmp(n, "sky");
+    ck_assert_msg(is_fill_zero(n) == fz, "%s: fill", n);
+  }
+  ck_assert_ptr_null(spc_format_name(NB));
+  ck_assert_ptr_null(spc_format_name(-1));
+  ck_assert_int_eq(spc_format_order(NB), -1);
+  ck_assert_ptr_null(spc_format_yaml("nosuch"));
+  ck_assert_ptr_null(spc_format_yaml(NULL));
+  /* level formats by name (the tensor format "dense" shadows the level) */
+  const char *lv[] = {"compressed", "singleton", "squeezed", "offset", "banded", "ragged"};
+  for (int k = 0; k < 6; k++) {
+    char line[64];
+    snprintf(line, sizeof line, "level: %s\n", lv[k]);
+    ck_assert_msg(spc_format_yaml(lv[k]) != NULL, "level %s", lv[k]);
+    assert_has(spc_format_yaml(lv[k]), line);
+  }
+  ck_assert_str_eq(spc_format_yaml("CSR"), spc_format_yaml("csr")); /* case ignored */
+  spc_engine g;
+  const char *en[] = {"auto", "generic", "factory", "jit"};
+  for (int k = 0; k < 4; k++) {
+    ck_assert_int_eq(spc_engine_parse(en[k], &g), 0);
+    ck_assert_str_eq(spc_engine_name(g), en[k]);
+  }
+  ck_assert_int_eq(spc_engine_parse("fast", &g), -1);
+}
+END_TEST
+
+/* 4 x 5, unsorted, duplicates, an empty row: (0,0)=0.25+3... */
+static spc_tensor *small_matrix(void) {
+  static const int64_t ij[] = {2, 1, 0, 4, 2, 1, 3, 0, 0, 0, 3, 4, 2, 3, 1, 2};
+  static const double v[] = {1.5, 2, 0.25, -1, 3, 7, 4, 0.5};
+  int64_t dims[2] = {4, 5};
+  spc_tensor *t = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, 8, SPC_F64, &t, &e), &e);
+  for (int l = 0; l < 2; l++) {
+    spc_itype ty;
+    ck_assert_int_eq(spc_tensor_level_array(t, l, "crd", NULL, &ty, NULL), SPC_OK);
+    void *p = spc_tensor_level_array_mut(t, l, "crd");
+    for (int k = 0; k < 8; k++) {
+      if (ty == SPC_IDX32) ((int32_t *)p)[k] = (int32_t)ij[2 * k + l];
+      else ((int64_t *)p)[k] = ij[2 * k + l];
+    }
+  }
+  memcpy(spc_tensor_values_mut(t), v, sizeof v);
+  return t;
+}
+
+START_TEST(test_convert_args) {
+  jit_env();
+  spc_tensor *t = small_matrix(), *x = NULL;
+  spc_error e;
+  spc_convert_opts o;
+  opts(&o, SPC_ENGINE_AUTO, NULL);
+  ck_assert_int_eq(spc_convert_to(NULL, "csr", &o, &x, &e), SPC_ERR_ARG);
+  ck_assert_int_eq(spc_convert_to(t, "csr", &o, NULL, &e), SPC_ERR_ARG);
+  ck_assert_int_eq(spc_convert_to(t, NULL, &o, &x, &e), SPC_ERR_ARG);
+  ck_assert_ptr_null(x);
+  ck_assert_int_eq(spc_convert_to(t, "", &o, &x, &e), SPC_ERR_ARG);
+  ck_assert_int_eq(spc_convert_to(t, "nosuch", &o, &x, &e), SPC_ERR_ARG);
+  assert_has(e.msg, "nosuch");
+  ck_assert_ptr_null(x);
+  /* a path that is not there */
+  spc_status s = spc_convert_to(t, "/nonexistent/dir/f.yaml", &o, &x, &e);
+  ck_assert_msg(s == SPC_ERR_IO, "missing spec: %s %s", spc_status_name(s), e.msg);
+  ck_assert_ptr_null(x);
+  /* parameters: unknown name, non-positive block sizes */
+  o.nparams = 1;
+  o.param_names[0] = "Q";
+  o.param_values[0] = 2;
+  ck_assert_int_eq(spc_convert_to(t, "bcsr", &o, &x, &e), SPC_ERR_ARG);
+  assert_has(e.msg, "Q");
+  o.param_names[0] = "M";
+  const int64_t badv[] = {0, -2};
+  for (int k = 0; k < 2; k++) {
+    o.param_values[0] = badv[k];
+    s = spc_convert_to(t, "bcsr", &o, &x, &e);
+    ck_assert_msg(s == SPC_ERR_ARG, "bcsr M=%lld: %s %s", (long long)badv[k], spc_status_name(s), e.msg);
+    ck_assert_ptr_null(x);
+  }
+  o.nparams = 0;
+  /* default options (NULL): auto engine */
+  tu_assert_ok(spc_convert_to(t, "csr", NULL, &x, &e), &e);
+  ck_assert_str_eq(spc_tensor_format(x), "csr");
+  spc_tensor *ref = combined(t);
+  check_readback(x, ref, "csr, NULL opts");
+  spc_tensor_free(&x);
+  /* an order-3 tensor into an order-2 format */
+  int64_t d3[3] = {2, 2, 2};
+  spc_tensor *t3 = NULL;
+  tu_assert_ok(spc_tensor_create_coo(3, d3, 0, SPC_F64, &t3, &e), &e);
+  ck_assert_int_eq(spc_convert_to(t3, "csr", &o, &x, &e), SPC_ERR_UNSUPPORTED);
+  ck_assert_ptr_null(x);
+  spc_tensor_free(&t3);
+  /* the duplicate policy of the source */
+  o.dup = SPC_DUP_ERROR;
+  ck_assert_int_eq(spc_convert_to(t, "csr", &o, &x, &e), SPC_ERR_INPUT);
+  ck_assert_ptr_null(x);
+  o.dup = SPC_DUP_MAX;
+  tu_assert_ok(spc_convert_to(t, "coo", &o, &x, &e), &e);
+  spc_tensor *mx = NULL;
+  tu_assert_ok(spc_tensor_combine(t, SPC_DUP_MAX, &mx, &e), &e);
+  check_readback(x, mx, "coo, dup max");
+  spc_tensor_free(&mx);
+  spc_tensor_free(&x);
+  spc_tensor_free(&ref);
+  spc_tensor_free(&t);
+}
+END_TEST
+
+START_TEST(test_sizes_api) {
+  jit_env();
+  spc_tensor *t = small_matrix(), *ref = combined(t);
+  spc_error e;
+  spc_convert_opts o;
+  opts(&o, SPC_ENGINE_AUTO, NULL);
+  int64_t rows = 4, nnz = spc_tensor_nstored(ref);
+  ck_assert_int_eq(nnz, 7);
+  for (int k = 0; k < NB; k++) {
+    int64_t b = -1;
+    spc_tensor *x = NULL;
+    spc_status s1 = spc_convert_size(t, builtins[k], &o, &b, &e);
+    spc_status s2 = spc_convert_to(t, builtins[k], &o, &x, &e);
+    ck_assert_int_eq(s1, s2);
+    if (s1) {
+      ck_assert_int_eq(b, 0);
+      continue;
+    }
+    ck_assert_int_eq(b, spc_tensor_bytes(x));
+    /* the bytes are the level arrays and the values */
+    int64_t sum = 0, nv = 0;
+    for (int l = 0; l < spc_tensor_nlevels(x); l++)
+      for (int a = 0; a < spc_tensor_level_narrays(x, l); a++) {
+        arr y = get_arr(x, l, spc_tensor_level_array_name(x, l, a));
+        sum += y.len * (y.ty == SPC_IDX32 ? 4 : 8);
+      }
+    spc_tensor_values(x, &nv);
+    sum += nv * 8;
+    ck_assert_msg(b == sum, "%s: %lld bytes, arrays and values %lld", builtins[k], (long long)b,
+                  (long long)sum);
+    if (!strcmp(builtins[k], "csr")) ck_assert_int_eq(b, (rows + 1) * 4 + nnz * (4 + 8));
+    if (!strcmp(builtins[k], "dense")) ck_assert_int_eq(b, 4 * 5 * 8);
+    spc_tensor_free(&x);
+  }
+  int64_t b = 7;
+  ck_assert_int_eq(spc_convert_size(t, "sky", &o, &b, &e), SPC_ERR_UNSUPPORTED);
+  ck_assert_int_eq(b, 0);
+  spc_tensor_free(&ref);
+  spc_tensor_free(&t);
+}
+END_TEST
+
+/* ---- pairs ------------------------------------------------------------------------ */
+
+START_TEST(test_pairs) {
+  jit_env();
+  double t0 = now_s();
+  int nm = 0;
+  mat *m = load_mats(&nm);
+  if (!m) return;
+  int half = (nm + 1) / 2, nf = spc_format_count();
+  long pairs_ok = 0, pairs_refused = 0, pairs_skipped = 0, kinds[K_N] = {0};
+  double tconv = 0, trb = 0;
+  for (int i = 0; i < half; i++) {
+    const mat *M = &m[i];
+    int single[64];
+    spc_error e;
+    for (int b = 0; b < nf; b++) { /* M -> B, the reference status */
+      spc_tensor *x = NULL;
+      spc_convert_info info;
+      spc_status s = conv(M->src, spc_format_name(b), SPC_ENGINE_AUTO, &info, &x, &e);
+      single[b] = check_status(M, spc_format_name(b), s, &e, "single");
+      if (!s) {
+        ck_assert_msg(info.used == SPC_ENGINE_FACTORY, "%s -> %s: engine %s", M->name,
+                      spc_format_name(b), spc_engine_name(info.used));
+        check_readback(x, M->ref, spc_format_name(b));
+      }
+      spc_tensor_free(&x);
+    }
+    for (int a = 0; a < nf; a++) {
+      spc_tensor *xa = NULL;
+      if (conv(M->src, spc_format_name(a), SPC_ENGINE_AUTO, NULL, &xa, &e)) {
+        pairs_skipped += nf;
+        continue;
+      }
+      for (int b = 0; b < nf; b++) {
+        char what[256];
+        snprintf(what, sizeof what, "%s: %s -> %s", M->name, spc_format_name(a), spc_format_name(b));
+        spc_tensor *xb = NULL;
+        double ta = now_s();
+        spc_status s = conv(xa, spc_format_name(b), SPC_ENGINE_GENERIC, NULL, &xb, &e);
+        tconv += now_s() - ta;
+        int k = check_status(M, spc_format_name(b), s, &e, what);
+        ck_assert_msg((k == K_OK) == (single[b] == K_OK), "%s: %s, directly %s", what, kind_name[k],
+                      kind_name[single[b]]);
+        kinds[k]++;
+        if (k == K_OK) {
+          ck_assert_str_eq(spc_tensor_format(xb), spc_format_name(b));
+          ta = now_s();
+          readback(xb, M->ref, spc_tensor_vtype(xa) != spc_tensor_vtype(M->ref), what);
+          trb += now_s() - ta;
+          pairs_ok++;
+        } else {
+          pairs_refused++;
+        }
+        spc_tensor_free(&xb);
+      }
+      spc_tensor_free(&xa);
+    }
+  }
+  printf("convert: pairs on the %d smallest of %d matrices (up to %lld components): %ld read back "
+         "exactly, %ld refused (zeros %ld, upper %ld, too large %ld), %ld skipped (M -> A refused); "
+         "%.1f s\n",
+         half, nm, (long long)m[half - 1].n, pairs_ok, pairs_refused, kinds[K_ZEROS], kinds[K_UPPER],
+         kinds[K_LARGE], pairs_skipped, now_s() - t0);
+  if (getenv("SPC_CONVERT_VERBOSE")) printf("convert: pairs: A -> B %.2f s, read back %.2f s\n", tconv, trb);
+  ck_assert_int_gt(pairs_ok, 1000);
+  free_mats(m, nm);
+}
+END_TEST
+
+/* ---- engines --------------------------------------------------------------------- */
+
+START_TEST(test_engines) {
+  jit_env();
+  double t0 = now_s();
+  int nm = 0;
+  mat *m = load_mats(&nm);
+  if (!m) return;
+  int nf = spc_format_count();
+  long ok = 0, refused[K_N] = {0}, gaps = 0;
+  double tfac = 0, tgen = 0, tcmp = 0, trb = 0;
+  char gapnames[1024] = "";
+  for (int i = 0; i < nm; i++) {
+    const mat *M = &m[i];
+    for (int f = 0; f < nf; f++) {
+      const char *fn = spc_format_name(f);
+      char what[256];
+      snprintf(what, sizeof what, "%s -> %s", M->name, fn);
+      spc_tensor *xf = NULL, *xg = NULL;
+      spc_convert_info inf, ing;
+      spc_error ef, eg;
+      double ta = now_s();
+      spc_status sf = conv(M->src, fn, SPC_ENGINE_FACTORY, &inf, &xf, &ef);
+      tfac += now_s() - ta;
+      if (sf == SPC_ERR_UNSUPPORTED && strstr(ef.msg, "no factory routine")) {
+        /* a type combination the factory does not carry: auto takes the JIT */
+        gaps++;
+        size_t l = strlen(gapnames);
+        snprintf(gapnames + l, sizeof gapnames - l, "%s%s", l ? ", " : "", what);
+        sf = conv(M->src, fn, SPC_ENGINE_AUTO, &inf, &xf, &ef);
+        ck_assert_msg(sf == SPC_OK && inf.used == SPC_ENGINE_JIT, "%s: auto after no factory: %s %s",
+                      what, spc_engine_name(inf.used), ef.msg);
+      }
+      ta = now_s();
+      spc_status sg = conv(M->src, fn, SPC_ENGINE_GENERIC, &ing, &xg, &eg);
+      tgen += now_s() - ta;
+      int kf = check_status(M, fn, sf, &ef, "factory");
+      int kg = check_status(M, fn, sg, &eg, "generic");
+      ck_assert_msg(kf == kg, "%s: factory %s, generic %s", what, kind_name[kf], kind_name[kg]);
+      if (kf == K_OK) {
+        if (inf.used != SPC_ENGINE_JIT)
+          ck_assert_msg(inf.used == SPC_ENGINE_FACTORY, "%s: factory asked, %s used", what,
+                        spc_engine_name(inf.used));
+        ck_assert_msg(ing.used == SPC_ENGINE_GENERIC, "%s: generic asked, %s used", what,
+                      spc_engine_name(ing.used));
+        ck_assert_msg(inf.routines > 0 && inf.routines == ing.routines, "%s: routines %d != %d", what,
+                      inf.routines, ing.routines);
+        ck_assert_int_eq(ing.jit_compiled, 0);
+        ta = now_s();
+        same_arrays(xf, xg, what);
+        tcmp += now_s() - ta;
+        ta = now_s();
+        check_readback(xf, M->ref, what);
+        trb += now_s() - ta;
+        ok++;
+      } else {
+        ck_assert_ptr_null(xf);
+        ck_assert_ptr_null(xg);
+        refused[kf]++;
+      }
+      spc_tensor_free(&xf);
+      spc_tensor_free(&xg);
+    }
+  }
+  printf("convert: engines on %d matrices x %d formats: %ld factory = generic and read back exactly, "
+         "refused: zeros %ld, upper %ld, too large %ld; no factory routine (auto ran the JIT): %ld%s%s%s; "
+         "%.1f s\n",
+         nm, nf, ok, refused[K_ZEROS], refused[K_UPPER], refused[K_LARGE], gaps, gaps ? " (" : "", gapnames,
+         gaps ? ")" : "", now_s() - t0);
+  if (getenv("SPC_CONVERT_VERBOSE"))
+    printf("convert: engines: factory %.2f s, generic %.2f s, compare %.2f s, read back %.2f s\n", tfac, tgen,
+           tcmp, trb);
+  free_mats(m, nm);
+}
+END_TEST
+
+/* The lower triangle of ref (a COO), for sky. */
+static spc_tensor *tril(const spc_tensor *ref) {
+  int64_t n = spc_tensor_nstored(ref), m = 0, dims[2] = {spc_tensor_dim(ref, 0), spc_tensor_dim(ref, 1)};
+  for (int64_t k = 0; k < n; k++) m += crd_at(ref, 1, k) <= crd_at(ref, 0, k);
+  spc_vtype vt = spc_tensor_vtype(ref);
+  size_t w = spc_vtype_size(vt);
+  spc_tensor *out = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, m, vt, &out, &e), &e);
+  const char *v = spc_tensor_values(ref, NULL);
+  char *ov = spc_tensor_values_mut(out);
+  m = 0;
+  for (int64_t k = 0; k < n; k++) {
+    if (crd_at(ref, 1, k) > crd_at(ref, 0, k)) continue;
+    for (int l = 0; l < 2; l++) {
+      spc_itype ty;
+      spc_tensor_level_array(out, l, "crd", NULL, &ty, NULL);
+      void *c = spc_tensor_level_array_mut(out, l, "crd");
+      if (ty == SPC_IDX32) ((int32_t *)c)[m] = (int32_t)crd_at(ref, l, k);
+      else ((int64_t *)c)[m] = crd_at(ref, l, k);
+    }
+    if (w) memcpy(ov + m * (int64_t)w, v + k * (int64_t)w, w);
+    m++;
+  }
+  return out;
+}
+
+/* Representative subset for the JIT (each new routine is a cc run, 0.25
+ * to 0.5 s): the built-in formats with the unusual levels and remappings
+ * (dia: squeezed, offset; morton: let-bound bit tricks, a non-unique root,
+ * singletons; sky on the lower triangle: banded) on one float64 matrix.
+ * bcsr (dense, compressed) is JIT-compiled in test_jit_params, the user
+ * formats (compressed, offset, a user level) in test_user_formats. */
+static const struct {
+  const char *mat, *fmts;
+} jit_set[] = {
+    {"cage5.mtx", "dia morton"},
+};
+
+START_TEST(test_jit_subset) {
+  jit_env();
+  double t0 = now_s();
+  int nm = 0;
+  mat *m = load_some(&nm, (const char *const[]){"cage5.mtx", NULL});
+  if (!m) return;
+  int compiled = 0, n = 0;
+  for (size_t s = 0; s < sizeof jit_set / sizeof jit_set[0]; s++) {
+    const mat *M = find_mat(m, nm, jit_set[s].mat);
+    if (!M) continue;
+    char fl[256];
+    snprintf(fl, sizeof fl, "%s", jit_set[s].fmts);
+    spc_tensor *lower = s == 0 ? tril(M->ref) : NULL;
+    for (char *sv = NULL, *f = strtok_r(fl, " ", &sv); f || lower; f = f ? strtok_r(NULL, " ", &sv) : NULL) {
+      const char *fn = f ? f : "sky";
+      const spc_tensor *src = f ? M->src : lower;
+      spc_tensor *ref = f ? NULL : combined(lower);
+      char what[256];
+      snprintf(what, sizeof what, "jit: %s%s -> %s", f ? "" : "tril ", M->name, fn);
+      spc_tensor *xj = NULL, *xf = NULL, *xg = NULL, *again = NULL;
+      spc_convert_info ij, ifa, ia;
+      spc_error e;
+      spc_status sj = conv(src, fn, SPC_ENGINE_JIT, &ij, &xj, &e);
+      char b[1200];
+      ck_assert_msg(sj == SPC_OK, "%s: %s", what, spc_error_string(&e, b, sizeof b));
+      ck_assert_msg(ij.used == SPC_ENGINE_JIT, "%s: used %s", what, spc_engine_name(ij.used));
+      ck_assert_msg(ij.jit_compiled <= ij.routines, "%s", what);
+      compiled += ij.jit_compiled;
+      tu_assert_ok(conv(src, fn, SPC_ENGINE_FACTORY, &ifa, &xf, &e), &e);
+      tu_assert_ok(conv(src, fn, SPC_ENGINE_GENERIC, NULL, &xg, &e), &e);
+      ck_assert_int_eq(ij.routines, ifa.routines);
+      same_arrays(xj, xf, what);
+      same_arrays(xj, xg, what);
+      check_readback(xj, ref ? ref : M->ref, what); /* through the JIT's read routine */
+      /* loaded now: no compiler run the second time */
+      tu_assert_ok(conv(src, fn, SPC_ENGINE_JIT, &ia, &again, &e), &e);
+      ck_assert_int_eq(ia.jit_compiled, 0);
+      ck_assert_int_eq(ia.used, SPC_ENGINE_JIT);
+      same_arrays(again, xf, what);
+      n++;
+      spc_tensor_free(&xj);
+      spc_tensor_free(&xf);
+      spc_tensor_free(&xg);
+      spc_tensor_free(&again);
+      spc_tensor_free(&ref);
+      if (!f) spc_tensor_free(&lower);
+    }
+  }
+  printf("convert: jit = factory = generic on %d conversions (%d routines compiled); %.1f s\n", n, compiled,
+         now_s() - t0);
+  free_mats(m, nm);
+}
+END_TEST
+
+/* bcsr with M = 3, N = 2 against a dense copy of ref, in plain C:
+ * dense block rows, compressed block columns, row-major 3 x 2 blocks,
+ * every nonempty block present once. */
+static void check_bcsr32(const spc_tensor *x, const spc_tensor *ref, int M, int N, bool colmajor,
+                         const char *posname, const char *crdname) {
+  int64_t rows = spc_tensor_dim(ref, 0), cols = spc_tensor_dim(ref, 1), n = spc_tensor_nstored(ref);
+  double *dn = calloc((size_t)(rows * cols), sizeof *dn);
+  const double *rv = spc_tensor_values(ref, NULL);
+  int64_t nblk = 0;
+  char *blk = calloc((size_t)(((rows + M - 1) / M) * ((cols + N - 1) / N)), 1);
+  for (int64_t k = 0; k < n; k++) {
+    int64_t i = crd_at(ref, 0, k), j = crd_at(ref, 1, k);
+    dn[i * cols + j] = rv[k];
+    int64_t bk = (i / M) * ((cols + N - 1) / N) + j / N;
+    nblk += !blk[bk];
+    blk[bk] = 1;
+  }
+  ck_assert_int_eq(spc_tensor_nlevels(x), 4);
+  arr pos = get_arr(x, 1, posname), crd = get_arr(x, 1, crdname);
+  int64_t nbr = (rows + M - 1) / M;
+  ck_assert_int_eq(pos.len, nbr + 1);
+  ck_assert_int_eq(at(pos, nbr), nblk);
+  ck_assert_int_eq(crd.len, nblk);
+  /* a block is M x N, except that a matrix smaller than a block keeps
+   * only the rows / columns it has (the extent of i % M is min(M, rows)) */
+  int Me = rows < M ? (int)rows : M, Ne = cols < N ? (int)cols : N;
+  int64_t nv = 0;
+  const double *v = spc_tensor_values(x, &nv);
+  ck_assert_int_eq(nv, nblk * Me * Ne);
+  for (int64_t bi = 0; bi < nbr; bi++)
+    for (int64_t q = at(pos, bi); q < at(pos, bi + 1); q++) {
+      int64_t bj = at(crd, q);
+      tu_check(q == at(pos, bi) || at(crd, q - 1) < bj, "block columns ascend");
+      tu_check(blk[bi * ((cols + N - 1) / N) + bj], "block (%lld, %lld) is empty", (long long)bi,
+               (long long)bj);
+      for (int ii = 0; ii < Me; ii++)
+        for (int jj = 0; jj < Ne; jj++) {
+          int64_t i = bi * M + ii, j = bj * N + jj;
+          double want = i < rows && j < cols ? dn[i * cols + j] : 0;
+          int64_t at_ = colmajor ? (q * Ne + jj) * Me + ii : (q * Me + ii) * Ne + jj;
+          tu_check(tu_same_f64(v[at_], want), "block (%lld, %lld) [%d, %d]: %a != %a", (long long)bi,
+                   (long long)bj, ii, jj, v[at_], want);
+        }
+    }
+  free(dn);
+  free(blk);
+}
+
+START_TEST(test_jit_params) {
+  jit_env();
+  int nm = 0;
+  mat *m = load_some(&nm, (const char *const[]){"cage5.mtx", NULL});
+  const mat *M = m ? find_mat(m, nm, "cage5.mtx") : NULL;
+  spc_tensor *own = NULL, *ownref = NULL;
+  const spc_tensor *src, *ref;
+  if (M) src = M->src, ref = M->ref;
+  else src = own = small_matrix(), ref = ownref = combined(own);
+  spc_convert_opts o;
+  spc_convert_info info;
+  spc_error e;
+  spc_tensor *xa = NULL, *xg = NULL, *xn = NULL, *xf = NULL, *xj = NULL;
+  opts(&o, SPC_ENGINE_AUTO, &info);
+  o.nparams = 2;
+  o.param_names[0] = "M";
+  o.param_values[0] = 3;
+  o.param_names[1] = "N";
+  o.param_values[1] = 2;
+  tu_assert_ok(spc_convert_to(src, "bcsr", &o, &xa, &e), &e);
+  ck_assert_msg(info.used == SPC_ENGINE_JIT, "bcsr 3x2 under auto: %s (%s)", spc_engine_name(info.used),
+                info.notice);
+  check_bcsr32(xa, ref, 3, 2, false, "pos", "crd");
+  check_readback(xa, ref, "bcsr 3x2");
+  o.engine = SPC_ENGINE_GENERIC;
+  tu_assert_ok(spc_convert_to(src, "bcsr", &o, &xg, &e), &e);
+  ck_assert_int_eq(info.used, SPC_ENGINE_GENERIC);
+  same_arrays(xa, xg, "bcsr 3x2 generic");
+  o.engine = SPC_ENGINE_AUTO;
+  o.no_jit = 1;
+  tu_assert_ok(spc_convert_to(src, "bcsr", &o, &xn, &e), &e);
+  ck_assert_int_eq(info.used, SPC_ENGINE_GENERIC);
+  same_arrays(xa, xn, "bcsr 3x2 auto no_jit");
+  o.engine = SPC_ENGINE_JIT;
+  ck_assert_int_eq(spc_convert_to(src, "bcsr", &o, &xj, &e), SPC_ERR_UNSUPPORTED);
+  assert_has(e.msg, "JIT unavailable");
+  ck_assert_ptr_null(xj);
+  o.no_jit = 0;
+  o.engine = SPC_ENGINE_FACTORY;
+  ck_assert_int_eq(spc_convert_to(src, "bcsr", &o, &xf, &e), SPC_ERR_UNSUPPORTED);
+  assert_has(e.msg, "no factory routine");
+  ck_assert_ptr_null(xf);
+  /* the default parameters by name are the factory's */
+  o.param_values[0] = 4;
+  o.param_values[1] = 4;
+  o.engine = SPC_ENGINE_AUTO;
+  tu_assert_ok(spc_convert_to(src, "bcsr", &o, &xf, &e), &e);
+  ck_assert_int_eq(info.used, SPC_ENGINE_FACTORY);
+  check_bcsr32(xf, ref, 4, 4, false, "pos", "crd");
+  spc_tensor_free(&xa);
+  spc_tensor_free(&xg);
+  spc_tensor_free(&xn);
+  spc_tensor_free(&xf);
+  spc_tensor_free(&own);
+  spc_tensor_free(&ownref);
+  free_mats(m, nm);
+}
+END_TEST
+
+/* The on-disk cache: a process that compiled leaves shared objects that a
+ * fresh process (which never loaded them) uses without compiling. */
+static int child_convert(const spc_tensor *t, const char *dir, const char *fmt) {
+  spc_convert_opts o;
+  spc_convert_info info;
+  spc_error e;
+  spc_tensor *x = NULL;
+  opts(&o, SPC_ENGINE_JIT, &info);
+  o.jit_dir = dir;
+  if (spc_convert_to(t, fmt, &o, &x, &e) || info.used != SPC_ENGINE_JIT) return 100;
+  spc_tensor_free(&x);
+  return info.jit_compiled > 99 ? 99 : info.jit_compiled;
+}
+
+static int in_child(const spc_tensor *t, const char *dir, const char *fmt) {
+  fflush(NULL);
+  pid_t p = fork();
+  if (p == 0) _exit(child_convert(t, dir, fmt));
+  int st = 0;
+  ck_assert_int_eq(waitpid(p, &st, 0), p);
+  ck_assert_msg(WIFEXITED(st), "child killed");
+  return WEXITSTATUS(st);
+}
+
+static int count_suffix(const char *dir, const char *suffix) {
+  int n = 0;
+  char **l = tu_list_files(dir, suffix, &n);
+  tu_free_list(l);
+  return n;
+}
+
+START_TEST(test_jit_disk_cache) {
+  if (getenv("CK_FORK") && !strcmp(getenv("CK_FORK"), "no")) return;
+  spc_tensor *t = small_matrix();
+  char *dir = tu_mkdtemp(), *sub = tu_path(dir, "a/b/jit"); /* made on demand */
+  int c1 = in_child(t, sub, "csr");
+  ck_assert_msg(c1 > 0 && c1 < 100, "first process: %d compiled", c1);
+  ck_assert_int_eq(count_suffix(sub, ".so"), c1);
+  ck_assert_int_eq(count_suffix(sub, ".c"), 0); /* sources and logs removed */
+  ck_assert_int_eq(count_suffix(sub, ".log"), 0);
+  ck_assert_int_eq(tu_count_dir(sub), c1);
+  ck_assert_int_eq(in_child(t, sub, "csr"), 0); /* a fresh process: from disk */
+  /* another format: new code */
+  int c3 = in_child(t, sub, "csc");
+  ck_assert_msg(c3 > 0 && c3 < 100, "csc after csr: %d compiled", c3);
+  ck_assert_int_eq(tu_count_dir(sub), c1 + c3);
+  /* no compiler: the JIT refuses, auto falls back to the interpreter */
+  setenv("SPCONV_CC", "/nonexistent/cc", 1);
+  char *d2 = tu_path(dir, "empty");
+  spc_convert_opts o;
+  spc_convert_info info;
+  spc_error e;
+  spc_tensor *x = NULL;
+  opts(&o, SPC_ENGINE_JIT, &info);
+  o.jit_dir = d2;
+  o.nparams = 1;
+  o.param_names[0] = "M";
+  o.param_values[0] = 7;
+  ck_assert_int_eq(spc_convert_to(t, "bcsr", &o, &x, &e), SPC_ERR_UNSUPPORTED);
+  assert_has(e.msg, "JIT unavailable");
+  assert_has(e.msg, "no C compiler");
+  o.engine = SPC_ENGINE_AUTO;
+  tu_assert_ok(spc_convert_to(t, "bcsr", &o, &x, &e), &e);
+  ck_assert_int_eq(info.used, SPC_ENGINE_GENERIC);
+  assert_has(info.notice, "no C compiler");
+  spc_tensor *ref = combined(t);
+  check_readback(x, ref, "bcsr M=7 without a compiler");
+  spc_tensor_free(&x);
+  /* built-in defaults need no compiler */
+  tu_assert_ok(spc_convert_to(t, "dia", NULL, &x, &e), &e);
+  spc_tensor_free(&x);
+  unsetenv("SPCONV_CC");
+  spc_tensor_free(&ref);
+  spc_tensor_free(&t);
+  tu_rmtree(dir);
+  free(d2);
+  free(sub);
+  free(dir);
+}
+END_TEST
+
+/* ---- formats the project does not ship ------------------------------------------ */
+
+static const char csr_desc_yaml[] =
+    "# CSR whose rows list their columns in descending order: the compressed\n"
+    "# level stores -j (ascending), an offset level recovers j.\n"
+    "format: csr_desc\n"
+    "description: CSR with each row's columns stored descending (crd holds -j)\n"
+    "order: 2\n"
+    "remap: (i, j) -> (i, 0 - j as nj, j)\n"
+    "levels:\n"
+    "  - dense\n"
+    "  - compressed\n"
+    "  - {level: offset, access: 0 - nj}\n";
+
+/* A user level format: compressed with its arrays named ptr / idx. */
+static const char xcomp_yaml[] =
+    "level: xcompressed\n"
+    "description: compressed under other names (a user's level format)\n"
+    "properties: [ordered, unique, compact, locate]\n"
+    "arrays: {ptr: index, idx: coord}\n"
+    "read:\n"
+    "  begin: ptr[p]\n"
+    "  end: ptr[p + 1]\n"
+    "  access: idx[q]\n"
+    "  size: ptr[np]\n"
+    "write:\n"
+    "  queries:\n"
+    "    - select [*] -> count(c) as nnz\n"
+    "  init: |\n"
+    "    ptr = alloc(index, np + 1)\n"
+    "    for x in 0 .. np { ptr[x + 1] = nnz[x] }\n"
+    "    prefix_sum(ptr, 0, np + 1)\n"
+    "    idx = alloc(coord, ptr[np])\n"
+    "  yield_pos: |\n"
+    "    r = ptr[p]\n"
+    "    ptr[p] += 1\n"
+    "    return r\n"
+    "  insert_coord: idx[q] = c\n"
+    "  finalize: shift(ptr, 0, np, 0)\n";
+
+static const char bcsr_cm_yaml[] =
+    "format: bcsr_cm\n"
+    "description: block CSR with column-major M x N blocks, block columns in xcompressed\n"
+    "order: 2\n"
+    "params: {M: 2, N: 3}\n"
+    "remap: (i, j) -> (i / M as bi, j / N as bj, j % N as jj, i % M as ii)\n"
+    "levels: [dense, xcompressed, dense, dense]\n"
+    "fill: zero\n";
+
+/* csr_desc's arrays in plain C: CSR row pointers, crd = -j with j
+ * descending in each row, values in that order. */
+static void check_csr_desc(const spc_tensor *x, const spc_tensor *ref, const char *what) {
+  int64_t rows = spc_tensor_dim(ref, 0), n = spc_tensor_nstored(ref);
+  ck_assert_int_eq(spc_tensor_nlevels(x), 3);
+  ck_assert_str_eq(spc_tensor_level_format(x, 2), "offset");
+  ck_assert_int_eq(spc_tensor_level_narrays(x, 2), 0);
+  ck_assert_int_eq(spc_tensor_level_dim(x, 1), -1);
+  arr pos = get_arr(x, 1, "pos"), crd = get_arr(x, 1, "crd");
+  ck_assert_int_eq(pos.len, rows + 1);
+  ck_assert_int_eq(crd.len, n);
+  int64_t nv = 0;
+  const char *v = spc_tensor_values(x, &nv), *rv = spc_tensor_values(ref, NULL);
+  size_t w = spc_vtype_size(spc_tensor_vtype(ref));
+  if (w) ck_assert_int_eq(nv, n);
+  int64_t k = 0; /* ref is sorted by (i, j) */
+  for (int64_t i = 0; i < rows; i++) {
+    tu_check(at(pos, i) == k, "%s: pos[%lld] = %lld, want %lld", what, (long long)i, (long long)at(pos, i),
+             (long long)k);
+    int64_t e = k;
+    while (e < n && crd_at(ref, 0, e) == i) e++;
+    for (int64_t r = e - 1, q = k; r >= k; r--, q++) {
+      tu_check(at(crd, q) == -crd_at(ref, 1, r), "%s: row %lld crd[%lld] = %lld, want -%lld", what,
+               (long long)i, (long long)q, (long long)at(crd, q), (long long)crd_at(ref, 1, r));
+      tu_check(!w || !memcmp(v + q * (int64_t)w, rv + r * (int64_t)w, w), "%s: value at %lld", what,
+               (long long)q);
+    }
+    k = e;
+  }
+  tu_check(at(pos, rows) == n, "%s: pos[rows]", what);
+}
+
+typedef struct ufmt {
+  char *dir, *csr_desc, *xcomp, *bcsr_cm;
+} ufmt;
+
+static ufmt user_formats(void) {
+  ufmt u;
+  u.dir = tu_mkdtemp();
+  u.csr_desc = tu_file(u.dir, "csr_desc.yaml", csr_desc_yaml);
+  u.xcomp = tu_file(u.dir, "xcompressed.yaml", xcomp_yaml);
+  u.bcsr_cm = tu_file(u.dir, "bcsr_cm.yaml", bcsr_cm_yaml);
+  return u;
+}
+
+static void ufmt_free(ufmt *u) {
+  tu_rmtree(u->dir);
+  free(u->dir);
+  free(u->csr_desc);
+  free(u->xcomp);
+  free(u->bcsr_cm);
+}
+
+static spc_status uconv(const ufmt *u, const spc_tensor *src, const char *path, spc_engine g,
+                        spc_convert_info *info, spc_tensor **out, spc_error *e) {
+  spc_convert_opts o;
+  opts(&o, g, info);
+  o.nspec_files = 1;
+  o.spec_files[0] = u->xcomp;
+  spc_error_clear(e);
+  return spc_convert_to(src, path, &o, out, e);
+}
+
+/* t written to .bsp.h5 and read back: the same format, arrays, values. */
+static spc_tensor *bsp_roundtrip(const spc_tensor *t, const char *dir, const char *name) {
+  char *p = tu_path(dir, name);
+  spc_error e;
+  spc_error_clear(&e);
+  tu_assert_ok(spc_write(t, p, NULL, &e), &e);
+  spc_tensor *y = tu_read_ok(p, 0, SPC_VTYPE_AUTO);
+  free(p);
+  return y;
+}
+
+START_TEST(test_user_formats) {
+  jit_env();
+  double t0 = now_s();
+  ufmt u = user_formats();
+  char name[64], b[1200];
+  spc_error e;
+  ck_assert_int_eq(spc_spec_check_file(u.csr_desc, name, sizeof name, &e), SPC_OK);
+  ck_assert_str_eq(name, "csr_desc");
+  ck_assert_int_eq(spc_spec_check_file(u.xcomp, name, sizeof name, &e), SPC_OK);
+  ck_assert_str_eq(name, "xcompressed");
+  spc_tensor *t = small_matrix(), *x = NULL;
+  /* bcsr_cm needs its level format */
+  spc_status s = conv(t, u.bcsr_cm, SPC_ENGINE_AUTO, NULL, &x, &e);
+  ck_assert_msg(s != SPC_OK && strstr(spc_error_string(&e, b, sizeof b), "xcompressed"),
+                "bcsr_cm without its level: %s: %s", spc_status_name(s), b);
+  ck_assert_ptr_null(x);
+  int nm = 0;
+  mat *m = load_mats(&nm);
+  /* the hand-made matrix, then the smaller half of the shared ones */
+  int nsrc = 1 + (nm + 1) / 2;
+  long n_ok = 0, n_zero = 0;
+  for (int k = 0; k < nsrc; k++) {
+    const spc_tensor *src = k ? m[k - 1].src : t;
+    spc_tensor *ref = k ? NULL : combined(t);
+    const spc_tensor *rf = k ? m[k - 1].ref : ref;
+    const char *mn = k ? m[k - 1].name : "small";
+    char what[256];
+    snprintf(what, sizeof what, "%s -> csr_desc", mn);
+    spc_tensor *xd = NULL, *xb = NULL;
+    tu_assert_ok(conv(src, u.csr_desc, SPC_ENGINE_GENERIC, NULL, &xd, &e), &e);
+    ck_assert_str_eq(spc_tensor_format(xd), "csr_desc");
+    check_csr_desc(xd, rf, what);
+    check_readback(xd, rf, what);
+    n_ok++;
+    spc_convert_info info;
+    snprintf(what, sizeof what, "%s -> bcsr_cm", mn);
+    s = uconv(&u, src, u.bcsr_cm, SPC_ENGINE_GENERIC, &info, &xb, &e);
+    bool zero = has_zero(rf);
+    if (zero) { /* fill: zero applies to user formats too */
+      ck_assert_msg(s == SPC_ERR_UNSUPPORTED && kind_of(s, &e) == K_ZEROS, "%s: %s", what, e.msg);
+      assert_has(e.msg, "format bcsr_cm pads with zeros");
+      n_zero++;
+    } else {
+      ck_assert_msg(s == SPC_OK, "%s: %s", what, spc_error_string(&e, b, sizeof b));
+      ck_assert_str_eq(spc_tensor_level_format(xb, 1), "xcompressed");
+      ck_assert_str_eq(spc_tensor_level_array_name(xb, 1, 0), "ptr");
+      ck_assert_str_eq(spc_tensor_level_array_name(xb, 1, 1), "idx");
+      if (spc_tensor_vtype(rf) == SPC_F64) check_bcsr32(xb, rf, 2, 3, true, "ptr", "idx");
+      check_readback(xb, rf, what);
+      n_ok++;
+    }
+    spc_tensor_free(&xd);
+    spc_tensor_free(&xb);
+    spc_tensor_free(&ref);
+  }
+  /* engines and .bsp.h5 on the hand-made matrix and one shared float64 one */
+  const mat *M = m ? find_mat(m, nm, "cage5.mtx") : NULL;
+  for (int k = 0; k < (M ? 2 : 1); k++) {
+    const spc_tensor *src = k ? M->src : t;
+    spc_tensor *ref = combined(k ? M->ref : t);
+    const char *paths[2] = {u.csr_desc, u.bcsr_cm};
+    for (int f = 0; f < 2; f++) {
+      char what[256];
+      snprintf(what, sizeof what, "%s -> %s", k ? M->name : "small", f ? "bcsr_cm" : "csr_desc");
+      spc_tensor *xg = NULL, *xj = NULL, *xa = NULL, *xf = NULL;
+      spc_convert_info ig, ij, ia;
+      tu_assert_ok(uconv(&u, src, paths[f], SPC_ENGINE_GENERIC, &ig, &xg, &e), &e);
+      tu_assert_ok(uconv(&u, src, paths[f], SPC_ENGINE_JIT, &ij, &xj, &e), &e);
+      ck_assert_int_eq(ij.used, SPC_ENGINE_JIT);
+      same_arrays(xg, xj, what);
+      tu_assert_ok(uconv(&u, src, paths[f], SPC_ENGINE_AUTO, &ia, &xa, &e), &e);
+      ck_assert_msg(ia.used == SPC_ENGINE_JIT, "%s: auto used %s", what, spc_engine_name(ia.used));
+      ck_assert_int_eq(ia.jit_compiled, 0);
+      same_arrays(xg, xa, what);
+      ck_assert_int_eq(uconv(&u, src, paths[f], SPC_ENGINE_FACTORY, NULL, &xf, &e), SPC_ERR_UNSUPPORTED);
+      assert_has(e.msg, "no factory routine");
+      check_readback(xj, ref, what);
+      /* parameters of the user's format */
+      if (f == 1) {
+        spc_convert_opts o;
+        opts(&o, SPC_ENGINE_GENERIC, NULL);
+        o.nspec_files = 1;
+        o.spec_files[0] = u.xcomp;
+        o.nparams = 2;
+        o.param_names[0] = "M";
+        o.param_values[0] = 3;
+        o.param_names[1] = "N";
+        o.param_values[1] = 2;
+        spc_tensor *x32 = NULL;
+        tu_assert_ok(spc_convert_to(src, paths[f], &o, &x32, &e), &e);
+        check_bcsr32(x32, ref, 3, 2, true, "ptr", "idx");
+        check_readback(x32, ref, "bcsr_cm 3x2");
+        spc_tensor_free(&x32);
+      }
+      spc_tensor_free(&xg);
+      spc_tensor_free(&xa);
+      /* .bsp.h5: the format travels with the file, the YAML is not needed */
+      char fname[64];
+      snprintf(fname, sizeof fname, "u%d%d.bsp.h5", k, f);
+      char *sdir = tu_mkdtemp();
+      char *p = tu_path(sdir, fname);
+      tu_assert_ok(spc_write(xj, p, NULL, &e), &e);
+      ufmt_free(&u);
+      spc_tensor *y = tu_read_ok(p, 0, SPC_VTYPE_AUTO);
+      ck_assert_str_eq(spc_tensor_format(y), f ? "bcsr_cm" : "csr_desc");
+      same_arrays(xj, y, what);
+      check_readback(y, ref, what);
+      /* and again, from what was read */
+      spc_tensor *y2 = bsp_roundtrip(y, sdir, "again.bsp.h5");
+      same_arrays(xj, y2, what);
+      spc_tensor_free(&y2);
+      spc_tensor_free(&y);
+      spc_tensor_free(&xj);
+      u = user_formats();
+      paths[0] = u.csr_desc;
+      paths[1] = u.bcsr_cm;
+      tu_rmtree(sdir);
+      free(sdir);
+      free(p);
+    }
+    spc_tensor_free(&ref);
+  }
+  printf("convert: user formats csr_desc, bcsr_cm (user level xcompressed): %ld read back exactly, "
+         "%ld refused for explicit zeros; %.1f s\n",
+         n_ok, n_zero, now_s() - t0);
+  free_mats(m, nm);
+  spc_tensor_free(&t);
+  ufmt_free(&u);
+}
+END_TEST
+
+/* ---- tensors --------------------------------------------------------------------- */
+
+START_TEST(test_tensors) {
+  jit_env();
+  double t0 = now_s();
+  const char *dd = tu_data_dir();
+  if (!dd) return;
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/tensors", dd);
+  int n = 0, ok = 0, large = 0;
+  char **files = tu_list_files(dir, ".tns", &n);
+  const char *fmts[] = {"coo", "csf", "dense"};
+  for (int k = 0; k < n; k++) {
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+    spc_tensor *t = tu_read_ok(path, 0, SPC_VTYPE_AUTO), *ref = combined(t);
+    int order = spc_tensor_order(t);
+    int64_t cells = 1, first_over = -1, first_pos = 0;
+    for (int d = 0; d < order; d++) {
+      cells *= spc_tensor_dim(t, d);
+      if (cells > LIMIT && first_over < 0) first_over = d, first_pos = cells;
+    }
+    for (int f = 0; f < 3; f++) {
+      char what[256];
+      snprintf(what, sizeof what, "%s -> %s", files[k], fmts[f]);
+      spc_convert_opts o;
+      spc_convert_info info;
+      spc_error e;
+      spc_tensor *x = NULL;
+      opts(&o, SPC_ENGINE_AUTO, &info);
+      o.no_jit = order > 3; /* the factory carries orders 2 and 3 */
+      spc_status s = spc_convert_to(t, fmts[f], &o, &x, &e);
+      if (f == 2 && first_over >= 0) {
+        ck_assert_msg(s == SPC_ERR_UNSUPPORTED && kind_of(s, &e) == K_LARGE, "%s: %s", what, e.msg);
+        int l = 0;
+        long long np = 0;
+        ck_assert_int_eq(sscanf(e.msg, "level %d (dense) of format dense would hold %lld", &l, &np), 2);
+        ck_assert_msg(l == first_over + 1 && np == first_pos, "%s: %s", what, e.msg);
+        large++;
+        continue;
+      }
+      char b[1200];
+      ck_assert_msg(s == SPC_OK, "%s: %s", what, spc_error_string(&e, b, sizeof b));
+      ck_assert_int_eq(info.used, order > 3 ? SPC_ENGINE_GENERIC : SPC_ENGINE_FACTORY);
+      ck_assert_int_eq(spc_tensor_nlevels(x), order);
+      check_readback(x, ref, what);
+      if (f == 2) { /* row-major, zeros elsewhere */
+        int64_t nv = 0, nr = spc_tensor_nstored(ref);
+        const double *v = spc_tensor_values(x, &nv), *rv = spc_tensor_values(ref, NULL);
+        ck_assert_int_eq(nv, cells);
+        int64_t nz = 0;
+        for (int64_t c = 0; c < cells; c++) nz += v[c] != 0;
+        for (int64_t c = 0; c < nr; c++) {
+          int64_t lin = 0;
+          for (int d = 0; d < order; d++) lin = lin * spc_tensor_dim(t, d) + crd_at(ref, d, c);
+          ck_assert_msg(tu_same_f64(v[lin], rv[c]), "%s: cell %lld", what, (long long)lin);
+        }
+        ck_assert_int_eq(nz, nr);
+      }
+      if (f == 1) { /* csf: one compressed level per mode, fibers counted in plain C */
+        int64_t prev = 0;
+        for (int l = 0; l < order; l++) {
+          arr c = get_arr(x, l, "crd");
+          int64_t fibers = 0; /* distinct prefixes of length l + 1 */
+          for (int64_t q = 0; q < spc_tensor_nstored(ref); q++) {
+            bool nw = q == 0;
+            for (int d = 0; d <= l && !nw; d++) nw = crd_at(ref, d, q) != crd_at(ref, d, q - 1);
+            fibers += nw;
+          }
+          ck_assert_msg(c.len == fibers, "%s: level %d holds %lld, %lld prefixes", what, l, (long long)c.len,
+                        (long long)fibers);
+          ck_assert(c.len >= prev);
+          prev = c.len;
+        }
+      }
+      ok++;
+      spc_tensor_free(&x);
+    }
+    spc_tensor_free(&ref);
+    spc_tensor_free(&t);
+  }
+  printf("convert: tensors: %d conversions read back exactly, %d dense refused as too large; %.1f s\n", ok,
+         large, now_s() - t0);
+  tu_free_list(files);
+}
+END_TEST
+
+/* ---- .bsp.h5 ---------------------------------------------------------------------- */
+
+START_TEST(test_bsp_roundtrip) {
+  jit_env();
+  double t0 = now_s();
+  const char *names[] = {"west0067.mtx", "w156.mtx",       "Erdos971.mtx", "matrix_fp32.mtx",
+                         "skew_int32.mtx", "lp_afiro.mtx", NULL};
+  int nm = 0;
+  mat *m = load_some(&nm, names);
+  if (!m) return;
+  char *dir = tu_mkdtemp();
+  int ok = 0;
+  for (size_t i = 0; names[i]; i++) {
+    const mat *M = find_mat(m, nm, names[i]);
+    if (!M) continue;
+    spc_tensor *lower = i == 0 ? tril(M->ref) : NULL, *lref = lower ? combined(lower) : NULL;
+    for (int f = 0; f <= NB; f++) {
+      const char *fn = f < NB ? builtins[f] : "sky";
+      const spc_tensor *src = f < NB ? M->src : lower, *ref = f < NB ? M->ref : lref;
+      if (!src) continue;
+      char what[256];
+      snprintf(what, sizeof what, "%s%s -> %s -> .bsp.h5", f < NB ? "" : "tril ", M->name, fn);
+      spc_tensor *x = NULL;
+      spc_error e;
+      if (conv(src, fn, SPC_ENGINE_AUTO, NULL, &x, &e)) continue; /* refusals: test_engines */
+      char fname[64];
+      snprintf(fname, sizeof fname, "%s.bsp.h5", fn);
+      spc_tensor *y = bsp_roundtrip(x, dir, fname);
+      ck_assert_msg(!strcmp(spc_tensor_format(y), fn), "%s: read as %s", what, spc_tensor_format(y));
+      same_arrays(x, y, what);
+      check_readback(y, ref, what);
+      ok++;
+      spc_tensor_free(&x);
+      spc_tensor_free(&y);
+    }
+    spc_tensor_free(&lower);
+    spc_tensor_free(&lref);
+  }
+  ck_assert_int_gt(ok, 40);
+  printf("convert: .bsp.h5 round trips of converted tensors: %d exact; %.1f s\n", ok, now_s() - t0);
+  tu_rmtree(dir);
+  free(dir);
+  free_mats(m, nm);
+}
+END_TEST
+
+/* Rewrite element idx of dataset ds (1-d integer) with v through HDF5. */
+static void h5_set(const char *path, const char *ds, hsize_t idx, long long v) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  ck_assert_msg(f >= 0, "open %s", path);
+  hid_t d = H5Dopen2(f, ds, H5P_DEFAULT);
+  ck_assert_msg(d >= 0, "no dataset %s in %s", ds, path);
+  hid_t sp = H5Dget_space(d);
+  hsize_t one = 1;
+  ck_assert(H5Sselect_hyperslab(sp, H5S_SELECT_SET, &idx, NULL, &one, NULL) >= 0);
+  hid_t ms = H5Screate_simple(1, &one, NULL);
+  ck_assert(H5Dwrite(d, H5T_NATIVE_LLONG, ms, sp, H5P_DEFAULT, &v) >= 0);
+  H5Sclose(ms);
+  H5Sclose(sp);
+  H5Dclose(d);
+  H5Fclose(f);
+}
+
+/* Replace dataset ds by a 1-d int64 dataset of n elements (0..n-1). */
+static void h5_replace(const char *path, const char *ds, hsize_t n) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  ck_assert(f >= 0);
+  ck_assert(H5Ldelete(f, ds, H5P_DEFAULT) >= 0);
+  hid_t sp = H5Screate_simple(1, &n, NULL);
+  hid_t d = H5Dcreate2(f, ds, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert(d >= 0);
+  long long *v = calloc(n + 1, sizeof *v);
+  for (hsize_t k = 0; k < n; k++) v[k] = (long long)k;
+  ck_assert(H5Dwrite(d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+  free(v);
+  H5Dclose(d);
+  H5Sclose(sp);
+  H5Fclose(f);
+}
+
+/* Flip a byte of dataset ds's first chunk as stored (the checksum no
+ * longer matches). */
+static void h5_flip_raw(const char *path, const char *ds) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  ck_assert(f >= 0);
+  hid_t d = H5Dopen2(f, ds, H5P_DEFAULT);
+  ck_assert(d >= 0);
+  hsize_t off[1] = {0}, nb = 0;
+  ck_assert(H5Dget_chunk_storage_size(d, off, &nb) >= 0 && nb > 8);
+  unsigned char *buf = malloc(nb);
+  uint32_t mask = 0;
+  ck_assert(H5Dread_chunk(d, H5P_DEFAULT, off, &mask, buf) >= 0);
+  buf[0] ^= 0x40;
+  ck_assert(H5Dwrite_chunk(d, H5P_DEFAULT, mask, off, nb, buf) >= 0);
+  free(buf);
+  H5Dclose(d);
+  H5Fclose(f);
+}
+
+static void expect_input_error(const char *path, const char *what) {
+  spc_read_opts o;
+  spc_read_opts_init(&o);
+  spc_tensor *t = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  spc_status s = spc_read(path, &o, &t, &e);
+  char b[1200];
+  ck_assert_msg(s == SPC_ERR_INPUT, "%s: %s: %s", what, spc_status_name(s), spc_error_string(&e, b, sizeof b));
+  ck_assert_ptr_null(t);
+  ck_assert_msg(e.msg[0], "%s: no message", what);
+}
+
+START_TEST(test_bsp_corrupt) {
+  jit_env();
+  spc_tensor *t = small_matrix();
+  char *dir = tu_mkdtemp();
+  ufmt u = user_formats();
+  /* The small matrix: DIA perm = {-3, -1, 0, 1, 4} (lo -3, extent 8),
+   * csr_desc pos = {0, 2, 3, 5, 7}, crd = {-4, 0, -2, -3, -1, -4, 0}.
+   * bug: accepted today (KNOWN BUG, reported: the reader checks array
+   * bounds but not that level coordinates lie in the level's extent, nor
+   * that pos ascends, nor that squeezed coordinates ascend; entries are
+   * silently dropped or made up); these run with SPC_KNOWN_BUGS=1. */
+  struct {
+    const char *fmt, *ds, *what;
+    long long idx, v; /* idx -1: replace the dataset by v elements */
+    bool bug;
+  } cs[] = {
+      {"ell", "level2_crd", "ELL column out of range", 0, 77, false},
+      {"bcsr", "level1_crd", "BCSR block column out of range", 0, 9, false},
+      {"bcsr", "level1_pos", "BCSR pos past the end", 1, 1000, false},
+      {"sky", "level1_first", "SKY first out of range", 0, -3, false},
+      {"dia", "values", "DIA values shorter", -1, 3, false},
+      {"csr_desc", "level1_pos", "csr_desc pos past the end", 4, 8, false},
+      {"dia", "level0_perm", "DIA offset out of range (the diagonal vanishes)", 0, 1000000, true},
+      {"dia", "level0_perm", "DIA offsets repeated (diagonal -1 read as +1)", 1, 1, true},
+      {"csr_desc", "level1_pos", "csr_desc pos decreasing (entries made up)", 2, 0, true},
+      {"csr_desc", "level1_crd", "csr_desc -j out of range (the entry vanishes)", 0, -5, true},
+      {"morton", "level0_crd", "Morton code not the interleaved (i, j)", 0, 5, true},
+  };
+  spc_tensor *ref = combined(t), *lower = tril(ref);
+  int ran = 0, skipped = 0;
+  for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+    if (cs[k].bug && !known_bugs()) {
+      skipped++;
+      continue;
+    }
+    spc_tensor *x = NULL;
+    spc_error e;
+    const char *fmt = !strcmp(cs[k].fmt, "csr_desc") ? u.csr_desc : cs[k].fmt;
+    tu_assert_ok(conv(!strcmp(cs[k].fmt, "sky") ? lower : t, fmt, SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+    char name[64];
+    snprintf(name, sizeof name, "c%zu.bsp.h5", k);
+    char *p = tu_path(dir, name);
+    tu_assert_ok(spc_write(x, p, NULL, &e), &e);
+    if (cs[k].idx < 0) h5_replace(p, cs[k].ds, (hsize_t)cs[k].v);
+    else h5_set(p, cs[k].ds, (hsize_t)cs[k].idx, cs[k].v);
+    expect_input_error(p, cs[k].what);
+    ran++;
+    spc_tensor_free(&x);
+    free(p);
+  }
+  /* a stored chunk whose checksum fails */
+  spc_tensor *x = NULL;
+  spc_error e;
+  tu_assert_ok(conv(t, "dia", SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+  char *p = tu_path(dir, "raw.bsp.h5");
+  tu_assert_ok(spc_write(x, p, NULL, &e), &e);
+  h5_flip_raw(p, "values");
+  spc_read_opts ro;
+  spc_read_opts_init(&ro);
+  spc_tensor *y = NULL;
+  spc_status s = spc_read(p, &ro, &y, &e);
+  ck_assert_msg(s == SPC_ERR_INPUT || s == SPC_ERR_IO, "checksum: %s %s", spc_status_name(s), e.msg);
+  ck_assert_ptr_null(y);
+  spc_tensor_free(&x);
+  free(p);
+  if (skipped)
+    printf("convert: corrupt .bsp.h5: %d refused as SPC_ERR_INPUT; %d known-bug cases skipped "
+           "(SPC_KNOWN_BUGS=1 runs them)\n",
+           ran, skipped);
+  spc_tensor_free(&lower);
+  spc_tensor_free(&ref);
+  spc_tensor_free(&t);
+  ufmt_free(&u);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
+/* ---- the command line ------------------------------------------------------------- */
+
+static const char *shared_matrix(const char *name, char *buf, size_t n) {
+  const char *dd = tu_data_dir();
+  if (!dd) return NULL;
+  snprintf(buf, n, "%s/matrices/%s", dd, name);
+  return tu_exists(buf) ? buf : NULL;
+}
+
+START_TEST(test_cli_convert) {
+  jit_env();
+  char *dir = tu_mkdtemp();
+  char buf[2048];
+  const char *in = shared_matrix("west0067.mtx", buf, sizeof buf);
+  char *own = NULL;
+  if (!in) /* no data: a small general matrix with an upper entry */
+    in = own = tu_file(dir, "in.mtx",
+                       "%%MatrixMarket matrix coordinate real general\n4 5 4\n1 1 1.5\n1 3 2\n3 2 -1\n4 5 0.25\n");
+  char *out = tu_path(dir, "out.bsp.h5"), *back = tu_path(dir, "back.mtx");
+  tu_run_result r;
+  ck_assert_msg(tu_run(&r, "%s --to=dia -o %s", in, out) == 0, "exit %d: %s", r.status, r.err);
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "info %s", out), 0);
+  assert_has(r.out, "format:      dia");
+  tu_run_free(&r);
+  ck_assert_msg(tu_run(&r, "cat %s -o %s", out, back) == 0, "exit %d: %s", r.status, r.err);
+  tu_run_free(&r);
+  spc_tensor *a = tu_read_ok(in, 1, SPC_VTYPE_AUTO), *b = tu_read_ok(back, 1, SPC_VTYPE_AUTO);
+  tu_assert_same_tensor(a, b, 0, "mtx -> dia .bsp.h5 -> mtx");
+  spc_tensor *y = tu_read_ok(out, 0, SPC_VTYPE_AUTO), *x = NULL;
+  spc_error e;
+  tu_assert_ok(conv(a, "dia", SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+  same_arrays(x, y, "CLI dia = API dia");
+  spc_tensor_free(&x);
+  spc_tensor_free(&y);
+  spc_tensor_free(&b);
+  /* `convert` spelled out, to stdout: the info block */
+  ck_assert_int_eq(tu_run(&r, "convert %s --to=csr", in), 0);
+  assert_has(r.out, "format:      csr");
+  tu_run_free(&r);
+  int before = tu_count_dir(dir);
+  /* unknown format: usage error naming it, nothing written */
+  char *o2 = tu_path(dir, "o2.bsp.h5");
+  ck_assert_int_eq(tu_run(&r, "%s --to=nosuch -o %s", in, o2), 1);
+  assert_has(r.err, "nosuch");
+  ck_assert(!tu_exists(o2));
+  tu_run_free(&r);
+  /* an entry above the diagonal into sky: unsupported (5), nothing written */
+  ck_assert_int_eq(tu_run(&r, "%s --to=sky -o %s", in, o2), 5);
+  assert_has(r.err, "cannot");
+  assert_has(r.err, "requires j <= i");
+  ck_assert(!tu_exists(o2));
+  tu_run_free(&r);
+  /* a user's spec by path, and a non-default parameter (JIT) */
+  char *spec = tu_file(dir, "csr_desc.yaml", csr_desc_yaml);
+  before = tu_count_dir(dir);
+  ck_assert_msg(tu_run(&r, "%s --to=%s -o %s", in, spec, o2) == 0, "%s", r.err);
+  tu_run_free(&r);
+  spc_tensor *z = tu_read_ok(o2, 0, SPC_VTYPE_AUTO), *ra = combined(a);
+  ck_assert_str_eq(spc_tensor_format(z), "csr_desc");
+  check_csr_desc(z, ra, "CLI csr_desc");
+  spc_tensor_free(&z);
+  ck_assert_int_eq(tu_run(&r, "%s --to=bcsr --param M=3 --param N=2 --engine=factory -o %s", in, o2), 5);
+  assert_has(r.err, "no factory routine");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "%s --to=bcsr --param M=3 --param N=2 -v -o %s", in, o2), 0);
+  assert_has(r.err, "engine jit");
+  tu_run_free(&r);
+  z = tu_read_ok(o2, 0, SPC_VTYPE_AUTO);
+  check_bcsr32(z, ra, 3, 2, false, "pos", "crd");
+  spc_tensor_free(&z);
+  ck_assert_int_eq(tu_count_dir(dir), before + 1);
+  spc_tensor_free(&ra);
+  spc_tensor_free(&a);
+  free(spec);
+  free(o2);
+  free(out);
+  free(back);
+  free(own);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
+START_TEST(test_cli_formats_sizes) {
+  jit_env();
+  tu_run_result r;
+  ck_assert_int_eq(tu_run(&r, "formats"), 0);
+  int lines = 0;
+  for (char *s = r.out, *nl; *s; s = nl + 1, lines++) {
+    nl = strchr(s, '\n');
+    ck_assert_msg(nl != NULL, "unterminated line");
+    ck_assert_msg(lines < NB, "more than %d lines:\n%s", NB, r.out);
+    size_t k = strlen(builtins[lines]);
+    ck_assert_msg(!strncmp(s, builtins[lines], k) && s[k] == ' ', "line %d: %.*s", lines, (int)(nl - s), s);
+  }
+  ck_assert_int_eq(lines, NB);
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "formats show csr"), 0);
+  assert_has(r.out, "format: csr");
+  ck_assert_str_eq(r.out, spc_format_yaml("csr"));
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "formats show compressed"), 0);
+  assert_has(r.out, "level: compressed");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "formats show nosuch"), 1);
+  assert_has(r.err, "nosuch");
+  tu_run_free(&r);
+  /* sizes: a line per format; csr = (rows + 1) * 4 + nnz * (4 + 8) */
+  char *dir = tu_mkdtemp(), buf[2048];
+  const char *in = shared_matrix("west0067.mtx", buf, sizeof buf);
+  char *own = NULL;
+  if (!in)
+    in = own = tu_file(dir, "in.mtx",
+                       "%%MatrixMarket matrix coordinate real general\n4 5 4\n1 1 1.5\n1 3 2\n3 2 -1\n4 5 0.25\n");
+  spc_tensor *t = tu_read_ok(in, 0, SPC_VTYPE_AUTO), *ref = NULL;
+  spc_tensor *ex = tu_read_ok(in, 1, SPC_VTYPE_AUTO);
+  ref = combined(ex);
+  ck_assert_int_eq(spc_tensor_vtype(t), SPC_F64);
+  ck_assert_int_eq(tu_run(&r, "sizes %s", in), 0);
+  int n = 0;
+  bool saw_csr = false;
+  for (char *s = r.out, *nl; *s; s = nl + 1) {
+    nl = strchr(s, '\n');
+    ck_assert(nl != NULL);
+    *nl = 0;
+    char name[32], bytes[32];
+    ck_assert_msg(sscanf(s, "%31s %31s", name, bytes) == 2, "line: %s", s);
+    if (!strcmp(name, "format")) continue; /* the header */
+    ck_assert_msg(n < NB && !strcmp(name, builtins[n]), "line %d: %s", n, s);
+    spc_convert_opts o;
+    spc_convert_opts_init(&o);
+    int64_t want = 0;
+    spc_error e;
+    spc_status st = spc_convert_size(t, name, &o, &want, &e);
+    if (st == SPC_OK) {
+      ck_assert_msg(strtoll(bytes, NULL, 10) == want, "%s: %s bytes, API %lld", name, bytes, (long long)want);
+    } else {
+      ck_assert_msg(!strcmp(bytes, "-") && strstr(s, e.msg), "%s: '%s', API: %s", name, s, e.msg);
+    }
+    if (!strcmp(name, "csr")) {
+      saw_csr = true;
+      int64_t rows = spc_tensor_dim(ref, 0), nnz = spc_tensor_nstored(ref);
+      ck_assert_int_eq(strtoll(bytes, NULL, 10), (rows + 1) * 4 + nnz * (4 + 8));
+    }
+    n++;
+  }
+  ck_assert_int_eq(n, NB);
+  ck_assert(saw_csr);
+  tu_run_free(&r);
+  spc_tensor_free(&ex);
+  spc_tensor_free(&ref);
+  spc_tensor_free(&t);
+  free(own);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
+/* A tensor converted to dense (fill: zero) reads back without its
+ * padding, and converting it further does not turn the padding into
+ * explicit zeros (fixed in dae701e: before, its native levels were
+ * walked cell by cell: 6 components for 1 entry below, dense -> csr stored
+ * 6, dense -> dia was refused for "5 explicit zeros"). */
+START_TEST(test_dense_padding) {
+  int64_t dims[2] = {2, 3};
+  spc_tensor *t = NULL, *d = NULL, *c = NULL, *x = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, 1, SPC_F64, &t, &e), &e);
+  spc_itype ty;
+  spc_tensor_level_array(t, 0, "crd", NULL, &ty, NULL);
+  for (int l = 0; l < 2; l++) {
+    void *p = spc_tensor_level_array_mut(t, l, "crd");
+    if (ty == SPC_IDX32) ((int32_t *)p)[0] = l ? 2 : 1;
+    else ((int64_t *)p)[0] = l ? 2 : 1;
+  }
+  ((double *)spc_tensor_values_mut(t))[0] = 5.0;
+  tu_assert_ok(spc_convert_to(t, "dense", NULL, &d, &e), &e);
+  tu_assert_ok(spc_tensor_combine(d, SPC_DUP_SUM, &c, &e), &e);
+  ck_assert_msg(spc_tensor_nstored(c) == 1, "combine(dense) holds %lld components, the source 1",
+                (long long)spc_tensor_nstored(c));
+  tu_assert_ok(spc_convert_to(d, "csr", NULL, &x, &e), &e);
+  ck_assert_msg(spc_tensor_nstored(x) == 1, "dense -> csr stores %lld components, the source 1",
+                (long long)spc_tensor_nstored(x));
+  spc_tensor_free(&x);
+  tu_assert_ok(spc_convert_to(d, "dia", NULL, &x, &e), &e);
+  check_readback(x, c, "dense -> dia");
+  spc_tensor_free(&x);
+  /* through spc_iter and spc_tensor_to_coo too */
+  spc_iter *it = NULL;
+  tu_assert_ok(spc_iter_create(d, &it, &e), &e);
+  int64_t xy[2];
+  const void *v;
+  ck_assert_int_eq(spc_iter_next(it, xy, &v), 1);
+  ck_assert(xy[0] == 1 && xy[1] == 2 && *(const double *)v == 5.0);
+  ck_assert_int_eq(spc_iter_next(it, xy, &v), 0);
+  spc_iter_free(&it);
+  tu_assert_ok(spc_tensor_to_coo(d, 0, &x, &e), &e);
+  ck_assert_int_eq(spc_tensor_nstored(x), 1);
+  spc_tensor_free(&x);
+  /* .bsp.h5 keeps the format */
+  char *dir = tu_mkdtemp();
+  spc_tensor *y = bsp_roundtrip(d, dir, "d.bsp.h5");
+  ck_assert_str_eq(spc_tensor_format(y), "dense");
+  same_arrays(d, y, "dense .bsp.h5");
+  check_readback(y, c, "dense .bsp.h5");
+  spc_tensor_free(&y);
+  tu_rmtree(dir);
+  free(dir);
+  spc_tensor_free(&c);
+  spc_tensor_free(&d);
+  spc_tensor_free(&t);
+}
+END_TEST
+
+/* ---- known bugs (run with SPC_KNOWN_BUGS=1) ------------------------------------- */
+
+/* A tensor converted with opts.jit_dir = D must read back (spc_tensor_
+ * combine, spc_iter, spc_tensor_to_coo) compiling into D, or nowhere.
+ * Fails today: the converted tensor keeps its engine but not its JIT
+ * folder, so reading it back compiles into $SPCONV_JIT_DIR, else
+ * $XDG_CACHE_HOME/spconv/jit, else ~/.cache/spconv/jit (the suite sets
+ * SPCONV_JIT_DIR in every test to keep the run's files in its scratch). */
+START_TEST(test_bug_jit_dir_readback) {
+  if (!known_bugs()) {
+    printf("convert: skipped test_bug_jit_dir_readback (known bug; SPC_KNOWN_BUGS=1 runs it)\n");
+    return;
+  }
+  char *dir = tu_mkdtemp(), *home = tu_path(dir, "home"), *jd = tu_path(dir, "jit");
+  ck_assert_int_eq(mkdir(home, 0755), 0);
+  setenv("HOME", home, 1);
+  unsetenv("XDG_CACHE_HOME");
+  unsetenv("SPCONV_JIT_DIR");
+  spc_tensor *t = small_matrix(), *x = NULL, *c = NULL;
+  spc_convert_opts o;
+  spc_convert_info info;
+  spc_error e;
+  opts(&o, SPC_ENGINE_JIT, &info);
+  o.jit_dir = jd;
+  o.nparams = 2;
+  o.param_names[0] = "M";
+  o.param_values[0] = 3;
+  o.param_names[1] = "N";
+  o.param_values[1] = 2;
+  tu_assert_ok(spc_convert_to(t, "bcsr", &o, &x, &e), &e);
+  ck_assert_int_gt(info.jit_compiled, 0);
+  tu_assert_ok(spc_tensor_combine(x, SPC_DUP_SUM, &c, &e), &e);
+  char *cache = tu_path(home, ".cache/spconv/jit");
+  int stray = tu_count_dir(cache);
+  ck_assert_msg(stray <= 0, "reading back compiled %d file(s) into %s, not into opts.jit_dir", stray, cache);
+  free(cache);
+  spc_tensor_free(&c);
+  spc_tensor_free(&x);
+  spc_tensor_free(&t);
+  tu_rmtree(dir);
+  free(jd);
+  free(home);
+  free(dir);
+}
+END_TEST
+
+static TCase *tcase(Suite *s, const char *name) {
+  TCase *tc = tcase_create(name);
+  tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
+  tcase_add_unchecked_fixture(tc, make_jit_dir, NULL);
+  tcase_add_checked_fixture(tc, jit_env, NULL);
+  suite_add_tcase(s, tc);
+  return tc;
+}
+
+Suite *suite_convert(void) {
+  Suite *s = suite_create("convert");
+  TCase *tc = tcase(s, "api");
+  tcase_add_test(tc, test_format_list);
+  tcase_add_test(tc, test_convert_args);
+  tcase_add_test(tc, test_sizes_api);
+  tcase_add_test(tc, test_dense_padding);
+  tc = tcase(s, "data");
+  tcase_add_test(tc, test_pairs);
+  tcase_add_test(tc, test_engines);
+  tcase_add_test(tc, test_tensors);
+  tc = tcase(s, "jit");
+  tcase_add_test(tc, test_jit_subset);
+  tcase_add_test(tc, test_jit_params);
+  tcase_add_test(tc, test_jit_disk_cache);
+  tcase_add_test(tc, test_user_formats);
+  tc = tcase(s, "files");
+  tcase_add_test(tc, test_bsp_roundtrip);
+  tcase_add_test(tc, test_bsp_corrupt);
+  tcase_add_test(tc, test_cli_convert);
+  tcase_add_test(tc, test_cli_formats_sizes);
+  tc = tcase(s, "known_bugs");
+  tcase_add_test(tc, test_bug_jit_dir_readback);
+  return s;
+}
