@@ -262,6 +262,10 @@ static const char driver[] =
     "\n/* ---- the driver ---------------------------------------------------- */\n"
     "#include <stdlib.h>\n"
     "#include <stdio.h>\n"
+    "/* a level holding more positions is refused (\"too large\"); -D to set */\n"
+    "#ifndef SPCONV_MAX_POSITIONS\n"
+    "#define SPCONV_MAX_POSITIONS INT64_MAX\n"
+    "#endif\n"
     "#ifndef SPCONV_TENSOR_DEFINED\n"
     "#define SPCONV_TENSOR_DEFINED\n"
     "/* A tensor as the generated converters take and give it: the arrays of\n"
@@ -392,7 +396,7 @@ static const char driver[] =
     "    a[4].s.i64 = np;\n"
     "    a[5].s.i64 = ext[2 * l + 1];\n"
     "    a[6].s.i64 = ext[2 * l];\n"
-    "    a[7].s.i64 = INT64_MAX;\n"
+    "    a[7].s.i64 = SPCONV_MAX_POSITIONS;\n"
     "    int last = l == SPCONV_LB - 1 && SPCONV_VSIZE_OUT;\n"
     "    if (last) a[8 + na + 2].data = vs, a[8 + na + 2].len = m;\n"
     "    if ((rc = spconv_r_level_entry[l](a, err, err_len))) goto done;\n"
@@ -504,7 +508,7 @@ spc_status spc_gen_source(const char *from, const char *to, spc_vtype vt,
   if (!s) s = asm_read_routine(A, order, IR_I64, IR_I64, vt, emit_one, &g, e);
   g.name = "write";
   g.nlevel = 0;
-  if (!s) s = asm_write_routines(rb, Bf, order, IR_I64, IR_I64, IR_I64, vout, ps, np, emit_one, &g, e);
+  if (!s) s = asm_write_routines(rb, Bf, order, IR_I64, IR_I64, IR_I64, vout, ps, np, false, emit_one, &g, e);
   /* the remapping once more, for the extents */
   spc_remap_param all[SPC_SPEC_MAX];
   int nall = 0;

@@ -104,7 +104,7 @@ spc_status asm_resolve_format(const char *format, const spc_convert_opts *o,
                               const spc_format_spec **fmt, spc_error *e);
 
 /* The routines of a conversion to / from fmt, built for the given types
- * without data (assemble_write.c, assemble_read.c): for the factory
+ * (nosort: the remapping for the sparse workspace path) without data (assemble_write.c, assemble_read.c): for the factory
  * generator and `spconv gen`.  cb gets each routine (owned by the caller
  * of cb, freed after cb returns). */
 typedef spc_status (*asm_routine_cb)(void *ctx, ir_func *f, spc_error *e);
@@ -112,7 +112,8 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
                               int order, ir_ty src_ty, ir_ty index_ty,
                               ir_ty coord_ty, spc_vtype vt,
                               const spc_remap_param *params, int nparams,
-                              asm_routine_cb cb, void *ctx, spc_error *e);
+                              bool nosort, asm_routine_cb cb, void *ctx,
+                              spc_error *e);
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
                             ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
                             asm_routine_cb cb, void *ctx, spc_error *e);

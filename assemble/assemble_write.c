@@ -17,6 +17,7 @@
  *      level, finalize.  The positions it yields are the next level's
  *      parent positions. */
 #include "assemble_internal.h"
+#include "spw.h"
 #include <stdio.h>
 #include <stddef.h>
 #include <string.h>
@@ -46,6 +47,8 @@ typedef struct conv {
   int64_t limit;
   spc_dup dup;
   asm_engine eng;
+  bool nosort;  /* the sparse workspace orders the components */
+  const spc_convert_opts *o;
 } conv;
 
 static int64_t default_limit(void) {
@@ -204,7 +207,7 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
     keys[0] = perm;
     for (int l = 0; l < C->L; l++) keys[l + 1] = lout[l];
     ir_expr *na = ir_ref(f, n);
-    ir_add(f, body, ir_call(f, IR_SORT_PERM, keys, C->L + 1, &na, 1));
+    if (!C->nosort) ir_add(f, body, ir_call(f, IR_SORT_PERM, keys, C->L + 1, &na, 1));
   }
   if (!s) s = ir_verify(f, e);
   if (s) ir_func_free(&f);
@@ -219,6 +222,8 @@ static bool same_tuple(const conv *C, int64_t a, int64_t b) {
     if (C->lc[l][a] != C->lc[l][b]) return false;
   return true;
 }
+
+static spc_status finish_components(conv *C, spc_error *e);
 
 static spc_status order_components(conv *C, int64_t **lc, const int64_t *perm,
                                    spc_dup dup, spc_error *e) {
@@ -268,6 +273,14 @@ static spc_status order_components(conv *C, int64_t **lc, const int64_t *perm,
     m++;
   }
   C->n = m;
+  return finish_components(C, e);
+}
+
+/* The components in level order and combined: the fill check, then the
+ * "new coordinate prefix" flags of every level. */
+static spc_status finish_components(conv *C, spc_error *e) {
+  size_t w = spc_vtype_size(C->comb->vt);
+  int64_t m = C->n;
   C->vt = C->comb->vt;
   if (C->fmt->fill_zero) {
     int64_t zeros = 0;
@@ -631,6 +644,40 @@ static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
   return s;
 }
 
+/* ---- the sparse workspace path -------------------------------------------------
+ * The remapped components go through spw/ (Acc, sorted runs, spill to
+ * files past the memory budget, k-way pack) instead of one sort of all of
+ * them; the packed stream is sorted and combined, as order_components
+ * leaves it. */
+static spc_status workspace_components(conv *C, int64_t **lc, spc_error *e) {
+  spw_opts wo = {.kind = C->o->spw == SPC_SPW_LIST ? SPW_LIST : SPW_HASH,
+                 .acc = C->o->acc, .mem = C->o->mem, .dup = C->dup};
+  spw *w = NULL;
+  spc_status s = spw_create(C->L, C->comb->vt, &wo, &w, e);
+  size_t wv = spc_vtype_size(C->comb->vt);
+  const int64_t chunk = 1 << 16;
+  for (int64_t t0 = 0; t0 < C->n && !s; t0 += chunk) {
+    const int64_t *cols[SPC_MAX_ORDER];
+    for (int l = 0; l < C->L; l++) cols[l] = lc[l] + t0;
+    int64_t k = C->n - t0 < chunk ? C->n - t0 : chunk;
+    s = spw_push(w, k, cols, wv ? (const char *)C->comb->val + t0 * (int64_t)wv : NULL, e);
+  }
+  if (!s) s = spw_pack(w, &C->n, C->lc, &C->vals, e);
+  if (!s && C->o->info) {
+    spw_stats st;
+    spw_get_stats(w, &st);
+    C->o->info->spw.flushes = st.flushes;
+    C->o->info->spw.merges = st.merges;
+    C->o->info->spw.spilled_runs = st.spilled_runs;
+    C->o->info->spw.spilled_bytes = st.spilled_bytes;
+    C->o->info->spw.peak_bytes = st.peak_bytes;
+  }
+  spw_free(&w);
+  if (s && s != SPC_ERR_NOMEM && s != SPC_ERR_IO && e && strstr(e->msg, "--dup=error"))
+    snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg), " (format %s)", C->fmt->name);
+  return s ? s : finish_components(C, e);
+}
+
 /* ---- the entry point ------------------------------------------------------ */
 
 static spc_status remap_and_bounds(conv *C, spc_error *e) {
@@ -676,7 +723,7 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
         C->N[l] = ext + 1;
       }
     }
-    if (!s) s = order_components(C, lc, perm, C->dup, e);
+    if (!s) s = C->nosort ? workspace_components(C, lc, e) : order_components(C, lc, perm, C->dup, e);
   }
   for (int k = C->order + 1; args && k < np; k++)
     if (ir_var_get(f, ir_param_var(f, k))->array) spc_free(args[k].data);
@@ -698,6 +745,8 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "invalid arguments");
   C.limit = o && o->max_positions > 0 ? o->max_positions : default_limit();
   asm_engine_init(&C.eng, o);
+  C.o = o;
+  C.nosort = o && (o->spw != SPC_SPW_NONE || o->mem > 0);
   /* the components: a plain COO (levels in dimension order) is used as
    * it is; anything else is read out (symmetric storage expanded, a
    * converted tensor read back through its level functions).  Duplicates
@@ -784,8 +833,10 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
                               int order, ir_ty src_ty, ir_ty index_ty,
                               ir_ty coord_ty, spc_vtype vt,
                               const spc_remap_param *params, int nparams,
-                              asm_routine_cb cb, void *ctx, spc_error *e) {
-  conv C = {.fmt = fmt, .specs = specs, .dup = SPC_DUP_SUM, .order = order};
+                              bool nosort, asm_routine_cb cb, void *ctx,
+                              spc_error *e) {
+  conv C = {.fmt = fmt, .specs = specs, .dup = SPC_DUP_SUM, .order = order,
+            .nosort = nosort};
   int64_t ones[SPC_MAX_ORDER];
   for (int d = 0; d < order; d++) ones[d] = 1;
   C.limit = default_limit();

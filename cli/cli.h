@@ -38,6 +38,8 @@ typedef struct cli_opts {
   int nspecs;                 /* convert: --spec FILE (level formats) */
   const char *specs[8];
   const char *from;           /* gen: --from */
+  int spw;                    /* convert: --spw=hash|list */
+  int64_t acc, mem;           /* convert: --acc=N, --mem=SIZE */
 } cli_opts;
 
 typedef struct cli_cmd {

@@ -121,7 +121,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
                  !strcmp(name, "--dup") || !strcmp(name, "--dims") ||
                  !strcmp(name, "--remap") || !strcmp(name, "--param") ||
                  !strcmp(name, "--to") || !strcmp(name, "--engine") ||
-                 !strcmp(name, "--spec") || !strcmp(name, "--from");
+                 !strcmp(name, "--spec") || !strcmp(name, "--from") ||
+                 !strcmp(name, "--spw") || !strcmp(name, "--acc") || !strcmp(name, "--mem");
     if (takes && !val) {
       if (i + 1 >= argc) { cli_usage_error(cmd, "%s needs a value", name); return -1; }
       val = argv[++i];
@@ -137,6 +138,29 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     else if (!strcmp(name, "--to")) o->to = val;
     else if (!strcmp(name, "--from")) o->from = val;
     else if (!strcmp(name, "--no-jit")) o->no_jit = true;
+    else if (!strcmp(name, "--spw")) {
+      if (!strcmp(val, "hash")) o->spw = SPC_SPW_HASH;
+      else if (!strcmp(val, "list")) o->spw = SPC_SPW_LIST;
+      else { cli_usage_error(cmd, "--spw takes hash or list"); return -1; }
+    } else if (!strcmp(name, "--acc")) {
+      char *end;
+      long long v = strtoll(val, &end, 10);
+      if (*end || v < 1) { cli_usage_error(cmd, "--acc takes a positive count of points"); return -1; }
+      o->acc = v;
+    } else if (!strcmp(name, "--mem")) {
+      char *end;
+      double v = strtod(val, &end);
+      double mul = 1;
+      if (*end == 'k' || *end == 'K') mul = 1024.0, end++;
+      else if (*end == 'm' || *end == 'M') mul = 1024.0 * 1024, end++;
+      else if (*end == 'g' || *end == 'G') mul = 1024.0 * 1024 * 1024, end++;
+      if (*end == 'B' || *end == 'b') end++;
+      if (*end || end == val || !(v > 0) || v * mul > 9e18) {
+        cli_usage_error(cmd, "--mem takes a size such as 256M or 2G");
+        return -1;
+      }
+      o->mem = (int64_t)(v * mul);
+    }
     else if (!strcmp(name, "--verbose") || !strcmp(name, "-v")) o->verbose = true;
     else if (!strcmp(name, "--engine")) {
       if (spc_engine_parse(val, &o->engine)) {
@@ -191,6 +215,9 @@ void cli_convert_opts(const cli_opts *o, spc_convert_opts *c) {
   if (o->have_dup) c->dup = o->dup;
   c->engine = o->engine;
   c->no_jit = o->no_jit;
+  c->spw = o->spw;
+  c->acc = o->acc;
+  c->mem = o->mem;
   for (int i = 0; i < o->nparams && i < SPC_MAX_PARAMS; i++) {
     c->param_names[c->nparams] = o->param_names[i];
     c->param_values[c->nparams++] = o->param_values[i];

@@ -4,7 +4,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
+#include <unistd.h>
+
+void spw_cleanup_files(void); /* the workspace's temporary files */
+
+static void on_signal(int sig) {
+  spw_cleanup_files();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
 
 static double now(void) {
   struct timespec t;
@@ -26,6 +36,8 @@ int cmd_convert(int argc, char **argv) {
   cli_write_opts(&o, &w);
   cli_convert_opts(&o, &c);
   c.info = &info;
+  signal(SIGINT, on_signal); /* no workspace files left behind */
+  signal(SIGTERM, on_signal);
   spc_tensor *t = NULL, *x = NULL;
   spc_error e;
   spc_error_clear(&e);
@@ -46,6 +58,14 @@ int cmd_convert(int argc, char **argv) {
             pos[0], (long long)spc_tensor_nstored(t), (long long)spc_tensor_bytes(t),
             spc_tensor_format(t), t1 - t0, spc_dup_name(c.dup), spc_tensor_format(x), t2 - t1,
             info.routines, spc_engine_name(info.used), info.jit_compiled);
+  if (!s && o.verbose && (c.spw || c.mem))
+    fprintf(stderr,
+            "spconv: sparse workspace (%s, accumulator %lld points%s): %lld flushes, %lld "
+            "merges, %lld runs spilled (%lld bytes), peak %lld bytes of runs in memory\n",
+            c.spw == SPC_SPW_LIST ? "list" : "hash", (long long)c.acc,
+            c.acc ? "" : " from --mem", (long long)info.spw.flushes, (long long)info.spw.merges,
+            (long long)info.spw.spilled_runs, (long long)info.spw.spilled_bytes,
+            (long long)info.spw.peak_bytes);
   spc_tensor_free(&t);
   if (!s && o.out) s = spc_write(x, o.out, &w, &e);
   else if (!s) cli_print_info("converted:", pos[0], x);

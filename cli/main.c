@@ -41,6 +41,10 @@ const cli_cmd cli_commands[] = {
      "  --dup=P            combine duplicates: sum (default) first last min max error\n"
      "  --engine E         auto (factory, else JIT, else generic), generic, factory, jit\n"
      "  --no-jit           never compile at run time\n"
+     "  --spw=hash|list    order the components in the sparse workspace (Acc as a hash\n"
+     "                     table or a list, flushed as sorted runs merged k-way)\n"
+     "  --acc=N            workspace accumulator capacity in points\n"
+     "  --mem=SIZE         workspace memory (e.g. 256M); runs past it spill to $TMPDIR\n"
      "  -v, --verbose      say how the conversion ran (engine, routines, times)\n",
      "spconv convert IN --to=FORMAT [-o OUT] [options]"},
     {"formats", cmd_formats, "List the built-in tensor formats, one per line, name first; with\n"

@@ -237,8 +237,17 @@ typedef struct spc_convert_opts {
   const char *spec_files[SPC_MAX_PARAMS];
   int64_t max_positions;    /* refuse a level with more positions ("too
                                large"); 0: 2^31-1 or less on small memory */
+  int spw;                  /* order the components in the sparse
+                               workspace: SPC_SPW_HASH or SPC_SPW_LIST
+                               (SPC_SPW_NONE: one sort of all of them,
+                               unless mem is set) */
+  int64_t acc;              /* workspace accumulator capacity (points);
+                               0: from mem */
+  int64_t mem;              /* workspace memory budget in bytes (runs past
+                               it spill to temporary files); 0: 1/4 RAM */
   spc_convert_info *info;   /* filled when non-NULL (below) */
 } spc_convert_opts;
+enum { SPC_SPW_NONE = 0, SPC_SPW_HASH = 1, SPC_SPW_LIST = 2 };
 
 /* What a conversion did, for --verbose. */
 struct spc_convert_info {
@@ -246,6 +255,9 @@ struct spc_convert_info {
   int routines;             /* routines run */
   int jit_compiled;         /* of them compiled now (not from the cache) */
   char notice[256];         /* a one-line notice (e.g. no compiler) or "" */
+  struct {                  /* the sparse workspace, when used */
+    int64_t flushes, merges, spilled_runs, spilled_bytes, peak_bytes;
+  } spw;
 };
 
 SPC_API void spc_convert_opts_init(spc_convert_opts *o);

@@ -55,8 +55,12 @@ int main(void) {
       for (int a = 0; a < 2 && !s; a++)
         for (int b = 0; b < 3 && !s; b++)
           for (int v = 0; v < 6 && !s; v++) {
-            s = asm_write_routines(r, fmt, order, src[a], ic[b][0], ic[b][1], vts[v], NULL, 0, add, &g,
-                                   &e);
+            s = asm_write_routines(r, fmt, order, src[a], ic[b][0], ic[b][1], vts[v], NULL, 0,
+                                   false, add, &g, &e);
+            /* the sparse workspace's remapping (no sort): int32 sources */
+            if (!s && a == 0 && b == 0 && v == 0)
+              s = asm_write_routines(r, fmt, order, src[a], ic[b][0], ic[b][1], vts[v], NULL, 0,
+                                     true, add, &g, &e);
             if (!s && a == 0) s = asm_read_routine(fmt, order, ic[b][0], ic[b][1], vts[v], add, &g, &e);
           }
   }

@@ -1,0 +1,62 @@
+/* spw.h -- the sparse workspace (DESIGN.md section 5): points in any order,
+ * with duplicates, become a sorted, duplicate-free stream of level
+ * coordinate tuples for the ordinary assembly path.
+ *
+ *   Acc   a fixed-capacity accumulator: SPW_HASH (open addressing keyed by
+ *         the whole tuple, duplicates combined on insert) or SPW_LIST
+ *         (append; duplicates combined when the list is sorted);
+ *   flush when Acc is full: sort (ascending or descending tuples),
+ *         combine, and push the result as a sorted run;
+ *   runs  merged geometrically (the two newest while the newer is at least
+ *         half the older), so every point takes part in O(log n) merges:
+ *         O(n log n) in all at any capacity; when the runs in memory pass
+ *         the memory budget the oldest go to temporary files;
+ *   pack  a k-way merge of every run (memory and files) into the result
+ *         arrays, temporary files removed on success and failure (and on
+ *         interrupt, through spw_cleanup_files from a signal handler).
+ *
+ * Duplicates combine by a spc_dup policy in arrival order (runs are
+ * chronological and merges prefer the older run), so first/last/sum give
+ * what a serial pass over the input gives. */
+#ifndef SPC_SPW_H
+#define SPC_SPW_H
+
+#include "spc_impl.h"
+
+typedef enum spw_kind { SPW_HASH = 0, SPW_LIST = 1 } spw_kind;
+
+typedef struct spw_opts {
+  spw_kind kind;
+  int64_t acc;        /* Acc capacity in points; 0: from mem (or 2^20) */
+  int64_t mem;        /* bytes for Acc and runs in memory; 0: 1/4 of RAM */
+  bool descending;    /* tuples in descending order */
+  spc_dup dup;
+  const char *tmpdir; /* NULL: $TMPDIR or /tmp */
+} spw_opts;
+
+typedef struct spw spw;
+
+/* A workspace for tuples of L int64 coordinates and values of type vt. */
+SPC_INTERNAL spc_status spw_create(int L, spc_vtype vt, const spw_opts *o,
+                                   spw **out, spc_error *e);
+/* Insert n points: coordinate l of point t is cols[l][t]; values (n of
+ * them, vt's width) may be NULL for pattern. */
+SPC_INTERNAL spc_status spw_push(spw *w, int64_t n, const int64_t *const *cols,
+                                 const void *vals, spc_error *e);
+/* The points so far, sorted and combined: *n tuples in cols[l] (spc_malloc,
+ * owned by the caller) and values.  The workspace is empty afterwards. */
+SPC_INTERNAL spc_status spw_pack(spw *w, int64_t *n, int64_t **cols,
+                                 void **vals, spc_error *e);
+SPC_INTERNAL void spw_free(spw **w);
+
+/* Statistics of the last pack (for --verbose and the benchmark). */
+typedef struct spw_stats {
+  int64_t flushes, merges, spilled_runs, spilled_bytes, peak_bytes;
+} spw_stats;
+SPC_INTERNAL void spw_get_stats(const spw *w, spw_stats *s);
+
+/* Remove every temporary file of every live workspace (async-signal-safe:
+ * unlink only). */
+SPC_API void spw_cleanup_files(void);
+
+#endif
