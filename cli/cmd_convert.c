@@ -42,7 +42,15 @@ int cmd_convert(int argc, char **argv) {
   spc_error e;
   spc_error_clear(&e);
   double t0 = now();
-  spc_status s = spc_read(pos[0], &r, &t, &e);
+  spc_status s = SPC_OK;
+  if (c.mem > 0) { /* text streamed into the workspace, never held whole */
+    s = spc_convert_file(pos[0], o.to, &r, &c, &x, &e);
+    if (!s && o.verbose)
+      fprintf(stderr, "spconv: %s streamed into the sparse workspace and converted to %s in %.3f s\n",
+              pos[0], spc_tensor_format(x), now() - t0);
+    goto write;
+  }
+  s = spc_read(pos[0], &r, &t, &e);
   double t1 = now();
   if (!s) {
     s = spc_convert_to(t, o.to, &c, &x, &e);
@@ -67,6 +75,7 @@ int cmd_convert(int argc, char **argv) {
             (long long)info.spw.spilled_runs, (long long)info.spw.spilled_bytes,
             (long long)info.spw.peak_bytes);
   spc_tensor_free(&t);
+write:
   if (!s && o.out) s = spc_write(x, o.out, &w, &e);
   else if (!s) cli_print_info("converted:", pos[0], x);
   spc_tensor_free(&x);

@@ -287,6 +287,27 @@ SPC_API spc_status spc_gen_source(const char *from, const char *to,
                                   spc_vtype vt, const spc_convert_opts *o,
                                   char **text, spc_error *err);
 
+/* ---- building a tensor from points ---------------------------------------
+ * Push points in any order, with duplicates (combined by opts->dup), in
+ * batches; finish gives the tensor in FORMAT.  The points wait in the
+ * sparse workspace (opts->spw, opts->acc, opts->mem: sorted runs beyond
+ * the memory budget go to temporary files, removed when done), so the
+ * input may be larger than memory.  dims may be NULL (or hold 0s):
+ * inferred from the largest index pushed. */
+typedef struct spc_builder spc_builder;
+SPC_API spc_status spc_builder_create(const char *format, int order,
+                                      const int64_t *dims, spc_vtype vt,
+                                      const spc_convert_opts *o,
+                                      spc_builder **out, spc_error *err);
+/* n points: coords[d][i] is the 0-based index in dimension d of point i;
+ * vals holds n values of the builder's type (NULL for pattern). */
+SPC_API spc_status spc_builder_push(spc_builder *b, int64_t n,
+                                    const int64_t *const *coords,
+                                    const void *vals, spc_error *err);
+SPC_API spc_status spc_builder_finish(spc_builder *b, spc_tensor **out,
+                                      spc_error *err);
+SPC_API void spc_builder_free(spc_builder **b);
+
 /* ---- reading and writing files ------------------------------------------ */
 
 typedef void (*spc_progress_fn)(void *ctx, const char *what, double done);
@@ -332,6 +353,15 @@ SPC_API spc_status spc_read(const char *path, const spc_read_opts *o,
  * temporary name and renamed when complete: a failure leaves nothing. */
 SPC_API spc_status spc_write(const spc_tensor *t, const char *path,
                              const spc_write_opts *o, spc_error *err);
+
+/* Read IN and convert it to FORMAT.  With opts->mem set, a Matrix Market
+ * coordinate or FROSTT file (plain or gzip) is streamed in blocks into a
+ * builder, never held whole: working memory is bounded by mem (plus the
+ * result).  Otherwise spc_read then spc_convert_to. */
+SPC_API spc_status spc_convert_file(const char *in, const char *format,
+                                    const spc_read_opts *ro,
+                                    const spc_convert_opts *o,
+                                    spc_tensor **out, spc_error *err);
 
 #ifdef __cplusplus
 }

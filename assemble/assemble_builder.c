@@ -1,0 +1,108 @@
+/* assemble_builder.c -- the public builder (spconv.h): points pushed in
+ * any order, with duplicates, in batches, go into a sparse workspace over
+ * their canonical coordinates (memory bounded by opts->mem: sorted runs
+ * spill to temporary files); finish packs them into a sorted,
+ * duplicate-free COO and converts that to the target format. */
+#include "assemble_internal.h"
+#include "spw.h"
+#include <stdio.h>
+#include <string.h>
+
+struct spc_builder {
+  char *format;
+  int order;
+  int64_t dims[SPC_MAX_ORDER]; /* 0: inferred from the points */
+  bool infer[SPC_MAX_ORDER];
+  int64_t maxc[SPC_MAX_ORDER];
+  spc_vtype vt;
+  spc_convert_opts o;
+  const char *spec_files[SPC_MAX_PARAMS];
+  const char *param_names[SPC_MAX_PARAMS];
+  spw *w;
+  int64_t pushed;
+};
+
+spc_status spc_builder_create(const char *format, int order, const int64_t *dims,
+                              spc_vtype vt, const spc_convert_opts *o,
+                              spc_builder **out, spc_error *e) {
+  *out = NULL;
+  if (!format || order < 1 || order > SPC_MAX_ORDER || vt < SPC_PATTERN || vt > SPC_C128)
+    return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "builder: bad format, order (%d) or value type",
+                   order);
+  spc_builder *b = spc_calloc(1, sizeof *b);
+  if (!b) return SPC_NOMEM(e);
+  b->order = order;
+  b->vt = vt;
+  if (o) b->o = *o;
+  else spc_convert_opts_init(&b->o);
+  for (int d = 0; d < order; d++) {
+    b->dims[d] = dims ? dims[d] : 0;
+    b->infer[d] = !dims || dims[d] <= 0;
+    b->maxc[d] = -1;
+  }
+  b->format = spc_strdup(format);
+  spw_opts wo = {.kind = b->o.spw == SPC_SPW_LIST ? SPW_LIST : SPW_HASH,
+                 .acc = b->o.acc, .mem = b->o.mem, .dup = b->o.dup};
+  spc_status s = b->format ? spw_create(order, vt, &wo, &b->w, e) : SPC_NOMEM(e);
+  if (s) {
+    spc_builder_free(&b);
+    return s;
+  }
+  b->o.spw = SPC_SPW_NONE; /* the packed COO is sorted: the plain path */
+  b->o.mem = 0;
+  b->o.acc = 0;
+  *out = b;
+  return SPC_OK;
+}
+
+spc_status spc_builder_push(spc_builder *b, int64_t n, const int64_t *const *coords,
+                            const void *vals, spc_error *e) {
+  if (!b || n < 0 || (n && !coords)) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "builder: bad push");
+  for (int d = 0; d < b->order; d++) {
+    const int64_t *c = coords[d];
+    int64_t mx = b->maxc[d];
+    for (int64_t i = 0; i < n; i++) {
+      if (c[i] < 0 || (!b->infer[d] && c[i] >= b->dims[d]))
+        return spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
+                       "point %lld: index %lld is outside dimension %d (0 .. %lld)",
+                       (long long)(b->pushed + i), (long long)c[i], d + 1,
+                       (long long)(b->infer[d] ? INT64_MAX : b->dims[d] - 1));
+      if (c[i] > mx) mx = c[i];
+    }
+    b->maxc[d] = mx;
+  }
+  spc_status s = spw_push(b->w, n, coords, vals, e);
+  if (!s) b->pushed += n;
+  return s;
+}
+
+spc_status spc_builder_finish(spc_builder *b, spc_tensor **out, spc_error *e) {
+  *out = NULL;
+  if (!b || !b->w) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "builder: finished already");
+  int64_t n = 0, *cols[SPC_MAX_ORDER] = {0};
+  void *vals = NULL;
+  spc_tensor *coo = NULL;
+  spc_status s = spw_pack(b->w, &n, cols, &vals, e);
+  spw_free(&b->w);
+  for (int d = 0; d < b->order; d++)
+    if (b->infer[d]) b->dims[d] = b->maxc[d] + 1;
+  if (!s) s = spc_coo_alloc(b->order, b->dims, n, b->vt, &coo, e);
+  for (int d = 0; d < b->order && !s; d++) {
+    spc_array *a = spc_level_array(&coo->lv[d], "crd");
+    for (int64_t i = 0; i < n; i++) spc_arr_set(a, i, cols[d][i]);
+  }
+  if (!s && vals && n) memcpy(coo->val, vals, (size_t)n * spc_vtype_size(b->vt));
+  for (int d = 0; d < b->order; d++) spc_free(cols[d]);
+  spc_free(vals);
+  if (!s) s = spc_convert_to(coo, b->format, &b->o, out, e);
+  spc_tensor_free(&coo);
+  return s;
+}
+
+void spc_builder_free(spc_builder **bp) {
+  if (!bp || !*bp) return;
+  spw_free(&(*bp)->w);
+  spc_free((*bp)->format);
+  spc_free(*bp);
+  *bp = NULL;
+}
