@@ -74,6 +74,10 @@ const char *spc_format_description(int k) {
 const char *spc_format_yaml(const char *name) {
   const spc_specs *r;
   if (!name || asm_builtin_specs(&r, NULL)) return NULL;
+  if (!strncmp(name, "level:", 6)) { /* a level format of the same name as a tensor format */
+    const spc_level_spec *l = spc_specs_level(r, name + 6);
+    return l ? l->yaml : NULL;
+  }
   const spc_format_spec *f = spc_specs_format(r, name);
   if (f) return f->yaml;
   const spc_level_spec *l = spc_specs_level(r, name);

@@ -305,8 +305,8 @@ spc_status asm_run(asm_engine *E, const ir_func *f, ir_arg *args, spc_error *e) 
   }
   if (E->want == SPC_ENGINE_FACTORY)
     return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
-                   "no factory routine for %s of this format, types and "
-                   "parameters (unsupported): use --engine=auto or jit",
+                   "cannot run %s on the factory: no factory routine for this "
+                   "format, types and parameters (unsupported; use --engine=auto or jit)",
                    ir_func_name((ir_func *)f));
   char why[1024] = "";
   if (!E->no_jit) fn = jit_get(E, f, &k, why, sizeof why, e, &s);
@@ -316,7 +316,7 @@ spc_status asm_run(asm_engine *E, const ir_func *f, ir_arg *args, spc_error *e) 
     return call_compiled(fn, f, args, e);
   }
   if (E->want == SPC_ENGINE_JIT)
-    return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0, "JIT unavailable: %s",
+    return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0, "cannot compile at run time (JIT unavailable): %s",
                    why[0] ? why : "disabled by --no-jit");
   if (why[0] && E->info && !E->info->notice[0])
     snprintf(E->info->notice, sizeof E->info->notice,

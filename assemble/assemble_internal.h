@@ -22,6 +22,7 @@ typedef struct conv_info {
   spc_specs *own; /* the registry fmt lives in, when the tensor owns it */
   spc_engine engine; /* read back with the engine it was made with */
   bool no_jit;
+  char jit_dir[512]; /* and its JIT cache ("" : the default) */
 } conv_info;
 
 typedef struct conv_tensor {

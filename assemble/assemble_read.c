@@ -188,6 +188,7 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
     spc_convert_opts_init(&dflt);
     dflt.engine = I->engine;
     dflt.no_jit = I->no_jit;
+    dflt.jit_dir = I->jit_dir[0] ? I->jit_dir : NULL;
     o = &dflt;
   }
   asm_engine E;

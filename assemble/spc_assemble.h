@@ -83,6 +83,13 @@ SPC_INTERNAL spc_status spc_conv_shell(const spc_conv_desc *d, int order,
                                        const int64_t *dims, spc_vtype vt,
                                        spc_tensor **out, spc_error *e);
 
+/* SPC_OK when converting coo (t's components, read back) to t's format
+ * gives t exactly (every array, extent and value bit for bit);
+ * SPC_ERR_INPUT saying what differs otherwise. */
+SPC_INTERNAL spc_status spc_conv_check_consistent(const spc_tensor *t,
+                                                  const spc_tensor *coo,
+                                                  spc_error *e);
+
 /* Whether t was made by spc_convert. */
 SPC_INTERNAL bool spc_is_converted(const spc_tensor *t);
 

@@ -174,8 +174,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     else if (!strcmp(name, "--param")) {
       const char *q = strchr(val, '=');
       char *end;
-      if (!q || q == val || q - val >= 64 || o->nparams >= 16) {
-        cli_usage_error(cmd, "--param takes NAME=VALUE");
+      if (!q || q == val || q - val >= 64 || o->nparams >= SPC_MAX_PARAMS) {
+        cli_usage_error(cmd, "--param takes NAME=VALUE (at most 8)");
         return -1;
       }
       long long v = strtoll(q + 1, &end, 10);

@@ -278,7 +278,9 @@ SPC_API int spc_format_count(void);
 SPC_API const char *spc_format_name(int k);
 SPC_API int spc_format_order(int k);
 SPC_API const char *spc_format_description(int k);
-/* YAML of a built-in tensor or level format by name; NULL when unknown. */
+/* YAML of a built-in tensor or level format by name ("level:NAME": the
+ * level format, where a tensor format has the same name, e.g. dense);
+ * NULL when unknown. */
 SPC_API const char *spc_format_yaml(const char *name);
 /* Standalone C99 source converting FROM to TO with values of type vt
  * (README "spconv gen"); o (may be NULL) supplies TO's parameters and

@@ -204,6 +204,7 @@ spc_status spc_cnt_bsp_read_conv(h5c *c, bool *found, spc_tensor **out) {
                       (long long)i, (long long)x, dd + 1, (long long)dims[dd]);
       }
     }
+    if (!s) s = spc_conv_check_consistent(t, coo, c->e);
     spc_tensor_free(&coo);
     if (s && c->e) {
       char m[sizeof c->e->msg];
