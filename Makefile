@@ -26,7 +26,8 @@ SPECS    := $(sort $(wildcard formats/specs/levels/*.yaml) $(wildcard formats/sp
 LIB_BASE := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/spec_builtin.o
 # factory routines: emitted at build time by tools/factory_gen.c (linked
 # with an empty table) for every built-in format, compiled into the library
-LIB_OBJ  := $(LIB_BASE) $(BUILD)/obj/gen/factory.o
+FACTORY_C := $(foreach k,0 1 2 3 tab,$(BUILD)/gen/factory/factory_$(k).c)
+LIB_OBJ  := $(LIB_BASE) $(FACTORY_C:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 FACTORY_GEN := $(BUILD)/factory_gen
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -58,13 +59,15 @@ $(FACTORY_GEN): $(BUILD)/obj/tools/factory_gen.o $(BUILD)/obj/tools/factory_empt
 	@echo "  LINK    $@"
 	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
-$(BUILD)/gen/factory.c: $(FACTORY_GEN)
+# one generator run writes every part (a stamp stands for all of them)
+$(BUILD)/gen/factory/.stamp: $(FACTORY_GEN)
 	@mkdir -p $(dir $@)
-	@echo "  GEN     $@"
-	@$(FACTORY_GEN) > $@.tmp && mv $@.tmp $@
+	@echo "  GEN     $(BUILD)/gen/factory/"
+	@$(FACTORY_GEN) $(dir $@) && touch $@
+$(FACTORY_C): $(BUILD)/gen/factory/.stamp ;
 
 # emitted C: IR semantics need two roundings for a*b+c
-$(BUILD)/obj/gen/factory.o: $(BUILD)/gen/factory.c
+$(BUILD)/obj/gen/factory/%.o: $(BUILD)/gen/factory/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (factory routines)"
 	@$(CC) $(ALL_CFLAGS) -ffp-contract=off -fno-strict-aliasing -c $< -o $@
