@@ -15,12 +15,12 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wpointer-arith -Wformat=2 -Werror
 CFLAGS  ?=
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fopenmp -fPIC \
-              -fvisibility=hidden $(SAN) -Iinclude -Icore -Iio -Iformats -Iir -Ilang -Iremap -Iquery -Iassemble -Ispw \
+              -fvisibility=hidden $(SAN) -Iinclude -Icore -Iio -Iformats -Iir -Ilang -Iremap -Iquery -Iassemble -Ispw -Ikernels \
               $(DEP_CFLAGS) $(CFLAGS)
 LDFLAGS ?=
 ALL_LDFLAGS := -fopenmp $(SAN) $(LDFLAGS)
 
-LIB_DIRS := core formats io ir lang remap query assemble spw
+LIB_DIRS := core formats io ir lang remap query assemble spw kernels
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 SPECS    := $(sort $(wildcard formats/specs/levels/*.yaml) $(wildcard formats/specs/tensors/*.yaml))
 LIB_BASE := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/spec_builtin.o

@@ -288,20 +288,23 @@ void asm_engine_init(asm_engine *E, const spc_convert_opts *o) {
   if (E->info) memset(E->info, 0, sizeof *E->info);
 }
 
-spc_status asm_run(asm_engine *E, const ir_func *f, ir_arg *args, spc_error *e) {
+/* Pick the engine for f once: *fn the compiled entry (NULL: interpret). */
+spc_status asm_prepare(asm_engine *E, const ir_func *f, asm_entry *fn, spc_error *e) {
+  *fn = NULL;
   if (!E || E->want == SPC_ENGINE_GENERIC) {
     if (E) note_used(E, SPC_ENGINE_GENERIC);
-    return ir_run(f, args, e);
+    return SPC_OK;
   }
   spc_status s = ir_verify(f, e); /* compiled code does not check bounds */
   if (s) return s;
   asm_key k;
   if ((s = asm_emit_keyed(f, NULL, false, NULL, &k, e))) return s;
-  entry_fn fn = NULL;
-  if (E->want == SPC_ENGINE_AUTO || E->want == SPC_ENGINE_FACTORY) fn = factory_get(&k);
-  if (fn) {
+  entry_fn got = NULL;
+  if (E->want == SPC_ENGINE_AUTO || E->want == SPC_ENGINE_FACTORY) got = factory_get(&k);
+  if (got) {
     note_used(E, SPC_ENGINE_FACTORY);
-    return call_compiled(fn, f, args, e);
+    *fn = got;
+    return SPC_OK;
   }
   if (E->want == SPC_ENGINE_FACTORY)
     return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
@@ -309,11 +312,12 @@ spc_status asm_run(asm_engine *E, const ir_func *f, ir_arg *args, spc_error *e) 
                    "format, types and parameters (unsupported; use --engine=auto or jit)",
                    ir_func_name((ir_func *)f));
   char why[1024] = "";
-  if (!E->no_jit) fn = jit_get(E, f, &k, why, sizeof why, e, &s);
+  if (!E->no_jit) got = jit_get(E, f, &k, why, sizeof why, e, &s);
   if (s) return s;
-  if (fn) {
+  if (got) {
     note_used(E, SPC_ENGINE_JIT);
-    return call_compiled(fn, f, args, e);
+    *fn = got;
+    return SPC_OK;
   }
   if (E->want == SPC_ENGINE_JIT)
     return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0, "cannot compile at run time (JIT unavailable): %s",
@@ -322,5 +326,16 @@ spc_status asm_run(asm_engine *E, const ir_func *f, ir_arg *args, spc_error *e) 
     snprintf(E->info->notice, sizeof E->info->notice,
              "JIT unavailable (%.200s): running the generic interpreter", why);
   note_used(E, SPC_ENGINE_GENERIC);
-  return ir_run(f, args, e);
+  return SPC_OK;
+}
+
+/* Run f as prepared (thread-safe: f is only read). */
+spc_status asm_call(asm_entry fn, const ir_func *f, ir_arg *args, spc_error *e) {
+  return fn ? call_compiled((entry_fn)fn, f, args, e) : ir_run(f, args, e);
+}
+
+spc_status asm_run(asm_engine *E, const ir_func *f, ir_arg *args, spc_error *e) {
+  asm_entry fn;
+  spc_status s = asm_prepare(E, f, &fn, e);
+  return s ? s : asm_call(fn, f, args, e);
 }

@@ -77,6 +77,12 @@ typedef struct asm_engine {
 
 void asm_engine_init(asm_engine *E, const spc_convert_opts *o);
 /* Run f with ir_run's arguments on the engine E picks (E NULL: generic). */
+typedef int (*asm_entry)(ir_arg *args, char *err, size_t err_len);
+/* The same in two steps: pick the engine once (compiling if need be),
+ * then call from any number of threads. */
+spc_status asm_prepare(asm_engine *E, const ir_func *f, asm_entry *fn,
+                       spc_error *e);
+spc_status asm_call(asm_entry fn, const ir_func *f, ir_arg *args, spc_error *e);
 spc_status asm_run(asm_engine *E, const ir_func *f, ir_arg *args,
                    spc_error *e);
 /* Key of f: a hash of its C text under a fixed name, and of the JIT

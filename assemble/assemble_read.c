@@ -71,6 +71,11 @@ typedef struct rd {
   ir_var arr[SPC_MAX_ORDER][SPC_SPEC_MAX];
   ir_var vals, nout, crd[SPC_MAX_ORDER], vout;
   ir_var c[SPC_MAX_ORDER], Nv[SPC_MAX_ORDER], lov[SPC_MAX_ORDER];
+  /* SpMV: y[i] += A[i][j] * x[j] (transpose: y[j] += A[i][j] * x[i]) over
+   * the positions [q0, q1) of the top level */
+  bool spmv, transpose;
+  ir_ty sty; /* the arithmetic type: F64 or C128 */
+  ir_var x, y, q0, q1;
 } rd;
 
 static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
@@ -95,6 +100,10 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
   spc_status s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
   if (!s) s = asm_lower_fn(f, dst, &b, SPC_LF_END, en, NULL, e);
   if (s) return s;
+  if (R->spmv && l == 0) { /* this call's share of the top level */
+    ir_add(f, dst, ir_assign(f, bg, ir_bin(f, IR_MAX, ir_ref(f, bg), ir_cast(f, I->index_ty, ir_ref(f, R->q0)))));
+    ir_add(f, dst, ir_assign(f, en, ir_bin(f, IR_MIN, ir_ref(f, en), ir_cast(f, I->index_ty, ir_ref(f, R->q1)))));
+  }
   ir_stmt *loop = ir_add(f, dst, ir_for(f, b.q, ir_ref(f, bg), ir_ref(f, en), NULL));
   ir_stmt *body = ir_body(loop);
   if ((s = asm_lower_fn(f, body, &b, SPC_LF_ACCESS, b.c, NULL, e))) return s;
@@ -107,6 +116,26 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
   /* a leaf: one stored position */
   if (R->vals >= 0 && I->fmt->fill_zero)
     body = ir_then(ir_add(f, body, ir_if(f, ir_cast(f, IR_BOOL, ir_load(f, R->vals, ir_ref(f, b.q))), NULL, NULL)));
+  if (R->spmv) {
+    ir_expr *cd[2];
+    for (int d = 0; d < 2; d++) {
+      const inv *v = &R->iv[d];
+      ir_expr *x = ir_cast(f, IR_I64, ir_ref(f, R->c[v->a]));
+      if (v->b >= 0)
+        x = ir_bin(f, IR_ADD, ir_bin(f, IR_MUL, x, ir_int(f, v->K)),
+                   ir_cast(f, IR_I64, ir_ref(f, R->c[v->b])));
+      cd[d] = x;
+    }
+    ir_expr *a = R->vals >= 0 ? ir_cast(f, R->sty, ir_load(f, R->vals, ir_ref(f, b.q)))
+                              : ir_cast(f, R->sty, ir_f64(f, 1.0));
+    int yi = R->transpose ? 1 : 0;
+    ir_var iv2 = lang_fresh_local(f, "yi", IR_I64, false);
+    ir_add(f, body, ir_assign(f, iv2, cd[yi]));
+    ir_expr *prod = ir_bin(f, IR_MUL, a, ir_load(f, R->x, cd[1 - yi]));
+    ir_add(f, body, ir_store(f, R->y, ir_ref(f, iv2),
+                             ir_bin(f, IR_ADD, ir_load(f, R->y, ir_ref(f, iv2)), prod)));
+    return SPC_OK;
+  }
   if (fill) {
     ir_expr *k = ir_ref(f, R->nout);
     for (int d = 0; d < R->order; d++) {
@@ -279,6 +308,180 @@ spc_status asm_read_routine(const spc_format_spec *fmt, int order,
   if (!s && !(R.f = ir_func_new("spc_conv_read"))) s = SPC_NOMEM(e);
   if (!s) s = build_read(&R, p_arr, e);
   if (!s) s = cb(ctx, R.f, e);
+  ir_func_free(&R.f);
+  spc_remap_free(&r);
+  return s;
+}
+
+/* ---- SpMV from the read-side level functions ----------------------------------
+ * spmv(arrays..., vals, ext, x, y, q0, q1): for every stored component
+ * (i, j, a) under the top-level positions [q0, q1), y[i] += a * x[j] (or
+ * y[j] += a * x[i] transposed), in the arithmetic type F64 (C128 for
+ * complex values).  The loop nest is the read-back's: the format's begin,
+ * end, access and valid, with the remapping inverted. */
+static spc_status build_spmv(rd *R, spc_error *e) {
+  const conv_info *I = R->I;
+  ir_func *f = R->f;
+  ir_stmt *body = ir_func_body(f);
+  char name[64];
+  for (int l = 0; l < I->nlevels; l++) {
+    const spc_level_spec *ls = I->lv[l]->lf;
+    for (int k = 0; k < ls->narrays; k++) {
+      snprintf(name, sizeof name, "l%d_%s", l, ls->arrays[k].name);
+      R->arr[l][k] = ir_param(f, name, asm_tname_ty(ls->arrays[k].type, I->index_ty, I->coord_ty), true, IR_IN);
+    }
+  }
+  R->vals = R->vout = -1;
+  if (R->vt != SPC_PATTERN) R->vals = ir_param(f, "vals", asm_value_ty(R->vt), true, IR_IN);
+  ir_var ext = ir_param(f, "ext", IR_I64, true, IR_IN);
+  R->x = ir_param(f, "x", R->sty, true, IR_IN);
+  R->y = ir_param(f, "y", R->sty, true, IR_INOUT);
+  R->q0 = ir_param(f, "q0", IR_I64, false, IR_IN);
+  R->q1 = ir_param(f, "q1", IR_I64, false, IR_IN);
+  for (int l = 0; l < I->nlevels; l++) {
+    snprintf(name, sizeof name, "c%d", l);
+    R->c[l] = lang_fresh_local(f, name, I->coord_ty, false);
+    R->Nv[l] = lang_fresh_local(f, "N", IR_I64, false);
+    R->lov[l] = lang_fresh_local(f, "lo", IR_I64, false);
+    ir_add(f, body, ir_assign(f, R->lov[l], ir_load(f, ext, ir_int(f, 2 * l))));
+    ir_add(f, body, ir_assign(f, R->Nv[l], ir_load(f, ext, ir_int(f, 2 * l + 1))));
+  }
+  spc_status s = nest(R, 0, body, ir_int(f, 0), false, e);
+  return s ? s : ir_verify(f, e);
+}
+
+/* The positions of the top level (its begin and end under parent 0),
+ * through a tiny routine of the format's own functions. */
+static spc_status top_range(const conv_info *I, const spc_tensor *t, asm_engine *E,
+                            int64_t *b0, int64_t *e0, spc_error *e) {
+  ir_func *f = ir_func_new("spc_top_range");
+  if (!f) return SPC_NOMEM(e);
+  lvbind b;
+  asm_bind_init(&b, I->lv[0]->lf, I->lv[0], I->index_ty, I->coord_ty);
+  const spc_level_spec *ls = I->lv[0]->lf;
+  char name[64];
+  for (int k = 0; k < ls->narrays; k++) {
+    snprintf(name, sizeof name, "l0_%s", ls->arrays[k].name);
+    b.arr[k] = ir_param(f, name, asm_tname_ty(ls->arrays[k].type, I->index_ty, I->coord_ty), true, IR_IN);
+  }
+  ir_var ext = ir_param(f, "ext", IR_I64, true, IR_IN);
+  ir_var ob = ir_param(f, "b", IR_I64, false, IR_OUT), oe = ir_param(f, "e", IR_I64, false, IR_OUT);
+  ir_stmt *body = ir_func_body(f);
+  b.N = lang_fresh_local(f, "N", IR_I64, false);
+  b.lo = lang_fresh_local(f, "lo", IR_I64, false);
+  b.c = lang_fresh_local(f, "c", I->coord_ty, false);
+  b.p = lang_fresh_local(f, "p", I->index_ty, false);
+  b.q = lang_fresh_local(f, "q", I->index_ty, false);
+  ir_var bg = lang_fresh_local(f, "qb", I->index_ty, false), en = lang_fresh_local(f, "qe", I->index_ty, false);
+  ir_add(f, body, ir_assign(f, b.lo, ir_load(f, ext, ir_int(f, 0))));
+  ir_add(f, body, ir_assign(f, b.N, ir_load(f, ext, ir_int(f, 1))));
+  ir_add(f, body, ir_assign(f, b.p, ir_cast(f, I->index_ty, ir_int(f, 0))));
+  spc_status s = asm_lower_fn(f, body, &b, SPC_LF_BEGIN, bg, NULL, e);
+  if (!s) s = asm_lower_fn(f, body, &b, SPC_LF_END, en, NULL, e);
+  if (!s) {
+    ir_add(f, body, ir_assign(f, ob, ir_cast(f, IR_I64, ir_ref(f, bg))));
+    ir_add(f, body, ir_assign(f, oe, ir_cast(f, IR_I64, ir_ref(f, en))));
+    s = ir_verify(f, e);
+  }
+  ir_arg args[SPC_SPEC_MAX + 4] = {{0}};
+  int64_t extv[2] = {I->lo[0], I->N[0]};
+  int k = 0;
+  for (int a = 0; a < ls->narrays && !s; a++) {
+    const spc_array *x = spc_level_array_c(&t->lv[0], ls->arrays[a].name);
+    args[k++] = (ir_arg){.data = x ? x->data : NULL, .len = x ? x->len : 0};
+  }
+  args[k++] = (ir_arg){.data = extv, .len = 2};
+  if (!s) s = asm_run(E, f, args, e);
+  if (!s) {
+    *b0 = args[k].s.i64;
+    *e0 = args[k + 1].s.i64;
+  }
+  ir_func_free(&f);
+  return s;
+}
+
+spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
+                         void *y, int threads, const spc_convert_opts *o,
+                         spc_error *e) {
+  if (!spc_is_converted(t) || t->order != 2)
+    return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spmv needs a matrix in a format made by spconv");
+  const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
+  spc_convert_opts dflt;
+  if (!o) {
+    spc_convert_opts_init(&dflt);
+    dflt.engine = I->engine;
+    dflt.no_jit = I->no_jit;
+    dflt.jit_dir = I->jit_dir[0] ? I->jit_dir : NULL;
+    o = &dflt;
+  }
+  asm_engine E;
+  asm_engine_init(&E, o);
+  rd R = {.I = I, .order = 2, .vt = t->vt, .spmv = true, .transpose = transpose,
+          .sty = t->vt == SPC_C128 ? IR_C128 : IR_F64};
+  spc_remap *r = NULL;
+  inv iv[SPC_MAX_ORDER];
+  spc_status s = I->fmt->remap.text
+                     ? spc_remap_parse(&I->fmt->remap.at, 2, I->params, I->nparams, &r, e)
+                     : spc_remap_identity(2, &r, e);
+  if (!s) s = invert(I, r, iv, e);
+  R.r = r;
+  R.iv = iv;
+  if (!s && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
+  if (!s) s = build_spmv(&R, e);
+  int64_t b0 = 0, e0 = 0;
+  if (!s) s = top_range(I, t, &E, &b0, &e0, e);
+  int64_t ny = t->dims[transpose ? 1 : 0], nx = t->dims[transpose ? 0 : 1];
+  size_t w = t->vt == SPC_C128 ? 16 : 8;
+  int nt = threads > 0 ? threads : 1;
+  if (e0 - b0 < 2 * nt) nt = 1;
+  char *part = NULL;
+  if (!s && nt > 1 && !(part = spc_calloc((size_t)nt, (size_t)(ny ? ny : 1) * w))) s = SPC_NOMEM(e);
+  asm_entry fn = NULL;
+  if (!s) s = asm_prepare(&E, R.f, &fn, e); /* compiled (or looked up) once */
+  if (!s) {
+    spc_status st[64] = {SPC_OK};
+    spc_error ee[64];
+    if (nt > 64) nt = 64;
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int k = 0; k < nt; k++) {
+      ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 8];
+      int64_t extv[2 * SPC_MAX_ORDER];
+      int na = 0;
+      memset(a, 0, sizeof a);
+      spc_error_clear(&ee[k]);
+      for (int l = 0; l < I->nlevels; l++)
+        for (int q = 0; q < I->lv[l]->lf->narrays; q++) {
+          const spc_array *xa = spc_level_array_c(&t->lv[l], I->lv[l]->lf->arrays[q].name);
+          a[na++] = (ir_arg){.data = xa ? xa->data : NULL, .len = xa ? xa->len : 0};
+        }
+      if (t->vt != SPC_PATTERN) a[na++] = (ir_arg){.data = t->val, .len = t->nval};
+      for (int l = 0; l < I->nlevels; l++) {
+        extv[2 * l] = I->lo[l];
+        extv[2 * l + 1] = I->N[l];
+      }
+      a[na++] = (ir_arg){.data = extv, .len = 2 * I->nlevels};
+      a[na++] = (ir_arg){.data = (void *)x, .len = nx};
+      a[na++] = (ir_arg){.data = nt > 1 ? part + (size_t)k * (size_t)ny * w : y, .len = ny};
+      a[na].s.i64 = b0 + (e0 - b0) * k / nt;
+      a[na + 1].s.i64 = b0 + (e0 - b0) * (k + 1) / nt;
+      st[k] = asm_call(fn, R.f, a, &ee[k]);
+    }
+    for (int k = 0; k < nt && !s; k++)
+      if (st[k]) {
+        s = st[k];
+        if (e) *e = ee[k];
+      }
+    if (!s && nt > 1) { /* partials summed in thread order: one result per thread count */
+      for (int k = 0; k < nt; k++) {
+        const char *p = part + (size_t)k * (size_t)ny * w;
+        if (w == 8)
+          for (int64_t i = 0; i < ny; i++) ((double *)y)[i] += ((const double *)(const void *)p)[i];
+        else
+          for (int64_t i = 0; i < 2 * ny; i++) ((double *)y)[i] += ((const double *)(const void *)p)[i];
+      }
+    }
+  }
+  spc_free(part);
   ir_func_free(&R.f);
   spc_remap_free(&r);
   return s;

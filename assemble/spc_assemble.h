@@ -90,6 +90,15 @@ SPC_INTERNAL spc_status spc_conv_check_consistent(const spc_tensor *t,
                                                   const spc_tensor *coo,
                                                   spc_error *e);
 
+/* y += A x (transpose: y += A^T x) for a matrix A made by spc_convert, from
+ * the format's read-side level functions lowered to one IR routine (run on
+ * the engine o picks, NULL: A's).  x and y are double (complex A: two
+ * doubles per entry); threads > 1 splits the top level's positions, with
+ * per-thread partials summed in thread order. */
+SPC_INTERNAL spc_status spc_conv_spmv(const spc_tensor *t, bool transpose,
+                                      const void *x, void *y, int threads,
+                                      const spc_convert_opts *o, spc_error *e);
+
 /* Whether t was made by spc_convert. */
 SPC_INTERNAL bool spc_is_converted(const spc_tensor *t);
 

@@ -40,6 +40,8 @@ typedef struct cli_opts {
   const char *from;           /* gen: --from */
   int spw;                    /* convert: --spw=hash|list */
   int64_t acc, mem;           /* convert: --acc=N, --mem=SIZE */
+  bool transpose;             /* spmv: --transpose */
+  int repeat;                 /* spmv: --repeat R */
 } cli_opts;
 
 typedef struct cli_cmd {
@@ -70,6 +72,8 @@ int cmd_convert(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
 int cmd_sizes(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_spmv(int argc, char **argv);
+int cmd_spgemm(int argc, char **argv);
 /* The `spconv info` summary of t. */
 void cli_print_info(const char *label, const char *name, const spc_tensor *t);
 /* Conversion options from the command line. */

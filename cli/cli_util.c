@@ -122,7 +122,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
                  !strcmp(name, "--remap") || !strcmp(name, "--param") ||
                  !strcmp(name, "--to") || !strcmp(name, "--engine") ||
                  !strcmp(name, "--spec") || !strcmp(name, "--from") ||
-                 !strcmp(name, "--spw") || !strcmp(name, "--acc") || !strcmp(name, "--mem");
+                 !strcmp(name, "--spw") || !strcmp(name, "--acc") || !strcmp(name, "--mem") ||
+                 !strcmp(name, "--repeat");
     if (takes && !val) {
       if (i + 1 >= argc) { cli_usage_error(cmd, "%s needs a value", name); return -1; }
       val = argv[++i];
@@ -138,6 +139,13 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     else if (!strcmp(name, "--to")) o->to = val;
     else if (!strcmp(name, "--from")) o->from = val;
     else if (!strcmp(name, "--no-jit")) o->no_jit = true;
+    else if (!strcmp(name, "--transpose")) o->transpose = true;
+    else if (!strcmp(name, "--repeat")) {
+      char *end;
+      long v = strtol(val, &end, 10);
+      if (*end || v < 1 || v > 100000) { cli_usage_error(cmd, "--repeat takes a positive count"); return -1; }
+      o->repeat = (int)v;
+    }
     else if (!strcmp(name, "--spw")) {
       if (!strcmp(val, "hash")) o->spw = SPC_SPW_HASH;
       else if (!strcmp(val, "list")) o->spw = SPC_SPW_LIST;

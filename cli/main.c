@@ -62,6 +62,21 @@ const cli_cmd cli_commands[] = {
      "  --param NAME=V     parameters of B\n"
      "  -o FILE            output (default: standard output)\n",
      "spconv gen --from=A --to=B [-o conv.c]"},
+    {"spmv", cmd_spmv, "y = A x (--transpose: A^T x) with x from X (a Matrix Market array) or all\n"
+     "ones; y written as a Matrix Market array to -o Y (default: standard output).\n"
+     "The kernel is generated from A's format (its read-side level functions): A may\n"
+     "be any readable file; one not in a spec format is converted to --to (csr).\n\n" COMMON
+     "  --to FORMAT        the format the kernel runs in when A is not one (csr)\n"
+     "  --transpose        y = A^T x\n"
+     "  --repeat R         run R times, report the best time\n"
+     "  --engine E         auto, generic, factory, jit\n"
+     "  -v, --verbose      time and throughput\n",
+     "spconv spmv A [X] [-o Y] [--transpose] [--threads N] [--repeat R]"},
+    {"spgemm", cmd_spgemm, "C = A B (Gustavson, two phases, rows over threads); C's extension picks the\n"
+     "container, --to its format (default csr).\n\n" COMMON
+     "  --to FORMAT        format of C\n"
+     "  -v, --verbose      time\n",
+     "spconv spgemm A B -o C [--to FMT] [--threads N]"},
     {"check-spec", cmd_check_spec, "Load a level-format or tensor-format spec written in YAML and check\n"
      "every level function, query and remapping in it (docs/formats.md).\n",
      "spconv check-spec FILE.yaml"},
@@ -72,7 +87,8 @@ static void usage(FILE *f) {
              "usage: spconv COMMAND [options]\n\ncommands:\n", SPCONV_VERSION);
   for (const cli_cmd *c = cli_commands; c->name; c++)
     fprintf(f, "  %-11s %s\n", c->name, c->usage);
-  fprintf(f, "\n'spconv COMMAND --help' describes a command.\n\n"
+  fprintf(f, "\nconversion: spconv IN --to=FORMAT [-o OUT] [--mem=SIZE] [--spw=hash|list] [--acc=N]\n"
+             "\n'spconv COMMAND --help' describes a command.\n\n"
              "exit codes: 0 ok, 1 usage error, 2 malformed input, 3 i/o error,\n"
              "            4 out of memory, 5 unsupported, 6 internal error\n");
 }

@@ -289,6 +289,27 @@ SPC_API spc_status spc_gen_source(const char *from, const char *to,
                                   spc_vtype vt, const spc_convert_opts *o,
                                   char **text, spc_error *err);
 
+/* ---- kernels (README "Kernels") -------------------------------------------
+ * y = A x (transpose: A^T x) for a matrix in any format, through an IR
+ * routine made from the format's read-side level functions; a matrix not
+ * yet in a spec format (a COO just read) is converted to opts->format
+ * (default csr) first.  x and y are double arrays, or (re, im) pairs when
+ * A is complex; y gets A's row count (column count transposed).
+ * C = A B: Gustavson's algorithm on CSR operands (converted as needed),
+ * symbolic then numeric pass, rows over OpenMP threads; values double
+ * (complex when an operand is); the result in out_format (NULL: csr). */
+typedef struct spc_kernel_opts {
+  spc_engine engine;
+  int no_jit;
+  int threads;        /* 0: one */
+  const char *format; /* spmv: the format A runs in when A is not one */
+} spc_kernel_opts;
+SPC_API spc_status spc_spmv(const spc_tensor *A, int transpose, const void *x,
+                            void *y, const spc_kernel_opts *o, spc_error *err);
+SPC_API spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B,
+                              const char *out_format, const spc_kernel_opts *o,
+                              spc_tensor **C, spc_error *err);
+
 /* ---- building a tensor from points ---------------------------------------
  * Push points in any order, with duplicates (combined by opts->dup), in
  * batches; finish gives the tensor in FORMAT.  The points wait in the

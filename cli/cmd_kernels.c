@@ -1,0 +1,176 @@
+/* cmd_kernels.c -- `spconv spmv A [X] [-o Y]` and `spconv spgemm A B -o C`. */
+#include "cli.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void kernel_opts(const cli_opts *o, spc_kernel_opts *k) {
+  memset(k, 0, sizeof *k);
+  k->engine = o->engine;
+  k->no_jit = o->no_jit;
+  k->threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+  if (k->threads < 1) k->threads = 1;
+  k->format = o->to;
+}
+
+/* x from a Matrix Market array (or any readable vector): n values as
+ * double, or (re, im) pairs when cplx. */
+static int read_x(const char *path, const cli_opts *o, int64_t n, bool cplx, double *x) {
+  spc_read_opts r;
+  cli_read_opts(o, &r);
+  r.expand = 1;
+  spc_tensor *t = NULL, *c = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  spc_status s = spc_read(path, &r, &t, &e);
+  if (!s) s = spc_tensor_to_coo(t, 0, &c, &e);
+  if (s) {
+    spc_tensor_free(&t);
+    return cli_fail(s, &e);
+  }
+  int64_t len = spc_tensor_dim(t, 0) * (spc_tensor_order(t) == 2 ? spc_tensor_dim(t, 1) : 1);
+  if (len != n) {
+    fprintf(stderr, "spconv: %s: x has %lld entries, the matrix needs %lld\n", path,
+            (long long)len, (long long)n);
+    spc_tensor_free(&t);
+    spc_tensor_free(&c);
+    return EXIT_INPUT;
+  }
+  memset(x, 0, (size_t)n * (cplx ? 16 : 8));
+  spc_iter *it = NULL;
+  int64_t k[SPC_MAX_ORDER];
+  const void *v;
+  spc_vtype vt = spc_tensor_vtype(c);
+  int64_t rows = spc_tensor_dim(c, 0);
+  if (spc_iter_create(c, &it, &e)) return cli_fail(SPC_ERR_NOMEM, &e);
+  while (spc_iter_next(it, k, &v)) {
+    int64_t i = spc_tensor_order(c) == 2 ? k[1] * rows + k[0] : k[0];
+    double re = 1, im = 0;
+    switch (vt) {
+    case SPC_I64: re = (double)*(const int64_t *)v; break;
+    case SPC_U64: re = (double)*(const uint64_t *)v; break;
+    case SPC_F32: re = *(const float *)v; break;
+    case SPC_F64: re = *(const double *)v; break;
+    case SPC_C128: re = ((const double *)v)[0], im = ((const double *)v)[1]; break;
+    default: break;
+    }
+    if (cplx) x[2 * i] += re, x[2 * i + 1] += im;
+    else x[i] += re;
+  }
+  spc_iter_free(&it);
+  spc_tensor_free(&t);
+  spc_tensor_free(&c);
+  return EXIT_OK;
+}
+
+/* y as a Matrix Market array, written to a temporary name then renamed. */
+static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = path ? fopen(tmp, "wb") : stdout;
+  if (!f) {
+    fprintf(stderr, "spconv: %s: cannot write\n", path);
+    return EXIT_IO;
+  }
+  int bad = fprintf(f, "%%%%MatrixMarket matrix array %s general\n%lld 1\n",
+                    cplx ? "complex" : "real", (long long)n) < 0;
+  for (int64_t i = 0; i < n && !bad; i++)
+    bad = (cplx ? fprintf(f, "%.17g %.17g\n", y[2 * i], y[2 * i + 1]) : fprintf(f, "%.17g\n", y[i])) < 0;
+  if (path && fclose(f)) bad = 1;
+  if (path && (bad || rename(tmp, path))) {
+    remove(tmp);
+    fprintf(stderr, "spconv: %s: cannot write\n", path);
+    return EXIT_IO;
+  }
+  return EXIT_OK;
+}
+
+int cmd_spmv(int argc, char **argv) {
+  cli_opts o;
+  const char *pos[2];
+  int np = cli_parse(argc, argv, &o, pos, 2, "spmv");
+  if (np < 0) return EXIT_USAGE;
+  if (np < 1) return cli_usage_error("spmv", "expected A [X] [-o Y]");
+  spc_read_opts r;
+  cli_read_opts(&o, &r);
+  r.expand = 1;
+  spc_kernel_opts k;
+  kernel_opts(&o, &k);
+  spc_tensor *A = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  spc_status s = spc_read(pos[0], &r, &A, &e);
+  if (s) return cli_fail(s, &e);
+  if (spc_tensor_order(A) != 2) {
+    spc_tensor_free(&A);
+    fprintf(stderr, "spconv: %s: spmv needs a matrix (order 2)\n", pos[0]);
+    return EXIT_UNSUPP;
+  }
+  bool cplx = spc_tensor_vtype(A) == SPC_C128;
+  int64_t nx = spc_tensor_dim(A, o.transpose ? 0 : 1), ny = spc_tensor_dim(A, o.transpose ? 1 : 0);
+  double *x = malloc((size_t)(nx ? nx : 1) * (cplx ? 16 : 8));
+  double *y = malloc((size_t)(ny ? ny : 1) * (cplx ? 16 : 8));
+  int rc = x && y ? EXIT_OK : EXIT_NOMEM;
+  if (!rc && np == 2) rc = read_x(pos[1], &o, nx, cplx, x);
+  else if (!rc)
+    for (int64_t i = 0; i < nx; i++) {
+      if (cplx) x[2 * i] = 1, x[2 * i + 1] = 0;
+      else x[i] = 1;
+    }
+  int repeat = o.repeat > 0 ? o.repeat : 1;
+  double best = 1e300;
+  for (int it = 0; !rc && it < repeat; it++) {
+    double t0 = now();
+    s = spc_spmv(A, o.transpose, x, y, &k, &e);
+    double dt = now() - t0;
+    if (s) rc = cli_fail(s, &e);
+    if (dt < best) best = dt;
+  }
+  if (!rc && (o.verbose || repeat > 1))
+    fprintf(stderr, "spconv: spmv %s: %lld stored, best of %d: %.6f s (%.2f ns per nonzero, %d threads)\n",
+            pos[0], (long long)spc_tensor_nstored(A), repeat, best,
+            1e9 * best / (double)(spc_tensor_nstored(A) ? spc_tensor_nstored(A) : 1), k.threads);
+  if (!rc) rc = write_y(o.out, y, ny, cplx);
+  free(x);
+  free(y);
+  spc_tensor_free(&A);
+  return rc;
+}
+
+int cmd_spgemm(int argc, char **argv) {
+  cli_opts o;
+  const char *pos[2];
+  int np = cli_parse(argc, argv, &o, pos, 2, "spgemm");
+  if (np < 0) return EXIT_USAGE;
+  if (np != 2 || !o.out) return cli_usage_error("spgemm", "expected A B -o C");
+  spc_read_opts r;
+  spc_write_opts w;
+  cli_read_opts(&o, &r);
+  cli_write_opts(&o, &w);
+  r.expand = 1;
+  spc_kernel_opts k;
+  kernel_opts(&o, &k);
+  spc_tensor *A = NULL, *B = NULL, *C = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  spc_status s = spc_read(pos[0], &r, &A, &e);
+  if (!s) s = spc_read(pos[1], &r, &B, &e);
+  double t0 = now();
+  if (!s) s = spc_spgemm(A, B, o.to, &k, &C, &e);
+  if (!s && o.verbose)
+    fprintf(stderr, "spconv: spgemm: %lld stored in C, %.3f s (%d threads)\n",
+            (long long)spc_tensor_nstored(C), now() - t0, k.threads);
+  if (!s) s = spc_write(C, o.out, &w, &e);
+  spc_tensor_free(&A);
+  spc_tensor_free(&B);
+  spc_tensor_free(&C);
+  return s ? cli_fail(s, &e) : EXIT_OK;
+}
