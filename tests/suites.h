@@ -19,5 +19,6 @@ Suite *suite_assemble(void);   /* tests/test_assemble.c: conversion engine, gene
 Suite *suite_specs_diff(void); /* tests/test_specs_diff.c: built-in specs, interpreter = compiled C */
 Suite *suite_convert(void);    /* tests/test_convert.c: spc_convert_to end to end, engines, user specs */
 Suite *suite_gen(void);        /* tests/test_gen.c: spconv gen, generated C = library */
+Suite *suite_spw(void);        /* tests/test_spw.c: sparse workspace, conversion through it */
 
 #endif
