@@ -38,6 +38,8 @@ struct spw {
   int64_t budget_runs;
   spw_stats st;
   int files_made;
+  bool exact;       /* list + float sum: duplicates kept until the final
+                       pack, so the sum runs left to right in arrival order */
   struct spw *next_live;
 };
 
@@ -124,6 +126,7 @@ typedef struct sink {
   run *r;
   FILE *f;
   int64_t cap;
+  bool combine;
   bool have_last;
   int64_t last[MAXL];
   char lastv[16];
@@ -135,6 +138,7 @@ static spc_status sink_open(sink *s, spw *w, run *r, int64_t cap, bool file, spc
   s->w = w;
   s->r = r;
   s->cap = cap;
+  s->combine = !w->exact;
   if (file) {
     const char *d = w->o.tmpdir ? w->o.tmpdir : getenv("TMPDIR");
     if (!d || !*d) d = "/tmp";
@@ -178,7 +182,7 @@ static spc_status sink_emit(sink *s, spc_error *e) {
 /* Next tuple in order: combined with the previous when equal. */
 static spc_status sink_put(sink *s, const int64_t *t, const char *v, spc_error *e) {
   spw *w = s->w;
-  if (s->have_last && !cmp_tuple(w, s->last, t)) {
+  if (s->have_last && s->combine && !cmp_tuple(w, s->last, t)) {
     if (w->o.dup == SPC_DUP_ERROR) return dup_error(e, w, t);
     if (w->W) spc_val_combine(w->vt, w->o.dup, s->lastv, v);
     return SPC_OK;
@@ -207,14 +211,19 @@ static void run_free(run *r) {
 
 static int64_t run_mem(const spw *w, const run *r) { return r->file ? 0 : r->n * rec_bytes(w); }
 
-/* Merge runs [a, b) (chronological) into out; ties: the older run first. */
-static spc_status merge(spw *w, run *rs, int k, run *out, bool file, spc_error *e) {
-  cur *cs = spc_calloc((size_t)k, sizeof *cs);
+/* Merge runs [a, b) (chronological) into out; ties: the older run first.
+ * final: the last merge, which always combines. */
+static spc_status merge(spw *w, run *rs, int k, run *out, bool file, bool final,
+                        spc_error *e) {
+  cur *cs = spc_calloc((size_t)k ? (size_t)k : 1, sizeof *cs);
   sink s;
   int64_t total = 0;
+  memset(&s, 0, sizeof s);
+  memset(out, 0, sizeof *out);
   spc_status st = cs ? SPC_OK : SPC_NOMEM(e);
   for (int i = 0; i < k; i++) total += rs[i].n;
   if (!st) st = sink_open(&s, w, out, total, file, e);
+  if (!st && final) s.combine = true;
   for (int i = 0; i < k && !st; i++) st = cur_open(&cs[i], w, &rs[i], e);
   while (!st) {
     int best = -1;
@@ -242,7 +251,7 @@ static spc_status balance(spw *w, spc_error *e) {
     bool file = a->file || b->file || run_mem(w, a) + run_mem(w, b) > w->budget_runs;
     run m;
     w->mem_runs -= run_mem(w, a) + run_mem(w, b);
-    st = merge(w, a, 2, &m, file, e);
+    st = merge(w, a, 2, &m, file, false, e);
     if (st) {
       w->mem_runs += run_mem(w, a) + run_mem(w, b);
       break;
@@ -258,7 +267,7 @@ static spc_status balance(spw *w, spc_error *e) {
     run *r = &w->runs[i];
     if (r->file) continue;
     run f;
-    st = merge(w, r, 1, &f, true, e); /* copy to a file */
+    st = merge(w, r, 1, &f, true, false, e); /* copy to a file */
     if (st) break;
     w->mem_runs -= run_mem(w, r);
     run_free(r);
@@ -282,6 +291,8 @@ static uint64_t hash_tuple(const spw *w, const int64_t *t) {
 
 /* Sort Acc, combine, push as a run. */
 static spc_status flush(spw *w, spc_error *e) {
+  run r;
+  memset(&r, 0, sizeof r);
   if (!w->n) return SPC_OK;
   int64_t n = w->n, *perm = spc_malloc_n(n, 8), *scr = spc_malloc_n(n, 8);
   spc_status st = perm && scr ? SPC_OK : SPC_NOMEM(e);
@@ -291,8 +302,8 @@ static spc_status flush(spw *w, spc_error *e) {
     for (int l = 0; l < w->L; l++) key[l] = (spc_rt_key){w->c[l], SPC_RT_I64};
     spc_sort_perm_i64(perm, n, key, w->L, scr);
   }
-  run r;
   sink s;
+  memset(&s, 0, sizeof s);
   if (!st) st = sink_open(&s, w, &r, n, false, e);
   for (int64_t i = 0; i < n && !st; i++) {
     int64_t t[MAXL];
@@ -366,6 +377,8 @@ spc_status spw_create(int L, spc_vtype vt, const spw_opts *o, spw **out,
   w->vt = vt;
   w->W = spc_vtype_size(vt);
   if (o) w->o = *o;
+  w->exact = w->o.kind == SPW_LIST && w->o.dup == SPC_DUP_SUM &&
+             (vt == SPC_F32 || vt == SPC_F64 || vt == SPC_C128);
   int64_t mem = w->o.mem;
   if (mem <= 0) {
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
@@ -438,11 +451,11 @@ spc_status spw_pack(spw *w, int64_t *n, int64_t **cols, void **vals,
   *vals = NULL;
   for (int l = 0; l < w->L; l++) cols[l] = NULL;
   memset(&out, 0, sizeof out);
-  if (!st && w->nruns == 1 && !w->runs[0].file) {
+  if (!st && w->nruns == 1 && !w->runs[0].file && !w->exact) {
     out = w->runs[0];
     w->nruns = 0;
   } else if (!st) {
-    st = merge(w, w->runs, w->nruns, &out, false, e);
+    st = merge(w, w->runs, w->nruns, &out, false, true, e);
   }
   for (int i = 0; i < w->nruns; i++) run_free(&w->runs[i]);
   w->nruns = 0;

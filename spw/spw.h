@@ -16,8 +16,12 @@
  *         interrupt, through spw_cleanup_files from a signal handler).
  *
  * Duplicates combine by a spc_dup policy in arrival order (runs are
- * chronological and merges prefer the older run), so first/last/sum give
- * what a serial pass over the input gives. */
+ * chronological and merges prefer the older run): first, last, min, max,
+ * error and integer sums give exactly what a serial pass gives.  Float
+ * sums: the list keeps duplicates until the final pack and adds them left
+ * to right (exactly the serial sum); the hash adds them on insert, so
+ * duplicates that land in different flushes are added as partial sums
+ * (the same value up to rounding). */
 #ifndef SPC_SPW_H
 #define SPC_SPW_H
 
@@ -49,7 +53,8 @@ SPC_INTERNAL spc_status spw_pack(spw *w, int64_t *n, int64_t **cols,
                                  void **vals, spc_error *e);
 SPC_INTERNAL void spw_free(spw **w);
 
-/* Statistics of the last pack (for --verbose and the benchmark). */
+/* Statistics since the workspace was made (for --verbose and the
+ * benchmark). */
 typedef struct spw_stats {
   int64_t flushes, merges, spilled_runs, spilled_bytes, peak_bytes;
 } spw_stats;
