@@ -164,3 +164,36 @@ spc_status spc_convert_size(const spc_tensor *src, const char *format,
   spc_tensor_free(&x);
   return s;
 }
+
+/* The remapping of fmt for a tensor of this order: the spec's, or, for a
+ * format without one, the mode order `modes` (NULL: identity) written as
+ * "(x0, x1, ...) -> (x<m0>, x<m1>, ...)" into buf (which must outlive *r:
+ * the remapping borrows its text). */
+spc_status asm_remap(const spc_format_spec *fmt, int order, const spc_remap_param *ps,
+                     int nps, const int *modes, int nmodes, char *buf, size_t nbuf,
+                     spc_remap **r, spc_error *e) {
+  if (!nmodes)
+    return fmt->remap.text ? spc_remap_parse(&fmt->remap.at, order, ps, nps, r, e)
+                           : spc_remap_identity(order, r, e);
+  if (fmt->remap.text)
+    return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
+                   "cannot apply a mode order to format %s: it has its own remapping", fmt->name);
+  if (nmodes != order)
+    return spc_err(e, SPC_ERR_ARG, NULL, 0, 0,
+                   "--modes lists %d modes for a tensor of order %d", nmodes, order);
+  unsigned seen = 0;
+  for (int k = 0; k < nmodes; k++) {
+    if (modes[k] < 0 || modes[k] >= order || (seen >> modes[k] & 1))
+      return spc_err(e, SPC_ERR_ARG, NULL, 0, 0,
+                     "--modes must be a permutation of 0 .. %d", order - 1);
+    seen |= 1u << modes[k];
+  }
+  size_t k = (size_t)snprintf(buf, nbuf, "(");
+  for (int d = 0; d < order && k < nbuf; d++) k += (size_t)snprintf(buf + k, nbuf - k, "%sx%d", d ? ", " : "", d);
+  if (k < nbuf) k += (size_t)snprintf(buf + k, nbuf - k, ") -> (");
+  for (int d = 0; d < order && k < nbuf; d++)
+    k += (size_t)snprintf(buf + k, nbuf - k, "%sx%d", d ? ", " : "", modes[d]);
+  if (k < nbuf) snprintf(buf + k, nbuf - k, ")");
+  lang_src src = {.text = buf, .file = "--modes", .line = 1, .col = 1};
+  return spc_remap_parse(&src, order, ps, nps, r, e);
+}

@@ -23,6 +23,9 @@ typedef struct conv_info {
   spc_engine engine; /* read back with the engine it was made with */
   bool no_jit;
   char jit_dir[512]; /* and its JIT cache ("" : the default) */
+  int nmodes;        /* a mode order given for a format without remapping */
+  int modes[SPC_MAX_ORDER];
+  char remap_text[320]; /* the remapping made from modes */
 } conv_info;
 
 typedef struct conv_tensor {
@@ -124,6 +127,10 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
                             ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
                             asm_routine_cb cb, void *ctx, spc_error *e);
+
+spc_status asm_remap(const spc_format_spec *fmt, int order, const spc_remap_param *ps,
+                     int nps, const int *modes, int nmodes, char *buf, size_t nbuf,
+                     spc_remap **r, spc_error *e);
 
 /* The process-wide registry of built-in specs (built once, never freed). */
 spc_status asm_builtin_specs(const spc_specs **out, spc_error *e);

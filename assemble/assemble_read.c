@@ -229,9 +229,9 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
   int p_arr[SPC_MAX_ORDER * SPC_SPEC_MAX];
   int64_t extv[2 * SPC_MAX_ORDER];
   spc_tensor *c = NULL;
-  spc_status s = I->fmt->remap.text
-                     ? spc_remap_parse(&I->fmt->remap.at, t->order, I->params, I->nparams, &r, e)
-                     : spc_remap_identity(t->order, &r, e);
+  char rt[320];
+  spc_status s = asm_remap(I->fmt, t->order, I->params, I->nparams, I->modes, I->nmodes, rt,
+                           sizeof rt, &r, e);
   if (!s) s = invert(I, r, iv, e);
   R.r = r;
   R.iv = iv;
@@ -420,9 +420,9 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
           .sty = t->vt == SPC_C128 ? IR_C128 : IR_F64};
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
-  spc_status s = I->fmt->remap.text
-                     ? spc_remap_parse(&I->fmt->remap.at, 2, I->params, I->nparams, &r, e)
-                     : spc_remap_identity(2, &r, e);
+  char rt[320];
+  spc_status s = asm_remap(I->fmt, 2, I->params, I->nparams, I->modes, I->nmodes, rt,
+                           sizeof rt, &r, e);
   if (!s) s = invert(I, r, iv, e);
   R.r = r;
   R.iv = iv;

@@ -49,6 +49,8 @@ typedef struct conv {
   asm_engine eng;
   bool nosort;  /* the sparse workspace orders the components */
   const spc_convert_opts *o;
+  int nmodes, modes[SPC_MAX_ORDER];
+  char remap_text[320];
 } conv;
 
 static int64_t default_limit(void) {
@@ -544,6 +546,8 @@ static conv_tensor *new_result(conv *C, const int64_t *dims) {
   t->ext = &asm_conv_ext;
   ct->info.engine = C->eng.want;
   ct->info.no_jit = C->eng.no_jit;
+  ct->info.nmodes = C->nmodes;
+  memcpy(ct->info.modes, C->modes, sizeof ct->info.modes);
   if (C->o && C->o->jit_dir)
     snprintf(ct->info.jit_dir, sizeof ct->info.jit_dir, "%s", C->o->jit_dir);
   t->sym = SPC_GENERAL;
@@ -784,8 +788,12 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
     goto done;
   }
   if ((s = set_params(&C, params, nparams, e))) goto done;
-  s = fmt->remap.text ? spc_remap_parse(&fmt->remap.at, C.order, C.ps, C.nparams, &C.r, e)
-                      : spc_remap_identity(C.order, &C.r, e);
+  if (o && o->nmodes > 0 && o->nmodes <= SPC_MAX_ORDER) {
+    C.nmodes = o->nmodes;
+    memcpy(C.modes, o->modes, sizeof C.modes);
+  }
+  s = asm_remap(fmt, C.order, C.ps, C.nparams, C.modes, C.nmodes, C.remap_text,
+                sizeof C.remap_text, &C.r, e);
   if (s) goto done;
   C.L = C.r->order_out;
   for (int l = 0; l < C.L; l++)
@@ -896,6 +904,8 @@ bool spc_conv_describe(const spc_tensor *t, spc_conv_desc *d) {
   }
   d->index64 = I->index_ty == IR_I64;
   d->coord64 = I->coord_ty == IR_I64;
+  d->nmodes = I->nmodes;
+  memcpy(d->modes, I->modes, sizeof d->modes);
   return true;
 }
 
@@ -949,8 +959,12 @@ spc_status spc_conv_shell(const spc_conv_desc *d, int order, const int64_t *dims
     for (int k = 0; k < d->nparams && k < SPC_SPEC_MAX; k++) ps[k] = (spc_remap_param){d->pname[k], d->pvalue[k]};
     s = set_params(&C, ps, d->nparams, e);
   }
-  if (!s) s = C.fmt->remap.text ? spc_remap_parse(&C.fmt->remap.at, order, C.ps, C.nparams, &C.r, e)
-                                : spc_remap_identity(order, &C.r, e);
+  if (!s && d->nmodes > 0 && d->nmodes <= SPC_MAX_ORDER) {
+    C.nmodes = d->nmodes;
+    memcpy(C.modes, d->modes, sizeof C.modes);
+  }
+  if (!s) s = asm_remap(C.fmt, order, C.ps, C.nparams, C.modes, C.nmodes, C.remap_text,
+                        sizeof C.remap_text, &C.r, e);
   if (!s) {
     C.L = C.r->order_out;
     if (C.L != d->nlevels)
@@ -998,6 +1012,8 @@ spc_status spc_conv_check_consistent(const spc_tensor *t, const spc_tensor *coo,
   spc_convert_opts o;
   spc_convert_opts_init(&o);
   o.max_positions = INT64_MAX;
+  o.nmodes = I->nmodes;
+  memcpy(o.modes, I->modes, sizeof o.modes);
   spc_status s = spc_convert_ex(coo, I->own, I->fmt, I->params, I->nparams, SPC_DUP_ERROR, &o,
                                 &x, e);
   if (s) {

@@ -69,6 +69,7 @@ typedef struct spc_conv_desc {
   int64_t pvalue[SPC_SPEC_MAX];
   int64_t lo[SPC_MAX_ORDER], N[SPC_MAX_ORDER]; /* level extents */
   int index64, coord64; /* position / coordinate arrays are int64 */
+  int nmodes, modes[SPC_MAX_ORDER]; /* a mode order (formats without remap) */
 } spc_conv_desc;
 /* Fill d (pointers into t) when t was made by spc_convert. */
 SPC_INTERNAL bool spc_conv_describe(const spc_tensor *t, spc_conv_desc *d);

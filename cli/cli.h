@@ -41,6 +41,7 @@ typedef struct cli_opts {
   int spw;                    /* convert: --spw=hash|list */
   int64_t acc, mem;           /* convert: --acc=N, --mem=SIZE */
   bool transpose;             /* spmv: --transpose */
+  int nmodes, modes[SPC_MAX_ORDER]; /* convert: --modes=2,0,1 */
   int repeat;                 /* spmv: --repeat R */
 } cli_opts;
 

@@ -123,7 +123,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
                  !strcmp(name, "--to") || !strcmp(name, "--engine") ||
                  !strcmp(name, "--spec") || !strcmp(name, "--from") ||
                  !strcmp(name, "--spw") || !strcmp(name, "--acc") || !strcmp(name, "--mem") ||
-                 !strcmp(name, "--repeat");
+                 !strcmp(name, "--repeat") || !strcmp(name, "--modes");
     if (takes && !val) {
       if (i + 1 >= argc) { cli_usage_error(cmd, "%s needs a value", name); return -1; }
       val = argv[++i];
@@ -140,6 +140,21 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     else if (!strcmp(name, "--from")) o->from = val;
     else if (!strcmp(name, "--no-jit")) o->no_jit = true;
     else if (!strcmp(name, "--transpose")) o->transpose = true;
+    else if (!strcmp(name, "--modes")) {
+      const char *q = val;
+      o->nmodes = 0;
+      while (*q) {
+        char *end;
+        long v = strtol(q, &end, 10);
+        if (end == q || v < 0 || v >= SPC_MAX_ORDER || o->nmodes >= SPC_MAX_ORDER) {
+          cli_usage_error(cmd, "--modes takes a list of 0-based modes like 2,0,1");
+          return -1;
+        }
+        o->modes[o->nmodes++] = (int)v;
+        q = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') { cli_usage_error(cmd, "--modes takes a list like 2,0,1"); return -1; }
+      }
+    }
     else if (!strcmp(name, "--repeat")) {
       char *end;
       long v = strtol(val, &end, 10);
@@ -224,6 +239,8 @@ void cli_convert_opts(const cli_opts *o, spc_convert_opts *c) {
   c->engine = o->engine;
   c->no_jit = o->no_jit;
   c->spw = o->spw;
+  c->nmodes = o->nmodes;
+  memcpy(c->modes, o->modes, sizeof c->modes);
   c->acc = o->acc;
   c->mem = o->mem;
   for (int i = 0; i < o->nparams && i < SPC_MAX_PARAMS; i++) {

@@ -38,6 +38,7 @@ const cli_cmd cli_commands[] = {
      "  --to FORMAT        target format name or spec.yaml\n"
      "  --param NAME=V     a format parameter (e.g. --param M=8 --param N=8 for bcsr)\n"
      "  --spec FILE        a YAML level format a user's format needs (repeatable)\n"
+     "  --modes=2,0,1      mode order for formats without a remapping (csf, coo, dense)\n"
      "  --dup=P            combine duplicates: sum (default) first last min max error\n"
      "  --engine E         auto (factory, else JIT, else generic), generic, factory, jit\n"
      "  --no-jit           never compile at run time\n"

@@ -245,6 +245,8 @@ typedef struct spc_convert_opts {
                                0: from mem */
   int64_t mem;              /* workspace memory budget in bytes (runs past
                                it spill to temporary files); 0: 1/4 RAM */
+  int nmodes;               /* a mode order for a format without a remapping */
+  int modes[SPC_MAX_ORDER]; /* (csf, coo, dense): level l stores mode modes[l] */
   spc_convert_info *info;   /* filled when non-NULL (below) */
 } spc_convert_opts;
 enum { SPC_SPW_NONE = 0, SPC_SPW_HASH = 1, SPC_SPW_LIST = 2 };

@@ -37,7 +37,9 @@ static void jb_desc(jb *b, const spc_tensor *t, const spc_conv_desc *d) {
     spc_cnt_jb_str(b, d->pname[k]);
     spc_cnt_jb_add(b, ": %lld", (long long)d->pvalue[k]);
   }
-  spc_cnt_jb_add(b, "}, \"levels\": [");
+  spc_cnt_jb_add(b, "}, \"modes\": [");
+  for (int k = 0; k < d->nmodes; k++) spc_cnt_jb_add(b, "%s%d", k ? ", " : "", d->modes[k]);
+  spc_cnt_jb_add(b, "], \"levels\": [");
   for (int l = 0; l < d->nlevels; l++) {
     spc_cnt_jb_add(b, "%s{\"level\": ", l ? ", " : "");
     spc_cnt_jb_str(b, d->level_name[l]);
@@ -108,6 +110,12 @@ static spc_status desc_from(h5c *c, const jv *j, spc_conv_desc *d, int *order,
       if (d->nparams >= SPC_SPEC_MAX || x->type != J_NUM || !x->isint) return bad(c, "bad params");
       d->pname[d->nparams] = x->key;
       d->pvalue[d->nparams++] = x->i;
+    }
+  const jv *md = spc_cnt_jget(j, "modes");
+  if (md && md->type == J_ARR)
+    for (const jv *x = md->kid; x; x = x->next) {
+      if (d->nmodes >= SPC_MAX_ORDER || x->type != J_NUM || !x->isint) return bad(c, "bad modes");
+      d->modes[d->nmodes++] = (int)x->i;
     }
   if (!lv || lv->type != J_ARR || spc_cnt_jlen(lv) < 1 || spc_cnt_jlen(lv) > SPC_MAX_ORDER)
     return bad(c, "levels must be a list of 1 to 16 levels");
