@@ -17,6 +17,7 @@
 #include "assemble_internal.h"
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -61,7 +62,19 @@ static uint64_t mix(uint64_t x) { /* splitmix64 finaliser */
 }
 
 void asm_key_of(const char *text, size_t n, asm_key *k) {
-  uint64_t a = fnv1a(text, n, 0xcbf29ce484222325ULL);
+  /* the runtime every emitted file starts with is part of the code: a
+   * changed ir_rt.h (or prelude) must not find routines built with the
+   * old one */
+  static _Atomic uint64_t rt_hash;
+  uint64_t rh = rt_hash;
+  if (!rh) {
+    spc_str pre = {0};
+    ir_emit_c_prelude(&pre);
+    rh = fnv1a(pre.s ? pre.s : "", pre.len, 0x84222325cbf29ce4ULL) | 1;
+    spc_str_free(&pre);
+    rt_hash = rh;
+  }
+  uint64_t a = fnv1a(text, n, 0xcbf29ce484222325ULL ^ rh);
   a = fnv1a(JIT_FLAGS, sizeof JIT_FLAGS - 1, a);
   uint64_t b = 0x9e3779b97f4a7c15ULL;
   for (size_t i = 0; i < n; i++) b = mix(b ^ (unsigned char)text[i]) + i;

@@ -231,7 +231,7 @@ static spc_status order_components(conv *C, int64_t **lc, const int64_t *perm,
                                    spc_dup dup, spc_error *e) {
   size_t w = spc_vtype_size(C->comb->vt);
   int64_t n = C->n;
-  for (int l = 0; l < C->L; l++) {
+  for (int l = 0; l < C->L && perm; l++) { /* perm NULL: lc already in order, owned */
     if (!(C->lc[l] = spc_malloc_n(n ? n : 1, sizeof(int64_t)))) return SPC_NOMEM(e);
     int64_t *dst = C->lc[l];
     const int64_t *sl = lc[l];
@@ -242,7 +242,9 @@ static spc_status order_components(conv *C, int64_t **lc, const int64_t *perm,
     if (!(C->vals = spc_malloc_n(n ? n : 1, w))) return SPC_NOMEM(e);
     const char *sv = C->comb->val;
     char *dv = C->vals;
-    if (w == 8) {
+    if (!perm) {
+      memcpy(dv, sv, (size_t)n * w);
+    } else if (w == 8) {
 #pragma omp parallel for schedule(static) if (n > 65536)
       for (int64_t t = 0; t < n; t++) ((uint64_t *)(void *)dv)[t] = ((const uint64_t *)(const void *)sv)[perm[t]];
     } else if (w == 4) {
@@ -729,7 +731,15 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
         C->N[l] = ext + 1;
       }
     }
-    if (!s) s = C->nosort ? workspace_components(C, lc, e) : order_components(C, lc, perm, C->dup, e);
+    bool inorder = !C->nosort;
+    for (int64_t t = 0; inorder && t < C->n; t++) inorder = perm[t] == t;
+    if (inorder) /* the source was already in the target's order: keep lc */
+      for (int l = 0; l < C->L; l++) {
+        C->lc[l] = lc[l];
+        args[p0 + l].data = NULL;
+      }
+    if (!s) s = C->nosort ? workspace_components(C, lc, e)
+                          : order_components(C, lc, inorder ? NULL : perm, C->dup, e);
   }
   for (int k = C->order + 1; args && k < np; k++)
     if (ir_var_get(f, ir_param_var(f, k))->array) spc_free(args[k].data);

@@ -24,6 +24,8 @@ spc_status spc_tensor_to_coo(const spc_tensor *t, int drop_zeros,
   int64_t x[SPC_MAX_ORDER], n = 0;
   const void *v;
   *out = NULL;
+  if (t->ext && !drop_zeros) /* read through the spec's level functions: a COO already */
+    return t->ext->to_coo(t, out, e);
   spc_status s = spc_iter_create(t, &it, e);
   if (s) return s;
   while (spc_iter_next(it, x, &v))
