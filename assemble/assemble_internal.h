@@ -132,6 +132,11 @@ spc_status asm_remap(const spc_format_spec *fmt, int order, const spc_remap_para
                      int nps, const int *modes, int nmodes, char *buf, size_t nbuf,
                      spc_remap **r, spc_error *e);
 
+/* The SpMV routine of a matrix format (assemble_read.c), for the factory. */
+spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty coord_ty,
+                            spc_vtype vt, bool transpose, asm_routine_cb cb, void *ctx,
+                            spc_error *e);
+
 /* The process-wide registry of built-in specs (built once, never freed). */
 spc_status asm_builtin_specs(const spc_specs **out, spc_error *e);
 

@@ -486,3 +486,35 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
   spc_remap_free(&r);
   return s;
 }
+
+spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty coord_ty,
+                            spc_vtype vt, bool transpose, asm_routine_cb cb, void *ctx,
+                            spc_error *e) {
+  conv_info I = {.fmt = fmt, .index_ty = index_ty, .coord_ty = coord_ty};
+  rd R = {.I = &I, .order = 2, .vt = vt, .spmv = true, .transpose = transpose,
+          .sty = vt == SPC_C128 ? IR_C128 : IR_F64};
+  spc_remap *r = NULL;
+  inv iv[SPC_MAX_ORDER];
+  I.nparams = fmt->nparams;
+  for (int k = 0; k < fmt->nparams; k++)
+    I.params[k] = (spc_remap_param){fmt->pnames[k], fmt->pdefaults[k]};
+  spc_status s = fmt->remap.text
+                     ? spc_remap_parse(&fmt->remap.at, 2, I.params, I.nparams, &r, e)
+                     : spc_remap_identity(2, &r, e);
+  if (!s) {
+    I.nlevels = r->order_out;
+    for (int l = 0; l < I.nlevels; l++)
+      I.lv[l] = &fmt->lv[l < fmt->nlevels ? l : fmt->nlevels - 1];
+    if (!fmt->order && I.nlevels < fmt->nlevels - 1)
+      for (int l = 0; l < I.nlevels; l++) I.lv[l] = &fmt->lv[l];
+    s = invert(&I, r, iv, e);
+  }
+  R.r = r;
+  R.iv = iv;
+  if (!s && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
+  if (!s) s = build_spmv(&R, e);
+  if (!s) s = cb(ctx, R.f, e);
+  ir_func_free(&R.f);
+  spc_remap_free(&r);
+  return s;
+}
