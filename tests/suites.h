@@ -20,5 +20,6 @@ Suite *suite_specs_diff(void); /* tests/test_specs_diff.c: built-in specs, inter
 Suite *suite_convert(void);    /* tests/test_convert.c: spc_convert_to end to end, engines, user specs */
 Suite *suite_gen(void);        /* tests/test_gen.c: spconv gen, generated C = library */
 Suite *suite_spw(void);        /* tests/test_spw.c: sparse workspace, conversion through it */
+Suite *suite_kernels(void);    /* tests/test_kernels.c: spmv / spgemm vs plain-C references, engines, CLI */
 
 #endif
