@@ -429,7 +429,7 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
   if (!s && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
   if (!s) s = build_spmv(&R, e);
   int64_t b0 = 0, e0 = 0;
-  if (!s) s = top_range(I, t, &E, &b0, &e0, e);
+  if (!s) s = top_range(I, t, NULL, &b0, &e0, e); /* O(1) work: interpreted */
   int64_t ny = t->dims[transpose ? 1 : 0], nx = t->dims[transpose ? 0 : 1];
   size_t w = t->vt == SPC_C128 ? 16 : 8;
   int nt = threads > 0 ? threads : 1;

@@ -50,6 +50,13 @@ static int read_x(const char *path, const cli_opts *o, int64_t n, bool cplx, dou
   const void *v;
   spc_vtype vt = spc_tensor_vtype(c);
   int64_t rows = spc_tensor_dim(c, 0);
+  if (vt == SPC_C128 && !cplx) {
+    fprintf(stderr, "spconv: %s: x is complex but the matrix is real (convert the matrix "
+                    "with --type=complex128)\n", path);
+    spc_tensor_free(&t);
+    spc_tensor_free(&c);
+    return EXIT_UNSUPP;
+  }
   if (spc_iter_create(c, &it, &e)) return cli_fail(SPC_ERR_NOMEM, &e);
   while (spc_iter_next(it, k, &v)) {
     int64_t i = spc_tensor_order(c) == 2 ? k[1] * rows + k[0] : k[0];
