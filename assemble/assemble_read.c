@@ -281,6 +281,26 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
   return s;
 }
 
+/* For routines built without data: I (fmt and types set) gets the
+ * format's default parameters and its levels for this order, *r its
+ * remapping and iv the inverse. */
+static spc_status dry_info(conv_info *I, int order, spc_remap **r, inv *iv, spc_error *e) {
+  const spc_format_spec *fmt = I->fmt;
+  I->nparams = fmt->nparams;
+  for (int k = 0; k < fmt->nparams; k++)
+    I->params[k] = (spc_remap_param){fmt->pnames[k], fmt->pdefaults[k]};
+  spc_status s = fmt->remap.text
+                     ? spc_remap_parse(&fmt->remap.at, order, I->params, I->nparams, r, e)
+                     : spc_remap_identity(order, r, e);
+  if (s) return s;
+  I->nlevels = (*r)->order_out;
+  for (int l = 0; l < I->nlevels; l++)
+    I->lv[l] = &fmt->lv[l < fmt->nlevels ? l : fmt->nlevels - 1];
+  if (!fmt->order && I->nlevels < fmt->nlevels - 1)
+    for (int l = 0; l < I->nlevels; l++) I->lv[l] = &fmt->lv[l];
+  return invert(I, *r, iv, e);
+}
+
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
                             ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
                             asm_routine_cb cb, void *ctx, spc_error *e) {
@@ -289,20 +309,7 @@ spc_status asm_read_routine(const spc_format_spec *fmt, int order,
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
   int p_arr[SPC_MAX_ORDER * SPC_SPEC_MAX];
-  I.nparams = fmt->nparams;
-  for (int k = 0; k < fmt->nparams; k++)
-    I.params[k] = (spc_remap_param){fmt->pnames[k], fmt->pdefaults[k]};
-  spc_status s = fmt->remap.text
-                     ? spc_remap_parse(&fmt->remap.at, order, I.params, I.nparams, &r, e)
-                     : spc_remap_identity(order, &r, e);
-  if (!s) {
-    I.nlevels = r->order_out;
-    for (int l = 0; l < I.nlevels; l++)
-      I.lv[l] = &fmt->lv[l < fmt->nlevels ? l : fmt->nlevels - 1];
-    if (!fmt->order && I.nlevels < fmt->nlevels - 1)
-      for (int l = 0; l < I.nlevels; l++) I.lv[l] = &fmt->lv[l];
-    s = invert(&I, r, iv, e);
-  }
+  spc_status s = dry_info(&I, order, &r, iv, e);
   R.r = r;
   R.iv = iv;
   if (!s && !(R.f = ir_func_new("spc_conv_read"))) s = SPC_NOMEM(e);
@@ -495,20 +502,7 @@ spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty co
           .sty = vt == SPC_C128 ? IR_C128 : IR_F64};
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
-  I.nparams = fmt->nparams;
-  for (int k = 0; k < fmt->nparams; k++)
-    I.params[k] = (spc_remap_param){fmt->pnames[k], fmt->pdefaults[k]};
-  spc_status s = fmt->remap.text
-                     ? spc_remap_parse(&fmt->remap.at, 2, I.params, I.nparams, &r, e)
-                     : spc_remap_identity(2, &r, e);
-  if (!s) {
-    I.nlevels = r->order_out;
-    for (int l = 0; l < I.nlevels; l++)
-      I.lv[l] = &fmt->lv[l < fmt->nlevels ? l : fmt->nlevels - 1];
-    if (!fmt->order && I.nlevels < fmt->nlevels - 1)
-      for (int l = 0; l < I.nlevels; l++) I.lv[l] = &fmt->lv[l];
-    s = invert(&I, r, iv, e);
-  }
+  spc_status s = dry_info(&I, 2, &r, iv, e);
   R.r = r;
   R.iv = iv;
   if (!s && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
