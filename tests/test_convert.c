@@ -1330,7 +1330,7 @@ START_TEST(test_tensors) {
     int order = spc_tensor_order(t);
     int64_t cells = 1, first_over = -1, first_pos = 0;
     for (int d = 0; d < order; d++) {
-      cells *= spc_tensor_dim(t, d);
+      if (__builtin_mul_overflow(cells, spc_tensor_dim(t, d), &cells)) cells = INT64_MAX;
       if (cells > LIMIT && first_over < 0) first_over = d, first_pos = cells;
     }
     for (int f = 0; f < 3; f++) {
