@@ -17,6 +17,7 @@
 #include "spc_assemble.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static spc_status as_format(const spc_tensor *a, const char *fmt, const spc_convert_opts *o,
                             spc_tensor **own, const spc_tensor **use, spc_error *e) {
@@ -155,6 +156,19 @@ spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B, const char *out_
   if (fail) { spc_free(rp); s = SPC_NOMEM(e); goto done; }
   for (int64_t i = 0; i < m; i++) rp[i + 1] += rp[i];
   int64_t nnz = rp[m];
+  { /* the product, its COO and the converted result must fit in memory */
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    double need = (double)nnz * (16.0 + (cplx ? 16 : 8)) * 2.0;
+    double have = pages > 0 && psz > 0 ? (double)pages * (double)psz : 0;
+    if (have > 0 && need > 0.8 * have) {
+      spc_free(rp);
+      s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
+                  "the product has %lld entries: too large for this machine's memory "
+                  "(about %.1f GB needed, %.1f GB here)",
+                  (long long)nnz, need / 1e9, have / 1e9);
+      goto done;
+    }
+  }
   int64_t dims[2] = {m, n};
   if ((s = spc_coo_alloc(2, dims, nnz, cplx ? SPC_C128 : ints ? SPC_I64 : SPC_F64, &coo, e))) {
     spc_free(rp);
