@@ -197,6 +197,43 @@ static spc_status build_read(rd *R, int *p_arr, spc_error *e) {
   return ir_verify(f, e);
 }
 
+/* The options a tensor was made with (engine, JIT), when the caller gives
+ * none. */
+static const spc_convert_opts *made_with(const conv_info *I, const spc_convert_opts *o,
+                                         spc_convert_opts *dflt) {
+  if (o) return o;
+  spc_convert_opts_init(dflt);
+  dflt->engine = I->engine;
+  dflt->no_jit = I->no_jit;
+  dflt->jit_dir = I->jit_dir[0] ? I->jit_dir : NULL;
+  return dflt;
+}
+
+/* The arguments every read-side routine starts with: each level's arrays,
+ * the values (unless pattern), the level extents (into extv).  Returns
+ * how many, or -1 naming a missing array in e. */
+static int level_args(const conv_info *I, const spc_tensor *t, ir_arg *a, int64_t *extv,
+                      spc_error *e) {
+  int k = 0;
+  for (int l = 0; l < I->nlevels; l++)
+    for (int q = 0; q < I->lv[l]->lf->narrays; q++) {
+      const spc_array *x = spc_level_array_c(&t->lv[l], I->lv[l]->lf->arrays[q].name);
+      if (!x) {
+        spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "level %d has no array %s", l,
+                I->lv[l]->lf->arrays[q].name);
+        return -1;
+      }
+      a[k++] = (ir_arg){.data = x->data, .len = x->len};
+    }
+  if (t->vt != SPC_PATTERN) a[k++] = (ir_arg){.data = t->val, .len = t->nval};
+  for (int l = 0; l < I->nlevels; l++) {
+    extv[2 * l] = I->lo[l];
+    extv[2 * l + 1] = I->N[l];
+  }
+  a[k++] = (ir_arg){.data = extv, .len = 2 * I->nlevels};
+  return k;
+}
+
 spc_status spc_convert_to_coo(const spc_tensor *t, spc_tensor **out,
                               spc_error *e) {
   return spc_convert_to_coo_ex(t, NULL, out, e);
@@ -213,13 +250,7 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
   const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
   rd R = {.I = I, .order = t->order, .vt = t->vt};
   spc_convert_opts dflt;
-  if (!o) {
-    spc_convert_opts_init(&dflt);
-    dflt.engine = I->engine;
-    dflt.no_jit = I->no_jit;
-    dflt.jit_dir = I->jit_dir[0] ? I->jit_dir : NULL;
-    o = &dflt;
-  }
+  o = made_with(I, o, &dflt);
   asm_engine E;
   asm_engine_init(&E, o);
   asm_engine *eng = &E;
@@ -239,26 +270,8 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
   if (!s) s = build_read(&R, p_arr, e);
   int np = R.f ? ir_nparams(R.f) : 0;
   if (!s && !(args = spc_calloc((size_t)np, sizeof *args))) s = SPC_NOMEM(e);
-  if (!s) {
-    int k = 0;
-    for (int l = 0; l < I->nlevels; l++)
-      for (int a = 0; a < I->lv[l]->lf->narrays; a++, k++) {
-        const spc_array *x = spc_level_array_c(&t->lv[l], I->lv[l]->lf->arrays[a].name);
-        if (!x) {
-          s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "level %d has no array %s", l,
-                      I->lv[l]->lf->arrays[a].name);
-          break;
-        }
-        args[k] = (ir_arg){.data = x->data, .len = x->len};
-      }
-    if (!s && t->vt != SPC_PATTERN) args[k++] = (ir_arg){.data = t->val, .len = t->nval};
-    for (int l = 0; l < I->nlevels; l++) {
-      extv[2 * l] = I->lo[l];
-      extv[2 * l + 1] = I->N[l];
-    }
-    if (!s) args[k] = (ir_arg){.data = extv, .len = 2 * I->nlevels};
-    if (!s) s = asm_run(eng, R.f, args, e);
-  }
+  if (!s) s = level_args(I, t, args, extv, e) < 0 ? SPC_ERR_INTERNAL : SPC_OK;
+  if (!s) s = asm_run(eng, R.f, args, e);
   if (!s) {
     int first = np - 1 - t->order - (t->vt != SPC_PATTERN);
     int64_t n = args[np - 1].s.i64;
@@ -414,13 +427,7 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spmv needs a matrix in a format made by spconv");
   const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
   spc_convert_opts dflt;
-  if (!o) {
-    spc_convert_opts_init(&dflt);
-    dflt.engine = I->engine;
-    dflt.no_jit = I->no_jit;
-    dflt.jit_dir = I->jit_dir[0] ? I->jit_dir : NULL;
-    o = &dflt;
-  }
+  o = made_with(I, o, &dflt);
   asm_engine E;
   asm_engine_init(&E, o);
   rd R = {.I = I, .order = 2, .vt = t->vt, .spmv = true, .transpose = transpose,
@@ -453,20 +460,13 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
     for (int k = 0; k < nt; k++) {
       ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 8];
       int64_t extv[2 * SPC_MAX_ORDER];
-      int na = 0;
       memset(a, 0, sizeof a);
       spc_error_clear(&ee[k]);
-      for (int l = 0; l < I->nlevels; l++)
-        for (int q = 0; q < I->lv[l]->lf->narrays; q++) {
-          const spc_array *xa = spc_level_array_c(&t->lv[l], I->lv[l]->lf->arrays[q].name);
-          a[na++] = (ir_arg){.data = xa ? xa->data : NULL, .len = xa ? xa->len : 0};
-        }
-      if (t->vt != SPC_PATTERN) a[na++] = (ir_arg){.data = t->val, .len = t->nval};
-      for (int l = 0; l < I->nlevels; l++) {
-        extv[2 * l] = I->lo[l];
-        extv[2 * l + 1] = I->N[l];
+      int na = level_args(I, t, a, extv, &ee[k]);
+      if (na < 0) {
+        st[k] = SPC_ERR_INTERNAL;
+        continue;
       }
-      a[na++] = (ir_arg){.data = extv, .len = 2 * I->nlevels};
       a[na++] = (ir_arg){.data = (void *)x, .len = nx};
       a[na++] = (ir_arg){.data = nt > 1 ? part + (size_t)k * (size_t)ny * w : y, .len = ny};
       a[na].s.i64 = b0 + (e0 - b0) * k / nt;
