@@ -508,7 +508,7 @@ spc_status spc_gen_source(const char *from, const char *to, spc_vtype vt,
   if (!s) s = asm_read_routine(A, order, IR_I64, IR_I64, vt, emit_one, &g, e);
   g.name = "write";
   g.nlevel = 0;
-  if (!s) s = asm_write_routines(rb, Bf, order, IR_I64, IR_I64, IR_I64, vout, ps, np, false, emit_one, &g, e);
+  if (!s) s = asm_write_routines(rb, Bf, order, IR_I64, IR_I64, IR_I64, vout, ps, np, 0, emit_one, &g, e);
   /* the remapping once more, for the extents */
   spc_remap_param all[SPC_SPEC_MAX];
   int nall = 0;

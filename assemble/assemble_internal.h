@@ -122,8 +122,11 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
                               int order, ir_ty src_ty, ir_ty index_ty,
                               ir_ty coord_ty, spc_vtype vt,
                               const spc_remap_param *params, int nparams,
-                              bool nosort, asm_routine_cb cb, void *ctx,
+                              unsigned what, asm_routine_cb cb, void *ctx,
                               spc_error *e);
+/* what: ASM_W_NOSORT the remapping for the sparse workspace (no sort);
+ * ASM_W_COUNT also the counting path's routines (count, bucket) */
+enum { ASM_W_NOSORT = 1, ASM_W_COUNT = 2 };
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
                             ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
                             asm_routine_cb cb, void *ctx, spc_error *e);

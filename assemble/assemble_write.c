@@ -126,6 +126,10 @@ static void req_msg(const conv *C, const char *text, char *b, size_t n) {
   b[k] = 0;
 }
 
+static spc_status lower_source(const conv *C, ir_func *f, ir_stmt *lb, const ir_var *crd,
+                               ir_var t, bool reqs, req_ctx *rq, ir_expr **src,
+                               spc_error *e);
+
 /* remap_func(crd0.., n, out0.., perm, cmax0..) */
 static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   ir_func *f = ir_func_new("spc_conv_remap");
@@ -166,30 +170,7 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   req_ctx rq = {.C = C};
   ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
   ir_var cv[SPC_MAX_ORDER];
-  for (int k = 0; k < C->order && !s; k++) {
-    rq.x[k] = lang_fresh_local(f, r->in_names[k], IR_I64, false);
-    ir_add(f, lb, ir_assign(f, rq.x[k], ir_cast(f, IR_I64, ir_load(f, crd[k], ir_ref(f, t)))));
-    src[k] = ir_ref(f, rq.x[k]);
-  }
-  /* requires: checked before anything else of the entry */
-  lang_env renv = {.resolve = req_resolve, .ctx = &rq};
-  for (int i = 0; i < C->fmt->nrequires && !s; i++) {
-    lang_ast *ast = NULL;
-    char msg[400];
-    s = lang_parse_expr(&C->fmt->requires[i].at, &ast, e);
-    if (!s) s = lang_check_expr(ast, ast->root, &renv, e);
-    ir_expr *cond = s ? NULL : lang_lower_expr(f, ast->root, &renv, e);
-    if (!s && !cond) s = e && e->code ? e->code : SPC_ERR_INTERNAL;
-    if (!s) {
-      ir_expr *args[SPC_MAX_ORDER];
-      for (int k = 0; k < C->order; k++)
-        args[k] = ir_bin(f, IR_ADD, ir_ref(f, rq.x[k]), ir_int(f, 1));
-      req_msg(C, C->fmt->requires[i].text, msg, sizeof msg);
-      ir_stmt *iff = ir_add(f, lb, ir_if(f, ir_un(f, IR_NOT, cond), NULL, NULL));
-      ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, msg, args, C->order));
-    }
-    lang_ast_free(&ast);
-  }
+  if (!s) s = lower_source(C, f, lb, crd, t, true, &rq, src, e);
   for (int c = 0; c < r->ncounters && !s; c++) {
     spc_counter_step(&ctr[c], f, lb, src);
     cv[c] = ctr[c].value;
@@ -214,6 +195,40 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   if (!s) s = ir_verify(f, e);
   if (s) ir_func_free(&f);
   *out = f;
+  return s;
+}
+
+/* Component t's source indices, loaded into fresh locals (src[k] refers
+ * to index k), and with reqs its `requires` conditions, appended to lb: a
+ * failing entry stops the run with "cannot hold entry ...". */
+static spc_status lower_source(const conv *C, ir_func *f, ir_stmt *lb, const ir_var *crd,
+                               ir_var t, bool reqs, req_ctx *rq, ir_expr **src,
+                               spc_error *e) {
+  const spc_remap *r = C->r;
+  spc_status s = SPC_OK;
+  for (int k = 0; k < C->order; k++) {
+    rq->x[k] = lang_fresh_local(f, r->in_names[k], IR_I64, false);
+    ir_add(f, lb, ir_assign(f, rq->x[k], ir_cast(f, IR_I64, ir_load(f, crd[k], ir_ref(f, t)))));
+    src[k] = ir_ref(f, rq->x[k]);
+  }
+  lang_env renv = {.resolve = req_resolve, .ctx = rq};
+  for (int i = 0; reqs && i < C->fmt->nrequires && !s; i++) {
+    lang_ast *ast = NULL;
+    char msg[400];
+    s = lang_parse_expr(&C->fmt->requires[i].at, &ast, e);
+    if (!s) s = lang_check_expr(ast, ast->root, &renv, e);
+    ir_expr *cond = s ? NULL : lang_lower_expr(f, ast->root, &renv, e);
+    if (!s && !cond) s = e && e->code ? e->code : SPC_ERR_INTERNAL;
+    if (!s) {
+      ir_expr *args[SPC_MAX_ORDER];
+      for (int k = 0; k < C->order; k++)
+        args[k] = ir_bin(f, IR_ADD, ir_ref(f, rq->x[k]), ir_int(f, 1));
+      req_msg(C, C->fmt->requires[i].text, msg, sizeof msg);
+      ir_stmt *iff = ir_add(f, lb, ir_if(f, ir_un(f, IR_NOT, cond), NULL, NULL));
+      ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, msg, args, C->order));
+    }
+    lang_ast_free(&ast);
+  }
   return s;
 }
 
@@ -652,6 +667,458 @@ static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
   return s;
 }
 
+/* ---- the counting path ------------------------------------------------------
+ * A two-level target whose top level places a coordinate by itself (dense:
+ * no arrays, no queries, yield_pos only) and whose child level keeps only
+ * per-parent state (no workspace variables; its queries per-parent counts,
+ * as compressed's pos) needs no sort when, in the source's own order, the
+ * child coordinates under each parent come strictly increasing -- CSR from
+ * a row-sorted COO, CSC from a CSR, any (dense, compressed) format from a
+ * source iterated in an order concordant with it.  One IR routine then
+ * does it all in two passes over the source (the unsequenced edge
+ * insertion of the child level): pass 1 remaps each component, counts it
+ * under its parent and checks the order; pass 2 remaps again and places
+ * it (yield_pos, insert_coord, the value).  Pass 1 stops at the first
+ * component out of order or repeated (ok = 0) and the planner falls back
+ * to the sort.  The result equals the sort path's bit for bit: the sort is
+ * stable, so a parent's children come in the source's order there too.
+ *
+ * spc_conv_count(crd0.., [vals], n, N0, lo0, N1, lo1, limit,
+ *                ok, arrays of level 1.., size, [vout]) */
+typedef struct countfn {
+  ir_func *f;
+  int narr;
+  int p_ok, p_arr0, p_size, p_vout; /* parameter numbers */
+} countfn;
+
+static bool count_applies(const conv *C) {
+  if (C->nosort || C->L != 2 || C->r->ncounters || C->fmt->fill_zero) return false;
+  lvbind b0, b1;
+  const spc_level_spec *l0 = C->lv[0]->lf, *l1 = C->lv[1]->lf;
+  asm_bind_init(&b0, l0, C->lv[0], C->index_ty, C->coord_ty);
+  asm_bind_init(&b1, l1, C->lv[1], C->index_ty, C->coord_ty);
+  if (l0->narrays || l0->nwork || l0->nqueries || !C->lv[0]->unique ||
+      !asm_lfn(&b0, SPC_LF_YIELD) || !asm_lfn(&b0, SPC_LF_SIZE) ||
+      asm_lfn(&b0, SPC_LF_INIT) || asm_lfn(&b0, SPC_LF_INSERT) ||
+      asm_lfn(&b0, SPC_LF_FINALIZE))
+    return false;
+  if (l1->nwork || !C->lv[1]->unique || !(l1->props & SPC_LP_ORDERED) ||
+      !asm_lfn(&b1, SPC_LF_YIELD) || !asm_lfn(&b1, SPC_LF_SIZE) ||
+      l1->narrays > SPC_LEVEL_MAX_ARRAYS)
+    return false;
+  for (int k = 0; k < l1->narrays; k++) {
+    ir_ty ty = asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty);
+    if (ty != IR_I32 && ty != IR_I64) return false;
+  }
+  for (int k = 0; k < l1->nqueries; k++) {
+    const char *txt = l1->queries[k].text;
+    if (!strstr(txt, "[*]") || !strstr(txt, "count(")) return false;
+  }
+  return true;
+}
+
+static spc_status build_count(conv *C, countfn *F, spc_error *e) {
+  const spc_level_spec *l0 = C->lv[0]->lf, *l1 = C->lv[1]->lf;
+  ir_func *f = ir_func_new("spc_conv_count");
+  char name[96];
+  if (!f) return SPC_NOMEM(e);
+  F->f = f;
+  ir_stmt *body = ir_func_body(f);
+  lvbind b0, b1;
+  asm_bind_init(&b0, l0, C->lv[0], C->index_ty, C->coord_ty);
+  asm_bind_init(&b1, l1, C->lv[1], C->index_ty, C->coord_ty);
+  ir_var crd[SPC_MAX_ORDER];
+  for (int k = 0; k < C->order; k++) {
+    const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
+    snprintf(name, sizeof name, "crd%d", k);
+    crd[k] = ir_param(f, name, a->type == SPC_IDX32 ? IR_I32 : IR_I64, true, IR_IN);
+  }
+  ir_ty vty = asm_value_ty(C->vt);
+  ir_var vals = C->vt != SPC_PATTERN ? ir_param(f, "vals", vty, true, IR_IN) : -1;
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  ir_var Nin[2], loin[2];
+  for (int l = 0; l < 2; l++) {
+    snprintf(name, sizeof name, "N%d_in", l);
+    Nin[l] = ir_param(f, name, IR_I64, false, IR_IN);
+    snprintf(name, sizeof name, "lo%d_in", l);
+    loin[l] = ir_param(f, name, IR_I64, false, IR_IN);
+  }
+  ir_var limit = ir_param(f, "limit", IR_I64, false, IR_IN);
+  F->p_ok = ir_nparams(f);
+  ir_var ok = ir_param(f, "ok", IR_I64, false, IR_OUT);
+  F->p_arr0 = ir_nparams(f);
+  F->narr = l1->narrays;
+  for (int k = 0; k < l1->narrays; k++)
+    b1.arr[k] = ir_param(f, l1->arrays[k].name,
+                         asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty), true, IR_OUT);
+  F->p_size = ir_nparams(f);
+  ir_var size = ir_param(f, "size", IR_I64, false, IR_OUT);
+  F->p_vout = -1;
+  ir_var vout = -1;
+  if (vals >= 0) {
+    F->p_vout = ir_nparams(f);
+    vout = ir_param(f, "vout", vty, true, IR_OUT);
+  }
+  lvbind *bs[2] = {&b0, &b1};
+  for (int l = 0; l < 2; l++) {
+    lvbind *b = bs[l];
+    b->p = lang_fresh_local(f, "p", C->index_ty, false);
+    b->q = lang_fresh_local(f, "q", C->index_ty, false);
+    b->c = lang_fresh_local(f, "c", C->coord_ty, false);
+    b->np = lang_fresh_local(f, "np", C->index_ty, false);
+    b->N = lang_fresh_local(f, "N", IR_I64, false);
+    b->lo = lang_fresh_local(f, "lo", IR_I64, false);
+    ir_add(f, body, ir_assign(f, b->N, ir_ref(f, Nin[l])));
+    ir_add(f, body, ir_assign(f, b->lo, ir_ref(f, loin[l])));
+  }
+  /* the top level under the root: its positions are the child's parents */
+  ir_add(f, body, ir_assign(f, b0.np, ir_cast(f, C->index_ty, ir_int(f, 1))));
+  ir_var np1 = lang_fresh_local(f, "np1", IR_I64, false);
+  spc_status s = asm_lower_fn(f, body, &b0, SPC_LF_SIZE, np1, NULL, e);
+  if (!s) ir_add(f, body, ir_assign(f, b1.np, ir_cast(f, C->index_ty, ir_ref(f, np1))));
+  /* the child's per-parent counts, and the last child coordinate seen per
+   * parent (+1 past lo; 0: none yet) */
+  ir_var cnt = lang_fresh_local(f, "cnt", IR_I64, true);
+  ir_var last = lang_fresh_local(f, "last", IR_I64, true);
+  if (!s) {
+    ir_add(f, body, ir_alloc(f, cnt, ir_ref(f, np1), true));
+  }
+  for (int k = 0; k < l1->nqueries && !s; k++) {
+    spc_query *q = NULL;
+    lang_src src = l1->queries[k].at;
+    char *txt = spc_strdup(l1->queries[k].text);
+    if (!txt) return SPC_NOMEM(e);
+    char *star = strstr(txt, "[*]");
+    if (star) star[1] = ' ';
+    src.text = txt;
+    s = spc_query_parse(&src, &q, e);
+    spc_free(txt);
+    for (int a = 0; !s && a < q->nagg; a++) {
+      const spc_query_agg *A = &q->aggs[a];
+      if (A->kind != SPC_AGG_COUNT || b1.nq >= SPC_SPEC_MAX * 4) {
+        s = SPC_ERR_UNSUPPORTED; /* not a count: the sort path */
+        break;
+      }
+      snprintf(b1.qbuf[b1.nq], sizeof b1.qbuf[0], "%s", A->name);
+      b1.qnames[b1.nq] = b1.qbuf[b1.nq];
+      b1.qvars[b1.nq++] = cnt;
+    }
+    spc_query_free(&q);
+  }
+  ir_add(f, body, ir_assign(f, ok, ir_int(f, 1)));
+  ir_add(f, body, ir_assign(f, size, ir_int(f, 0)));
+  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  ir_var g = lang_fresh_local(f, "g", IR_I64, false);
+  ir_var k0 = lang_fresh_local(f, "k0", IR_I64, false);
+  ir_var k1 = lang_fresh_local(f, "k1", IR_I64, false);
+  ir_var pk0 = lang_fresh_local(f, "pk0", IR_I64, false);
+  ir_var pk1 = lang_fresh_local(f, "pk1", IR_I64, false);
+  ir_var sa = lang_fresh_local(f, "sorted01", IR_I64, false);
+  ir_var sb = lang_fresh_local(f, "sorted10", IR_I64, false);
+  ir_add(f, body, ir_assign(f, sa, ir_int(f, 1)));
+  ir_add(f, body, ir_assign(f, sb, ir_int(f, 1)));
+  ir_add(f, body, ir_assign(f, pk0, ir_int(f, -1)));
+  ir_add(f, body, ir_assign(f, pk1, ir_int(f, -1)));
+  /* pass 0: counts, while the source is strictly increasing in (c0, c1)
+   * or in (c1, c0) -- either way every parent's children increase; pass
+   * 1, only when neither holds: counts again, checking each parent's
+   * last child (breaks at the first out of order); pass 2: placing */
+  for (int pass = 0; pass < 3 && !s; pass++) {
+    ir_stmt *into = body;
+    if (pass == 1) {
+      ir_expr *neither = ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)),
+                                ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, sa), ir_int(f, 0)),
+                                       ir_bin(f, IR_EQ, ir_ref(f, sb), ir_int(f, 0))));
+      ir_stmt *iff = ir_add(f, body, ir_if(f, neither, NULL, NULL));
+      into = ir_then(iff);
+      ir_var x = lang_fresh_local(f, "x", IR_I64, false);
+      ir_stmt *z = ir_add(f, into, ir_for(f, x, ir_int(f, 0), ir_ref(f, np1), NULL));
+      ir_add(f, ir_body(z), ir_store(f, cnt, ir_ref(f, x), ir_int(f, 0)));
+      ir_add(f, into, ir_alloc(f, last, ir_ref(f, np1), true));
+    }
+    if (pass == 2) { /* in order: the child level's init, size, limit, placing */
+      ir_stmt *iff = ir_add(f, body, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL));
+      into = ir_then(iff);
+      if (asm_lfn(&b1, SPC_LF_INIT)) s = asm_lower_fn(f, into, &b1, SPC_LF_INIT, -1, NULL, e);
+      if (!s) s = asm_lower_fn(f, into, &b1, SPC_LF_SIZE, size, NULL, e);
+      if (s) break;
+      snprintf(name, sizeof name,
+               "level 2 (%s) of format %s would hold %%lld positions: too large "
+               "(limit %%lld)", l1->name, C->fmt->name);
+      ir_expr *fa[2] = {ir_ref(f, size), ir_ref(f, limit)};
+      ir_stmt *big = ir_add(f, into, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, size), ir_ref(f, limit)), NULL, NULL));
+      ir_add(f, ir_then(big), ir_fail(f, SPC_ERR_UNSUPPORTED, name, fa, 2));
+      if (vout >= 0) ir_add(f, into, ir_alloc(f, vout, ir_ref(f, size), true));
+    }
+    ir_stmt *loop = ir_add(f, into, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
+    ir_stmt *lb = ir_body(loop);
+    req_ctx rq = {.C = C};
+    ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
+    s = lower_source(C, f, lb, crd, t, pass < 2, &rq, src, e);
+    if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
+    if (s) break;
+    ir_add(f, lb, ir_assign(f, b0.p, ir_cast(f, C->index_ty, ir_int(f, 0))));
+    ir_add(f, lb, ir_assign(f, b0.c, ir_cast(f, C->coord_ty, outs[0])));
+    s = asm_lower_fn(f, lb, &b0, SPC_LF_YIELD, b0.q, NULL, e);
+    if (s) break;
+    if (pass < 2) {
+      ir_add(f, lb, ir_assign(f, g, ir_cast(f, IR_I64, ir_ref(f, b0.q))));
+      /* past lo, +1: 0 is "none yet" */
+      ir_add(f, lb, ir_assign(f, k1, ir_bin(f, IR_ADD, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, outs[1]),
+                                                              ir_ref(f, b1.lo)), ir_int(f, 1))));
+    }
+    if (pass == 0) {
+      ir_add(f, lb, ir_assign(f, k0, ir_bin(f, IR_ADD, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, ir_ref(f, b0.c)),
+                                                              ir_ref(f, b0.lo)), ir_int(f, 1))));
+      ir_expr *up01 = ir_bin(f, IR_LOR, ir_bin(f, IR_GT, ir_ref(f, k0), ir_ref(f, pk0)),
+                             ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, k0), ir_ref(f, pk0)),
+                                    ir_bin(f, IR_GT, ir_ref(f, k1), ir_ref(f, pk1))));
+      ir_expr *up10 = ir_bin(f, IR_LOR, ir_bin(f, IR_GT, ir_ref(f, k1), ir_ref(f, pk1)),
+                             ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, k1), ir_ref(f, pk1)),
+                                    ir_bin(f, IR_GT, ir_ref(f, k0), ir_ref(f, pk0))));
+      ir_expr *same = ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, k0), ir_ref(f, pk0)),
+                             ir_bin(f, IR_EQ, ir_ref(f, k1), ir_ref(f, pk1)));
+      ir_stmt *i0 = ir_add(f, lb, ir_if(f, same, NULL, NULL)); /* a duplicate */
+      ir_add(f, ir_then(i0), ir_assign(f, ok, ir_int(f, -1)));
+      ir_add(f, ir_then(i0), ir_break(f));
+      ir_stmt *i1 = ir_add(f, lb, ir_if(f, ir_un(f, IR_NOT, up01), NULL, NULL));
+      ir_add(f, ir_then(i1), ir_assign(f, sa, ir_int(f, 0)));
+      ir_stmt *i2 = ir_add(f, lb, ir_if(f, ir_un(f, IR_NOT, up10), NULL, NULL));
+      ir_add(f, ir_then(i2), ir_assign(f, sb, ir_int(f, 0)));
+      ir_stmt *both = ir_add(f, lb, ir_if(f, ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, sa), ir_int(f, 0)),
+                                                     ir_bin(f, IR_EQ, ir_ref(f, sb), ir_int(f, 0))),
+                                          NULL, NULL));
+      ir_add(f, ir_then(both), ir_break(f));
+      ir_add(f, lb, ir_assign(f, pk0, ir_ref(f, k0)));
+      ir_add(f, lb, ir_assign(f, pk1, ir_ref(f, k1)));
+    } else if (pass == 1) {
+      ir_stmt *bad = ir_add(f, lb, ir_if(f, ir_bin(f, IR_GE, ir_load(f, last, ir_ref(f, g)),
+                                                    ir_ref(f, k1)), NULL, NULL));
+      /* 0: out of order; -1: a duplicate */
+      ir_add(f, ir_then(bad), ir_assign(f, ok, ir_select(f, ir_bin(f, IR_EQ, ir_load(f, last, ir_ref(f, g)),
+                                                                   ir_ref(f, k1)),
+                                                         ir_int(f, -1), ir_int(f, 0))));
+      ir_add(f, ir_then(bad), ir_break(f));
+      ir_add(f, lb, ir_store(f, last, ir_ref(f, g), ir_ref(f, k1)));
+    }
+    if (pass < 2) {
+      ir_add(f, lb, ir_store(f, cnt, ir_ref(f, g),
+                             ir_bin(f, IR_ADD, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 1))));
+    } else {
+      ir_add(f, lb, ir_assign(f, b1.p, ir_ref(f, b0.q)));
+      ir_add(f, lb, ir_assign(f, b1.c, ir_cast(f, C->coord_ty, outs[1])));
+      s = asm_lower_fn(f, lb, &b1, SPC_LF_YIELD, b1.q, NULL, e);
+      if (!s && asm_lfn(&b1, SPC_LF_INSERT))
+        s = asm_lower_fn(f, lb, &b1, SPC_LF_INSERT, -1, NULL, e);
+      if (!s && vout >= 0)
+        ir_add(f, lb, ir_store(f, vout, ir_ref(f, b1.q), ir_load(f, vals, ir_ref(f, t))));
+      if (!s && asm_lfn(&b1, SPC_LF_FINALIZE))
+        s = asm_lower_fn(f, into, &b1, SPC_LF_FINALIZE, -1, NULL, e);
+    }
+  }
+  if (!s) {
+    ir_add(f, body, ir_free(f, cnt));
+    ir_add(f, body, ir_free(f, last));
+    s = ir_verify(f, e);
+  }
+  return s;
+}
+
+/* Bucketing for the counting path: the source components (coordinates
+ * and values, in their own types) reordered by the child level's
+ * coordinate, stably, by one counting sort.  The counting path run on
+ * them then places every parent's children in increasing order -- the
+ * two stable counting sorts of an LSD radix sort (or Eigen's double
+ * transpose) -- unless two components share both coordinates.
+ *
+ * spc_conv_bucket(crd0.., [vals], n, N1, lo1, out0.., [vout]) */
+static spc_status build_bucket(conv *C, ir_func **out, spc_error *e) {
+  ir_func *f = ir_func_new("spc_conv_bucket");
+  char name[64];
+  *out = f;
+  if (!f) return SPC_NOMEM(e);
+  ir_stmt *body = ir_func_body(f);
+  ir_var crd[SPC_MAX_ORDER], o[SPC_MAX_ORDER];
+  ir_ty cty[SPC_MAX_ORDER];
+  for (int k = 0; k < C->order; k++) {
+    const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
+    cty[k] = a->type == SPC_IDX32 ? IR_I32 : IR_I64;
+    snprintf(name, sizeof name, "crd%d", k);
+    crd[k] = ir_param(f, name, cty[k], true, IR_IN);
+  }
+  ir_ty vty = asm_value_ty(C->vt);
+  ir_var vals = C->vt != SPC_PATTERN ? ir_param(f, "vals", vty, true, IR_IN) : -1;
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  ir_var N1 = ir_param(f, "N1_in", IR_I64, false, IR_IN);
+  ir_var lo1 = ir_param(f, "lo1_in", IR_I64, false, IR_IN);
+  for (int k = 0; k < C->order; k++) {
+    snprintf(name, sizeof name, "out%d", k);
+    o[k] = ir_param(f, name, cty[k], true, IR_OUT);
+    ir_add(f, body, ir_alloc(f, o[k], ir_ref(f, n), false));
+  }
+  ir_var vout = vals >= 0 ? ir_param(f, "vout", vty, true, IR_OUT) : -1;
+  if (vout >= 0) ir_add(f, body, ir_alloc(f, vout, ir_ref(f, n), false));
+  ir_var cnt = lang_fresh_local(f, "cnt", IR_I64, true);
+  ir_add(f, body, ir_alloc(f, cnt, ir_bin(f, IR_ADD, ir_ref(f, N1), ir_int(f, 1)), true));
+  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  ir_var k1 = lang_fresh_local(f, "k1", IR_I64, false);
+  ir_var q = lang_fresh_local(f, "q", IR_I64, false);
+  spc_status s = SPC_OK;
+  for (int pass = 0; pass < 2 && !s; pass++) {
+    if (pass == 1) {
+      ir_expr *a[2] = {ir_int(f, 0), ir_bin(f, IR_ADD, ir_ref(f, N1), ir_int(f, 1))};
+      ir_add(f, body, ir_call(f, IR_PREFIX_SUM, &cnt, 1, a, 2));
+    }
+    ir_stmt *loop = ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
+    ir_stmt *lb = ir_body(loop);
+    req_ctx rq = {.C = C};
+    ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
+    s = lower_source(C, f, lb, crd, t, false, &rq, src, e);
+    if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
+    if (s) break;
+    ir_add(f, lb, ir_assign(f, k1, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, outs[1]), ir_ref(f, lo1))));
+    if (pass == 0) {
+      ir_expr *at = ir_bin(f, IR_ADD, ir_ref(f, k1), ir_int(f, 1));
+      ir_add(f, lb, ir_store(f, cnt, at, ir_bin(f, IR_ADD, ir_load(f, cnt, ir_bin(f, IR_ADD, ir_ref(f, k1), ir_int(f, 1))),
+                                                  ir_int(f, 1))));
+    } else {
+      ir_add(f, lb, ir_assign(f, q, ir_load(f, cnt, ir_ref(f, k1))));
+      ir_add(f, lb, ir_store(f, cnt, ir_ref(f, k1), ir_bin(f, IR_ADD, ir_ref(f, q), ir_int(f, 1))));
+      for (int k = 0; k < C->order; k++)
+        ir_add(f, lb, ir_store(f, o[k], ir_ref(f, q), ir_load(f, crd[k], ir_ref(f, t))));
+      if (vout >= 0)
+        ir_add(f, lb, ir_store(f, vout, ir_ref(f, q), ir_load(f, vals, ir_ref(f, t))));
+    }
+  }
+  if (!s) {
+    ir_add(f, body, ir_free(f, cnt));
+    s = ir_verify(f, e);
+  }
+  return s;
+}
+
+/* One run of the counting routine on the components crd / val: *ok 1 and
+ * *out the result, or 0 (out of order) / -1 (a duplicate) and nothing. */
+static spc_status count_once(conv *C, const countfn *F, void *const *crd, void *val,
+                             conv_tensor **out, int64_t *ok, spc_error *e) {
+  ir_arg *args = spc_calloc((size_t)ir_nparams(F->f), sizeof *args);
+  spc_status s = SPC_OK;
+  *ok = 0;
+  if (!args) return SPC_NOMEM(e);
+  int k = 0;
+  for (; k < C->order; k++) args[k] = (ir_arg){.data = crd[k], .len = C->n};
+  if (C->vt != SPC_PATTERN) args[k++] = (ir_arg){.data = val, .len = C->n};
+  args[k++].s.i64 = C->n;
+  for (int l = 0; l < 2; l++) {
+    args[k++].s.i64 = C->N[l];
+    args[k++].s.i64 = C->lo[l];
+  }
+  args[k++].s.i64 = C->limit;
+  s = asm_run(&C->eng, F->f, args, e);
+  conv_tensor *ct = NULL;
+  if (!s) *ok = args[F->p_ok].s.i64;
+  if (!s && *ok == 1) {
+    if (!(ct = new_result(C, C->comb->dims))) {
+      s = SPC_NOMEM(e);
+    } else {
+      spc_tensor *t = &ct->t;
+      spc_level *lv = &t->lv[1];
+      const spc_level_spec *ls = C->lv[1]->lf;
+      for (int a = 0; a < ls->narrays; a++) {
+        ir_arg *x = &args[F->p_arr0 + a];
+        ir_ty ty = asm_tname_ty(ls->arrays[a].type, C->index_ty, C->coord_ty);
+        lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[a].name,
+                                          .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
+                                          .len = x->len, .data = x->data, .owned = true};
+        x->data = NULL;
+      }
+      if (F->p_vout >= 0) {
+        t->val = args[F->p_vout].data;
+        t->nval = args[F->p_vout].len;
+        t->val_owned = true;
+        args[F->p_vout].data = NULL;
+      } else {
+        t->nval = args[F->p_size].s.i64;
+      }
+      *out = ct;
+    }
+  }
+  for (int a = 0; a < F->narr; a++) spc_free(args[F->p_arr0 + a].data);
+  if (F->p_vout >= 0) spc_free(args[F->p_vout].data);
+  spc_free(args);
+  return s;
+}
+
+/* The counting path when it applies: the source as it is, else bucketed
+ * by the child coordinate first (when that level's extent is not much
+ * larger than the source).  *done set and *out the result; else nothing
+ * changes (the sort path follows: duplicates, counters, other formats). */
+static spc_status run_count(conv *C, conv_tensor **out, bool *done, spc_error *e) {
+  *done = false;
+  lang_ival iv[SPC_MAX_ORDER];
+  spc_error e2;
+  spc_error_clear(&e2);
+  C->vt = C->comb->vt;
+  if (C->nosort || C->L != 2 || C->r->ncounters || (C->o && C->o->plan == SPC_PLAN_SORT))
+    return SPC_OK;
+  /* bounds from the dimensions alone (no counters here) */
+  if (spc_remap_bounds(C->r, C->comb->dims, NULL, iv, &e2)) return SPC_OK;
+  for (int l = 0; l < C->L; l++) {
+    int64_t ext;
+    if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) || ext == INT64_MAX)
+      return SPC_OK; /* the sort path says so */
+    C->lo[l] = iv[l].lo;
+    C->N[l] = ext + 1;
+  }
+  choose_types(C);
+  if (!count_applies(C)) return SPC_OK;
+  countfn F = {0};
+  spc_status s = build_count(C, &F, &e2);
+  if (s) {
+    ir_func_free(&F.f);
+    if (s == SPC_ERR_UNSUPPORTED) return SPC_OK;
+    if (e) *e = e2;
+    return s;
+  }
+  void *crd[SPC_MAX_ORDER];
+  for (int k = 0; k < C->order; k++) crd[k] = spc_level_array_c(&C->comb->lv[k], "crd")->data;
+  int64_t ok = 0;
+  s = count_once(C, &F, crd, C->comb->val, out, &ok, e);
+  if (!s && ok == 0 && C->N[1] <= 2 * C->n + 4096) {
+    ir_func *B = NULL;
+    ir_arg *args = NULL;
+    s = build_bucket(C, &B, e);
+    if (!s && !(args = spc_calloc((size_t)ir_nparams(B), sizeof *args))) s = SPC_NOMEM(e);
+    if (!s) {
+      int k = 0;
+      for (; k < C->order; k++) args[k] = (ir_arg){.data = crd[k], .len = C->n};
+      if (C->vt != SPC_PATTERN) args[k++] = (ir_arg){.data = C->comb->val, .len = C->n};
+      args[k++].s.i64 = C->n;
+      args[k++].s.i64 = C->N[1];
+      args[k++].s.i64 = C->lo[1];
+      int o0 = k;
+      s = asm_run(&C->eng, B, args, e);
+      if (!s) {
+        void *bc[SPC_MAX_ORDER];
+        for (int d = 0; d < C->order; d++) bc[d] = args[o0 + d].data;
+        s = count_once(C, &F, bc, C->vt != SPC_PATTERN ? args[o0 + C->order].data : NULL, out,
+                       &ok, e);
+      }
+      for (int a = o0; a < ir_nparams(B); a++) spc_free(args[a].data);
+    }
+    spc_free(args);
+    ir_func_free(&B);
+    if (!s && ok == 1 && C->o && C->o->info)
+      snprintf(C->o->info->plan, sizeof C->o->info->plan,
+               "counting (bucketed by the level-2 coordinate, then placed: no sort)");
+  } else if (!s && ok == 1 && C->o && C->o->info) {
+    snprintf(C->o->info->plan, sizeof C->o->info->plan, "counting (source in order: no sort)");
+  }
+  *done = !s && ok == 1;
+  ir_func_free(&F.f);
+  return s;
+}
+
 /* ---- the sparse workspace path -------------------------------------------------
  * The remapped components go through spw/ (Acc, sorted runs, spill to
  * files past the memory budget, k-way pack) instead of one sort of all of
@@ -810,7 +1277,13 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
     C.lv[l] = &fmt->lv[l < fmt->nlevels ? l : fmt->nlevels - 1];
   if (!fmt->order && C.L < fmt->nlevels - 1) /* fewer levels than listed */
     for (int l = 0; l < C.L; l++) C.lv[l] = &fmt->lv[l];
+  bool done_count = false;
+  if ((s = run_count(&C, &ct, &done_count, e))) goto done;
+  if (done_count) goto done;
   if ((s = remap_and_bounds(&C, e))) goto done;
+  if (o && o->info)
+    snprintf(o->info->plan, sizeof o->info->plan, "%s",
+             C.nosort ? "sparse workspace" : "sort (stable, by the level coordinates)");
   choose_types(&C);
   if (!(ct = new_result(&C, C.comb->dims))) { s = SPC_NOMEM(e); goto done; }
   s = run_levels(&C, ct, e);
@@ -853,10 +1326,10 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
                               int order, ir_ty src_ty, ir_ty index_ty,
                               ir_ty coord_ty, spc_vtype vt,
                               const spc_remap_param *params, int nparams,
-                              bool nosort, asm_routine_cb cb, void *ctx,
+                              unsigned what, asm_routine_cb cb, void *ctx,
                               spc_error *e) {
   conv C = {.fmt = fmt, .specs = specs, .dup = SPC_DUP_SUM, .order = order,
-            .nosort = nosort};
+            .nosort = (what & ASM_W_NOSORT) != 0};
   int64_t ones[SPC_MAX_ORDER];
   for (int d = 0; d < order; d++) ones[d] = 1;
   C.limit = default_limit();
@@ -881,6 +1354,17 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
   ir_func *f = NULL;
   if (!s && !(s = build_remap(&C, &f, e))) s = cb(ctx, f, e);
   ir_func_free(&f);
+  if (!s && (what & ASM_W_COUNT) && count_applies(&C)) { /* the counting path's */
+    countfn F = {0};
+    spc_error e2;
+    spc_error_clear(&e2);
+    spc_status q = build_count(&C, &F, &e2);
+    if (!q) s = cb(ctx, F.f, e);
+    else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
+    ir_func_free(&F.f);
+    if (!q && !s && !(s = build_bucket(&C, &f, e))) s = cb(ctx, f, e);
+    ir_func_free(&f);
+  }
   for (int l = 0; l < C.L && !s; l++) {
     lvfunc F = {0};
     if (C.lv[l]->lf->narrays > SPC_LEVEL_MAX_ARRAYS) break;

@@ -39,6 +39,7 @@ typedef struct cli_opts {
   const char *specs[8];
   const char *from;           /* gen: --from */
   int spw;                    /* convert: --spw=hash|list */
+  int plan;                   /* convert: --plan=auto|sort */
   int64_t acc, mem;           /* convert: --acc=N, --mem=SIZE */
   bool transpose;             /* spmv: --transpose */
   int nmodes, modes[SPC_MAX_ORDER]; /* convert: --modes=2,0,1 */

@@ -122,7 +122,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
                  !strcmp(name, "--remap") || !strcmp(name, "--param") ||
                  !strcmp(name, "--to") || !strcmp(name, "--engine") ||
                  !strcmp(name, "--spec") || !strcmp(name, "--from") ||
-                 !strcmp(name, "--spw") || !strcmp(name, "--acc") || !strcmp(name, "--mem") ||
+                 !strcmp(name, "--spw") || !strcmp(name, "--plan") || !strcmp(name, "--acc") || !strcmp(name, "--mem") ||
                  !strcmp(name, "--repeat") || !strcmp(name, "--modes");
     if (takes && !val) {
       if (i + 1 >= argc) { cli_usage_error(cmd, "%s needs a value", name); return -1; }
@@ -160,6 +160,11 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
       long v = strtol(val, &end, 10);
       if (*end || v < 1 || v > 100000) { cli_usage_error(cmd, "--repeat takes a positive count"); return -1; }
       o->repeat = (int)v;
+    }
+    else if (!strcmp(name, "--plan")) {
+      if (!strcmp(val, "auto")) o->plan = SPC_PLAN_AUTO;
+      else if (!strcmp(val, "sort")) o->plan = SPC_PLAN_SORT;
+      else { cli_usage_error(cmd, "--plan takes auto or sort"); return -1; }
     }
     else if (!strcmp(name, "--spw")) {
       if (!strcmp(val, "hash")) o->spw = SPC_SPW_HASH;
@@ -239,6 +244,7 @@ void cli_convert_opts(const cli_opts *o, spc_convert_opts *c) {
   c->engine = o->engine;
   c->no_jit = o->no_jit;
   c->spw = o->spw;
+  c->plan = o->plan;
   c->nmodes = o->nmodes;
   memcpy(c->modes, o->modes, sizeof c->modes);
   c->acc = o->acc;

@@ -42,6 +42,8 @@ const cli_cmd cli_commands[] = {
      "  --dup=P            combine duplicates: sum (default) first last min max error\n"
      "  --engine E         auto (factory, else JIT, else generic), generic, factory, jit\n"
      "  --no-jit           never compile at run time\n"
+     "  --plan=auto|sort   auto: count and place without sorting where the target's\n"
+     "                     levels allow it (-v says which plan ran); sort: always sort\n"
      "  --spw=hash|list    order the components in the sparse workspace (Acc as a hash\n"
      "                     table or a list, flushed as sorted runs merged k-way)\n"
      "  --acc=N            workspace accumulator capacity in points\n"

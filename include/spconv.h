@@ -245,11 +245,15 @@ typedef struct spc_convert_opts {
                                0: from mem */
   int64_t mem;              /* workspace memory budget in bytes (runs past
                                it spill to temporary files); 0: 1/4 RAM */
+  int plan;                 /* SPC_PLAN_AUTO: the counting path where the
+                               target's levels allow it (no sort);
+                               SPC_PLAN_SORT: always the sort path */
   int nmodes;               /* a mode order for a format without a remapping */
   int modes[SPC_MAX_ORDER]; /* (csf, coo, dense): level l stores mode modes[l] */
   spc_convert_info *info;   /* filled when non-NULL (below) */
 } spc_convert_opts;
 enum { SPC_SPW_NONE = 0, SPC_SPW_HASH = 1, SPC_SPW_LIST = 2 };
+enum { SPC_PLAN_AUTO = 0, SPC_PLAN_SORT = 1 };
 
 /* What a conversion did, for --verbose. */
 struct spc_convert_info {
@@ -260,6 +264,8 @@ struct spc_convert_info {
   struct {                  /* the sparse workspace, when used */
     int64_t flushes, merges, spilled_runs, spilled_bytes, peak_bytes;
   } spw;
+  char plan[96];            /* how the components were ordered: "counting
+                               ...", "sort ..." or "sparse workspace" */
 };
 
 SPC_API void spc_convert_opts_init(spc_convert_opts *o);
