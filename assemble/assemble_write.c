@@ -1119,6 +1119,490 @@ static spc_status run_count(conv *C, conv_tensor **out, bool *done, spc_error *e
   return s;
 }
 
+/* ---- the counting path over a stream -------------------------------------------
+ * The same two passes when the source comes in blocks and is not held
+ * whole (a text file read twice, io_stream.c): four routines, the level
+ * arrays and the counts kept here between calls.
+ *   spc_conv_scount(crd0.., n, N0, lo0, N1, lo1, cnt, last, ok)   per block
+ *   spc_conv_sinit(cnt, N0, lo0, N1, lo1, limit, arrays.., size, [vout])
+ *   spc_conv_splace(crd0.., [vals], n, N0, lo0, N1, lo1, size, arrays.., [vout])
+ *   spc_conv_sfinal(np, N1, lo1, arrays..)
+ * A block out of order or repeating a component sets ok (0 / -1) and the
+ * caller takes another path; placing more components than were counted
+ * (the file changed between the passes) fails. */
+struct asm_counter {
+  conv C;
+  spc_specs *own;
+  spc_convert_opts o;
+  spc_tensor *proto;    /* the source's types and dims, no components */
+  ir_func *fc, *fp;
+  asm_entry ec, ep;
+  int64_t np1, ok, counted, placed, size;
+  int64_t *cnt, *last;
+  int narr;
+  ir_arg arr[SPC_LEVEL_MAX_ARRAYS], vout;
+};
+
+/* Level binding for the streamed routines: names, the two levels' locals
+ * and extents from parameters N0 lo0 N1 lo1 (appended to f). */
+static void sbind(conv *C, ir_func *f, ir_stmt *body, lvbind *b0, lvbind *b1, ir_var *Nlo) {
+  asm_bind_init(b0, C->lv[0]->lf, C->lv[0], C->index_ty, C->coord_ty);
+  asm_bind_init(b1, C->lv[1]->lf, C->lv[1], C->index_ty, C->coord_ty);
+  lvbind *bs[2] = {b0, b1};
+  for (int l = 0; l < 2; l++) {
+    lvbind *b = bs[l];
+    b->p = lang_fresh_local(f, "p", C->index_ty, false);
+    b->q = lang_fresh_local(f, "q", C->index_ty, false);
+    b->c = lang_fresh_local(f, "c", C->coord_ty, false);
+    b->np = lang_fresh_local(f, "np", C->index_ty, false);
+    b->N = lang_fresh_local(f, "N", IR_I64, false);
+    b->lo = lang_fresh_local(f, "lo", IR_I64, false);
+    ir_add(f, body, ir_assign(f, b->N, ir_ref(f, Nlo[2 * l])));
+    ir_add(f, body, ir_assign(f, b->lo, ir_ref(f, Nlo[2 * l + 1])));
+  }
+  ir_add(f, body, ir_assign(f, b0->np, ir_cast(f, C->index_ty, ir_int(f, 1))));
+}
+
+static void sparams_Nlo(ir_func *f, ir_var *Nlo) {
+  char name[32];
+  for (int l = 0; l < 2; l++) {
+    snprintf(name, sizeof name, "N%d_in", l);
+    Nlo[2 * l] = ir_param(f, name, IR_I64, false, IR_IN);
+    snprintf(name, sizeof name, "lo%d_in", l);
+    Nlo[2 * l + 1] = ir_param(f, name, IR_I64, false, IR_IN);
+  }
+}
+
+static void sparams_crd(conv *C, ir_func *f, ir_var *crd) {
+  char name[32];
+  for (int k = 0; k < C->order; k++) {
+    const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
+    snprintf(name, sizeof name, "crd%d", k);
+    crd[k] = ir_param(f, name, a->type == SPC_IDX32 ? IR_I32 : IR_I64, true, IR_IN);
+  }
+}
+
+/* One component's level-0 position (into b0->q) and the remapped
+ * coordinates (outs), from block position t. */
+static spc_status sentry(conv *C, ir_func *f, ir_stmt *lb, const ir_var *crd, ir_var t, bool reqs,
+                         lvbind *b0, ir_expr **outs, spc_error *e) {
+  req_ctx rq = {.C = C};
+  ir_expr *src[SPC_MAX_ORDER];
+  spc_status s = lower_source(C, f, lb, crd, t, reqs, &rq, src, e);
+  if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
+  if (s) return s;
+  ir_add(f, lb, ir_assign(f, b0->p, ir_cast(f, C->index_ty, ir_int(f, 0))));
+  ir_add(f, lb, ir_assign(f, b0->c, ir_cast(f, C->coord_ty, outs[0])));
+  return asm_lower_fn(f, lb, b0, SPC_LF_YIELD, b0->q, NULL, e);
+}
+
+static spc_status build_scount(conv *C, ir_func **out, spc_error *e) {
+  ir_func *f = *out = ir_func_new("spc_conv_scount");
+  if (!f) return SPC_NOMEM(e);
+  ir_stmt *body = ir_func_body(f);
+  ir_var crd[SPC_MAX_ORDER], Nlo[4];
+  sparams_crd(C, f, crd);
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  sparams_Nlo(f, Nlo);
+  ir_var cnt = ir_param(f, "cnt", IR_I64, true, IR_INOUT);
+  ir_var last = ir_param(f, "last", IR_I64, true, IR_INOUT);
+  ir_var ok = ir_param(f, "ok", IR_I64, false, IR_INOUT);
+  lvbind b0, b1;
+  sbind(C, f, body, &b0, &b1, Nlo);
+  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  ir_var g = lang_fresh_local(f, "g", IR_I64, false);
+  ir_var k1 = lang_fresh_local(f, "k1", IR_I64, false);
+  ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
+  ir_expr *outs[SPC_MAX_ORDER];
+  spc_status s = sentry(C, f, lb, crd, t, true, &b0, outs, e);
+  if (s) return s;
+  ir_add(f, lb, ir_assign(f, g, ir_cast(f, IR_I64, ir_ref(f, b0.q))));
+  ir_add(f, lb, ir_assign(f, k1, ir_bin(f, IR_ADD, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, outs[1]),
+                                                          ir_ref(f, b1.lo)), ir_int(f, 1))));
+  ir_stmt *bad = ir_add(f, lb, ir_if(f, ir_bin(f, IR_GE, ir_load(f, last, ir_ref(f, g)), ir_ref(f, k1)),
+                                     NULL, NULL));
+  ir_add(f, ir_then(bad), ir_assign(f, ok, ir_select(f, ir_bin(f, IR_EQ, ir_load(f, last, ir_ref(f, g)),
+                                                               ir_ref(f, k1)),
+                                                     ir_int(f, -1), ir_int(f, 0))));
+  ir_add(f, ir_then(bad), ir_break(f));
+  ir_add(f, lb, ir_store(f, last, ir_ref(f, g), ir_ref(f, k1)));
+  ir_add(f, lb, ir_store(f, cnt, ir_ref(f, g), ir_bin(f, IR_ADD, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 1))));
+  return ir_verify(f, e);
+}
+
+/* np1 = level 0's size under the root, and the child level's queries
+ * bound to cnt (they are all counts: count_applies). */
+static spc_status squeries(conv *C, lvbind *b1, ir_var cnt, spc_error *e) {
+  const spc_level_spec *l1 = C->lv[1]->lf;
+  spc_status s = SPC_OK;
+  for (int k = 0; k < l1->nqueries && !s; k++) {
+    spc_query *q = NULL;
+    lang_src src = l1->queries[k].at;
+    char *txt = spc_strdup(l1->queries[k].text);
+    if (!txt) return SPC_NOMEM(e);
+    char *star = strstr(txt, "[*]");
+    if (star) star[1] = ' ';
+    src.text = txt;
+    s = spc_query_parse(&src, &q, e);
+    spc_free(txt);
+    for (int a = 0; !s && a < q->nagg; a++) {
+      if (q->aggs[a].kind != SPC_AGG_COUNT || b1->nq >= SPC_SPEC_MAX * 4) {
+        s = SPC_ERR_UNSUPPORTED;
+        break;
+      }
+      snprintf(b1->qbuf[b1->nq], sizeof b1->qbuf[0], "%s", q->aggs[a].name);
+      b1->qnames[b1->nq] = b1->qbuf[b1->nq];
+      b1->qvars[b1->nq++] = cnt;
+    }
+    spc_query_free(&q);
+  }
+  return s;
+}
+
+/* init (p_arr0: the first level array parameter) */
+static spc_status build_sinit(conv *C, ir_func **out, int *p_arr0, spc_error *e) {
+  const spc_level_spec *l1 = C->lv[1]->lf;
+  ir_func *f = *out = ir_func_new("spc_conv_sinit");
+  char name[160];
+  if (!f) return SPC_NOMEM(e);
+  ir_stmt *body = ir_func_body(f);
+  ir_var Nlo[4];
+  ir_var cnt = ir_param(f, "cnt", IR_I64, true, IR_IN);
+  sparams_Nlo(f, Nlo);
+  ir_var limit = ir_param(f, "limit", IR_I64, false, IR_IN);
+  lvbind b0, b1;
+  *p_arr0 = ir_nparams(f);
+  for (int k = 0; k < l1->narrays; k++)
+    b1.arr[k] = ir_param(f, l1->arrays[k].name,
+                         asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty), true, IR_OUT);
+  ir_var size = ir_param(f, "size", IR_I64, false, IR_OUT);
+  ir_var vout = C->vt != SPC_PATTERN ? ir_param(f, "vout", asm_value_ty(C->vt), true, IR_OUT) : -1;
+  ir_var keep[SPC_LEVEL_MAX_ARRAYS];
+  for (int k = 0; k < l1->narrays; k++) keep[k] = b1.arr[k];
+  sbind(C, f, body, &b0, &b1, Nlo);
+  for (int k = 0; k < l1->narrays; k++) b1.arr[k] = keep[k];
+  ir_var np1 = lang_fresh_local(f, "np1", IR_I64, false);
+  spc_status s = asm_lower_fn(f, body, &b0, SPC_LF_SIZE, np1, NULL, e);
+  if (!s) ir_add(f, body, ir_assign(f, b1.np, ir_cast(f, C->index_ty, ir_ref(f, np1))));
+  if (!s) s = squeries(C, &b1, cnt, e);
+  if (!s && asm_lfn(&b1, SPC_LF_INIT)) s = asm_lower_fn(f, body, &b1, SPC_LF_INIT, -1, NULL, e);
+  if (!s) s = asm_lower_fn(f, body, &b1, SPC_LF_SIZE, size, NULL, e);
+  if (s) return s;
+  snprintf(name, sizeof name,
+           "level 2 (%s) of format %s would hold %%lld positions: too large (limit %%lld)",
+           l1->name, C->fmt->name);
+  ir_expr *fa[2] = {ir_ref(f, size), ir_ref(f, limit)};
+  ir_stmt *big = ir_add(f, body, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, size), ir_ref(f, limit)), NULL, NULL));
+  ir_add(f, ir_then(big), ir_fail(f, SPC_ERR_UNSUPPORTED, name, fa, 2));
+  if (vout >= 0) ir_add(f, body, ir_alloc(f, vout, ir_ref(f, size), true));
+  return ir_verify(f, e);
+}
+
+static spc_status build_splace(conv *C, ir_func **out, spc_error *e) {
+  const spc_level_spec *l1 = C->lv[1]->lf;
+  ir_func *f = *out = ir_func_new("spc_conv_splace");
+  if (!f) return SPC_NOMEM(e);
+  ir_stmt *body = ir_func_body(f);
+  ir_var crd[SPC_MAX_ORDER], Nlo[4];
+  sparams_crd(C, f, crd);
+  ir_ty vty = asm_value_ty(C->vt);
+  ir_var vals = C->vt != SPC_PATTERN ? ir_param(f, "vals", vty, true, IR_IN) : -1;
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  sparams_Nlo(f, Nlo);
+  ir_var size = ir_param(f, "size", IR_I64, false, IR_IN);
+  lvbind b0, b1;
+  ir_var keep[SPC_LEVEL_MAX_ARRAYS];
+  for (int k = 0; k < l1->narrays; k++)
+    keep[k] = ir_param(f, l1->arrays[k].name,
+                       asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
+  ir_var vout = vals >= 0 ? ir_param(f, "vout", vty, true, IR_INOUT) : -1;
+  sbind(C, f, body, &b0, &b1, Nlo);
+  for (int k = 0; k < l1->narrays; k++) b1.arr[k] = keep[k];
+  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
+  ir_expr *outs[SPC_MAX_ORDER];
+  spc_status s = sentry(C, f, lb, crd, t, false, &b0, outs, e);
+  if (s) return s;
+  ir_add(f, lb, ir_assign(f, b1.p, ir_ref(f, b0.q)));
+  ir_add(f, lb, ir_assign(f, b1.c, ir_cast(f, C->coord_ty, outs[1])));
+  s = asm_lower_fn(f, lb, &b1, SPC_LF_YIELD, b1.q, NULL, e);
+  if (s) return s;
+  ir_expr *oob = ir_bin(f, IR_LOR, ir_bin(f, IR_LT, ir_cast(f, IR_I64, ir_ref(f, b1.q)), ir_int(f, 0)),
+                        ir_bin(f, IR_GE, ir_cast(f, IR_I64, ir_ref(f, b1.q)), ir_ref(f, size)));
+  ir_stmt *iff = ir_add(f, lb, ir_if(f, oob, NULL, NULL));
+  ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_INPUT,
+                                  "the source changed between the counting and the placing pass",
+                                  NULL, 0));
+  if (asm_lfn(&b1, SPC_LF_INSERT)) s = asm_lower_fn(f, lb, &b1, SPC_LF_INSERT, -1, NULL, e);
+  if (!s && vout >= 0)
+    ir_add(f, lb, ir_store(f, vout, ir_ref(f, b1.q), ir_load(f, vals, ir_ref(f, t))));
+  return s ? s : ir_verify(f, e);
+}
+
+static spc_status build_sfinal(conv *C, ir_func **out, spc_error *e) {
+  const spc_level_spec *l1 = C->lv[1]->lf;
+  ir_func *f = *out = ir_func_new("spc_conv_sfinal");
+  if (!f) return SPC_NOMEM(e);
+  ir_stmt *body = ir_func_body(f);
+  ir_var Nlo[4];
+  ir_var np = ir_param(f, "np1", IR_I64, false, IR_IN);
+  sparams_Nlo(f, Nlo);
+  lvbind b0, b1;
+  ir_var keep[SPC_LEVEL_MAX_ARRAYS];
+  for (int k = 0; k < l1->narrays; k++)
+    keep[k] = ir_param(f, l1->arrays[k].name,
+                       asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
+  sbind(C, f, body, &b0, &b1, Nlo);
+  for (int k = 0; k < l1->narrays; k++) b1.arr[k] = keep[k];
+  ir_add(f, body, ir_assign(f, b1.np, ir_cast(f, C->index_ty, ir_ref(f, np))));
+  spc_status s = SPC_OK;
+  if (asm_lfn(&b1, SPC_LF_FINALIZE)) s = asm_lower_fn(f, body, &b1, SPC_LF_FINALIZE, -1, NULL, e);
+  return s ? s : ir_verify(f, e);
+}
+
+static spc_status np1_of(conv *C, int64_t *np1, spc_error *e) {
+  ir_func *f = ir_func_new("spc_conv_np1");
+  if (!f) return SPC_NOMEM(e);
+  ir_stmt *body = ir_func_body(f);
+  ir_var Nlo[4];
+  sparams_Nlo(f, Nlo);
+  ir_var out = ir_param(f, "np1", IR_I64, false, IR_OUT);
+  lvbind b0, b1;
+  sbind(C, f, body, &b0, &b1, Nlo);
+  spc_status s = asm_lower_fn(f, body, &b0, SPC_LF_SIZE, out, NULL, e);
+  ir_arg a[5] = {{0}};
+  a[0].s.i64 = C->N[0], a[1].s.i64 = C->lo[0], a[2].s.i64 = C->N[1], a[3].s.i64 = C->lo[1];
+  if (!s) s = ir_run(f, a, e);
+  *np1 = a[4].s.i64;
+  ir_func_free(&f);
+  return s;
+}
+
+void asm_counter_free(asm_counter **cp) {
+  asm_counter *c = cp ? *cp : NULL;
+  if (!c) return;
+  ir_func_free(&c->fc);
+  ir_func_free(&c->fp);
+  spc_free(c->cnt);
+  spc_free(c->last);
+  for (int k = 0; k < c->narr; k++) spc_free(c->arr[k].data);
+  spc_free(c->vout.data);
+  spc_remap_free(&c->C.r);
+  spc_tensor_free(&c->proto);
+  spc_specs_free(&c->own);
+  spc_free(c);
+  *cp = NULL;
+}
+
+spc_status asm_counter_create(const char *format, const spc_convert_opts *o, const spc_tensor *proto,
+                              int64_t nmax, asm_counter **out, spc_error *e) {
+  *out = NULL;
+  asm_counter *c = spc_calloc(1, sizeof *c);
+  if (!c) return SPC_NOMEM(e);
+  if (o) c->o = *o;
+  else spc_convert_opts_init(&c->o);
+  c->o.info = NULL;
+  conv *C = &c->C;
+  const spc_specs *reg = NULL;
+  const spc_format_spec *fmt = NULL;
+  spc_status s = asm_resolve_format(format, &c->o, &reg, &c->own, &fmt, e);
+  if (!s) s = spc_coo_alloc(proto->order, proto->dims, 0, proto->vt, &c->proto, e);
+  for (int d = 0; !s && d < proto->order; d++)
+    spc_level_array(&c->proto->lv[d], "crd")->type = spc_level_array_c(&proto->lv[d], "crd")->type;
+  if (s) {
+    asm_counter_free(&c);
+    return s;
+  }
+  *C = (conv){.fmt = fmt, .specs = reg, .dup = c->o.dup, .comb = c->proto, .order = proto->order,
+              .n = nmax, .vt = proto->vt, .o = &c->o};
+  C->limit = c->o.max_positions > 0 ? c->o.max_positions : default_limit();
+  asm_engine_init(&C->eng, &c->o);
+  spc_remap_param ps[SPC_MAX_PARAMS];
+  int np = c->o.nparams < SPC_MAX_PARAMS ? c->o.nparams : SPC_MAX_PARAMS;
+  for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){c->o.param_names[i], c->o.param_values[i]};
+  bool fits = !fmt->order || fmt->order == C->order;
+  if (fits) s = set_params(C, ps, np, e);
+  if (fits && !s) {
+    if (c->o.nmodes > 0 && c->o.nmodes <= SPC_MAX_ORDER) {
+      C->nmodes = c->o.nmodes;
+      memcpy(C->modes, c->o.modes, sizeof C->modes);
+    }
+    s = asm_remap(fmt, C->order, C->ps, C->nparams, C->modes, C->nmodes, C->remap_text,
+                  sizeof C->remap_text, &C->r, e);
+  }
+  /* the counting path's conditions (run_count's); any error here is the
+   * ordinary conversion's to report: not this path */
+  bool ok = fits && !s && C->r->order_out == 2 && !C->r->ncounters;
+  lang_ival iv[SPC_MAX_ORDER];
+  spc_error e2;
+  spc_error_clear(&e2);
+  if (ok) {
+    C->L = 2;
+    C->lv[0] = &fmt->lv[0];
+    C->lv[1] = &fmt->lv[fmt->nlevels > 1 ? 1 : 0];
+    ok = !spc_remap_bounds(C->r, proto->dims, NULL, iv, &e2);
+  }
+  for (int l = 0; ok && l < 2; l++) {
+    int64_t ext;
+    ok = iv[l].bounded && !__builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) && ext != INT64_MAX;
+    if (ok) C->lo[l] = iv[l].lo, C->N[l] = ext + 1;
+  }
+  if (ok) {
+    choose_types(C); /* for nmax components: the widest it can take */
+    ok = count_applies(C);
+  }
+  lvbind b1;
+  if (ok) { /* the child's queries are counts */
+    asm_bind_init(&b1, C->lv[1]->lf, C->lv[1], C->index_ty, C->coord_ty);
+    ok = !squeries(C, &b1, 0, &e2);
+  }
+  if (!ok) {
+    spc_error_clear(e);
+    asm_counter_free(&c);
+    return SPC_OK;
+  }
+  s = np1_of(C, &c->np1, e);
+  if (!s && (!(c->cnt = spc_calloc((size_t)(c->np1 ? c->np1 : 1), sizeof *c->cnt)) ||
+             !(c->last = spc_calloc((size_t)(c->np1 ? c->np1 : 1), sizeof *c->last))))
+    s = SPC_NOMEM(e);
+  if (!s) s = build_scount(C, &c->fc, e);
+  if (!s) s = asm_prepare(&C->eng, c->fc, &c->ec, e);
+  c->ok = 1;
+  if (s) asm_counter_free(&c);
+  *out = c;
+  return s;
+}
+
+static bool same_types(const asm_counter *c, const spc_tensor *b) {
+  if (b->order != c->proto->order || b->vt != c->proto->vt) return false;
+  for (int d = 0; d < b->order; d++)
+    if (b->dims[d] != c->proto->dims[d] ||
+        spc_level_array_c(&b->lv[d], "crd")->type != spc_level_array_c(&c->proto->lv[d], "crd")->type)
+      return false;
+  return true;
+}
+
+spc_status asm_counter_count(asm_counter *c, const spc_tensor *b, spc_error *e) {
+  if (c->ok != 1) return SPC_OK;
+  if (!same_types(c, b)) {
+    c->ok = 0;
+    return SPC_OK;
+  }
+  int64_t n = spc_tensor_nstored(b);
+  ir_arg a[SPC_MAX_ORDER + 10] = {{0}};
+  int k = 0;
+  for (; k < b->order; k++) a[k] = (ir_arg){.data = spc_level_array_c(&b->lv[k], "crd")->data, .len = n};
+  a[k++].s.i64 = n;
+  for (int l = 0; l < 2; l++) a[k++].s.i64 = c->C.N[l], a[k++].s.i64 = c->C.lo[l];
+  a[k++] = (ir_arg){.data = c->cnt, .len = c->np1};
+  a[k++] = (ir_arg){.data = c->last, .len = c->np1};
+  a[k].s.i64 = c->ok;
+  spc_status s = asm_call(c->ec, c->fc, a, e);
+  if (!s) c->ok = a[k].s.i64, c->counted += n;
+  return s;
+}
+
+int asm_counter_ok(const asm_counter *c) { return (int)c->ok; }
+
+spc_status asm_counter_begin_place(asm_counter *c, spc_error *e) {
+  conv *C = &c->C;
+  spc_free(c->last);
+  c->last = NULL;
+  C->n = c->counted;
+  choose_types(C); /* the types the in-memory conversion picks */
+  ir_func *fi = NULL;
+  int p_arr0 = 0;
+  spc_status s = build_sinit(C, &fi, &p_arr0, e);
+  ir_arg *a = s ? NULL : spc_calloc((size_t)ir_nparams(fi), sizeof *a);
+  if (!s && !a) s = SPC_NOMEM(e);
+  if (!s) {
+    int k = 0;
+    a[k++] = (ir_arg){.data = c->cnt, .len = c->np1};
+    for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
+    a[k++].s.i64 = C->limit;
+    s = asm_run(&C->eng, fi, a, e);
+  }
+  if (!s) {
+    c->narr = C->lv[1]->lf->narrays;
+    for (int k = 0; k < c->narr; k++) c->arr[k] = a[p_arr0 + k], a[p_arr0 + k].data = NULL;
+    c->size = a[p_arr0 + c->narr].s.i64;
+    if (C->vt != SPC_PATTERN) c->vout = a[p_arr0 + c->narr + 1], a[p_arr0 + c->narr + 1].data = NULL;
+  }
+  spc_free(a);
+  ir_func_free(&fi);
+  if (!s) s = build_splace(C, &c->fp, e);
+  if (!s) s = asm_prepare(&C->eng, c->fp, &c->ep, e);
+  return s;
+}
+
+spc_status asm_counter_place(asm_counter *c, const spc_tensor *b, spc_error *e) {
+  conv *C = &c->C;
+  int64_t n = spc_tensor_nstored(b);
+  if (!same_types(c, b) || c->placed + n > c->counted)
+    return spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
+                   "the source changed between the counting and the placing pass");
+  ir_arg a[SPC_MAX_ORDER + 10 + SPC_LEVEL_MAX_ARRAYS] = {{0}};
+  int k = 0;
+  for (; k < b->order; k++) a[k] = (ir_arg){.data = spc_level_array_c(&b->lv[k], "crd")->data, .len = n};
+  if (C->vt != SPC_PATTERN) a[k++] = (ir_arg){.data = b->val, .len = n};
+  a[k++].s.i64 = n;
+  for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
+  a[k++].s.i64 = c->size;
+  for (int x = 0; x < c->narr; x++) a[k++] = c->arr[x];
+  if (C->vt != SPC_PATTERN) a[k++] = c->vout;
+  spc_status s = asm_call(c->ep, c->fp, a, e);
+  if (!s) c->placed += n;
+  return s;
+}
+
+spc_status asm_counter_finish(asm_counter *c, spc_tensor **out, spc_error *e) {
+  conv *C = &c->C;
+  *out = NULL;
+  if (c->placed != c->counted)
+    return spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
+                   "the source changed between the counting and the placing pass "
+                   "(%lld components counted, %lld placed)",
+                   (long long)c->counted, (long long)c->placed);
+  ir_func *ff = NULL;
+  spc_status s = build_sfinal(C, &ff, e);
+  if (!s) {
+    ir_arg a[5 + SPC_LEVEL_MAX_ARRAYS] = {{0}};
+    int k = 0;
+    a[k++].s.i64 = c->np1;
+    for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
+    for (int x = 0; x < c->narr; x++) a[k++] = c->arr[x];
+    s = asm_run(&C->eng, ff, a, e);
+  }
+  ir_func_free(&ff);
+  conv_tensor *ct = s ? NULL : new_result(C, c->proto->dims);
+  if (!s && !ct) s = SPC_NOMEM(e);
+  if (!s) {
+    spc_tensor *t = &ct->t;
+    spc_level *lv = &t->lv[1];
+    const spc_level_spec *ls = C->lv[1]->lf;
+    for (int x = 0; x < c->narr; x++) {
+      ir_ty ty = asm_tname_ty(ls->arrays[x].type, C->index_ty, C->coord_ty);
+      lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[x].name,
+                                        .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
+                                        .len = c->arr[x].len, .data = c->arr[x].data, .owned = true};
+      c->arr[x].data = NULL;
+    }
+    if (C->vt != SPC_PATTERN) {
+      t->val = c->vout.data;
+      t->nval = c->vout.len;
+      t->val_owned = true;
+      c->vout.data = NULL;
+    } else {
+      t->nval = c->size;
+    }
+    /* the result owns the registry its spec lives in */
+    ct->info.own = c->own;
+    c->own = NULL;
+    *out = t;
+  }
+  return s;
+}
+
 /* ---- the sparse workspace path -------------------------------------------------
  * The remapped components go through spw/ (Acc, sorted runs, spill to
  * files past the memory budget, k-way pack) instead of one sort of all of
@@ -1363,6 +1847,16 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
     ir_func_free(&F.f);
     if (!q && !s && !(s = build_bucket(&C, &f, e))) s = cb(ctx, f, e);
+    ir_func_free(&f);
+    /* the streamed routines (a file read twice) */
+    int p0;
+    if (!q && !s && !(s = build_scount(&C, &f, e))) s = cb(ctx, f, e);
+    ir_func_free(&f);
+    if (!q && !s && !(s = build_sinit(&C, &f, &p0, e))) s = cb(ctx, f, e);
+    ir_func_free(&f);
+    if (!q && !s && !(s = build_splace(&C, &f, e))) s = cb(ctx, f, e);
+    ir_func_free(&f);
+    if (!q && !s && !(s = build_sfinal(&C, &f, e))) s = cb(ctx, f, e);
     ir_func_free(&f);
   }
   for (int l = 0; l < C.L && !s; l++) {

@@ -103,4 +103,23 @@ SPC_INTERNAL spc_status spc_conv_spmv(const spc_tensor *t, bool transpose,
 /* Whether t was made by spc_convert. */
 SPC_INTERNAL bool spc_is_converted(const spc_tensor *t);
 
+
+/* The counting path over a stream of blocks (assemble_write.c): create
+ * for FORMAT with a prototype (order, dims, value and coordinate types of
+ * every block; nmax: at most this many components) -- *out NULL when the
+ * format's levels do not allow it; count every block (asm_counter_ok: 1
+ * while the blocks are in an order counting can place, 0 out of order,
+ * -1 a repeated component); then begin_place, place the same blocks
+ * again, finish. */
+typedef struct asm_counter asm_counter;
+SPC_INTERNAL spc_status asm_counter_create(const char *format, const spc_convert_opts *o,
+                                           const spc_tensor *proto, int64_t nmax,
+                                           asm_counter **out, spc_error *e);
+SPC_INTERNAL spc_status asm_counter_count(asm_counter *c, const spc_tensor *block, spc_error *e);
+SPC_INTERNAL int asm_counter_ok(const asm_counter *c);
+SPC_INTERNAL spc_status asm_counter_begin_place(asm_counter *c, spc_error *e);
+SPC_INTERNAL spc_status asm_counter_place(asm_counter *c, const spc_tensor *block, spc_error *e);
+SPC_INTERNAL spc_status asm_counter_finish(asm_counter *c, spc_tensor **out, spc_error *e);
+SPC_INTERNAL void asm_counter_free(asm_counter **c);
+
 #endif

@@ -43,11 +43,11 @@ int cmd_convert(int argc, char **argv) {
   spc_error_clear(&e);
   double t0 = now();
   spc_status s = SPC_OK;
-  if (c.mem > 0) { /* text streamed into the workspace, never held whole */
+  if (spc_convert_file_streams(pos[0], &c)) { /* the file never held whole, if it can */
     s = spc_convert_file(pos[0], o.to, &r, &c, &x, &e);
     if (!s && o.verbose)
-      fprintf(stderr, "spconv: %s streamed into the sparse workspace and converted to %s in %.3f s\n",
-              pos[0], spc_tensor_format(x), now() - t0);
+      fprintf(stderr, "spconv: %s converted to %s in %.3f s; plan: %s\n", pos[0],
+              spc_tensor_format(x), now() - t0, info.plan[0] ? info.plan : "-");
     goto write;
   }
   s = spc_read(pos[0], &r, &t, &e);

@@ -264,7 +264,7 @@ struct spc_convert_info {
   struct {                  /* the sparse workspace, when used */
     int64_t flushes, merges, spilled_runs, spilled_bytes, peak_bytes;
   } spw;
-  char plan[96];            /* how the components were ordered: "counting
+  char plan[160];            /* how the components were ordered: "counting
                                ...", "sort ..." or "sparse workspace" */
 };
 
@@ -385,14 +385,23 @@ SPC_API spc_status spc_read(const char *path, const spc_read_opts *o,
 SPC_API spc_status spc_write(const spc_tensor *t, const char *path,
                              const spc_write_opts *o, spc_error *err);
 
-/* Read IN and convert it to FORMAT.  With opts->mem set, a Matrix Market
- * coordinate or FROSTT file (plain or gzip) is streamed in blocks into a
- * builder, never held whole: working memory is bounded by mem (plus the
- * result).  Otherwise spc_read then spc_convert_to. */
+/* Read IN and convert it to FORMAT.  A Matrix Market coordinate or FROSTT
+ * file (plain or gzip; FROSTT with opts dims) is never held whole when
+ * opts->mem is set or spc_convert_file_streams says it is large:
+ *   - counting (a target the counting path places, e.g. csr, csc, and the
+ *     file in an order it can place -- most .mtx files are): read twice
+ *     in blocks, count then place; memory: the output plus one block;
+ *   - else, with mem set: streamed in blocks into the sparse workspace
+ *     (a builder), working memory bounded by mem plus the result.
+ * Otherwise spc_read then spc_convert_to.  opts->info->plan says which. */
 SPC_API spc_status spc_convert_file(const char *in, const char *format,
                                     const spc_read_opts *ro,
                                     const spc_convert_opts *o,
                                     spc_tensor **out, spc_error *err);
+/* Does spc_convert_file try a streamed path for IN: mem set, or the file's
+ * components as a COO would take more than 1/8 of physical memory
+ * (about 1.2x the text size; gzip counts 3x). */
+SPC_API int spc_convert_file_streams(const char *in, const spc_convert_opts *o);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,9 @@
  * the file.  Files this does not handle (array Matrix Market, binary
  * containers, integer values past INT64_MAX) are read whole instead. */
 #include "spc_io.h"
+#include "spc_assemble.h"
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
@@ -65,10 +68,29 @@ static spc_status push_block(spc_builder **b, const char *format,
   return s;
 }
 
+/* A file read block by block: MM coordinate or FROSTT, plain or gzip. */
+typedef struct reader {
+  stream st;
+  bool mtx;
+  spc_read_opts r;
+  spc_mtx_info mi;
+  spc_text_job job;
+  int64_t line, announced, entries, dims[SPC_MAX_ORDER];
+  bool dims_known;
+  spc_vtype vt0;
+  size_t at;
+} reader;
+
+static void reader_close(reader *R) {
+  if (R->st.gz) gzclose(R->st.gz);
+  spc_free(R->st.buf);
+  memset(R, 0, sizeof *R);
+}
+
 /* SPC_NOT_HANDLED: not a file this path streams. */
-static spc_status stream_convert(const char *path, const char *format,
-                                 const spc_read_opts *ro, const spc_convert_opts *o,
-                                 spc_tensor **out, spc_error *e) {
+static spc_status reader_open(reader *R, const char *path, const spc_read_opts *ro,
+                              int64_t block, spc_error *e) {
+  memset(R, 0, sizeof *R);
   unsigned char magic[16] = {0};
   size_t nm = spc_peek(path, magic, sizeof magic);
   bool gz = nm >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
@@ -78,61 +100,67 @@ static spc_status stream_convert(const char *path, const char *format,
   if (gz) mtx = ends_with(path, ".mtx.gz") || ends_with(path, ".MTX.GZ");
   if (gz && !mtx) tns = ends_with(path, ".tns.gz");
   if (!mtx && !tns) return SPC_NOT_HANDLED;
-  stream st = {.path = path};
-  int64_t block = o->mem / 4;
+  R->mtx = mtx;
+  R->st.path = path;
   if (block < (1 << 20)) block = 1 << 20;
   if (block > (64 << 20)) block = 64 << 20;
-  st.cap = (size_t)block;
-  if (!(st.buf = spc_malloc(st.cap))) return SPC_NOMEM(e);
-  if (!(st.gz = gzopen(path, "rb"))) {
-    spc_free(st.buf);
+  R->st.cap = (size_t)block;
+  if (!(R->st.buf = spc_malloc(R->st.cap))) return SPC_NOMEM(e);
+  if (!(R->st.gz = gzopen(path, "rb"))) {
+    reader_close(R);
     return spc_err(e, SPC_ERR_IO, path, 0, 0, "cannot open");
   }
-  gzbuffer(st.gz, 1 << 20);
-  spc_read_opts r = *ro;
-  r.expand = 1;
-  spc_builder *b = NULL;
-  spc_mtx_info mi;
-  spc_text_job job;
-  int64_t line = 1, announced = -1, entries = 0, dims[SPC_MAX_ORDER] = {0};
-  bool dims_known = false;
-  spc_vtype vt0 = SPC_VTYPE_AUTO;
-  size_t at = 0;
-  spc_status s = fill(&st, e);
+  gzbuffer(R->st.gz, 1 << 20);
+  R->r = *ro;
+  R->r.expand = 1;
+  R->line = 1;
+  R->announced = -1;
+  R->vt0 = SPC_VTYPE_AUTO;
+  spc_status s = fill(&R->st, e);
   if (!s && mtx) {
-    s = spc_mtx_header(path, st.buf, st.len, &r, &mi, e);
-    if (!s && mi.array) s = SPC_NOT_HANDLED;
+    s = spc_mtx_header(path, R->st.buf, R->st.len, &R->r, &R->mi, e);
+    if (!s && R->mi.array) s = SPC_NOT_HANDLED;
     if (!s) {
-      job = mi.job;
-      announced = job.expect;
-      at = mi.body;
-      line = job.first_line;
-      dims_known = true;
-      for (int d = 0; d < job.order; d++) dims[d] = job.dims[d];
+      R->job = R->mi.job;
+      R->announced = R->job.expect;
+      R->at = R->mi.body;
+      R->line = R->job.first_line;
+      R->dims_known = true;
+      for (int d = 0; d < R->job.order; d++) R->dims[d] = R->job.dims[d];
     }
   } else if (!s) {
     const char *le;
     int64_t fl;
-    int nf = spc_tns_first_fields(st.buf, st.buf + st.len, &fl, &le);
+    int nf = spc_tns_first_fields(R->st.buf, R->st.buf + R->st.len, &fl, &le);
     if (nf < 2) s = SPC_NOT_HANDLED; /* no entries or odd: the whole-file reader says why */
     int order = nf - 1;
     if (!s && (order > SPC_MAX_ORDER || (ro->ndims && ro->ndims != order))) s = SPC_NOT_HANDLED;
     spc_vtype vt = ro->vtype == SPC_VTYPE_AUTO ? SPC_F64 : ro->vtype;
     if (!s && vt == SPC_C128) s = SPC_NOT_HANDLED;
     if (!s) {
-      job = (spc_text_job){.path = path, .first_line = 1, .comment = '#', .order = order,
-                           .ntok = 1, .infer_dims = ro->ndims == 0, .vt = vt, .expect = -1,
-                           .kind = "FROSTT", .threads = ro->threads};
-      for (int d = 0; d < ro->ndims; d++) job.dims[d] = dims[d] = ro->dims[d];
-      dims_known = ro->ndims > 0;
+      R->job = (spc_text_job){.path = path, .first_line = 1, .comment = '#', .order = order,
+                              .ntok = 1, .infer_dims = ro->ndims == 0, .vt = vt, .expect = -1,
+                              .kind = "FROSTT", .threads = ro->threads};
+      for (int d = 0; d < ro->ndims; d++) R->job.dims[d] = R->dims[d] = ro->dims[d];
+      R->dims_known = ro->ndims > 0;
     }
   }
-  job.expect = -1;
-  job.progress = NULL;
+  R->job.expect = -1;
+  R->job.progress = NULL;
+  if (s) reader_close(R);
+  return s;
+}
+
+/* The next block's components (symmetric storage expanded) into *t; NULL
+ * at the end of the file (the announced count checked there). */
+static spc_status reader_next(reader *R, spc_tensor **t, spc_error *e) {
+  *t = NULL;
+  stream *st = &R->st;
+  spc_status s = SPC_OK;
   while (!s) {
-    const char *p = st.buf + at, *end = st.buf + st.len;
+    const char *p = st->buf + R->at, *end = st->buf + st->len;
     const char *cut = end;
-    if (!st.eof) {
+    if (!st->eof) {
       const char *nl = NULL;
       for (const char *q = end; q > p; q--)
         if (q[-1] == '\n') {
@@ -140,54 +168,148 @@ static spc_status stream_convert(const char *path, const char *format,
           break;
         }
       if (!nl) { /* one line longer than the block: grow */
-        char *nb = st.cap < ((size_t)1 << 34) ? spc_realloc(st.buf, st.cap * 2) : NULL;
-        if (!nb) {
-          s = spc_err(e, SPC_ERR_INPUT, path, line, 0, "a line longer than %zu bytes", st.cap);
-          break;
-        }
-        st.buf = nb;
-        st.cap *= 2;
-        if (!(s = fill(&st, e))) continue;
-        break;
+        char *nb = st->cap < ((size_t)1 << 34) ? spc_realloc(st->buf, st->cap * 2) : NULL;
+        if (!nb)
+          return spc_err(e, SPC_ERR_INPUT, st->path, R->line, 0, "a line longer than %zu bytes",
+                         st->cap);
+        st->buf = nb;
+        st->cap *= 2;
+        s = fill(st, e);
+        continue;
       }
       cut = nl;
     }
     if (cut > p) {
-      spc_tensor *t = NULL;
-      job.body = p;
-      job.end = cut;
-      job.first_line = line;
-      s = spc_text_parse(&job, &t, e);
-      int64_t k = s ? 0 : spc_tensor_nstored(t);
-      if (mtx) s = spc_mtx_finish(path, &mi, &r, &t, s, e);
-      if (!s && vt0 == SPC_VTYPE_AUTO) vt0 = t->vt;
-      if (!s && t->vt != vt0)
-        s = spc_err(e, SPC_ERR_UNSUPPORTED, path, line, 0,
+      R->job.body = p;
+      R->job.end = cut;
+      R->job.first_line = R->line;
+      s = spc_text_parse(&R->job, t, e);
+      int64_t k = s ? 0 : spc_tensor_nstored(*t);
+      if (R->mtx) s = spc_mtx_finish(st->path, &R->mi, &R->r, t, s, e);
+      if (!s && R->vt0 == SPC_VTYPE_AUTO) R->vt0 = (*t)->vt;
+      if (!s && (*t)->vt != R->vt0)
+        s = spc_err(e, SPC_ERR_UNSUPPORTED, st->path, R->line, 0,
                     "integer values above INT64_MAX past the first block: convert without --mem");
-      if (!s) {
-        entries += k;
-        s = push_block(&b, format, o, t, dims, dims_known, e);
-      }
-      spc_tensor_free(&t);
-      line += count_lines(p, cut);
+      if (!s) R->entries += k;
+      R->line += count_lines(p, cut);
     }
-    if (s || st.eof) break;
-    size_t keep = (size_t)(end - cut);
-    memmove(st.buf, cut, keep);
-    st.len = keep;
-    at = 0;
-    s = fill(&st, e);
+    bool at_end = st->eof;
+    if (!s && !at_end) {
+      size_t keep = (size_t)(end - cut);
+      memmove(st->buf, cut, keep);
+      st->len = keep;
+      R->at = 0;
+      s = fill(st, e);
+    } else {
+      R->at = (size_t)(cut - st->buf);
+      st->len = R->at; /* nothing left */
+    }
+    if (s) spc_tensor_free(t);
+    if (s || *t) return s;
+    if (at_end) break;
   }
-  if (!s && announced >= 0 && entries != announced)
-    s = spc_err(e, SPC_ERR_INPUT, path, line, 0,
-                "the header announces %lld entries but the file holds %lld",
-                (long long)announced, (long long)entries);
+  if (R->announced >= 0 && R->entries != R->announced)
+    return spc_err(e, SPC_ERR_INPUT, st->path, R->line, 0,
+                   "the header announces %lld entries but the file holds %lld",
+                   (long long)R->announced, (long long)R->entries);
+  return SPC_OK;
+}
+
+/* Into the sparse workspace: one pass, memory bounded by o->mem. */
+static spc_status stream_convert(const char *path, const char *format,
+                                 const spc_read_opts *ro, const spc_convert_opts *o,
+                                 spc_tensor **out, spc_error *e) {
+  reader R;
+  spc_status s = reader_open(&R, path, ro, o->mem / 4, e);
+  if (s) return s;
+  spc_builder *b = NULL;
+  spc_tensor *t = NULL;
+  while (!(s = reader_next(&R, &t, e)) && t) {
+    s = push_block(&b, format, o, t, R.dims, R.dims_known, e);
+    spc_tensor_free(&t);
+    if (s) break;
+  }
   if (!s && !b) s = SPC_NOT_HANDLED; /* no entries: the whole-file reader */
   if (!s) s = spc_builder_finish(b, out, e);
+  if (!s && o->info)
+    snprintf(o->info->plan, sizeof o->info->plan,
+             "sparse workspace, the file streamed in blocks (one pass)");
   spc_builder_free(&b);
-  gzclose(st.gz);
-  spc_free(st.buf);
+  reader_close(&R);
   return s;
+}
+
+/* Straight into the target by counting: the file read twice (count, then
+ * place), never held whole -- the output plus one block.  SPC_NOT_HANDLED
+ * when the format's levels do not allow it, the dimensions are not known
+ * before reading (FROSTT without --dims) or the file is not in an order
+ * counting can place (the caller reads it another way; *why says). */
+static spc_status stream_count(const char *path, const char *format, const spc_read_opts *ro,
+                               const spc_convert_opts *o, spc_tensor **out, const char **why,
+                               spc_error *e) {
+  *why = "";
+  reader R;
+  int64_t block = o->mem > 0 ? o->mem / 4 : 64 << 20;
+  spc_status s = reader_open(&R, path, ro, block, e);
+  if (s) return s;
+  asm_counter *c = NULL;
+  spc_tensor *t = NULL;
+  if (!R.dims_known) {
+    reader_close(&R);
+    *why = "FROSTT dimensions unknown before reading (give --dims)";
+    return SPC_NOT_HANDLED;
+  }
+  int64_t nmax = R.announced >= 0 ? R.announced * 2 : INT64_MAX / 4;
+  int pass = 0;
+  for (; pass < 2 && !s; pass++) {
+    if (pass == 1) {
+      reader_close(&R);
+      if ((s = reader_open(&R, path, ro, block, e))) break;
+      if ((s = asm_counter_begin_place(c, e))) break;
+    }
+    while (!(s = reader_next(&R, &t, e)) && t) {
+      if (!c && pass == 0) {
+        s = asm_counter_create(format, o, t, nmax, &c, e);
+        if (!s && !c) {
+          *why = "the format's levels are not placed by counting";
+          s = SPC_NOT_HANDLED;
+        }
+      }
+      if (!s) s = pass == 0 ? asm_counter_count(c, t, e) : asm_counter_place(c, t, e);
+      spc_tensor_free(&t);
+      if (s) break;
+      if (pass == 0 && asm_counter_ok(c) != 1) {
+        *why = asm_counter_ok(c) < 0 ? "the file repeats a component (duplicates to combine)"
+                                     : "the file is not in an order counting can place";
+        s = SPC_NOT_HANDLED;
+        break;
+      }
+    }
+    if (!s && !c) s = SPC_NOT_HANDLED; /* no entries: the whole-file reader */
+  }
+  if (!s) s = asm_counter_finish(c, out, e);
+  if (!s && o->info)
+    snprintf(o->info->plan, sizeof o->info->plan,
+             "counting, the file read twice in blocks (count, then place): never held whole");
+  asm_counter_free(&c);
+  reader_close(&R);
+  return s;
+}
+
+/* Is the file worth streaming (not held whole) without --mem: its
+ * components as a COO would take more than 1/8 of the memory. */
+static bool big_file(const char *path) {
+  struct stat sb;
+  if (stat(path, &sb)) return false;
+  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || psz <= 0) return false;
+  /* text: about 20 bytes a component; a COO of a matrix 24 (gzip: x3) */
+  double coo = (double)sb.st_size * (ends_with(path, ".gz") ? 3.0 : 1.0) * 24.0 / 20.0;
+  return coo > (double)pages * (double)psz / 8.0;
+}
+
+int spc_convert_file_streams(const char *in, const spc_convert_opts *o) {
+  return in && ((o && o->mem > 0) || big_file(in));
 }
 
 spc_status spc_convert_file(const char *in, const char *format,
@@ -199,10 +321,23 @@ spc_status spc_convert_file(const char *in, const char *format,
   *out = NULL;
   if (!ro) { spc_read_opts_init(&dr); ro = &dr; }
   if (!o) { spc_convert_opts_init(&dc); o = &dc; }
+  const char *why = "";
+  if (o->plan != SPC_PLAN_SORT && !o->spw && spc_convert_file_streams(in, o)) {
+    spc_status s = stream_count(in, format, ro, o, out, &why, e);
+    if (s != SPC_NOT_HANDLED) {
+      if (s && e && !e->file[0]) snprintf(e->file, sizeof e->file, "%s", in);
+      return s;
+    }
+    spc_error_clear(e);
+  }
   if (o->mem > 0) {
     spc_status s = stream_convert(in, format, ro, o, out, e);
     if (s != SPC_NOT_HANDLED) {
       if (s && e && !e->file[0]) snprintf(e->file, sizeof e->file, "%s", in);
+      if (!s && o->info && why[0]) {
+        size_t k = strlen(o->info->plan);
+        snprintf(o->info->plan + k, sizeof o->info->plan - k, " (not counting: %s)", why);
+      }
       return s;
     }
     spc_error_clear(e);

@@ -1509,11 +1509,22 @@ START_TEST(test_cli_tmpdir) {
     setenv("TMPDIR", gone, 1);
     for (int k = 0; k < 3; k++) {
       tu_run_result r;
-      tu_run(&r, "'%s' --to=csr %s --mem=4K -o '%s'", src, spws[k], out);
+      /* without --spw the counting path reads the (sorted) file twice
+       * and needs no temporary file: --plan=sort keeps the workspace */
+      tu_run(&r, "'%s' --to=csr %s --mem=4K %s -o '%s'", src, spws[k], k ? "" : "--plan=sort", out);
       ck_assert_msg(r.status == 3, "--mem=4K %s, $TMPDIR missing: exit %d, want 3 (%s)", spws[k], r.status,
                     r.err);
       ck_assert_msg(strstr(r.err, "workspace") != NULL, "--mem=4K, $TMPDIR missing: message '%s'", r.err);
       ck_assert(!tu_exists(out));
+      tu_run_free(&r);
+    }
+    { /* ... and the counting path needs no $TMPDIR at all */
+      tu_run_result r;
+      tu_run(&r, "'%s' --to=csr --mem=4K -v -o '%s'", src, out);
+      ck_assert_msg(r.status == 0, "--mem=4K (counting), $TMPDIR missing: exit %d (%s)", r.status, r.err);
+      ck_assert_msg(strstr(r.err, "plan: counting, the file read twice") != NULL, "-v: '%s'", r.err);
+      ck_assert(tu_exists(out));
+      unlink(out);
       tu_run_free(&r);
     }
     setenv("TMPDIR", tmp, 1);
