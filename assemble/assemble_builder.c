@@ -76,16 +76,62 @@ spc_status spc_builder_push(spc_builder *b, int64_t n, const int64_t *const *coo
   return s;
 }
 
+static spc_status count_chunk(void *ctx, int64_t n, int64_t *const *cols, const void *vals,
+                               spc_error *e) {
+  (void)vals;
+  return asm_counter_count_raw(ctx, n, (const void *const *)cols, e);
+}
+
+static spc_status place_chunk(void *ctx, int64_t n, int64_t *const *cols, const void *vals,
+                              spc_error *e) {
+  return asm_counter_place_raw(ctx, n, (const void *const *)cols, vals, e);
+}
+
+/* The packed stream (sorted by the canonical coordinates, combined) into
+ * a target the counting path places: streamed twice out of the workspace
+ * (count, then place), never held whole.  *out NULL: not such a target. */
+static spc_status finish_counting(spc_builder *b, spc_tensor **out, spc_error *e) {
+  spc_tensor *proto = NULL;
+  asm_counter *c = NULL;
+  spc_status s = spc_coo_alloc(b->order, b->dims, 0, b->vt, &proto, e);
+  for (int d = 0; !s && d < b->order; d++) spc_level_array(&proto->lv[d], "crd")->type = SPC_IDX64;
+  if (!s) s = asm_counter_create(b->format, &b->o, proto, b->pushed, &c, e);
+  spc_tensor_free(&proto);
+  if (s || !c) return s;
+  const int64_t chunk = 1 << 16;
+  s = spw_stream(b->w, chunk, count_chunk, c, e);
+  if (!s && asm_counter_ok(c) != 1) { /* cannot happen: sorted and combined */
+    asm_counter_free(&c);
+    return SPC_OK;
+  }
+  if (!s) s = asm_counter_begin_place(c, e);
+  if (!s) s = spw_stream(b->w, chunk, place_chunk, c, e);
+  if (!s) s = asm_counter_finish(c, out, e);
+  if (!s && b->o.info)
+    snprintf(b->o.info->plan, sizeof b->o.info->plan,
+             "sparse workspace, packed by counting (runs merged twice)");
+  asm_counter_free(&c);
+  return s;
+}
+
 spc_status spc_builder_finish(spc_builder *b, spc_tensor **out, spc_error *e) {
   *out = NULL;
   if (!b || !b->w) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "builder: finished already");
   int64_t n = 0, *cols[SPC_MAX_ORDER] = {0};
   void *vals = NULL;
   spc_tensor *coo = NULL;
-  spc_status s = spw_pack(b->w, &n, cols, &vals, e);
-  spw_free(&b->w);
   for (int d = 0; d < b->order; d++)
     if (b->infer[d]) b->dims[d] = b->maxc[d] + 1;
+  spc_status s = SPC_OK;
+  if (b->o.plan != SPC_PLAN_SORT) {
+    s = finish_counting(b, out, e);
+    if (s || *out) {
+      spw_free(&b->w);
+      return s;
+    }
+  }
+  s = spw_pack(b->w, &n, cols, &vals, e);
+  spw_free(&b->w);
   if (!s) s = spc_coo_alloc(b->order, b->dims, n, b->vt, &coo, e);
   for (int d = 0; d < b->order && !s; d++) {
     spc_array *a = spc_level_array(&coo->lv[d], "crd");

@@ -1482,16 +1482,26 @@ static bool same_types(const asm_counter *c, const spc_tensor *b) {
   return true;
 }
 
+static void block_crd(const spc_tensor *b, const void **crd) {
+  for (int d = 0; d < b->order; d++) crd[d] = spc_level_array_c(&b->lv[d], "crd")->data;
+}
+
 spc_status asm_counter_count(asm_counter *c, const spc_tensor *b, spc_error *e) {
   if (c->ok != 1) return SPC_OK;
   if (!same_types(c, b)) {
     c->ok = 0;
     return SPC_OK;
   }
-  int64_t n = spc_tensor_nstored(b);
+  const void *crd[SPC_MAX_ORDER];
+  block_crd(b, crd);
+  return asm_counter_count_raw(c, spc_tensor_nstored(b), crd, e);
+}
+
+spc_status asm_counter_count_raw(asm_counter *c, int64_t n, const void *const *crd, spc_error *e) {
+  if (c->ok != 1) return SPC_OK;
   ir_arg a[SPC_MAX_ORDER + 10] = {{0}};
   int k = 0;
-  for (; k < b->order; k++) a[k] = (ir_arg){.data = spc_level_array_c(&b->lv[k], "crd")->data, .len = n};
+  for (; k < c->C.order; k++) a[k] = (ir_arg){.data = (void *)crd[k], .len = n};
   a[k++].s.i64 = n;
   for (int l = 0; l < 2; l++) a[k++].s.i64 = c->C.N[l], a[k++].s.i64 = c->C.lo[l];
   a[k++] = (ir_arg){.data = c->cnt, .len = c->np1};
@@ -1536,15 +1546,24 @@ spc_status asm_counter_begin_place(asm_counter *c, spc_error *e) {
 }
 
 spc_status asm_counter_place(asm_counter *c, const spc_tensor *b, spc_error *e) {
+  if (!same_types(c, b))
+    return spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
+                   "the source changed between the counting and the placing pass");
+  const void *crd[SPC_MAX_ORDER];
+  block_crd(b, crd);
+  return asm_counter_place_raw(c, spc_tensor_nstored(b), crd, b->val, e);
+}
+
+spc_status asm_counter_place_raw(asm_counter *c, int64_t n, const void *const *crd,
+                                 const void *vals, spc_error *e) {
   conv *C = &c->C;
-  int64_t n = spc_tensor_nstored(b);
-  if (!same_types(c, b) || c->placed + n > c->counted)
+  if (c->placed + n > c->counted)
     return spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
                    "the source changed between the counting and the placing pass");
   ir_arg a[SPC_MAX_ORDER + 10 + SPC_LEVEL_MAX_ARRAYS] = {{0}};
   int k = 0;
-  for (; k < b->order; k++) a[k] = (ir_arg){.data = spc_level_array_c(&b->lv[k], "crd")->data, .len = n};
-  if (C->vt != SPC_PATTERN) a[k++] = (ir_arg){.data = b->val, .len = n};
+  for (; k < C->order; k++) a[k] = (ir_arg){.data = (void *)crd[k], .len = n};
+  if (C->vt != SPC_PATTERN) a[k++] = (ir_arg){.data = (void *)vals, .len = n};
   a[k++].s.i64 = n;
   for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
   a[k++].s.i64 = c->size;

@@ -117,6 +117,11 @@ SPC_INTERNAL spc_status asm_counter_create(const char *format, const spc_convert
                                            asm_counter **out, spc_error *e);
 SPC_INTERNAL spc_status asm_counter_count(asm_counter *c, const spc_tensor *block, spc_error *e);
 SPC_INTERNAL int asm_counter_ok(const asm_counter *c);
+/* The same on raw blocks: n components, crd[d] of the prototype's types. */
+SPC_INTERNAL spc_status asm_counter_count_raw(asm_counter *c, int64_t n, const void *const *crd,
+                                              spc_error *e);
+SPC_INTERNAL spc_status asm_counter_place_raw(asm_counter *c, int64_t n, const void *const *crd,
+                                              const void *vals, spc_error *e);
 SPC_INTERNAL spc_status asm_counter_begin_place(asm_counter *c, spc_error *e);
 SPC_INTERNAL spc_status asm_counter_place(asm_counter *c, const spc_tensor *block, spc_error *e);
 SPC_INTERNAL spc_status asm_counter_finish(asm_counter *c, spc_tensor **out, spc_error *e);

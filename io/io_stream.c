@@ -231,9 +231,12 @@ static spc_status stream_convert(const char *path, const char *format,
   }
   if (!s && !b) s = SPC_NOT_HANDLED; /* no entries: the whole-file reader */
   if (!s) s = spc_builder_finish(b, out, e);
-  if (!s && o->info)
-    snprintf(o->info->plan, sizeof o->info->plan,
-             "sparse workspace, the file streamed in blocks (one pass)");
+  if (!s && o->info) {
+    char p[sizeof o->info->plan];
+    snprintf(p, sizeof p, "%s", o->info->plan);
+    snprintf(o->info->plan, sizeof o->info->plan, "file in blocks -> %.110s",
+             strncmp(p, "sparse", 6) ? "sparse workspace, packed, then sorted" : p);
+  }
   spc_builder_free(&b);
   reader_close(&R);
   return s;
@@ -279,8 +282,8 @@ static spc_status stream_count(const char *path, const char *format, const spc_r
       spc_tensor_free(&t);
       if (s) break;
       if (pass == 0 && asm_counter_ok(c) != 1) {
-        *why = asm_counter_ok(c) < 0 ? "the file repeats a component (duplicates to combine)"
-                                     : "the file is not in an order counting can place";
+        *why = asm_counter_ok(c) < 0 ? "a component repeats (duplicates to combine)"
+                                     : "not in an order counting can place";
         s = SPC_NOT_HANDLED;
         break;
       }
@@ -336,7 +339,7 @@ spc_status spc_convert_file(const char *in, const char *format,
       if (s && e && !e->file[0]) snprintf(e->file, sizeof e->file, "%s", in);
       if (!s && o->info && why[0]) {
         size_t k = strlen(o->info->plan);
-        snprintf(o->info->plan + k, sizeof o->info->plan - k, " (not counting: %s)", why);
+        snprintf(o->info->plan + k, sizeof o->info->plan - k, "; not read twice: %s", why);
       }
       return s;
     }

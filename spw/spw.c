@@ -124,6 +124,8 @@ static void cur_close(cur *c) {
 typedef struct sink {
   spw *w;
   run *r;
+  spw_chunk_fn cb; /* a chunk sink: r holds cap tuples, handed to cb when full */
+  void *ctx;
   FILE *f;
   int64_t cap;
   bool combine;
@@ -163,6 +165,17 @@ static spc_status sink_open(sink *s, spw *w, run *r, int64_t cap, bool file, spc
   return SPC_OK;
 }
 
+static spc_status sink_chunk(sink *s, spc_error *e) {
+  run *r = s->r;
+  if (!r->n) return SPC_OK;
+  if (s->w->o.descending)
+    for (int l = 0; l < s->w->L; l++)
+      for (int64_t i = 0; i < r->n; i++) r->c[l][i] = ~r->c[l][i];
+  spc_status st = s->cb(s->ctx, r->n, r->c, r->v, e);
+  r->n = 0;
+  return st;
+}
+
 static spc_status sink_emit(sink *s, spc_error *e) {
   spw *w = s->w;
   run *r = s->r;
@@ -176,6 +189,7 @@ static spc_status sink_emit(sink *s, spc_error *e) {
     if (w->W) memcpy(r->v + r->n * (int64_t)w->W, s->lastv, w->W);
   }
   r->n++;
+  if (s->cb && r->n == s->cap) return sink_chunk(s, e);
   return SPC_OK;
 }
 
@@ -196,6 +210,7 @@ static spc_status sink_put(sink *s, const int64_t *t, const char *v, spc_error *
 
 static spc_status sink_close(sink *s, spc_error *e) {
   spc_status st = s->have_last ? sink_emit(s, e) : SPC_OK;
+  if (!st && s->cb) st = sink_chunk(s, e);
   if (s->f && fclose(s->f) && !st)
     st = spc_err(e, SPC_ERR_IO, s->r->path, 0, 0, "cannot write a workspace run (disk full?)");
   s->f = NULL;
@@ -213,8 +228,8 @@ static int64_t run_mem(const spw *w, const run *r) { return r->file ? 0 : r->n *
 
 /* Merge runs [a, b) (chronological) into out; ties: the older run first.
  * final: the last merge, which always combines. */
-static spc_status merge(spw *w, run *rs, int k, run *out, bool file, bool final,
-                        spc_error *e) {
+static spc_status merge_to(spw *w, run *rs, int k, run *out, bool file, bool final,
+                           spw_chunk_fn cb, void *ctx, int64_t chunk, spc_error *e) {
   cur *cs = spc_calloc((size_t)k ? (size_t)k : 1, sizeof *cs);
   sink s;
   int64_t total = 0;
@@ -222,7 +237,10 @@ static spc_status merge(spw *w, run *rs, int k, run *out, bool file, bool final,
   memset(out, 0, sizeof *out);
   spc_status st = cs ? SPC_OK : SPC_NOMEM(e);
   for (int i = 0; i < k; i++) total += rs[i].n;
+  if (cb && total > chunk) total = chunk;
   if (!st) st = sink_open(&s, w, out, total, file, e);
+  s.cb = cb;
+  s.ctx = ctx;
   if (!st && final) s.combine = true;
   for (int i = 0; i < k && !st; i++) st = cur_open(&cs[i], w, &rs[i], e);
   while (!st) {
@@ -237,9 +255,14 @@ static spc_status merge(spw *w, run *rs, int k, run *out, bool file, bool final,
   else if (s.f) fclose(s.f), s.f = NULL;
   for (int i = 0; cs && i < k; i++) cur_close(&cs[i]);
   spc_free(cs);
-  if (st) run_free(out);
+  if (st || cb) run_free(out);
   else w->st.merges++;
   return st;
+}
+
+static spc_status merge(spw *w, run *rs, int k, run *out, bool file, bool final,
+                        spc_error *e) {
+  return merge_to(w, rs, k, out, file, final, NULL, NULL, 0, e);
 }
 
 /* Keep the runs geometric; spill the oldest in-memory runs past the budget. */
@@ -477,6 +500,14 @@ spc_status spw_pack(spw *w, int64_t *n, int64_t **cols, void **vals,
     spc_free(*vals);
     *vals = NULL;
   }
+  return st;
+}
+
+spc_status spw_stream(spw *w, int64_t chunk, spw_chunk_fn cb, void *ctx, spc_error *e) {
+  spc_status st = flush(w, e);
+  run out;
+  if (chunk < 1) chunk = 1;
+  if (!st) st = merge_to(w, w->runs, w->nruns, &out, false, true, cb, ctx, chunk, e);
   return st;
 }
 

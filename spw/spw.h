@@ -51,6 +51,14 @@ SPC_INTERNAL spc_status spw_push(spw *w, int64_t n, const int64_t *const *cols,
  * owned by the caller) and values.  The workspace is empty afterwards. */
 SPC_INTERNAL spc_status spw_pack(spw *w, int64_t *n, int64_t **cols,
                                  void **vals, spc_error *e);
+/* The same sorted, combined stream without holding it: delivered to cb in
+ * chunks of at most `chunk` tuples (cols[l][0..n), values), the runs kept,
+ * so it can be streamed again (the same tuples, the same values); spw_pack
+ * or spw_free afterwards.  A non-zero status from cb stops it. */
+typedef spc_status (*spw_chunk_fn)(void *ctx, int64_t n, int64_t *const *cols, const void *vals,
+                                   spc_error *e);
+SPC_INTERNAL spc_status spw_stream(spw *w, int64_t chunk, spw_chunk_fn cb, void *ctx,
+                                   spc_error *e);
 SPC_INTERNAL void spw_free(spw **w);
 
 /* Statistics since the workspace was made (for --verbose and the
