@@ -50,6 +50,7 @@ static const char cu_types[] =
     " * gives) and *ccrd, *cval (cudaMalloc'ed, the caller frees). */\n"
     "typedef struct spc_cu_spgemm_kernels {\n"
     "  const char *format;\n"
+    "  int transposed; /* level space is the transpose: C' = A' B' */\n"
     "  int narrays;\n"
     "  const char *arrays[16];\n"
     "  int (*run)(const spc_cu_mat *A, const spc_cu_mat *B, int64_t nrows, int64_t *cpos,\n"
@@ -305,8 +306,8 @@ static void spgemm_kernels(cu_text *T) {
                "  }\n"
                "  return (int)st;\n"
                "}\n\n"
-               "extern \"C\" const spc_cu_spgemm_kernels spc_cu_spgemm_%s = {\n    \"%s\",\n",
-               F, F, F, F, F, F, F, F, T->C.I.fmt->name);
+               "extern \"C\" const spc_cu_spgemm_kernels spc_cu_spgemm_%s = {\n    \"%s\",\n    %d,\n",
+               F, F, F, F, F, F, F, F, T->C.I.fmt->name, T->C.iv[0].a != 0);
   table_arrays(T);
   spc_str_addf(o, "    spc_cu_%s_spgemm_run};\n", F);
 }
