@@ -17,7 +17,8 @@
  *              empty and long rows, against spc_spmv (1e-12 of the row's
  *              sum |a x|); SpGEMM's three passes with the scans between
  *              them against spc_spgemm (structure exact, values within
- *              1e-12 of sum |a b|).  No GPU needed: what the GPU adds is
+ *              1e-12 of sum |a b|); SpMV also for a user's YAML format
+ *              (csr_desc: an offset level).  No GPU needed: what the GPU adds is
  *              only the launch, atomics and shuffles around these. */
 #include "assemble_cuda.h"
 #include "spc_cuda_host.h"
@@ -161,16 +162,20 @@ END_TEST
 
 typedef struct routine {
   cu_build C;
-  int nlead; /* arguments before the routine's own: arrays, vals, ext */
+  spc_specs *own; /* a user format's registry */
 } routine;
+
+static void routine_free(routine *R) {
+  cu_build_free(&R->C);
+  spc_specs_free(&R->own);
+}
 
 static void routine_make(routine *R, const char *fmt, int which) {
   const spc_specs *reg;
-  spc_specs *own = NULL;
   const spc_format_spec *fs = NULL;
   spc_error e;
   spc_error_clear(&e);
-  ck_assert_int_eq(asm_resolve_format(fmt, NULL, &reg, &own, &fs, &e), SPC_OK);
+  ck_assert_int_eq(asm_resolve_format(fmt, NULL, &reg, &R->own, &fs, &e), SPC_OK);
   spc_status s = cu_build_init(&R->C, fs, "r", &e);
   if (!s) s = which == 0 ? cu_build_spmv(&R->C, &e)
               : which == 1 ? cu_build_range(&R->C, &e)
@@ -334,12 +339,24 @@ static spc_tensor *convert(const spc_tensor *A, const char *f) {
   return B;
 }
 
+/* a user's format (tests/test_convert.c): CSR with columns descending,
+ * through an offset level */
+static const char csr_desc_yaml[] = "format: csr_desc\n"
+                                    "order: 2\n"
+                                    "remap: (i, j) -> (i, 0 - j as nj, j)\n"
+                                    "levels:\n"
+                                    "  - dense\n"
+                                    "  - compressed\n"
+                                    "  - {level: offset, access: 0 - nj}\n";
+
 START_TEST(test_schedules_spmv) {
   spc_tensor *M[8];
   int nm = matrices(M), runs = 0;
-  for (int k = 0; k < spc_format_count(); k++) {
-    const char *f = spc_format_name(k);
-    if (spc_format_order(k) != 0 && spc_format_order(k) != 2) continue;
+  char *dir = tu_mkdtemp(), *user = tu_path(dir, "csr_desc.yaml");
+  ck_assert_int_eq(tu_write_str(user, csr_desc_yaml), 0);
+  for (int k = 0; k <= spc_format_count(); k++) {
+    const char *f = k < spc_format_count() ? spc_format_name(k) : user;
+    if (k < spc_format_count() && spc_format_order(k) != 0 && spc_format_order(k) != 2) continue;
     routine S, Rg;
     memset(&S, 0, sizeof S);
     memset(&Rg, 0, sizeof Rg);
@@ -376,11 +393,14 @@ START_TEST(test_schedules_spmv) {
       free(x), free(ax), free(ref), free(y), free(abs_y);
       spc_tensor_free(&A);
     }
-    cu_build_free(&S.C);
-    cu_build_free(&Rg.C);
+    routine_free(&S);
+    routine_free(&Rg);
   }
   for (int i = 0; i < nm; i++) spc_tensor_free(&M[i]);
-  ck_assert_int_ge(runs, 11 * 5 * 2);
+  ck_assert_int_ge(runs, 12 * 5 * 2);
+  free(user);
+  tu_rmtree(dir);
+  free(dir);
 }
 END_TEST
 
@@ -480,8 +500,8 @@ START_TEST(test_schedules_spgemm) {
       spc_tensor_free(&C);
       spc_tensor_free(&A);
     }
-    for (int j = 0; j < 3; j++) cu_build_free(&P[j].C);
-    cu_build_free(&Rg.C);
+    for (int j = 0; j < 3; j++) routine_free(&P[j]);
+    routine_free(&Rg);
   }
   for (int i = 0; i < nm; i++) spc_tensor_free(&M[i]);
   ck_assert_int_ge(runs, 10);
