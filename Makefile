@@ -118,6 +118,61 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*SPCONV_VERSION "\(.*\)"/\1/p' include/spconv.h)|' \
 	  -e 's|@REQUIRES@|$(PKGS)|' tools/spconv.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/spconv.pc
 
+# CUDA kernels (README "CUDA"): emitted by `spconv gen --cuda` for the
+# built-in formats, compiled by nvcc with a host driver that compares them
+# with the CPU kernels.  Skipped without nvcc: the CPU build never needs it.
+# -arch=sm_80 embeds sm_80 code and compute_80 PTX (JIT-compiled on newer
+# GPUs); e.g. CUDA_ARCH="-gencode arch=compute_90,code=sm_90" for sm_90 code.
+NVCC        ?= nvcc
+CUDA_ARCH   ?= -arch=sm_80
+CUDA_FLAGS  ?= -O2 --fmad=false
+CUDA_DIR    := $(BUILD)/cuda
+CUDA_SPMV   := csr csc coo dcsr dcsc csf dense dia ell bcsr sky morton
+CUDA_SPGEMM := csr csc dcsr dcsc csf sky dense
+CUDA_CU     := $(CUDA_SPMV:%=$(CUDA_DIR)/%_spmv.cu) $(CUDA_SPGEMM:%=$(CUDA_DIR)/%_spgemm.cu)
+CUDA_DATA   ?= $(or $(SPC_DATA),../shared/data)
+CUDA_TEST_MATRICES := data/sample.mtx $(wildcard $(addprefix $(CUDA_DATA)/matrices/,A.mtx west0067.mtx can___24.mtx bcspwr01.mtx LFAT5_hypersparse.mtx))
+HAVE_NVCC   := $(shell command -v $(NVCC) 2>/dev/null)
+
+.PHONY: cuda cuda-test
+ifeq ($(HAVE_NVCC),)
+cuda cuda-test:
+	@echo "nvcc not found: CUDA kernels skipped"
+else
+cuda: $(CUDA_DIR)/spconv_cuda_test
+.SECONDARY: $(CUDA_CU)
+
+# rewritten only when the text changes, so nvcc reruns only then
+$(CUDA_DIR)/%_spmv.cu: $(BIN)
+	@mkdir -p $(dir $@)
+	@$(BIN) gen --cuda --kernel=spmv --format=$* -o $@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else echo "  GEN     $@"; mv $@.tmp $@; fi
+$(CUDA_DIR)/%_spgemm.cu: $(BIN)
+	@mkdir -p $(dir $@)
+	@$(BIN) gen --cuda --kernel=spgemm --format=$* -o $@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else echo "  GEN     $@"; mv $@.tmp $@; fi
+$(CUDA_DIR)/%.o: $(CUDA_DIR)/%.cu
+	@echo "  NVCC    $<"
+	@$(NVCC) $(CUDA_FLAGS) $(CUDA_ARCH) -c $< -o $@
+# the kernels' tables, as every emitted file declares them
+$(CUDA_DIR)/spc_cu_types.h: $(CUDA_DIR)/csr_spmv.cu
+	@sed -n '/^#ifndef SPC_CU_TYPES/,/^#endif/p' $< > $@
+$(CUDA_DIR)/registry.h: Makefile
+	@mkdir -p $(dir $@)
+	@{ for f in $(CUDA_SPMV); do echo "SPC_CU_SPMV($$f)"; done; \
+	   for f in $(CUDA_SPGEMM); do echo "SPC_CU_SPGEMM($$f)"; done; } > $@
+$(CUDA_DIR)/spconv_cuda_test.o: cuda/spconv_cuda_test.cu $(CUDA_DIR)/spc_cu_types.h \
+    $(CUDA_DIR)/registry.h assemble/spc_cuda_host.h include/spconv.h
+	@echo "  NVCC    $<"
+	@$(NVCC) $(CUDA_FLAGS) $(CUDA_ARCH) -Iinclude -Iassemble -I$(CUDA_DIR) -c $< -o $@
+$(CUDA_DIR)/spconv_cuda_test: $(CUDA_CU:.cu=.o) $(CUDA_DIR)/spconv_cuda_test.o $(BUILD)/libspconv.a
+	@echo "  LINK    $@"
+	@$(NVCC) $(CUDA_ARCH) -o $@ $^ $(DEP_LIBS) -lgomp
+
+cuda-test: cuda
+	$(CUDA_DIR)/spconv_cuda_test $(CUDA_TEST_MATRICES)
+endif
+
 fuzz:
 	$(MAKE) -C fuzz
 

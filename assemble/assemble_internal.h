@@ -140,6 +140,17 @@ spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty co
                             spc_vtype vt, bool transpose, asm_routine_cb cb, void *ctx,
                             spc_error *e);
 
+/* The inverse of a format's remapping (assemble_read.c): canonical index d
+ * is level coordinate a (b < 0), or lc[a] * K + lc[b]. */
+typedef struct asm_inv {
+  int a, b;
+  int64_t K;
+} asm_inv;
+/* For routines built without data (the CUDA emitter): I (fmt and types
+ * set) gets fmt's default parameters and its levels for this order, *r
+ * the remapping (the caller frees it, also on error) and iv its inverse. */
+spc_status asm_read_info(conv_info *I, int order, spc_remap **r, asm_inv *iv, spc_error *e);
+
 /* The process-wide registry of built-in specs (built once, never freed). */
 spc_status asm_builtin_specs(const spc_specs **out, spc_error *e);
 

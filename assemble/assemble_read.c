@@ -512,3 +512,10 @@ spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty co
   spc_remap_free(&r);
   return s;
 }
+
+spc_status asm_read_info(conv_info *I, int order, spc_remap **r, asm_inv *out, spc_error *e) {
+  inv iv[SPC_MAX_ORDER];
+  spc_status s = dry_info(I, order, r, iv, e);
+  for (int d = 0; d < order && !s; d++) out[d] = (asm_inv){iv[d].a, iv[d].b, iv[d].K};
+  return s;
+}

@@ -44,6 +44,8 @@ typedef struct cli_opts {
   bool transpose;             /* spmv: --transpose */
   int nmodes, modes[SPC_MAX_ORDER]; /* convert: --modes=2,0,1 */
   int repeat;                 /* spmv: --repeat R */
+  bool cuda;                  /* gen: --cuda */
+  const char *kernel, *format; /* gen --cuda: --kernel, --format */
 } cli_opts;
 
 typedef struct cli_cmd {

@@ -123,7 +123,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
                  !strcmp(name, "--to") || !strcmp(name, "--engine") ||
                  !strcmp(name, "--spec") || !strcmp(name, "--from") ||
                  !strcmp(name, "--spw") || !strcmp(name, "--plan") || !strcmp(name, "--acc") || !strcmp(name, "--mem") ||
-                 !strcmp(name, "--repeat") || !strcmp(name, "--modes");
+                 !strcmp(name, "--repeat") || !strcmp(name, "--modes") ||
+                 !strcmp(name, "--kernel") || !strcmp(name, "--format");
     if (takes && !val) {
       if (i + 1 >= argc) { cli_usage_error(cmd, "%s needs a value", name); return -1; }
       val = argv[++i];
@@ -140,6 +141,9 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     else if (!strcmp(name, "--from")) o->from = val;
     else if (!strcmp(name, "--no-jit")) o->no_jit = true;
     else if (!strcmp(name, "--transpose")) o->transpose = true;
+    else if (!strcmp(name, "--cuda")) o->cuda = true;
+    else if (!strcmp(name, "--kernel")) o->kernel = val;
+    else if (!strcmp(name, "--format")) o->format = val;
     else if (!strcmp(name, "--modes")) {
       const char *q = val;
       o->nmodes = 0;

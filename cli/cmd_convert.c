@@ -145,14 +145,18 @@ int cmd_gen(int argc, char **argv) {
   const char *pos[1];
   int np = cli_parse(argc, argv, &o, pos, 1, "gen");
   if (np < 0) return EXIT_USAGE;
-  if (np != 0 || !o.from || !o.to) return cli_usage_error("gen", "expected --from=A --to=B [-o conv.c]");
+  if (np == 0 && o.cuda && (!o.kernel || !o.format || o.from || o.to))
+    return cli_usage_error("gen", "expected --cuda --kernel=spmv|spgemm --format=F [-o kernels.cu]");
+  if (np != 0 || (!o.cuda && (!o.from || !o.to)))
+    return cli_usage_error("gen", "expected --from=A --to=B [-o conv.c]");
   spc_convert_opts c;
   cli_convert_opts(&o, &c);
   char *text = NULL;
   spc_error e;
   spc_error_clear(&e);
   spc_vtype vt = o.vtype == SPC_VTYPE_AUTO ? SPC_F64 : o.vtype;
-  spc_status s = spc_gen_source(o.from, o.to, vt, &c, &text, &e);
+  spc_status s = o.cuda ? spc_gen_cuda_source(o.format, o.kernel, &c, &text, &e)
+                        : spc_gen_source(o.from, o.to, vt, &c, &text, &e);
   if (s) return cli_fail(s, &e);
   FILE *f = o.out ? fopen(o.out, "wb") : stdout;
   if (!f) {

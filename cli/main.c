@@ -63,8 +63,13 @@ const cli_cmd cli_commands[] = {
      "  --from A, --to B   source and target formats\n"
      "  --type T           value type (default float64)\n"
      "  --param NAME=V     parameters of B\n"
-     "  -o FILE            output (default: standard output)\n",
-     "spconv gen --from=A --to=B [-o conv.c]"},
+     "  -o FILE            output (default: standard output)\n"
+     "With --cuda: a .cu file of CUDA kernels instead (only text: no CUDA needed).\n"
+     "  --kernel=K         spmv (thread per row, warp per row, position split) or\n"
+     "                     spgemm (Gustavson, hash per row, two passes)\n"
+     "  --format=F         the matrix format the kernels read (name or YAML path)\n",
+     "spconv gen --from=A --to=B [-o conv.c]\n"
+     "       spconv gen --cuda --kernel=spmv|spgemm --format=F [-o kernels.cu]"},
     {"spmv", cmd_spmv, "y = A x (--transpose: A^T x) with x from X (a Matrix Market array) or all\n"
      "ones; y written as a Matrix Market array to -o Y (default: standard output).\n"
      "The kernel is generated from A's format (its read-side level functions): A may\n"

@@ -296,6 +296,13 @@ SPC_API const char *spc_format_yaml(const char *name);
 SPC_API spc_status spc_gen_source(const char *from, const char *to,
                                   spc_vtype vt, const spc_convert_opts *o,
                                   char **text, spc_error *err);
+/* CUDA source (a .cu file, README "CUDA") of KERNEL ("spmv" or "spgemm")
+ * for matrix FORMAT (a built-in name or a YAML path, with o's spec files),
+ * made from the format's read-side level functions; needs no CUDA to
+ * write.  *text is malloc'ed: the caller frees it. */
+SPC_API spc_status spc_gen_cuda_source(const char *format, const char *kernel,
+                                       const spc_convert_opts *o, char **text,
+                                       spc_error *err);
 
 /* ---- kernels (README "Kernels") -------------------------------------------
  * y = A x (transpose: A^T x) for a matrix in any format, through an IR

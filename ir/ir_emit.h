@@ -29,6 +29,7 @@ typedef struct ectx {
   bool jumps;                         /* some statement jumps to done */
   bool fails;                         /* a FAIL statement uses err */
   const char *status, *err, *err_len; /* names of these */
+  ir_var atomic;                      /* stores a[i] = a[i] + e: atomicAdd */
 } ectx;
 
 /* A fresh identifier: base followed by suffix, with _ appended until it

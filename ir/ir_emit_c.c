@@ -90,11 +90,11 @@ static const char *zero_of(ir_ty t) {
 }
 
 /* The parameter list "(T a, ..., char *err, size_t err_len)", wrapped. */
-static void signature(ectx *c, spc_str *o, bool is_static, const char *err,
-                      const char *err_len, const char **outname) {
+static void signature(ectx *c, spc_str *o, bool is_static, const char *qual,
+                      const char *err, const char *err_len, const char **outname) {
   const ir_func *f = c->f;
   size_t line = o->len; /* where the current line starts */
-  spc_str_addf(o, "%sint %s(", is_static ? "static " : "", f->name);
+  spc_str_addf(o, "%sint %s(", qual ? qual : is_static ? "static " : "", f->name);
   size_t indent = o->len - line;
   for (int k = 0; k <= f->nparams; k++) {
     char p[2][600];
@@ -299,7 +299,7 @@ spc_status ir_emit_c(const ir_func *f, const ir_emit_opts *opts, spc_str *out,
       return spc_err(e, SPC_ERR_ARG, NULL, 0, 0,
                      "ir_emit_c: function %s: the name is taken in C", f->name);
   int nv = f->nvars ? f->nvars : 1;
-  ectx c = {.f = f};
+  ectx c = {.f = f, .atomic = o->atomic_array ? ir_find_var(f, o->atomic_array) : -1};
   spc_str body = {0};
   const char **outname = spc_calloc((size_t)nv * 2, sizeof *outname);
   c.cname = spc_calloc((size_t)nv, sizeof *c.cname);
@@ -336,11 +336,11 @@ spc_status ir_emit_c(const ir_func *f, const ir_emit_opts *opts, spc_str *out,
   if (o->prelude) emit_prelude(out);
   if (o->comment) comment(out, o->comment);
   spc_str_addf(out, "SPC_GEN_BEGIN\n");
-  if (!o->static_fn) {
-    signature(&c, out, false, err, err_len, outname);
+  if (!o->static_fn && !o->qualifier) {
+    signature(&c, out, false, NULL, err, err_len, outname);
     spc_str_addf(out, ";\n");
   }
-  signature(&c, out, o->static_fn, err, err_len, outname);
+  signature(&c, out, o->static_fn, o->qualifier, err, err_len, outname);
   spc_str_addf(out, " {\n");
   declarations(&c, out, outname, status);
   if (c.decl_hi.s) spc_str_add(out, c.decl_hi.s, c.decl_hi.len);

@@ -185,6 +185,14 @@ static void fail_stmt(ectx *c, const ir_stmt *s, int depth) {
   fail_jump(c, depth, code);
 }
 
+/* s is `a[i] = a[i] + e` with i a variable (CUDA: atomicAdd(&a[i], e)). */
+static bool atomic_add(const ir_stmt *s) {
+  const ir_expr *v = s->b, *i = s->a;
+  return i->kind == IR_E_VAR && v->kind == IR_E_BIN && v->op == IR_ADD &&
+         v->a->kind == IR_E_LOAD && v->a->var == s->var && v->a->a->kind == IR_E_VAR &&
+         v->a->a->var == i->var;
+}
+
 static void stmt(ectx *c, const ir_stmt *s, int depth) {
   switch (s->kind) {
   case IR_S_BLOCK:
@@ -205,6 +213,14 @@ static void stmt(ectx *c, const ir_stmt *s, int depth) {
   case IR_S_STORE:
     ind(c, depth);
     c->read[s->var] = true;
+    if (s->var == c->atomic && atomic_add(s)) {
+      spc_str_addf(c->o, "atomicAdd(&%s[", c->cname[s->var]);
+      emit_expr(c, s->a, 0);
+      spc_str_addf(c->o, "], ");
+      emit_expr(c, s->b->b, 0);
+      spc_str_addf(c->o, ");\n");
+      return;
+    }
     spc_str_addf(c->o, "%s[", c->cname[s->var]);
     emit_expr(c, s->a, 0);
     spc_str_addf(c->o, "] = ");

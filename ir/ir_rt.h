@@ -50,11 +50,14 @@
 #define SPC_RT_THREAD() 0
 #endif
 
-/* Every helper: static inline, and not worth a warning when unused. */
+/* Every helper: static inline, and not worth a warning when unused (the
+ * CUDA emitter defines it first: __host__ __device__ as well). */
+#ifndef SPC_RT_FN
 #if defined(__GNUC__)
 #define SPC_RT_FN static inline __attribute__((unused))
 #else
 #define SPC_RT_FN static inline
+#endif
 #endif
 
 /* Type codes (equal to ir_ty: bool, i32, i64, u64, f32, f64, c128). */

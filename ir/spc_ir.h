@@ -296,11 +296,22 @@ typedef struct ir_emit_opts {
                  err_len)`: NAME called with ir_run's arguments (for a JIT
                  or tests that call any function the same way) */
   bool static_entry; /* ... and make it static (a standalone file) */
+  /* CUDA (ir_emit_cuda.c): written before `int NAME(` instead of
+   * "static " (e.g. "static __device__"), and the name of an array whose
+   * stores `a[i] = a[i] + e` (i a variable) become atomicAdd(&a[i], e). */
+  const char *qualifier;
+  const char *atomic_array;
 } ir_emit_opts;
 /* The prelude alone (includes, the runtime, macros): for a file whose
  * functions are all emitted without it. */
 SPC_INTERNAL void ir_emit_c_prelude(spc_str *out);
 SPC_INTERNAL spc_status ir_emit_c(const ir_func *f, const ir_emit_opts *o,
                                   spc_str *out, spc_error *e);
+/* The prelude of a CUDA file (ir_emit_cuda.c): the C prelude with every
+ * runtime helper __host__ __device__; functions for it are emitted by
+ * ir_emit_c with qualifier "static __device__" and no ALLOC, FREE, FAIL
+ * or builtin statement (ir_emit_cuda_check says which one it meets). */
+SPC_INTERNAL void ir_emit_cuda_prelude(spc_str *out);
+SPC_INTERNAL spc_status ir_emit_cuda_check(const ir_func *f, spc_error *e);
 
 #endif

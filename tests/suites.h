@@ -21,5 +21,6 @@ Suite *suite_convert(void);    /* tests/test_convert.c: spc_convert_to end to en
 Suite *suite_gen(void);        /* tests/test_gen.c: spconv gen, generated C = library */
 Suite *suite_spw(void);        /* tests/test_spw.c: sparse workspace, conversion through it */
 Suite *suite_kernels(void);    /* tests/test_kernels.c: spmv / spgemm vs plain-C references, engines, CLI */
+Suite *suite_cuda(void);       /* tests/test_cuda_emit.c: CUDA emitter, schedules interpreted, nvcc */
 
 #endif

@@ -1,0 +1,390 @@
+/* assemble_cuda_text.c -- spc_gen_cuda_source: one .cu file holding a
+ * matrix format's SpMV or SpGEMM kernels.  The device functions are the IR
+ * routines of assemble_cuda.c emitted by the C emitter in its CUDA mode
+ * (ir_emit_cuda.c); around them this file writes the __global__ kernels
+ * (the schedules) and one extern "C" table with a host launcher, which a
+ * host program (cuda/spconv_cuda_test.cu) calls with device pointers.
+ *
+ * SpMV schedules (spc_cu_spmv_kernels.run, schedule 0, 1, 2):
+ *   0 thread per row: one thread per top-level position;
+ *   1 warp per row: 32 lanes stride the level-1 positions, a warp shuffle
+ *     sums them (row mode), or each lane adds atomically;
+ *   2 position split: the level-1 positions in equal windows, one per
+ *     thread, each finding its first and last top position by binary
+ *     search over the level's begin and end; rows crossing a window's
+ *     border are added with atomicAdd.
+ * SpGEMM: upper bounds, exclusive scan (CUB), symbolic pass into per-row
+ * hash tables in global memory, scan, numeric pass, one top position of A
+ * per thread. */
+#include "assemble_cuda.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char cu_types[] =
+    "#ifndef SPC_CU_TYPES\n"
+    "#define SPC_CU_TYPES\n"
+    "#include <cuda_runtime.h>\n"
+    "#include <cub/device/device_scan.cuh>\n"
+    "/* A matrix on the device: its level arrays as int64 in the order of the\n"
+    " * kernels' `arrays` table (\"LEVEL:NAME\"), values as double, and ext =\n"
+    " * {lo, N} of every level (spconv's level extents). */\n"
+    "typedef struct spc_cu_mat {\n"
+    "  const int64_t *arr[16];\n"
+    "  int64_t len[16];\n"
+    "  const double *vals;\n"
+    "  int64_t nvals;\n"
+    "  const int64_t *ext;\n"
+    "  int64_t next;\n"
+    "} spc_cu_mat;\n"
+    "/* y += A x on the device (schedule 0 thread, 1 warp, 2 position split);\n"
+    " * returns a cudaError_t. */\n"
+    "typedef struct spc_cu_spmv_kernels {\n"
+    "  const char *format;\n"
+    "  int narrays;\n"
+    "  const char *arrays[16];\n"
+    "  int (*run)(int schedule, const spc_cu_mat *A, const double *x, int64_t nx,\n"
+    "             double *y, int64_t ny);\n"
+    "} spc_cu_spmv_kernels;\n"
+    "/* C = A B in level space: cpos (nrows + 1, device memory the caller\n"
+    " * gives) and *ccrd, *cval (cudaMalloc'ed, the caller frees). */\n"
+    "typedef struct spc_cu_spgemm_kernels {\n"
+    "  const char *format;\n"
+    "  int transposed; /* level space is the transpose: C' = A' B' */\n"
+    "  int narrays;\n"
+    "  const char *arrays[16];\n"
+    "  int (*run)(const spc_cu_mat *A, const spc_cu_mat *B, int64_t nrows, int64_t *cpos,\n"
+    "             int64_t **ccrd, double **cval, int64_t *nnz);\n"
+    "} spc_cu_spgemm_kernels;\n"
+    "#define SPC_CU_CHECK(x)                                                     \\\n"
+    "  do {                                                                      \\\n"
+    "    cudaError_t spc_cu_e = (x);                                             \\\n"
+    "    if (spc_cu_e != cudaSuccess) return (int)spc_cu_e;                      \\\n"
+    "  } while (0)\n"
+    "#endif\n\n";
+
+typedef struct cu_text {
+  cu_build C;
+  spc_str *o;
+  const char *fn; /* the format's name as an identifier */
+  int narr;
+} cu_text;
+
+static spc_status emit_dev(cu_text *T, const char *atomic, spc_error *e) {
+  ir_emit_opts eo = {.qualifier = "static __device__ ", .atomic_array = atomic};
+  spc_status s = ir_emit_cuda_check(T->C.f, e);
+  return s ? s : ir_emit_c(T->C.f, &eo, T->o, e);
+}
+
+/* The table's array names, and SPC_CU_<F>_ARGS(M): a matrix's arrays as
+ * the device functions' arguments. */
+static void arrays(cu_text *T, const char *kind) {
+  const conv_info *I = &T->C.I;
+  spc_str *o = T->o;
+  spc_str_addf(o, "#define SPC_CU_%s_%s_ARGS(M) ", T->fn, kind);
+  int k = 0;
+  for (int l = 0; l < I->nlevels; l++)
+    for (int a = 0; a < I->lv[l]->lf->narrays; a++, k++) spc_str_addf(o, "(M).arr[%d], (M).len[%d], ", k, k);
+  spc_str_addf(o, "(M).vals, (M).nvals, (M).ext, (M).next\n");
+  T->narr = k;
+}
+
+static void table_arrays(cu_text *T) {
+  const conv_info *I = &T->C.I;
+  spc_str_addf(T->o, "    %d,\n    {", T->narr);
+  for (int l = 0; l < I->nlevels; l++)
+    for (int a = 0; a < I->lv[l]->lf->narrays; a++)
+      spc_str_addf(T->o, "\"%d:%s\", ", l, I->lv[l]->lf->arrays[a].name);
+  spc_str_addf(T->o, "NULL},\n");
+}
+
+static void spmv_kernels(cu_text *T) {
+  const char *F = T->fn;
+  spc_str *o = T->o;
+  bool row = T->C.rowmode;
+  spc_str_addf(o,
+               "\n/* the top level's positions [b[0], b[1]) and the level-1 positions\n"
+               " * under them [b[2], b[3]) */\n"
+               "static __device__ void spc_cu_%s_bounds_of(spc_cu_mat A, int64_t *b) {\n"
+               "  int64_t x = 0;\n"
+               "  spc_cu_%s_range(SPC_CU_%s_SPMV_ARGS(A), 0, 0, &b[0], &b[1], NULL, 0);\n"
+               "  b[2] = b[3] = 0;\n"
+               "  if (b[0] < b[1]) {\n"
+               "    spc_cu_%s_range(SPC_CU_%s_SPMV_ARGS(A), 1, b[0], &b[2], &x, NULL, 0);\n"
+               "    spc_cu_%s_range(SPC_CU_%s_SPMV_ARGS(A), 1, b[1] - 1, &x, &b[3], NULL, 0);\n"
+               "  }\n"
+               "}\n"
+               "__global__ void spc_cu_%s_bounds(spc_cu_mat A, int64_t *b) { spc_cu_%s_bounds_of(A, b); }\n\n",
+               F, F, F, F, F, F, F, F, F);
+  spc_str_addf(o,
+               "/* schedule 0: one thread per top-level position */\n"
+               "__global__ void spc_cu_%s_spmv_thread(spc_cu_mat A, int64_t b0, int64_t e0,\n"
+               "                                      const double *x, int64_t nx, double *y, int64_t ny) {\n"
+               "  int64_t q = b0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+               "  if (q >= e0) return;\n"
+               "  double acc = 0;\n"
+               "  int64_t yrow = 0;\n"
+               "  bool hit = false;\n"
+               "  spc_cu_%s_spmv(SPC_CU_%s_SPMV_ARGS(A), x, nx, y, ny, y, ny, q, q + 1, INT64_MIN,\n"
+               "                 INT64_MAX, 0, 1, true, &acc, &yrow, &hit, NULL, 0);\n"
+               "}\n\n",
+               F, F, F);
+  spc_str_addf(o,
+               "/* schedule 1: one warp per top-level position, lanes stride its\n"
+               " * level-1 positions */\n"
+               "__global__ void spc_cu_%s_spmv_warp(spc_cu_mat A, int64_t b0, int64_t e0,\n"
+               "                                    const double *x, int64_t nx, double *y, int64_t ny) {\n"
+               "  int64_t q = b0 + ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"
+               "  int lane = threadIdx.x & 31;\n"
+               "  if (q >= e0) return; /* the same for the whole warp */\n"
+               "  double acc = 0;\n"
+               "  int64_t yrow = 0;\n"
+               "  bool hit = false;\n"
+               "  spc_cu_%s_spmv(SPC_CU_%s_SPMV_ARGS(A), x, nx, y, ny, y, ny, q, q + 1, INT64_MIN,\n"
+               "                 INT64_MAX, lane, 32, false, &acc, &yrow, &hit, NULL, 0);\n",
+               F, F, F);
+  if (row)
+    spc_str_addf(o, "  for (int d = 16; d > 0; d /= 2) acc += __shfl_down_sync(0xffffffffu, acc, d);\n"
+                    "  if (lane == 0 && hit) y[yrow] += acc;\n");
+  else
+    spc_str_addf(o, "  (void)acc;\n  (void)yrow;\n  (void)hit;\n");
+  spc_str_addf(o, "}\n\n");
+  spc_str_addf(o,
+               "/* schedule 2: thread t takes the level-1 positions [p0, p1), the t-th\n"
+               " * of nt equal windows of [b[2], b[3]) */\n"
+               "__global__ void spc_cu_%s_spmv_split(spc_cu_mat A, const int64_t *bd, int64_t nt,\n"
+               "                                     const double *x, int64_t nx, double *y, int64_t ny) {\n"
+               "  int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+               "  if (t >= nt) return;\n"
+               "  int64_t b0 = bd[0], e0 = bd[1], P = bd[3] - bd[2];\n"
+               "  int64_t chunk = (P + nt - 1) / nt;\n"
+               "  int64_t p0 = bd[2] + (t * chunk < P ? t * chunk : P);\n"
+               "  int64_t p1 = bd[2] + ((t + 1) * chunk < P ? (t + 1) * chunk : P);\n"
+               "  if (p0 >= p1) return;\n"
+               "  int64_t lo = b0, hi = e0, mb = 0, me = 0;\n"
+               "  while (lo < hi) { /* the first top position ending after p0 */\n"
+               "    int64_t m = lo + (hi - lo) / 2;\n"
+               "    spc_cu_%s_range(SPC_CU_%s_SPMV_ARGS(A), 1, m, &mb, &me, NULL, 0);\n"
+               "    if (me <= p0) lo = m + 1; else hi = m;\n"
+               "  }\n"
+               "  int64_t qa = lo;\n"
+               "  hi = e0;\n"
+               "  while (lo < hi) { /* the first top position beginning at p1 or later */\n"
+               "    int64_t m = lo + (hi - lo) / 2;\n"
+               "    spc_cu_%s_range(SPC_CU_%s_SPMV_ARGS(A), 1, m, &mb, &me, NULL, 0);\n"
+               "    if (mb < p1) lo = m + 1; else hi = m;\n"
+               "  }\n"
+               "  double acc = 0;\n"
+               "  int64_t yrow = 0;\n"
+               "  bool hit = false;\n"
+               "  spc_cu_%s_spmv(SPC_CU_%s_SPMV_ARGS(A), x, nx, y, ny, y, ny, qa, lo, p0, p1, 0, 1,\n"
+               "                 true, &acc, &yrow, &hit, NULL, 0);\n"
+               "}\n\n",
+               F, F, F, F, F, F, F);
+  spc_str_addf(o,
+               "static int spc_cu_%s_spmv_run(int schedule, const spc_cu_mat *A, const double *x,\n"
+               "                              int64_t nx, double *y, int64_t ny) {\n"
+               "  int64_t *bd = NULL, b[4];\n"
+               "  SPC_CU_CHECK(cudaMalloc(&bd, 4 * sizeof *bd));\n"
+               "  spc_cu_%s_bounds<<<1, 1>>>(*A, bd);\n"
+               "  cudaError_t st = cudaMemcpy(b, bd, sizeof b, cudaMemcpyDeviceToHost);\n"
+               "  int64_t n = b[1] - b[0], P = b[3] - b[2];\n"
+               "  if (st == cudaSuccess && n > 0) {\n"
+               "    if (schedule == 0)\n"
+               "      spc_cu_%s_spmv_thread<<<(unsigned)((n + 255) / 256), 256>>>(*A, b[0], b[1], x, nx, y, ny);\n"
+               "    else if (schedule == 1)\n"
+               "      spc_cu_%s_spmv_warp<<<(unsigned)((32 * n + 255) / 256), 256>>>(*A, b[0], b[1], x, nx, y, ny);\n"
+               "    else {\n"
+               "      int64_t nt = P / 64 + 1;\n"
+               "      if (nt > (1 << 20)) nt = 1 << 20;\n"
+               "      spc_cu_%s_spmv_split<<<(unsigned)((nt + 255) / 256), 256>>>(*A, bd, nt, x, nx, y, ny);\n"
+               "    }\n"
+               "    st = cudaGetLastError();\n"
+               "    if (st == cudaSuccess) st = cudaDeviceSynchronize();\n"
+               "  }\n"
+               "  cudaFree(bd);\n"
+               "  return (int)st;\n"
+               "}\n\n"
+               "extern \"C\" const spc_cu_spmv_kernels spc_cu_spmv_%s = {\n    \"%s\",\n",
+               F, F, F, F, F, F, T->C.I.fmt->name);
+  table_arrays(T);
+  spc_str_addf(o, "    spc_cu_%s_spmv_run};\n", F);
+}
+
+static void spgemm_kernels(cu_text *T) {
+  const char *F = T->fn;
+  spc_str *o = T->o;
+  static const char *const pass[] = {"ub", "sym", "num"};
+  for (int k = 0; k < 3; k++) {
+    spc_str_addf(o,
+                 "\n__global__ void spc_cu_%s_spgemm_%s_k(spc_cu_mat A, spc_cu_mat B, int64_t b0, int64_t e0,\n"
+                 "                                       int64_t *w0, int64_t n0, int64_t *w1, int64_t n1,\n"
+                 "                                       double *hv, int64_t nh, int64_t *cpos, int64_t ncp,\n"
+                 "                                       int64_t *ccrd, double *cval, int64_t nc) {\n"
+                 "  int64_t q = b0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                 "  if (q >= e0) return;\n",
+                 F, pass[k]);
+    if (k == 0)
+      spc_str_addf(o, "  (void)w1, (void)n1, (void)hv, (void)nh, (void)cpos, (void)ncp, (void)ccrd, (void)cval, (void)nc;\n"
+                      "  spc_cu_%s_spgemm_ub(SPC_CU_%s_A_ARGS(A), SPC_CU_%s_A_ARGS(B), q, w0, n0, NULL, 0);\n",
+                   F, F, F);
+    else if (k == 1)
+      spc_str_addf(o, "  (void)hv, (void)nh, (void)cpos, (void)ncp, (void)ccrd, (void)cval, (void)nc;\n"
+                      "  spc_cu_%s_spgemm_sym(SPC_CU_%s_A_ARGS(A), SPC_CU_%s_A_ARGS(B), q, w0, n0, w1, n1,\n"
+                      "                       cpos, ncp, NULL, 0);\n",
+                   F, F, F);
+    else
+      spc_str_addf(o, "  spc_cu_%s_spgemm_num(SPC_CU_%s_A_ARGS(A), SPC_CU_%s_A_ARGS(B), q, w0, n0, w1, n1,\n"
+                      "                       hv, nh, cpos, ncp, ccrd, nc, cval, nc, NULL, 0);\n",
+                   F, F, F);
+    spc_str_addf(o, "}\n");
+  }
+  spc_str_addf(o,
+               "\n__global__ void spc_cu_%s_top(spc_cu_mat A, int64_t *b) {\n"
+               "  spc_cu_%s_grange(SPC_CU_%s_A_ARGS(A), 0, 0, &b[0], &b[1], NULL, 0);\n"
+               "}\n\n"
+               "/* in[0..n) -> out[0..n]: exclusive sum, out[n] the total (host copy) */\n"
+               "static int spc_cu_%s_scan(const int64_t *in, int64_t *out, int64_t n, int64_t *total) {\n"
+               "  void *tmp = NULL;\n"
+               "  size_t bytes = 0;\n"
+               "  SPC_CU_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, n + 1));\n"
+               "  SPC_CU_CHECK(cudaMalloc(&tmp, bytes ? bytes : 1));\n"
+               "  cudaError_t st = cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, n + 1);\n"
+               "  cudaFree(tmp);\n"
+               "  SPC_CU_CHECK(st);\n"
+               "  return (int)cudaMemcpy(total, out + n, sizeof *total, cudaMemcpyDeviceToHost);\n"
+               "}\n\n",
+               F, F, F, F);
+  spc_str_addf(o,
+               "static int spc_cu_%s_spgemm_run(const spc_cu_mat *A, const spc_cu_mat *B, int64_t nrows,\n"
+               "                                int64_t *cpos, int64_t **ccrd, double **cval, int64_t *nnz) {\n"
+               "  int64_t *bd = NULL, *ub = NULL, *off = NULL, *keys = NULL, *cnt = NULL, b[2], total = 0;\n"
+               "  double *hv = NULL;\n"
+               "  *ccrd = NULL;\n"
+               "  *cval = NULL;\n"
+               "  *nnz = 0;\n"
+               "  cudaError_t st = cudaMalloc(&bd, 2 * sizeof *bd);\n"
+               "  if (!st) spc_cu_%s_top<<<1, 1>>>(*A, bd);\n"
+               "  if (!st) st = cudaMemcpy(b, bd, sizeof b, cudaMemcpyDeviceToHost);\n"
+               "  int64_t n = st ? 0 : b[1] - b[0];\n"
+               "  unsigned g = (unsigned)((n + 255) / 256 + 1);\n"
+               "  size_t rb = (size_t)(nrows + 1) * sizeof(int64_t);\n"
+               "  if (!st) st = cudaMalloc(&ub, rb);\n"
+               "  if (!st) st = cudaMalloc(&off, rb);\n"
+               "  if (!st) st = cudaMalloc(&cnt, rb);\n"
+               "  if (!st) st = cudaMemset(ub, 0, rb);\n"
+               "  if (!st) st = cudaMemset(cnt, 0, rb);\n"
+               "  if (!st) spc_cu_%s_spgemm_ub_k<<<g, 256>>>(*A, *B, b[0], b[1], ub, nrows + 1, NULL, 0,\n"
+               "                                          NULL, 0, NULL, 0, NULL, NULL, 0);\n"
+               "  if (!st) st = cudaGetLastError();\n"
+               "  if (!st) st = (cudaError_t)spc_cu_%s_scan(ub, off, nrows, &total);\n"
+               "  if (!st) st = cudaMalloc(&keys, (size_t)(total ? total : 1) * sizeof *keys);\n"
+               "  if (!st) st = cudaMalloc(&hv, (size_t)(total ? total : 1) * sizeof *hv);\n"
+               "  if (!st) st = cudaMemset(keys, 0xff, (size_t)total * sizeof *keys); /* -1: empty */\n"
+               "  if (!st) spc_cu_%s_spgemm_sym_k<<<g, 256>>>(*A, *B, b[0], b[1], off, nrows + 1, keys, total,\n"
+               "                                           NULL, 0, cnt, nrows + 1, NULL, NULL, 0);\n"
+               "  if (!st) st = cudaGetLastError();\n"
+               "  if (!st) st = (cudaError_t)spc_cu_%s_scan(cnt, cpos, nrows, nnz);\n"
+               "  if (!st) st = cudaMalloc(ccrd, (size_t)(*nnz ? *nnz : 1) * sizeof **ccrd);\n"
+               "  if (!st) st = cudaMalloc(cval, (size_t)(*nnz ? *nnz : 1) * sizeof **cval);\n"
+               "  if (!st) st = cudaMemset(keys, 0xff, (size_t)total * sizeof *keys);\n"
+               "  if (!st) spc_cu_%s_spgemm_num_k<<<g, 256>>>(*A, *B, b[0], b[1], off, nrows + 1, keys, total,\n"
+               "                                           hv, total, cpos, nrows + 1, *ccrd, *cval, *nnz);\n"
+               "  if (!st) st = cudaGetLastError();\n"
+               "  if (!st) st = cudaDeviceSynchronize();\n"
+               "  cudaFree(bd);\n"
+               "  cudaFree(ub);\n"
+               "  cudaFree(off);\n"
+               "  cudaFree(cnt);\n"
+               "  cudaFree(keys);\n"
+               "  cudaFree(hv);\n"
+               "  if (st) {\n"
+               "    cudaFree(*ccrd);\n"
+               "    cudaFree(*cval);\n"
+               "    *ccrd = NULL;\n"
+               "    *cval = NULL;\n"
+               "  }\n"
+               "  return (int)st;\n"
+               "}\n\n"
+               "extern \"C\" const spc_cu_spgemm_kernels spc_cu_spgemm_%s = {\n    \"%s\",\n    %d,\n",
+               F, F, F, F, F, F, F, F, T->C.I.fmt->name, T->C.iv[0].a != 0);
+  table_arrays(T);
+  spc_str_addf(o, "    spc_cu_%s_spgemm_run};\n", F);
+}
+
+static spc_status gen_spmv(cu_text *T, spc_error *e) {
+  char name[160];
+  snprintf(name, sizeof name, "spc_cu_%s_spmv", T->fn);
+  spc_status s = cu_build_init(&T->C, T->C.I.fmt, name, e);
+  if (!s) s = cu_build_spmv(&T->C, e);
+  if (!s) arrays(T, "SPMV");
+  if (!s) s = emit_dev(T, "ya", e);
+  snprintf(name, sizeof name, "spc_cu_%s_range", T->fn);
+  if (!s) s = cu_build_next(&T->C, name, e);
+  if (!s) s = cu_build_range(&T->C, e);
+  if (!s) s = emit_dev(T, NULL, e);
+  if (!s) spmv_kernels(T);
+  return s;
+}
+
+static spc_status gen_spgemm(cu_text *T, spc_error *e) {
+  static const char *const pass[] = {"ub", "sym", "num"};
+  char name[160];
+  snprintf(name, sizeof name, "spc_cu_%s_grange", T->fn);
+  spc_status s = cu_build_init(&T->C, T->C.I.fmt, name, e);
+  if (!s && !cu_spgemm_ok(&T->C))
+    s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
+                "CUDA SpGEMM needs a format of two levels whose top level is unique and "
+                "can locate (csr, csc, dcsr, dcsc, csf, sky, dense); %s is not one",
+                T->C.I.fmt->name);
+  if (!s) s = cu_build_range(&T->C, e);
+  if (!s) arrays(T, "A");
+  if (!s) s = emit_dev(T, NULL, e);
+  for (int k = 0; k < 3 && !s; k++) {
+    snprintf(name, sizeof name, "spc_cu_%s_spgemm_%s", T->fn, pass[k]);
+    s = cu_build_next(&T->C, name, e);
+    if (!s) s = cu_build_spgemm(&T->C, k, e);
+    if (!s) s = emit_dev(T, NULL, e);
+  }
+  if (!s) spgemm_kernels(T);
+  return s;
+}
+
+spc_status spc_gen_cuda_source(const char *format, const char *kernel,
+                               const spc_convert_opts *o, char **text, spc_error *e) {
+  const spc_specs *reg;
+  spc_specs *own = NULL;
+  const spc_format_spec *fmt = NULL;
+  spc_str out = {0};
+  char fn[96];
+  *text = NULL;
+  bool spmv = kernel && !strcmp(kernel, "spmv"), spgemm = kernel && !strcmp(kernel, "spgemm");
+  if (!spmv && !spgemm)
+    return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "CUDA kernel '%s': expected spmv or spgemm",
+                   kernel ? kernel : "(none)");
+  spc_status s = asm_resolve_format(format, o, &reg, &own, &fmt, e);
+  if (s) return s;
+  snprintf(fn, sizeof fn, "%s", fmt->name);
+  for (char *p = fn; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) *p = '_';
+  cu_text T = {.o = &out, .fn = fn};
+  T.C.I.fmt = fmt;
+  spc_str_addf(&out,
+               "/* %s_%s.cu -- CUDA %s kernels for matrix format %s, values double.\n"
+               " * Generated by `spconv gen --cuda --kernel=%s --format=%s` (spconv %s)\n"
+               " * from the format's read-side level functions, through the IR the CPU\n"
+               " * kernels run.  Compile: nvcc -c --fmad=false -arch=sm_80 %s_%s.cu\n"
+               " * Entry point: the extern \"C\" table spc_cu_%s_%s at the end. */\n",
+               fn, kernel, kernel, fmt->name, kernel, format, SPCONV_VERSION, fn, kernel,
+               kernel, fn);
+  ir_emit_cuda_prelude(&out);
+  spc_str_add(&out, cu_types, sizeof cu_types - 1);
+  s = spmv ? gen_spmv(&T, e) : gen_spgemm(&T, e);
+  cu_build_free(&T.C);
+  spc_specs_free(&own);
+  if (!s && out.failed) s = SPC_NOMEM(e);
+  if (!s && !(*text = malloc(out.len + 1))) s = SPC_NOMEM(e);
+  if (!s) memcpy(*text, out.s, out.len + 1);
+  spc_str_free(&out);
+  return s;
+}
