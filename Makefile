@@ -151,6 +151,11 @@ $(CUDA_DIR)/%_spgemm.cu: $(BIN)
 	@mkdir -p $(dir $@)
 	@$(BIN) gen --cuda --kernel=spgemm --format=$* -o $@.tmp
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else echo "  GEN     $@"; mv $@.tmp $@; fi
+# one translation unit for every kernel: nvcc's start-up and CUB's headers
+# once, not per format (a fraction of the time of 19 separate compiles)
+$(CUDA_DIR)/kernels_all.cu: $(CUDA_CU)
+	@cat $^ > $@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(CUDA_DIR)/%.o: $(CUDA_DIR)/%.cu
 	@echo "  NVCC    $<"
 	@$(NVCC) $(CUDA_FLAGS) $(CUDA_ARCH) -c $< -o $@
@@ -165,7 +170,7 @@ $(CUDA_DIR)/spconv_cuda_test.o: cuda/spconv_cuda_test.cu $(CUDA_DIR)/spc_cu_type
     $(CUDA_DIR)/registry.h assemble/spc_cuda_host.h include/spconv.h
 	@echo "  NVCC    $<"
 	@$(NVCC) $(CUDA_FLAGS) $(CUDA_ARCH) -Iinclude -Iassemble -I$(CUDA_DIR) -c $< -o $@
-$(CUDA_DIR)/spconv_cuda_test: $(CUDA_CU:.cu=.o) $(CUDA_DIR)/spconv_cuda_test.o $(BUILD)/libspconv.a
+$(CUDA_DIR)/spconv_cuda_test: $(CUDA_DIR)/kernels_all.o $(CUDA_DIR)/spconv_cuda_test.o $(BUILD)/libspconv.a
 	@echo "  LINK    $@"
 	@$(NVCC) $(CUDA_ARCH) -o $@ $^ $(DEP_LIBS) -lgomp
 

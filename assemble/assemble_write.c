@@ -924,6 +924,8 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
   return s;
 }
 
+static spc_status np1_of(conv *C, int64_t *np1, spc_error *e);
+
 /* Bucketing for the counting path: the source components (coordinates
  * and values, in their own types) reordered by the child level's
  * coordinate, stably, by one counting sort.  The counting path run on
@@ -1072,6 +1074,10 @@ static spc_status run_count(conv *C, conv_tensor **out, bool *done, spc_error *e
   }
   choose_types(C);
   if (!count_applies(C)) return SPC_OK;
+  /* the parents' count arrays: a top level past the position limit is
+   * the sort path's to refuse ("too large"), before anything is allocated */
+  int64_t np1 = 0;
+  if (np1_of(C, &np1, &e2) || np1 > C->limit) return SPC_OK;
   countfn F = {0};
   spc_status s = build_count(C, &F, &e2);
   if (s) {
@@ -1084,7 +1090,7 @@ static spc_status run_count(conv *C, conv_tensor **out, bool *done, spc_error *e
   for (int k = 0; k < C->order; k++) crd[k] = spc_level_array_c(&C->comb->lv[k], "crd")->data;
   int64_t ok = 0;
   s = count_once(C, &F, crd, C->comb->val, out, &ok, e);
-  if (!s && ok == 0 && C->N[1] <= 2 * C->n + 4096) {
+  if (!s && ok == 0 && C->N[1] <= 2 * C->n + 4096 && C->N[1] < C->limit) {
     ir_func *B = NULL;
     ir_arg *args = NULL;
     s = build_bucket(C, &B, e);
@@ -1462,6 +1468,10 @@ spc_status asm_counter_create(const char *format, const spc_convert_opts *o, con
     return SPC_OK;
   }
   s = np1_of(C, &c->np1, e);
+  if (!s && c->np1 > C->limit) { /* the ordinary path refuses it */
+    asm_counter_free(&c);
+    return SPC_OK;
+  }
   if (!s && (!(c->cnt = spc_calloc((size_t)(c->np1 ? c->np1 : 1), sizeof *c->cnt)) ||
              !(c->last = spc_calloc((size_t)(c->np1 ? c->np1 : 1), sizeof *c->last))))
     s = SPC_NOMEM(e);

@@ -913,6 +913,27 @@ START_TEST(test_counting_plan) {
     o.plan = SPC_PLAN_SORT;
     tu_assert_ok(spc_convert_to(t, "csr", &o, &xs, &e), &e);
     same_arrays(xa, xs, "hand-made CSR");
+    /* hypersparse, 3e9 rows: refused as too large by both plans, before
+     * the counting path allocates its per-row counts (no 24 GB calloc) */
+    int64_t hd[2] = {3000000000LL, 3000000000LL};
+    spc_tensor *h = NULL, *xh = NULL;
+    tu_assert_ok(spc_tensor_create_coo(2, hd, 2, SPC_PATTERN, &h, &e), &e);
+    for (int l = 0; l < 2; l++) {
+      int64_t *p = spc_tensor_level_array_mut(h, l, "crd");
+      p[0] = l ? 7 : 1;
+      p[1] = 2999999999LL;
+    }
+    for (int pl = 0; pl < 2; pl++) {
+      spc_convert_opts oh;
+      opts(&oh, SPC_ENGINE_AUTO, NULL);
+      oh.max_positions = 0; /* the default limit: below 3e9 on any machine here */
+      oh.plan = pl ? SPC_PLAN_SORT : SPC_PLAN_AUTO;
+      spc_error_clear(&e);
+      ck_assert_int_eq(spc_convert_to(h, "csr", &oh, &xh, &e), SPC_ERR_UNSUPPORTED);
+      assert_has(e.msg, "too large");
+      ck_assert_ptr_null(xh);
+    }
+    spc_tensor_free(&h);
     arr pos = get_arr(xa, 1, "pos"), crd = get_arr(xa, 1, "crd");
     static const int64_t wp[] = {0, 2, 3, 5}, wc[] = {1, 3, 2, 0, 3};
     for (int k = 0; k < 4; k++) ck_assert_int_eq(at(pos, k), wp[k]);

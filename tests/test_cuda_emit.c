@@ -117,6 +117,11 @@ END_TEST
 /* ---- nvcc ------------------------------------------------------------------ */
 
 START_TEST(test_nvcc) {
+#if defined(__SANITIZE_ADDRESS__)
+  /* the same text as the plain run compiles: once is enough */
+  fprintf(stderr, "cuda/nvcc: skipped under the sanitizers (the plain test run compiles it)\n");
+  return;
+#endif
   const char *nvcc = getenv("SPC_NVCC");
   if (!nvcc) nvcc = system("command -v nvcc >/dev/null 2>&1") == 0 ? "nvcc" : NULL;
   if (!nvcc) {
