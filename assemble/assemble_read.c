@@ -74,8 +74,9 @@ typedef struct rd {
   /* SpMV: y[i] += A[i][j] * x[j] (transpose: y[j] += A[i][j] * x[i]) over
    * the positions [q0, q1) of the top level */
   bool spmv, transpose;
-  ir_ty sty; /* the arithmetic type: F64 or C128 */
-  ir_var x, y, q0, q1;
+  bool split; /* positions schedule: level 1 clipped to [r0, r1) too */
+  ir_ty sty;  /* the arithmetic type: F64 or C128 */
+  ir_var x, y, q0, q1, r0, r1;
 } rd;
 
 static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
@@ -103,6 +104,10 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
   if (R->spmv && l == 0) { /* this call's share of the top level */
     ir_add(f, dst, ir_assign(f, bg, ir_bin(f, IR_MAX, ir_ref(f, bg), ir_cast(f, I->index_ty, ir_ref(f, R->q0)))));
     ir_add(f, dst, ir_assign(f, en, ir_bin(f, IR_MIN, ir_ref(f, en), ir_cast(f, I->index_ty, ir_ref(f, R->q1)))));
+  }
+  if (R->spmv && R->split && l == 1) { /* this call's chunk of level 1 */
+    ir_add(f, dst, ir_assign(f, bg, ir_bin(f, IR_MAX, ir_ref(f, bg), ir_cast(f, I->index_ty, ir_ref(f, R->r0)))));
+    ir_add(f, dst, ir_assign(f, en, ir_bin(f, IR_MIN, ir_ref(f, en), ir_cast(f, I->index_ty, ir_ref(f, R->r1)))));
   }
   ir_stmt *loop = ir_add(f, dst, ir_for(f, b.q, ir_ref(f, bg), ir_ref(f, en), NULL));
   ir_stmt *body = ir_body(loop);
@@ -334,11 +339,13 @@ spc_status asm_read_routine(const spc_format_spec *fmt, int order,
 }
 
 /* ---- SpMV from the read-side level functions ----------------------------------
- * spmv(arrays..., vals, ext, x, y, q0, q1): for every stored component
- * (i, j, a) under the top-level positions [q0, q1), y[i] += a * x[j] (or
- * y[j] += a * x[i] transposed), in the arithmetic type F64 (C128 for
- * complex values).  The loop nest is the read-back's: the format's begin,
- * end, access and valid, with the remapping inverted. */
+ * spmv(arrays..., vals, ext, x, y, q0, q1 [, r0, r1]): for every stored
+ * component (i, j, a) under the top-level positions [q0, q1) -- and, for
+ * the positions schedule (R->split), under the level-1 positions
+ * [r0, r1) -- y[i] += a * x[j] (or y[j] += a * x[i] transposed), in the
+ * arithmetic type F64 (C128 for complex values).  The loop nest is the
+ * read-back's: the format's begin, end, access and valid, with the
+ * remapping inverted.  Its arrays never overlap (restrict in C). */
 static spc_status build_spmv(rd *R, spc_error *e) {
   const conv_info *I = R->I;
   ir_func *f = R->f;
@@ -358,6 +365,11 @@ static spc_status build_spmv(rd *R, spc_error *e) {
   R->y = ir_param(f, "y", R->sty, true, IR_INOUT);
   R->q0 = ir_param(f, "q0", IR_I64, false, IR_IN);
   R->q1 = ir_param(f, "q1", IR_I64, false, IR_IN);
+  if (R->split) {
+    R->r0 = ir_param(f, "r0", IR_I64, false, IR_IN);
+    R->r1 = ir_param(f, "r1", IR_I64, false, IR_IN);
+  }
+  ir_func_set_noalias(f);
   for (int l = 0; l < I->nlevels; l++) {
     snprintf(name, sizeof name, "c%d", l);
     R->c[l] = lang_fresh_local(f, name, I->coord_ty, false);
@@ -420,9 +432,201 @@ static spc_status top_range(const conv_info *I, const spc_tensor *t, asm_engine 
   return s;
 }
 
-spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
-                         void *y, int threads, const spc_convert_opts *o,
-                         spc_error *e) {
+/* Whether the positions schedule can split level 1 of I: a second level
+ * whose positions are contiguous across parents (`compact`: begin is
+ * monotone and end(p) = begin(p + 1)), with begin and end. */
+static bool splittable(const conv_info *I) {
+  if (I->nlevels < 2 || !(I->lv[1]->lf->props & SPC_LP_COMPACT)) return false;
+  lvbind b;
+  asm_bind_init(&b, I->lv[1]->lf, I->lv[1], I->index_ty, I->coord_ty);
+  return asm_lfn(&b, SPC_LF_BEGIN) && asm_lfn(&b, SPC_LF_END);
+}
+
+/* The schedules' cuts, from one routine of level 1's begin and end (run
+ * interpreted: O(nt log n) work).  With [b0, e0) the top level's
+ * positions and [P0, P1) = [begin1(b0), end1(e0 - 1)) level 1's, for
+ * k = 0 .. nt:
+ *   cut[k]              where the rows split's part k starts in level 1
+ *                       (begin1(b0 + (e0 - b0) k / nt); P1 for k = nt)
+ *   cut[nt + 1 + k]     r_k = P0 + (P1 - P0) k / nt, the positions split
+ *   cut[2 (nt + 1) + k] the parent owning r_k: the last p in [b0, e0)
+ *                       with begin1(p) <= r_k (binary search) */
+static spc_status split_cuts(const conv_info *I, const spc_tensor *t, int64_t b0, int64_t e0,
+                             int64_t nt, int64_t *cut, spc_error *e) {
+  ir_func *f = ir_func_new("spc_spmv_split");
+  if (!f) return SPC_NOMEM(e);
+  lvbind b;
+  asm_bind_init(&b, I->lv[1]->lf, I->lv[1], I->index_ty, I->coord_ty);
+  const spc_level_spec *ls = I->lv[1]->lf;
+  char name[64];
+  for (int k = 0; k < ls->narrays; k++) {
+    snprintf(name, sizeof name, "l1_%s", ls->arrays[k].name);
+    b.arr[k] = ir_param(f, name, asm_tname_ty(ls->arrays[k].type, I->index_ty, I->coord_ty), true, IR_IN);
+  }
+  ir_var lo1 = ir_param(f, "lo1", IR_I64, false, IR_IN); /* level 1's extent */
+  ir_var N1 = ir_param(f, "N1", IR_I64, false, IR_IN);
+  ir_var vb0 = ir_param(f, "b0", IR_I64, false, IR_IN), ve0 = ir_param(f, "e0", IR_I64, false, IR_IN);
+  ir_var vnt = ir_param(f, "nt", IR_I64, false, IR_IN);
+  ir_var vcut = ir_param(f, "cut", IR_I64, true, IR_INOUT);
+  ir_stmt *body = ir_func_body(f);
+  b.lo = lo1;
+  b.N = N1;
+  b.c = lang_fresh_local(f, "c", I->coord_ty, false);
+  b.p = lang_fresh_local(f, "p", I->index_ty, false);
+  b.q = lang_fresh_local(f, "q", I->index_ty, false);
+  ir_var bg = lang_fresh_local(f, "qb", I->index_ty, false);
+  ir_var P0 = lang_fresh_local(f, "P0", IR_I64, false), P1 = lang_fresh_local(f, "P1", IR_I64, false);
+  ir_var k = lang_fresh_local(f, "k", IR_I64, false), r = lang_fresh_local(f, "r", IR_I64, false);
+  ir_var a = lang_fresh_local(f, "a", IR_I64, false), z = lang_fresh_local(f, "z", IR_I64, false);
+  ir_var m = lang_fresh_local(f, "m", IR_I64, false), pk = lang_fresh_local(f, "pk", IR_I64, false);
+#define REF(v) ir_ref(f, v)
+#define BIN(op, x, y) ir_bin(f, op, x, y)
+#define SETP(x) ir_add(f, dst, ir_assign(f, b.p, ir_cast(f, I->index_ty, x)))
+  ir_stmt *dst = body;
+  SETP(REF(vb0));
+  spc_status s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
+  ir_add(f, dst, ir_assign(f, P0, ir_cast(f, IR_I64, REF(bg))));
+  SETP(BIN(IR_SUB, REF(ve0), ir_int(f, 1)));
+  if (!s) s = asm_lower_fn(f, dst, &b, SPC_LF_END, bg, NULL, e);
+  ir_add(f, dst, ir_assign(f, P1, ir_cast(f, IR_I64, REF(bg))));
+  ir_stmt *loop = ir_add(f, body, ir_for(f, k, ir_int(f, 0), BIN(IR_ADD, REF(vnt), ir_int(f, 1)), NULL));
+  dst = ir_body(loop);
+  /* rows: part k starts at parent pk */
+  ir_add(f, dst, ir_assign(f, pk, BIN(IR_ADD, REF(vb0), BIN(IR_DIV, BIN(IR_MUL, BIN(IR_SUB, REF(ve0), REF(vb0)), REF(k)), REF(vnt)))));
+  ir_add(f, dst, ir_store(f, vcut, REF(k), REF(P1)));
+  ir_stmt *in = ir_add(f, dst, ir_if(f, BIN(IR_LT, REF(pk), REF(ve0)), NULL, NULL));
+  {
+    ir_stmt *save = dst;
+    dst = ir_then(in);
+    SETP(REF(pk));
+    if (!s) s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
+    ir_add(f, dst, ir_store(f, vcut, REF(k), ir_cast(f, IR_I64, REF(bg))));
+    dst = save;
+  }
+  /* positions: border r_k and its owner */
+  ir_add(f, dst, ir_assign(f, r, BIN(IR_ADD, REF(P0), BIN(IR_DIV, BIN(IR_MUL, BIN(IR_SUB, REF(P1), REF(P0)), REF(k)), REF(vnt)))));
+  ir_expr *row1 = BIN(IR_ADD, REF(vnt), ir_int(f, 1));
+  ir_add(f, dst, ir_store(f, vcut, BIN(IR_ADD, row1, REF(k)), REF(r)));
+  ir_add(f, dst, ir_assign(f, a, REF(vb0)));
+  ir_add(f, dst, ir_assign(f, z, REF(ve0)));
+  ir_stmt *w = ir_add(f, dst, ir_while(f, BIN(IR_LT, REF(a), REF(z)), NULL));
+  {
+    ir_stmt *save = dst;
+    dst = ir_body(w);
+    ir_add(f, dst, ir_assign(f, m, BIN(IR_ADD, REF(a), BIN(IR_DIV, BIN(IR_SUB, REF(z), REF(a)), ir_int(f, 2)))));
+    SETP(REF(m));
+    if (!s) s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
+    ir_stmt *c = ir_add(f, dst, ir_if(f, BIN(IR_LE, ir_cast(f, IR_I64, REF(bg)), REF(r)), NULL, NULL));
+    ir_add(f, ir_then(c), ir_assign(f, a, BIN(IR_ADD, REF(m), ir_int(f, 1))));
+    ir_add(f, ir_else(f, c), ir_assign(f, z, REF(m)));
+    dst = save;
+  }
+  ir_add(f, dst, ir_store(f, vcut, BIN(IR_ADD, BIN(IR_MUL, ir_int(f, 2), BIN(IR_ADD, REF(vnt), ir_int(f, 1))), REF(k)),
+                          BIN(IR_SUB, REF(a), ir_int(f, 1))));
+#undef REF
+#undef BIN
+#undef SETP
+  if (!s) s = ir_verify(f, e);
+  ir_arg args[SPC_SPEC_MAX + 8] = {{0}};
+  int na = 0;
+  for (int q = 0; q < ls->narrays && !s; q++) {
+    const spc_array *x = spc_level_array_c(&t->lv[1], ls->arrays[q].name);
+    args[na++] = (ir_arg){.data = x ? x->data : NULL, .len = x ? x->len : 0};
+  }
+  args[na++].s.i64 = I->lo[1];
+  args[na++].s.i64 = I->N[1];
+  args[na++].s.i64 = b0;
+  args[na++].s.i64 = e0;
+  args[na++].s.i64 = nt;
+  args[na++] = (ir_arg){.data = cut, .len = 3 * (nt + 1)};
+  if (!s) s = asm_run(NULL, f, args, e);
+  ir_func_free(&f);
+  return s;
+}
+
+typedef struct spmv_plan {
+  spc_schedule sched;
+  int nt;
+  int64_t b0, e0;
+  int64_t *cut; /* positions: split_cuts's (spc_malloc'ed) */
+} spmv_plan;
+
+/* The schedule and thread count for t (a note in info saying why, when
+ * auto chose or positions could not run). */
+static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads, spc_schedule want,
+                            spc_kernel_info *info, spmv_plan *P, spc_error *e) {
+  P->nt = threads > 0 ? threads : 1;
+  if (P->nt > 64) P->nt = 64;
+  P->sched = SPC_SCHED_ROWS;
+  P->cut = NULL;
+  char *note = info ? info->note : NULL;
+  size_t nn = info ? sizeof info->note : 0;
+  if (note) note[0] = 0;
+  spc_status s = top_range(I, t, NULL, &P->b0, &P->e0, e); /* O(1) work: interpreted */
+  if (s) return s;
+  bool can = splittable(I) && P->e0 > P->b0;
+  if (want == SPC_SCHED_POSITIONS && !can && note)
+    snprintf(note, nn, "positions schedule: level 1 of %s (%s) has no contiguous positions to "
+             "split; rows instead", I->fmt->name, I->lv[I->nlevels > 1]->lf->name);
+  if (want == SPC_SCHED_ROWS || !can || (want == SPC_SCHED_AUTO && P->nt == 1)) {
+    if (P->e0 - P->b0 < 2 * P->nt) P->nt = 1;
+    return SPC_OK;
+  }
+  int64_t n = P->nt;
+  if (!(P->cut = spc_malloc((size_t)(3 * (n + 1)) * sizeof *P->cut))) return SPC_NOMEM(e);
+  spc_error se;
+  spc_error_clear(&se);
+  s = split_cuts(I, t, P->b0, P->e0, n, P->cut, &se);
+  if (s == SPC_ERR_NOMEM) return spc_err(e, s, NULL, 0, 0, "%s", se.msg);
+  if (s) { /* a level-1 begin this routine cannot evaluate alone: rows */
+    if (note) snprintf(note, nn, "positions schedule: %.200s; rows instead", se.msg);
+    spc_free(P->cut);
+    P->cut = NULL;
+    if (P->e0 - P->b0 < 2 * P->nt) P->nt = 1;
+    return SPC_OK;
+  }
+  int64_t total = P->cut[n] - P->cut[0], busiest = 0;
+  for (int64_t k = 0; k < n; k++)
+    if (P->cut[k + 1] - P->cut[k] > busiest) busiest = P->cut[k + 1] - P->cut[k];
+  double share = total > 0 ? (double)busiest * (double)n / (double)total : 1.0;
+  P->sched = SPC_SCHED_POSITIONS;
+  if (want == SPC_SCHED_AUTO) {
+    if (share > 1.2) {
+      if (note) snprintf(note, nn, "auto: positions (the rows split would give a thread %.2f times its share)", share);
+    } else {
+      if (note) snprintf(note, nn, "auto: rows (the rows split gives a thread at most %.2f times its share)", share);
+      P->sched = SPC_SCHED_ROWS;
+      if (P->e0 - P->b0 < 2 * P->nt) P->nt = 1;
+      return SPC_OK;
+    }
+  }
+  if (total < 2 * n) { /* too little to split: one chunk */
+    P->nt = 1;
+    s = split_cuts(I, t, P->b0, P->e0, 1, P->cut, e);
+  }
+  return s;
+}
+
+/* Thread k's arguments after the level arrays, values and extents: x, y
+ * (its own), and its range (q0, q1 [, r0, r1]); false when it has none. */
+static bool thread_range(const spmv_plan *P, int k, ir_arg *a) {
+  int64_t n = P->nt;
+  if (P->sched == SPC_SCHED_ROWS) {
+    a[0].s.i64 = P->b0 + (P->e0 - P->b0) * k / n;
+    a[1].s.i64 = P->b0 + (P->e0 - P->b0) * (k + 1) / n;
+    return true;
+  }
+  const int64_t *rk = P->cut + n + 1, *own = P->cut + 2 * (n + 1);
+  a[0].s.i64 = own[k];
+  a[1].s.i64 = own[k + 1] + 1;
+  a[2].s.i64 = rk[k];
+  a[3].s.i64 = rk[k + 1];
+  return rk[k] < rk[k + 1];
+}
+
+spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, void *y,
+                         int threads, spc_schedule sched, spc_kernel_info *info,
+                         const spc_convert_opts *o, spc_error *e) {
   if (!spc_is_converted(t) || t->order != 2)
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spmv needs a matrix in a format made by spconv");
   const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
@@ -430,24 +634,22 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
   o = made_with(I, o, &dflt);
   asm_engine E;
   asm_engine_init(&E, o);
+  spmv_plan P = {0};
+  spc_status s = plan_spmv(I, t, threads, sched, info, &P, e);
   rd R = {.I = I, .order = 2, .vt = t->vt, .spmv = true, .transpose = transpose,
-          .sty = t->vt == SPC_C128 ? IR_C128 : IR_F64};
+          .split = P.sched == SPC_SCHED_POSITIONS, .sty = t->vt == SPC_C128 ? IR_C128 : IR_F64};
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
   char rt[320];
-  spc_status s = asm_remap(I->fmt, 2, I->params, I->nparams, I->modes, I->nmodes, rt,
-                           sizeof rt, &r, e);
+  if (!s) s = asm_remap(I->fmt, 2, I->params, I->nparams, I->modes, I->nmodes, rt, sizeof rt, &r, e);
   if (!s) s = invert(I, r, iv, e);
   R.r = r;
   R.iv = iv;
   if (!s && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
   if (!s) s = build_spmv(&R, e);
-  int64_t b0 = 0, e0 = 0;
-  if (!s) s = top_range(I, t, NULL, &b0, &e0, e); /* O(1) work: interpreted */
   int64_t ny = t->dims[transpose ? 1 : 0], nx = t->dims[transpose ? 0 : 1];
   size_t w = t->vt == SPC_C128 ? 16 : 8;
-  int nt = threads > 0 ? threads : 1;
-  if (e0 - b0 < 2 * nt) nt = 1;
+  int nt = P.nt;
   char *part = NULL;
   if (!s && nt > 1 && !(part = spc_calloc((size_t)nt, (size_t)(ny ? ny : 1) * w))) s = SPC_NOMEM(e);
   asm_entry fn = NULL;
@@ -455,7 +657,6 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
   if (!s) {
     spc_status st[64] = {SPC_OK};
     spc_error ee[64];
-    if (nt > 64) nt = 64;
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
     for (int k = 0; k < nt; k++) {
       ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 8];
@@ -469,9 +670,7 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
       }
       a[na++] = (ir_arg){.data = (void *)x, .len = nx};
       a[na++] = (ir_arg){.data = nt > 1 ? part + (size_t)k * (size_t)ny * w : y, .len = ny};
-      a[na].s.i64 = b0 + (e0 - b0) * k / nt;
-      a[na + 1].s.i64 = b0 + (e0 - b0) * (k + 1) / nt;
-      st[k] = asm_call(fn, R.f, a, &ee[k]);
+      if (thread_range(&P, k, a + na)) st[k] = asm_call(fn, R.f, a, &ee[k]);
     }
     for (int k = 0; k < nt && !s; k++)
       if (st[k]) {
@@ -479,15 +678,18 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
         if (e) *e = ee[k];
       }
     if (!s && nt > 1) { /* partials summed in thread order: one result per thread count */
+      int64_t len = w == 8 ? ny : 2 * ny;
       for (int k = 0; k < nt; k++) {
-        const char *p = part + (size_t)k * (size_t)ny * w;
-        if (w == 8)
-          for (int64_t i = 0; i < ny; i++) ((double *)y)[i] += ((const double *)(const void *)p)[i];
-        else
-          for (int64_t i = 0; i < 2 * ny; i++) ((double *)y)[i] += ((const double *)(const void *)p)[i];
+        const double *p = (const double *)(const void *)(part + (size_t)k * (size_t)ny * w);
+        for (int64_t i = 0; i < len; i++) ((double *)y)[i] += p[i];
       }
     }
   }
+  if (!s && info) {
+    info->used = P.sched;
+    info->threads = nt;
+  }
+  spc_free(P.cut);
   spc_free(part);
   ir_func_free(&R.f);
   spc_remap_free(&r);
@@ -495,16 +697,17 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
 }
 
 spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty coord_ty,
-                            spc_vtype vt, bool transpose, asm_routine_cb cb, void *ctx,
-                            spc_error *e) {
+                            spc_vtype vt, bool transpose, bool split, asm_routine_cb cb,
+                            void *ctx, spc_error *e) {
   conv_info I = {.fmt = fmt, .index_ty = index_ty, .coord_ty = coord_ty};
-  rd R = {.I = &I, .order = 2, .vt = vt, .spmv = true, .transpose = transpose,
+  rd R = {.I = &I, .order = 2, .vt = vt, .spmv = true, .transpose = transpose, .split = split,
           .sty = vt == SPC_C128 ? IR_C128 : IR_F64};
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
   spc_status s = dry_info(&I, 2, &r, iv, e);
   R.r = r;
   R.iv = iv;
+  if (!s && split && !splittable(&I)) s = SPC_ERR_UNSUPPORTED; /* positions never runs */
   if (!s && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
   if (!s) s = build_spmv(&R, e);
   if (!s) s = cb(ctx, R.f, e);
