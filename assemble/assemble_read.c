@@ -442,38 +442,44 @@ static bool splittable(const conv_info *I) {
   return asm_lfn(&b, SPC_LF_BEGIN) && asm_lfn(&b, SPC_LF_END);
 }
 
-/* The schedules' cuts, from one routine of level 1's begin and end (run
- * interpreted: O(nt log n) work).  With [b0, e0) the top level's
- * positions and [P0, P1) = [begin1(b0), end1(e0 - 1)) level 1's, for
- * k = 0 .. nt:
- *   cut[k]              where the rows split's part k starts in level 1
- *                       (begin1(b0 + (e0 - b0) k / nt); P1 for k = nt)
- *   cut[nt + 1 + k]     r_k = P0 + (P1 - P0) k / nt, the positions split
- *   cut[2 (nt + 1) + k] the parent owning r_k: the last p in [b0, e0)
- *                       with begin1(p) <= r_k (binary search) */
+/* The schedules' cuts, from one routine of level 1's begin and end and
+ * level 0's access (run interpreted: O(nt log n) work).  With [b0, e0)
+ * the top level's positions and [P0, P1) = [begin1(b0), end1(e0 - 1))
+ * level 1's, for k = 0 .. nt (n1 = nt + 1):
+ *   cut[k]          where the rows split's part k starts in level 1
+ *                   (begin1(b0 + (e0 - b0) k / nt); P1 for k = nt)
+ *   cut[n1 + k]     r_k = P0 + (P1 - P0) k / nt, the positions split
+ *   cut[2 n1 + k]   the parent owning r_k: the last p in [b0, e0) with
+ *                   begin1(p) <= r_k (binary search)
+ *   cut[3 n1 + k]   begin1 of that parent (< r_k: it started before)
+ *   cut[4 n1 + k]   its coordinate (level 0's access) */
+#define NCUT 5
 static spc_status split_cuts(const conv_info *I, const spc_tensor *t, int64_t b0, int64_t e0,
                              int64_t nt, int64_t *cut, spc_error *e) {
   ir_func *f = ir_func_new("spc_spmv_split");
   if (!f) return SPC_NOMEM(e);
-  lvbind b;
-  asm_bind_init(&b, I->lv[1]->lf, I->lv[1], I->index_ty, I->coord_ty);
-  const spc_level_spec *ls = I->lv[1]->lf;
+  lvbind lb[2];
   char name[64];
-  for (int k = 0; k < ls->narrays; k++) {
-    snprintf(name, sizeof name, "l1_%s", ls->arrays[k].name);
-    b.arr[k] = ir_param(f, name, asm_tname_ty(ls->arrays[k].type, I->index_ty, I->coord_ty), true, IR_IN);
+  for (int l = 0; l < 2; l++) {
+    asm_bind_init(&lb[l], I->lv[l]->lf, I->lv[l], I->index_ty, I->coord_ty);
+    const spc_level_spec *ls = I->lv[l]->lf;
+    for (int k = 0; k < ls->narrays; k++) {
+      snprintf(name, sizeof name, "l%d_%s", l, ls->arrays[k].name);
+      lb[l].arr[k] = ir_param(f, name, asm_tname_ty(ls->arrays[k].type, I->index_ty, I->coord_ty), true, IR_IN);
+    }
+    snprintf(name, sizeof name, "lo%d", l);
+    lb[l].lo = ir_param(f, name, IR_I64, false, IR_IN);
+    snprintf(name, sizeof name, "N%d", l);
+    lb[l].N = ir_param(f, name, IR_I64, false, IR_IN);
+    lb[l].c = lang_fresh_local(f, "c", I->coord_ty, false);
+    lb[l].p = lang_fresh_local(f, "p", I->index_ty, false);
+    lb[l].q = lang_fresh_local(f, "q", I->index_ty, false);
   }
-  ir_var lo1 = ir_param(f, "lo1", IR_I64, false, IR_IN); /* level 1's extent */
-  ir_var N1 = ir_param(f, "N1", IR_I64, false, IR_IN);
+  lvbind *b = &lb[1];
   ir_var vb0 = ir_param(f, "b0", IR_I64, false, IR_IN), ve0 = ir_param(f, "e0", IR_I64, false, IR_IN);
   ir_var vnt = ir_param(f, "nt", IR_I64, false, IR_IN);
   ir_var vcut = ir_param(f, "cut", IR_I64, true, IR_INOUT);
   ir_stmt *body = ir_func_body(f);
-  b.lo = lo1;
-  b.N = N1;
-  b.c = lang_fresh_local(f, "c", I->coord_ty, false);
-  b.p = lang_fresh_local(f, "p", I->index_ty, false);
-  b.q = lang_fresh_local(f, "q", I->index_ty, false);
   ir_var bg = lang_fresh_local(f, "qb", I->index_ty, false);
   ir_var P0 = lang_fresh_local(f, "P0", IR_I64, false), P1 = lang_fresh_local(f, "P1", IR_I64, false);
   ir_var k = lang_fresh_local(f, "k", IR_I64, false), r = lang_fresh_local(f, "r", IR_I64, false);
@@ -481,13 +487,14 @@ static spc_status split_cuts(const conv_info *I, const spc_tensor *t, int64_t b0
   ir_var m = lang_fresh_local(f, "m", IR_I64, false), pk = lang_fresh_local(f, "pk", IR_I64, false);
 #define REF(v) ir_ref(f, v)
 #define BIN(op, x, y) ir_bin(f, op, x, y)
-#define SETP(x) ir_add(f, dst, ir_assign(f, b.p, ir_cast(f, I->index_ty, x)))
+#define SETP(x) ir_add(f, dst, ir_assign(f, b->p, ir_cast(f, I->index_ty, x)))
+#define SLOT(j) BIN(IR_ADD, BIN(IR_MUL, ir_int(f, j), BIN(IR_ADD, REF(vnt), ir_int(f, 1))), REF(k))
   ir_stmt *dst = body;
   SETP(REF(vb0));
-  spc_status s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
+  spc_status s = asm_lower_fn(f, dst, b, SPC_LF_BEGIN, bg, NULL, e);
   ir_add(f, dst, ir_assign(f, P0, ir_cast(f, IR_I64, REF(bg))));
   SETP(BIN(IR_SUB, REF(ve0), ir_int(f, 1)));
-  if (!s) s = asm_lower_fn(f, dst, &b, SPC_LF_END, bg, NULL, e);
+  if (!s) s = asm_lower_fn(f, dst, b, SPC_LF_END, bg, NULL, e);
   ir_add(f, dst, ir_assign(f, P1, ir_cast(f, IR_I64, REF(bg))));
   ir_stmt *loop = ir_add(f, body, ir_for(f, k, ir_int(f, 0), BIN(IR_ADD, REF(vnt), ir_int(f, 1)), NULL));
   dst = ir_body(loop);
@@ -499,14 +506,13 @@ static spc_status split_cuts(const conv_info *I, const spc_tensor *t, int64_t b0
     ir_stmt *save = dst;
     dst = ir_then(in);
     SETP(REF(pk));
-    if (!s) s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
+    if (!s) s = asm_lower_fn(f, dst, b, SPC_LF_BEGIN, bg, NULL, e);
     ir_add(f, dst, ir_store(f, vcut, REF(k), ir_cast(f, IR_I64, REF(bg))));
     dst = save;
   }
-  /* positions: border r_k and its owner */
+  /* positions: border r_k, its owner, the owner's begin and coordinate */
   ir_add(f, dst, ir_assign(f, r, BIN(IR_ADD, REF(P0), BIN(IR_DIV, BIN(IR_MUL, BIN(IR_SUB, REF(P1), REF(P0)), REF(k)), REF(vnt)))));
-  ir_expr *row1 = BIN(IR_ADD, REF(vnt), ir_int(f, 1));
-  ir_add(f, dst, ir_store(f, vcut, BIN(IR_ADD, row1, REF(k)), REF(r)));
+  ir_add(f, dst, ir_store(f, vcut, SLOT(1), REF(r)));
   ir_add(f, dst, ir_assign(f, a, REF(vb0)));
   ir_add(f, dst, ir_assign(f, z, REF(ve0)));
   ir_stmt *w = ir_add(f, dst, ir_while(f, BIN(IR_LT, REF(a), REF(z)), NULL));
@@ -515,30 +521,41 @@ static spc_status split_cuts(const conv_info *I, const spc_tensor *t, int64_t b0
     dst = ir_body(w);
     ir_add(f, dst, ir_assign(f, m, BIN(IR_ADD, REF(a), BIN(IR_DIV, BIN(IR_SUB, REF(z), REF(a)), ir_int(f, 2)))));
     SETP(REF(m));
-    if (!s) s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
+    if (!s) s = asm_lower_fn(f, dst, b, SPC_LF_BEGIN, bg, NULL, e);
     ir_stmt *c = ir_add(f, dst, ir_if(f, BIN(IR_LE, ir_cast(f, IR_I64, REF(bg)), REF(r)), NULL, NULL));
     ir_add(f, ir_then(c), ir_assign(f, a, BIN(IR_ADD, REF(m), ir_int(f, 1))));
     ir_add(f, ir_else(f, c), ir_assign(f, z, REF(m)));
     dst = save;
   }
-  ir_add(f, dst, ir_store(f, vcut, BIN(IR_ADD, BIN(IR_MUL, ir_int(f, 2), BIN(IR_ADD, REF(vnt), ir_int(f, 1))), REF(k)),
-                          BIN(IR_SUB, REF(a), ir_int(f, 1))));
+  ir_add(f, dst, ir_assign(f, a, BIN(IR_SUB, REF(a), ir_int(f, 1))));
+  ir_add(f, dst, ir_store(f, vcut, SLOT(2), REF(a)));
+  SETP(REF(a));
+  if (!s) s = asm_lower_fn(f, dst, b, SPC_LF_BEGIN, bg, NULL, e);
+  ir_add(f, dst, ir_store(f, vcut, SLOT(3), ir_cast(f, IR_I64, REF(bg))));
+  ir_add(f, dst, ir_assign(f, lb[0].p, ir_cast(f, I->index_ty, ir_int(f, 0))));
+  ir_add(f, dst, ir_assign(f, lb[0].q, ir_cast(f, I->index_ty, REF(a))));
+  if (!s) s = asm_lower_fn(f, dst, &lb[0], SPC_LF_ACCESS, lb[0].c, NULL, e);
+  ir_add(f, dst, ir_store(f, vcut, SLOT(4), ir_cast(f, IR_I64, REF(lb[0].c))));
 #undef REF
 #undef BIN
 #undef SETP
+#undef SLOT
   if (!s) s = ir_verify(f, e);
-  ir_arg args[SPC_SPEC_MAX + 8] = {{0}};
+  ir_arg args[2 * SPC_SPEC_MAX + 12] = {{0}};
   int na = 0;
-  for (int q = 0; q < ls->narrays && !s; q++) {
-    const spc_array *x = spc_level_array_c(&t->lv[1], ls->arrays[q].name);
-    args[na++] = (ir_arg){.data = x ? x->data : NULL, .len = x ? x->len : 0};
+  for (int l = 0; l < 2 && !s; l++) {
+    const spc_level_spec *ls = I->lv[l]->lf;
+    for (int q = 0; q < ls->narrays; q++) {
+      const spc_array *x = spc_level_array_c(&t->lv[l], ls->arrays[q].name);
+      args[na++] = (ir_arg){.data = x ? x->data : NULL, .len = x ? x->len : 0};
+    }
+    args[na++].s.i64 = I->lo[l];
+    args[na++].s.i64 = I->N[l];
   }
-  args[na++].s.i64 = I->lo[1];
-  args[na++].s.i64 = I->N[1];
   args[na++].s.i64 = b0;
   args[na++].s.i64 = e0;
   args[na++].s.i64 = nt;
-  args[na++] = (ir_arg){.data = cut, .len = 3 * (nt + 1)};
+  args[na++] = (ir_arg){.data = cut, .len = NCUT * (nt + 1)};
   if (!s) s = asm_run(NULL, f, args, e);
   ir_func_free(&f);
   return s;
@@ -573,7 +590,7 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
     return SPC_OK;
   }
   int64_t n = P->nt;
-  if (!(P->cut = spc_malloc((size_t)(3 * (n + 1)) * sizeof *P->cut))) return SPC_NOMEM(e);
+  if (!(P->cut = spc_malloc((size_t)(NCUT * (n + 1)) * sizeof *P->cut))) return SPC_NOMEM(e);
   spc_error se;
   spc_error_clear(&se);
   s = split_cuts(I, t, P->b0, P->e0, n, P->cut, &se);
@@ -607,21 +624,41 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
   return s;
 }
 
-/* Thread k's arguments after the level arrays, values and extents: x, y
- * (its own), and its range (q0, q1 [, r0, r1]); false when it has none. */
-static bool thread_range(const spmv_plan *P, int k, ir_arg *a) {
+/* Thread k's calls.  A thread writes y directly where no other thread
+ * writes the same entries: always when y is not owned by the top level
+ * (then every thread has a partial), else its rows part, or its positions
+ * chunk except the head piece of a parent an earlier thread started
+ * (that piece goes to the thread's partial, added after, in thread
+ * order: the bits of summing every thread's partial in order). */
+typedef struct spmv_call {
+  int64_t q0, q1, r0, r1;
+  bool to_part;
+} spmv_call;
+
+static int thread_calls(const spmv_plan *P, int k, bool owned, spmv_call c[2]) {
   int64_t n = P->nt;
+  bool part = n > 1 && !owned;
   if (P->sched == SPC_SCHED_ROWS) {
-    a[0].s.i64 = P->b0 + (P->e0 - P->b0) * k / n;
-    a[1].s.i64 = P->b0 + (P->e0 - P->b0) * (k + 1) / n;
-    return true;
+    c[0] = (spmv_call){P->b0 + (P->e0 - P->b0) * k / n, P->b0 + (P->e0 - P->b0) * (k + 1) / n, 0, 0, part};
+    return 1;
   }
-  const int64_t *rk = P->cut + n + 1, *own = P->cut + 2 * (n + 1);
-  a[0].s.i64 = own[k];
-  a[1].s.i64 = own[k + 1] + 1;
-  a[2].s.i64 = rk[k];
-  a[3].s.i64 = rk[k + 1];
-  return rk[k] < rk[k + 1];
+  const int64_t *rk = P->cut + n + 1, *own = P->cut + 2 * (n + 1), *beg = P->cut + 3 * (n + 1);
+  if (rk[k] >= rk[k + 1]) return 0;
+  if (part || beg[k] >= rk[k]) {
+    c[0] = (spmv_call){own[k], own[k + 1] + 1, rk[k], rk[k + 1], part};
+    return 1;
+  }
+  c[0] = (spmv_call){own[k], own[k] + 1, rk[k], rk[k + 1], true};
+  c[1] = (spmv_call){own[k] + 1, own[k + 1] + 1, rk[k], rk[k + 1], false};
+  return 2;
+}
+
+/* Whether every entry of y is written under one top-level position: y's
+ * index comes from level 0's coordinate (times K, plus a coordinate
+ * below under K), and level 0 is unique. */
+static bool y_owned(const conv_info *I, const inv *iv, bool transpose) {
+  const inv *v = &iv[transpose ? 1 : 0];
+  return v->a == 0 && v->b != 0 && I->lv[0]->unique && (I->lv[0]->lf->props & SPC_LP_UNIQUE);
 }
 
 spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, void *y,
@@ -648,10 +685,18 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
   if (!s && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
   if (!s) s = build_spmv(&R, e);
   int64_t ny = t->dims[transpose ? 1 : 0], nx = t->dims[transpose ? 0 : 1];
-  size_t w = t->vt == SPC_C128 ? 16 : 8;
+  size_t w = t->vt == SPC_C128 ? 16 : 8, yb = (size_t)(ny ? ny : 1) * w;
   int nt = P.nt;
-  char *part = NULL;
-  if (!s && nt > 1 && !(part = spc_calloc((size_t)nt, (size_t)(ny ? ny : 1) * w))) s = SPC_NOMEM(e);
+  bool owned = !s && y_owned(I, iv, transpose);
+  char *part[64] = {NULL}; /* thread k's partial y, where it needs one */
+  spmv_call calls[64][2];
+  int ncalls[64];
+  for (int k = 0; k < nt && !s; k++) {
+    ncalls[k] = thread_calls(&P, k, owned, calls[k]);
+    bool need = false;
+    for (int c = 0; c < ncalls[k]; c++) need |= calls[k][c].to_part;
+    if (need && !(part[k] = spc_calloc(1, yb))) s = SPC_NOMEM(e);
+  }
   asm_entry fn = NULL;
   if (!s) s = asm_prepare(&E, R.f, &fn, e); /* compiled (or looked up) once */
   if (!s) {
@@ -669,28 +714,43 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
         continue;
       }
       a[na++] = (ir_arg){.data = (void *)x, .len = nx};
-      a[na++] = (ir_arg){.data = nt > 1 ? part + (size_t)k * (size_t)ny * w : y, .len = ny};
-      if (thread_range(&P, k, a + na)) st[k] = asm_call(fn, R.f, a, &ee[k]);
+      for (int c = 0; c < ncalls[k] && !st[k]; c++) {
+        const spmv_call *cl = &calls[k][c];
+        a[na] = (ir_arg){.data = cl->to_part ? part[k] : y, .len = ny};
+        a[na + 1].s.i64 = cl->q0;
+        a[na + 2].s.i64 = cl->q1;
+        a[na + 3].s.i64 = cl->r0;
+        a[na + 4].s.i64 = cl->r1;
+        st[k] = asm_call(fn, R.f, a, &ee[k]);
+      }
     }
     for (int k = 0; k < nt && !s; k++)
       if (st[k]) {
         s = st[k];
         if (e) *e = ee[k];
       }
-    if (!s && nt > 1) { /* partials summed in thread order: one result per thread count */
-      int64_t len = w == 8 ? ny : 2 * ny;
-      for (int k = 0; k < nt; k++) {
-        const double *p = (const double *)(const void *)(part + (size_t)k * (size_t)ny * w);
-        for (int64_t i = 0; i < len; i++) ((double *)y)[i] += p[i];
+    /* partials summed in thread order: one result per thread count; an
+     * owned y's partials hold one parent's entries: [c K, c K + K) */
+    const inv *v = &iv[transpose ? 1 : 0];
+    int64_t K = v->b >= 0 ? v->K : 1, dw = (int64_t)(w / 8);
+    for (int k = 0; k < nt && !s; k++) {
+      if (!part[k]) continue;
+      int64_t lo = 0, hi = ny;
+      if (owned) {
+        lo = P.cut[4 * (nt + 1) + k] * K;
+        hi = lo + K < ny ? lo + K : ny;
+        lo = lo < 0 ? 0 : lo;
       }
+      const double *p = (const double *)(const void *)part[k];
+      for (int64_t i = lo * dw; i < hi * dw; i++) ((double *)y)[i] += p[i];
     }
   }
   if (!s && info) {
     info->used = P.sched;
     info->threads = nt;
   }
+  for (int k = 0; k < nt; k++) spc_free(part[k]);
   spc_free(P.cut);
-  spc_free(part);
   ir_func_free(&R.f);
   spc_remap_free(&r);
   return s;

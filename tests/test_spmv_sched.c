@@ -18,7 +18,7 @@
  *             splits inside it, so its entry is (1e16 + 15), not the rows
  *             schedule's 1e16 (each piece summed apart, added in thread
  *             order); auto picks positions there and rows for 1 thread;
- *             the same bits from run to run;
+ *             the same bits from run to run; dcsr and bcsr split too;
  *   fallback  a user format whose second level is not `compact`:
  *             positions runs rows and says so in info.note;
  *   cli       --schedule=positions -v names the schedule, y read back
@@ -339,6 +339,26 @@ START_TEST(test_skewed) {
     y2 = spmv_run(B, true, x, SPC_ENGINE_FACTORY, nt, SPC_SCHED_POSITIONS, NULL, "transposed");
     check_ref(&r, y2, "skewed transposed");
     free(y2);
+  }
+  ref_free(&r);
+  /* the same split in dcsr (a compressed top) and bcsr (a parent is a
+   * block row of 4: its pieces add 4 entries of y) */
+  static const char *const other[] = {"dcsr", "bcsr"};
+  reference(A, false, x, &r);
+  for (int f = 0; f < 2; f++) {
+    spc_tensor *C = NULL;
+    ck_assert(convert(A, other[f], &C, other[f]));
+    for (int nt = 2; nt <= 3; nt++) {
+      y2 = spmv_run(C, false, x, SPC_ENGINE_FACTORY, nt, SPC_SCHED_POSITIONS, &info, other[f]);
+      ck_assert_int_eq(info.used, SPC_SCHED_POSITIONS);
+      check_ref(&r, y2, other[f]);
+      if (f == 0 && nt == 3) ck_assert_msg(y2[7] == want, "dcsr: y[7] = %.17g", y2[7]);
+      double *yg = spmv_run(C, false, x, SPC_ENGINE_GENERIC, nt, SPC_SCHED_POSITIONS, NULL, other[f]);
+      ck_assert(!memcmp(yg, y2, (size_t)n * 8));
+      free(yg);
+      free(y2);
+    }
+    spc_tensor_free(&C);
   }
   ref_free(&r);
   free(yr);
