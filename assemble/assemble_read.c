@@ -661,6 +661,75 @@ static bool y_owned(const conv_info *I, const inv *iv, bool transpose) {
   return v->a == 0 && v->b != 0 && I->lv[0]->unique && (I->lv[0]->lf->props & SPC_LP_UNIQUE);
 }
 
+/* ---- compiled SpMV routines kept per process ----------------------------------
+ * Finding a compiled routine (asm_prepare) emits its C to hash it: about
+ * 50 us for SpMV, as long as the product of a matrix in cache.  The
+ * entries found (factory functions, or JIT objects, which stay loaded)
+ * are kept here under a hash of everything the routine's text depends
+ * on: the tensor format's YAML and its levels' (user specs included),
+ * parameters, mode order, index / coordinate / value types, transpose,
+ * schedule, and the engine options.  Interpreted runs are not kept (the
+ * interpreter needs the IR). */
+typedef struct spmv_prep {
+  uint64_t h1, h2;
+  asm_entry fn;
+  inv iv[2];
+} spmv_prep;
+enum { NPREP = 64 };
+static spmv_prep prep[NPREP];
+static int nprep, prep_next;
+
+static void hmix(uint64_t *h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t i = 0; i < n; i++) {
+    h[0] = (h[0] ^ c[i]) * 0x100000001b3ULL;
+    h[1] = (h[1] ^ c[i]) * 0x100000001b3ULL + 0x9E3779B97F4A7C15ULL;
+  }
+}
+static void hstr(uint64_t *h, const char *s) {
+  hmix(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+static void prep_key(const conv_info *I, spc_vtype vt, bool transpose, bool split, const asm_engine *E,
+                     uint64_t h[2]) {
+  h[0] = 0xcbf29ce484222325ULL;
+  h[1] = 0x84222325cbf29ce4ULL;
+  hstr(h, I->fmt->name);
+  hstr(h, I->fmt->yaml);
+  hstr(h, I->fmt->remap.text);
+  int64_t v[8] = {I->nlevels, I->nparams, I->nmodes, (int64_t)I->index_ty, (int64_t)I->coord_ty, (int64_t)vt,
+                  (int64_t)transpose * 2 + split, (int64_t)E->want * 2 + E->no_jit};
+  hmix(h, v, sizeof v);
+  for (int l = 0; l < I->nlevels; l++) {
+    hstr(h, I->lv[l]->lf->name);
+    hstr(h, I->lv[l]->lf->yaml);
+  }
+  for (int k = 0; k < I->nparams; k++) {
+    hstr(h, I->params[k].name);
+    hmix(h, &I->params[k].value, sizeof I->params[k].value);
+  }
+  hmix(h, I->modes, sizeof I->modes[0] * (size_t)I->nmodes);
+  hstr(h, E->o ? E->o->jit_dir : NULL);
+}
+
+static bool prep_get(const uint64_t h[2], spmv_prep *out) {
+  bool hit = false;
+#pragma omp critical(spc_spmv_prep)
+  for (int k = 0; k < nprep && !hit; k++)
+    if (prep[k].h1 == h[0] && prep[k].h2 == h[1]) *out = prep[k], hit = true;
+  return hit;
+}
+
+static void prep_put(const uint64_t h[2], asm_entry fn, const inv *iv) {
+#pragma omp critical(spc_spmv_prep)
+  {
+    spmv_prep *p = &prep[prep_next];
+    *p = (spmv_prep){h[0], h[1], fn, {iv[0], iv[1]}};
+    prep_next = (prep_next + 1) % NPREP;
+    if (nprep < NPREP) nprep++;
+  }
+}
+
 spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, void *y,
                          int threads, spc_schedule sched, spc_kernel_info *info,
                          const spc_convert_opts *o, spc_error *e) {
@@ -678,12 +747,20 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
   char rt[320];
-  if (!s) s = asm_remap(I->fmt, 2, I->params, I->nparams, I->modes, I->nmodes, rt, sizeof rt, &r, e);
-  if (!s) s = invert(I, r, iv, e);
+  uint64_t h[2];
+  spmv_prep hit;
+  asm_entry fn = NULL;
+  bool kept = false;
+  if (!s && E.want != SPC_ENGINE_GENERIC) {
+    prep_key(I, t->vt, transpose, R.split, &E, h);
+    if ((kept = prep_get(h, &hit))) fn = hit.fn, iv[0] = hit.iv[0], iv[1] = hit.iv[1];
+  }
+  if (!s && !kept) s = asm_remap(I->fmt, 2, I->params, I->nparams, I->modes, I->nmodes, rt, sizeof rt, &r, e);
+  if (!s && !kept) s = invert(I, r, iv, e);
   R.r = r;
   R.iv = iv;
-  if (!s && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
-  if (!s) s = build_spmv(&R, e);
+  if (!s && !kept && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
+  if (!s && !kept) s = build_spmv(&R, e);
   int64_t ny = t->dims[transpose ? 1 : 0], nx = t->dims[transpose ? 0 : 1];
   size_t w = t->vt == SPC_C128 ? 16 : 8, yb = (size_t)(ny ? ny : 1) * w;
   int nt = P.nt;
@@ -697,12 +774,14 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
     for (int c = 0; c < ncalls[k]; c++) need |= calls[k][c].to_part;
     if (need && !(part[k] = spc_calloc(1, yb))) s = SPC_NOMEM(e);
   }
-  asm_entry fn = NULL;
-  if (!s) s = asm_prepare(&E, R.f, &fn, e); /* compiled (or looked up) once */
+  if (!s && !kept) {
+    s = asm_prepare(&E, R.f, &fn, e); /* compiled (or looked up) once */
+    if (!s && fn) prep_put(h, fn, iv);
+  }
   if (!s) {
     spc_status st[64] = {SPC_OK};
     spc_error ee[64];
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
     for (int k = 0; k < nt; k++) {
       ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 8];
       int64_t extv[2 * SPC_MAX_ORDER];
