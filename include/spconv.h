@@ -324,7 +324,8 @@ SPC_API spc_status spc_gen_cuda_source(const char *format, const char *kernel,
  *             round differently from rows; needs a `compact` second level,
  *             else rows runs (spc_kernel_info.note says so);
  *  auto:      positions when the rows split would give a thread more
- *             than 1.2 times its share of those positions, else rows.
+ *             than 1.2 times its share of those positions and 32768 or
+ *             more over it, else rows (and rows on one thread).
  * Each schedule is deterministic: one result, bit for bit, per schedule
  * and thread count, on every engine. */
 typedef enum spc_schedule {

@@ -17,7 +17,8 @@
  *   skewed    one dense row (1e16 then ones): positions with 3 threads
  *             splits inside it, so its entry is (1e16 + 15), not the rows
  *             schedule's 1e16 (each piece summed apart, added in thread
- *             order); auto picks positions there and rows for 1 thread;
+ *             order); auto keeps rows there (too small to gain) and on
+ *             1 thread, and picks positions at 100000 rows;
  *             the same bits from run to run; dcsr and bcsr split too;
  *   fallback  a user format whose second level is not `compact`:
  *             positions runs rows and says so in info.note;
@@ -323,16 +324,35 @@ START_TEST(test_skewed) {
   double *y2 = spmv_run(B, false, x, SPC_ENGINE_GENERIC, 3, SPC_SCHED_POSITIONS, NULL, "again");
   ck_assert(!memcmp(y2, yp, (size_t)n * 8));
   free(y2);
-  /* auto: positions on 3 threads (rows would give one thread 332 of 597) */
+  /* auto: rows here (rows would give one thread 330 of 597: 131 over its
+   * share, too few to gain), and on one thread */
   y2 = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 3, SPC_SCHED_AUTO, &info, "auto");
-  ck_assert_int_eq(info.used, SPC_SCHED_POSITIONS);
-  ck_assert_msg(strstr(info.note, "auto: positions"), "note: %s", info.note);
-  ck_assert(!memcmp(y2, yp, (size_t)n * 8));
+  ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
+  ck_assert_msg(strstr(info.note, "auto: rows") && strstr(info.note, "131 positions over"), "note: %s", info.note);
+  ck_assert(!memcmp(y2, yr, (size_t)n * 8));
   free(y2);
   y2 = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 1, SPC_SCHED_AUTO, &info, "auto 1");
   ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
   ck_assert(y2[7] == 1e16);
   free(y2);
+  { /* auto: positions on the same shape at 100000 rows (rows would give
+     * one thread 166664 of 299997 on 3 threads, 199998 on 2) */
+    spc_tensor *A2 = skewed(100000), *B2 = NULL;
+    ck_assert(convert(A2, "csr", &B2, "skewed 100000"));
+    double *x2 = make_x(100000, false, false);
+    for (int nt = 2; nt <= 3; nt++) {
+      double *ya = spmv_run(B2, false, x2, SPC_ENGINE_FACTORY, nt, SPC_SCHED_AUTO, &info, "auto big");
+      ck_assert_int_eq(info.used, SPC_SCHED_POSITIONS);
+      ck_assert_msg(strstr(info.note, "auto: positions"), "note: %s", info.note);
+      double *yq = spmv_run(B2, false, x2, SPC_ENGINE_FACTORY, nt, SPC_SCHED_POSITIONS, NULL, "positions big");
+      ck_assert(!memcmp(ya, yq, 100000 * 8));
+      free(ya);
+      free(yq);
+    }
+    free(x2);
+    spc_tensor_free(&B2);
+    spc_tensor_free(&A2);
+  }
   /* transposed: column 7 of A^T; every split within tolerance */
   reference(A, true, x, &r);
   for (int nt = 2; nt <= 3; nt++) {
