@@ -74,8 +74,9 @@ typedef struct rd {
   /* SpMV: y[i] += A[i][j] * x[j] (transpose: y[j] += A[i][j] * x[i]) over
    * the positions [q0, q1) of the top level */
   bool spmv, transpose;
-  ir_ty sty; /* the arithmetic type: F64 or C128 */
-  ir_var x, y, q0, q1;
+  bool split; /* positions schedule: level 1 clipped to [r0, r1) too */
+  ir_ty sty;  /* the arithmetic type: F64 or C128 */
+  ir_var x, y, q0, q1, r0, r1;
 } rd;
 
 static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
@@ -103,6 +104,10 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
   if (R->spmv && l == 0) { /* this call's share of the top level */
     ir_add(f, dst, ir_assign(f, bg, ir_bin(f, IR_MAX, ir_ref(f, bg), ir_cast(f, I->index_ty, ir_ref(f, R->q0)))));
     ir_add(f, dst, ir_assign(f, en, ir_bin(f, IR_MIN, ir_ref(f, en), ir_cast(f, I->index_ty, ir_ref(f, R->q1)))));
+  }
+  if (R->spmv && R->split && l == 1) { /* this call's chunk of level 1 */
+    ir_add(f, dst, ir_assign(f, bg, ir_bin(f, IR_MAX, ir_ref(f, bg), ir_cast(f, I->index_ty, ir_ref(f, R->r0)))));
+    ir_add(f, dst, ir_assign(f, en, ir_bin(f, IR_MIN, ir_ref(f, en), ir_cast(f, I->index_ty, ir_ref(f, R->r1)))));
   }
   ir_stmt *loop = ir_add(f, dst, ir_for(f, b.q, ir_ref(f, bg), ir_ref(f, en), NULL));
   ir_stmt *body = ir_body(loop);
@@ -334,11 +339,13 @@ spc_status asm_read_routine(const spc_format_spec *fmt, int order,
 }
 
 /* ---- SpMV from the read-side level functions ----------------------------------
- * spmv(arrays..., vals, ext, x, y, q0, q1): for every stored component
- * (i, j, a) under the top-level positions [q0, q1), y[i] += a * x[j] (or
- * y[j] += a * x[i] transposed), in the arithmetic type F64 (C128 for
- * complex values).  The loop nest is the read-back's: the format's begin,
- * end, access and valid, with the remapping inverted. */
+ * spmv(arrays..., vals, ext, x, y, q0, q1 [, r0, r1]): for every stored
+ * component (i, j, a) under the top-level positions [q0, q1) -- and, for
+ * the positions schedule (R->split), under the level-1 positions
+ * [r0, r1) -- y[i] += a * x[j] (or y[j] += a * x[i] transposed), in the
+ * arithmetic type F64 (C128 for complex values).  The loop nest is the
+ * read-back's: the format's begin, end, access and valid, with the
+ * remapping inverted.  Its arrays never overlap (restrict in C). */
 static spc_status build_spmv(rd *R, spc_error *e) {
   const conv_info *I = R->I;
   ir_func *f = R->f;
@@ -358,6 +365,11 @@ static spc_status build_spmv(rd *R, spc_error *e) {
   R->y = ir_param(f, "y", R->sty, true, IR_INOUT);
   R->q0 = ir_param(f, "q0", IR_I64, false, IR_IN);
   R->q1 = ir_param(f, "q1", IR_I64, false, IR_IN);
+  if (R->split) {
+    R->r0 = ir_param(f, "r0", IR_I64, false, IR_IN);
+    R->r1 = ir_param(f, "r1", IR_I64, false, IR_IN);
+  }
+  ir_func_set_noalias(f);
   for (int l = 0; l < I->nlevels; l++) {
     snprintf(name, sizeof name, "c%d", l);
     R->c[l] = lang_fresh_local(f, name, I->coord_ty, false);
@@ -420,9 +432,318 @@ static spc_status top_range(const conv_info *I, const spc_tensor *t, asm_engine 
   return s;
 }
 
-spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
-                         void *y, int threads, const spc_convert_opts *o,
-                         spc_error *e) {
+/* Whether the positions schedule can split level 1 of I: a second level
+ * whose positions are contiguous across parents (`compact`: begin is
+ * monotone and end(p) = begin(p + 1)), with begin and end. */
+static bool splittable(const conv_info *I) {
+  if (I->nlevels < 2 || !(I->lv[1]->lf->props & SPC_LP_COMPACT)) return false;
+  lvbind b;
+  asm_bind_init(&b, I->lv[1]->lf, I->lv[1], I->index_ty, I->coord_ty);
+  return asm_lfn(&b, SPC_LF_BEGIN) && asm_lfn(&b, SPC_LF_END);
+}
+
+/* The schedules' cuts, from one routine of level 1's begin and end and
+ * level 0's access (run interpreted: O(nt log n) work).  With [b0, e0)
+ * the top level's positions and [P0, P1) = [begin1(b0), end1(e0 - 1))
+ * level 1's, for k = 0 .. nt (n1 = nt + 1):
+ *   cut[k]          where the rows split's part k starts in level 1
+ *                   (begin1(b0 + (e0 - b0) k / nt); P1 for k = nt)
+ *   cut[n1 + k]     r_k = P0 + (P1 - P0) k / nt, the positions split
+ *   cut[2 n1 + k]   the parent owning r_k: the last p in [b0, e0) with
+ *                   begin1(p) <= r_k (binary search)
+ *   cut[3 n1 + k]   begin1 of that parent (< r_k: it started before)
+ *   cut[4 n1 + k]   its coordinate (level 0's access) */
+#define NCUT 5
+static spc_status split_cuts(const conv_info *I, const spc_tensor *t, int64_t b0, int64_t e0,
+                             int64_t nt, int64_t *cut, spc_error *e) {
+  ir_func *f = ir_func_new("spc_spmv_split");
+  if (!f) return SPC_NOMEM(e);
+  lvbind lb[2];
+  char name[64];
+  for (int l = 0; l < 2; l++) {
+    asm_bind_init(&lb[l], I->lv[l]->lf, I->lv[l], I->index_ty, I->coord_ty);
+    const spc_level_spec *ls = I->lv[l]->lf;
+    for (int k = 0; k < ls->narrays; k++) {
+      snprintf(name, sizeof name, "l%d_%s", l, ls->arrays[k].name);
+      lb[l].arr[k] = ir_param(f, name, asm_tname_ty(ls->arrays[k].type, I->index_ty, I->coord_ty), true, IR_IN);
+    }
+    snprintf(name, sizeof name, "lo%d", l);
+    lb[l].lo = ir_param(f, name, IR_I64, false, IR_IN);
+    snprintf(name, sizeof name, "N%d", l);
+    lb[l].N = ir_param(f, name, IR_I64, false, IR_IN);
+    lb[l].c = lang_fresh_local(f, "c", I->coord_ty, false);
+    lb[l].p = lang_fresh_local(f, "p", I->index_ty, false);
+    lb[l].q = lang_fresh_local(f, "q", I->index_ty, false);
+  }
+  lvbind *b = &lb[1];
+  ir_var vb0 = ir_param(f, "b0", IR_I64, false, IR_IN), ve0 = ir_param(f, "e0", IR_I64, false, IR_IN);
+  ir_var vnt = ir_param(f, "nt", IR_I64, false, IR_IN);
+  ir_var vcut = ir_param(f, "cut", IR_I64, true, IR_INOUT);
+  ir_stmt *body = ir_func_body(f);
+  ir_var bg = lang_fresh_local(f, "qb", I->index_ty, false);
+  ir_var P0 = lang_fresh_local(f, "P0", IR_I64, false), P1 = lang_fresh_local(f, "P1", IR_I64, false);
+  ir_var k = lang_fresh_local(f, "k", IR_I64, false), r = lang_fresh_local(f, "r", IR_I64, false);
+  ir_var a = lang_fresh_local(f, "a", IR_I64, false), z = lang_fresh_local(f, "z", IR_I64, false);
+  ir_var m = lang_fresh_local(f, "m", IR_I64, false), pk = lang_fresh_local(f, "pk", IR_I64, false);
+#define REF(v) ir_ref(f, v)
+#define BIN(op, x, y) ir_bin(f, op, x, y)
+#define SETP(x) ir_add(f, dst, ir_assign(f, b->p, ir_cast(f, I->index_ty, x)))
+#define SLOT(j) BIN(IR_ADD, BIN(IR_MUL, ir_int(f, j), BIN(IR_ADD, REF(vnt), ir_int(f, 1))), REF(k))
+  ir_stmt *dst = body;
+  SETP(REF(vb0));
+  spc_status s = asm_lower_fn(f, dst, b, SPC_LF_BEGIN, bg, NULL, e);
+  ir_add(f, dst, ir_assign(f, P0, ir_cast(f, IR_I64, REF(bg))));
+  SETP(BIN(IR_SUB, REF(ve0), ir_int(f, 1)));
+  if (!s) s = asm_lower_fn(f, dst, b, SPC_LF_END, bg, NULL, e);
+  ir_add(f, dst, ir_assign(f, P1, ir_cast(f, IR_I64, REF(bg))));
+  ir_stmt *loop = ir_add(f, body, ir_for(f, k, ir_int(f, 0), BIN(IR_ADD, REF(vnt), ir_int(f, 1)), NULL));
+  dst = ir_body(loop);
+  /* rows: part k starts at parent pk */
+  ir_add(f, dst, ir_assign(f, pk, BIN(IR_ADD, REF(vb0), BIN(IR_DIV, BIN(IR_MUL, BIN(IR_SUB, REF(ve0), REF(vb0)), REF(k)), REF(vnt)))));
+  ir_add(f, dst, ir_store(f, vcut, REF(k), REF(P1)));
+  ir_stmt *in = ir_add(f, dst, ir_if(f, BIN(IR_LT, REF(pk), REF(ve0)), NULL, NULL));
+  {
+    ir_stmt *save = dst;
+    dst = ir_then(in);
+    SETP(REF(pk));
+    if (!s) s = asm_lower_fn(f, dst, b, SPC_LF_BEGIN, bg, NULL, e);
+    ir_add(f, dst, ir_store(f, vcut, REF(k), ir_cast(f, IR_I64, REF(bg))));
+    dst = save;
+  }
+  /* positions: border r_k, its owner, the owner's begin and coordinate */
+  ir_add(f, dst, ir_assign(f, r, BIN(IR_ADD, REF(P0), BIN(IR_DIV, BIN(IR_MUL, BIN(IR_SUB, REF(P1), REF(P0)), REF(k)), REF(vnt)))));
+  ir_add(f, dst, ir_store(f, vcut, SLOT(1), REF(r)));
+  ir_add(f, dst, ir_assign(f, a, REF(vb0)));
+  ir_add(f, dst, ir_assign(f, z, REF(ve0)));
+  ir_stmt *w = ir_add(f, dst, ir_while(f, BIN(IR_LT, REF(a), REF(z)), NULL));
+  {
+    ir_stmt *save = dst;
+    dst = ir_body(w);
+    ir_add(f, dst, ir_assign(f, m, BIN(IR_ADD, REF(a), BIN(IR_DIV, BIN(IR_SUB, REF(z), REF(a)), ir_int(f, 2)))));
+    SETP(REF(m));
+    if (!s) s = asm_lower_fn(f, dst, b, SPC_LF_BEGIN, bg, NULL, e);
+    ir_stmt *c = ir_add(f, dst, ir_if(f, BIN(IR_LE, ir_cast(f, IR_I64, REF(bg)), REF(r)), NULL, NULL));
+    ir_add(f, ir_then(c), ir_assign(f, a, BIN(IR_ADD, REF(m), ir_int(f, 1))));
+    ir_add(f, ir_else(f, c), ir_assign(f, z, REF(m)));
+    dst = save;
+  }
+  ir_add(f, dst, ir_assign(f, a, BIN(IR_SUB, REF(a), ir_int(f, 1))));
+  ir_add(f, dst, ir_store(f, vcut, SLOT(2), REF(a)));
+  SETP(REF(a));
+  if (!s) s = asm_lower_fn(f, dst, b, SPC_LF_BEGIN, bg, NULL, e);
+  ir_add(f, dst, ir_store(f, vcut, SLOT(3), ir_cast(f, IR_I64, REF(bg))));
+  ir_add(f, dst, ir_assign(f, lb[0].p, ir_cast(f, I->index_ty, ir_int(f, 0))));
+  ir_add(f, dst, ir_assign(f, lb[0].q, ir_cast(f, I->index_ty, REF(a))));
+  if (!s) s = asm_lower_fn(f, dst, &lb[0], SPC_LF_ACCESS, lb[0].c, NULL, e);
+  ir_add(f, dst, ir_store(f, vcut, SLOT(4), ir_cast(f, IR_I64, REF(lb[0].c))));
+#undef REF
+#undef BIN
+#undef SETP
+#undef SLOT
+  if (!s) s = ir_verify(f, e);
+  ir_arg args[2 * SPC_SPEC_MAX + 12] = {{0}};
+  int na = 0;
+  for (int l = 0; l < 2 && !s; l++) {
+    const spc_level_spec *ls = I->lv[l]->lf;
+    for (int q = 0; q < ls->narrays; q++) {
+      const spc_array *x = spc_level_array_c(&t->lv[l], ls->arrays[q].name);
+      args[na++] = (ir_arg){.data = x ? x->data : NULL, .len = x ? x->len : 0};
+    }
+    args[na++].s.i64 = I->lo[l];
+    args[na++].s.i64 = I->N[l];
+  }
+  args[na++].s.i64 = b0;
+  args[na++].s.i64 = e0;
+  args[na++].s.i64 = nt;
+  args[na++] = (ir_arg){.data = cut, .len = NCUT * (nt + 1)};
+  if (!s) s = asm_run(NULL, f, args, e);
+  ir_func_free(&f);
+  return s;
+}
+
+typedef struct spmv_plan {
+  spc_schedule sched;
+  int nt;
+  int64_t b0, e0;
+  int64_t *cut; /* positions: split_cuts's (spc_malloc'ed) */
+} spmv_plan;
+
+/* auto takes positions when the rows split would give a thread more than
+ * AUTO_SHARE times its share of level 1's positions and at least
+ * AUTO_EXCESS positions over it: below that, balancing saves less than
+ * planning the split costs (about 20 us more per call than rows, i.e. some
+ * 20 k nonzeros of work) and would only change rounding. */
+#define AUTO_SHARE 1.2
+#define AUTO_EXCESS 32768
+
+/* The schedule and thread count for t (a note in info saying why, when
+ * auto chose or positions could not run). */
+static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads, spc_schedule want,
+                            spc_kernel_info *info, spmv_plan *P, spc_error *e) {
+  P->nt = threads > 0 ? threads : 1;
+  if (P->nt > 64) P->nt = 64;
+  P->sched = SPC_SCHED_ROWS;
+  P->cut = NULL;
+  char *note = info ? info->note : NULL;
+  size_t nn = info ? sizeof info->note : 0;
+  if (note) note[0] = 0;
+  spc_status s = top_range(I, t, NULL, &P->b0, &P->e0, e); /* O(1) work: interpreted */
+  if (s) return s;
+  bool can = splittable(I) && P->e0 > P->b0;
+  if (want == SPC_SCHED_POSITIONS && !can && note)
+    snprintf(note, nn, "positions schedule: level 1 of %s (%s) has no contiguous positions to "
+             "split; rows instead", I->fmt->name, I->lv[I->nlevels > 1]->lf->name);
+  if (want == SPC_SCHED_ROWS || !can || (want == SPC_SCHED_AUTO && P->nt == 1)) {
+    if (P->e0 - P->b0 < 2 * P->nt) P->nt = 1;
+    return SPC_OK;
+  }
+  int64_t n = P->nt;
+  if (!(P->cut = spc_malloc((size_t)(NCUT * (n + 1)) * sizeof *P->cut))) return SPC_NOMEM(e);
+  spc_error se;
+  spc_error_clear(&se);
+  s = split_cuts(I, t, P->b0, P->e0, n, P->cut, &se);
+  if (s == SPC_ERR_NOMEM) return spc_err(e, s, NULL, 0, 0, "%s", se.msg);
+  if (s) { /* a level-1 begin this routine cannot evaluate alone: rows */
+    if (note) snprintf(note, nn, "positions schedule: %.200s; rows instead", se.msg);
+    spc_free(P->cut);
+    P->cut = NULL;
+    if (P->e0 - P->b0 < 2 * P->nt) P->nt = 1;
+    return SPC_OK;
+  }
+  int64_t total = P->cut[n] - P->cut[0], busiest = 0;
+  for (int64_t k = 0; k < n; k++)
+    if (P->cut[k + 1] - P->cut[k] > busiest) busiest = P->cut[k + 1] - P->cut[k];
+  double share = total > 0 ? (double)busiest * (double)n / (double)total : 1.0;
+  int64_t excess = busiest - total / n;
+  P->sched = SPC_SCHED_POSITIONS;
+  if (want == SPC_SCHED_AUTO) {
+    if (share > AUTO_SHARE && excess >= AUTO_EXCESS) {
+      if (note) snprintf(note, nn, "auto: positions (the rows split would give a thread %.2f times its share)", share);
+    } else {
+      if (note)
+        snprintf(note, nn, "auto: rows (the rows split gives a thread %.2f times its share, %lld positions over it)",
+                 share, (long long)(excess > 0 ? excess : 0));
+      P->sched = SPC_SCHED_ROWS;
+      if (P->e0 - P->b0 < 2 * P->nt) P->nt = 1;
+      return SPC_OK;
+    }
+  }
+  if (total < 2 * n) { /* too little to split: one chunk */
+    P->nt = 1;
+    s = split_cuts(I, t, P->b0, P->e0, 1, P->cut, e);
+  }
+  return s;
+}
+
+/* Thread k's calls.  A thread writes y directly where no other thread
+ * writes the same entries: always when y is not owned by the top level
+ * (then every thread has a partial), else its rows part, or its positions
+ * chunk except the head piece of a parent an earlier thread started
+ * (that piece goes to the thread's partial, added after, in thread
+ * order: the bits of summing every thread's partial in order). */
+typedef struct spmv_call {
+  int64_t q0, q1, r0, r1;
+  bool to_part;
+} spmv_call;
+
+static int thread_calls(const spmv_plan *P, int k, bool owned, spmv_call c[2]) {
+  int64_t n = P->nt;
+  bool part = n > 1 && !owned;
+  if (P->sched == SPC_SCHED_ROWS) {
+    c[0] = (spmv_call){P->b0 + (P->e0 - P->b0) * k / n, P->b0 + (P->e0 - P->b0) * (k + 1) / n, 0, 0, part};
+    return 1;
+  }
+  const int64_t *rk = P->cut + n + 1, *own = P->cut + 2 * (n + 1), *beg = P->cut + 3 * (n + 1);
+  if (rk[k] >= rk[k + 1]) return 0;
+  if (part || beg[k] >= rk[k]) {
+    c[0] = (spmv_call){own[k], own[k + 1] + 1, rk[k], rk[k + 1], part};
+    return 1;
+  }
+  c[0] = (spmv_call){own[k], own[k] + 1, rk[k], rk[k + 1], true};
+  c[1] = (spmv_call){own[k] + 1, own[k + 1] + 1, rk[k], rk[k + 1], false};
+  return 2;
+}
+
+/* Whether every entry of y is written under one top-level position: y's
+ * index comes from level 0's coordinate (times K, plus a coordinate
+ * below under K), and level 0 is unique. */
+static bool y_owned(const conv_info *I, const inv *iv, bool transpose) {
+  const inv *v = &iv[transpose ? 1 : 0];
+  return v->a == 0 && v->b != 0 && I->lv[0]->unique && (I->lv[0]->lf->props & SPC_LP_UNIQUE);
+}
+
+/* ---- compiled SpMV routines kept per process ----------------------------------
+ * Finding a compiled routine (asm_prepare) emits its C to hash it: about
+ * 50 us for SpMV, as long as the product of a matrix in cache.  The
+ * entries found (factory functions, or JIT objects, which stay loaded)
+ * are kept here under a hash of everything the routine's text depends
+ * on: the tensor format's YAML and its levels' (user specs included),
+ * parameters, mode order, index / coordinate / value types, transpose,
+ * schedule, and the engine options.  Interpreted runs are not kept (the
+ * interpreter needs the IR). */
+typedef struct spmv_prep {
+  uint64_t h1, h2;
+  asm_entry fn;
+  inv iv[2];
+} spmv_prep;
+enum { NPREP = 64 };
+static spmv_prep prep[NPREP];
+static int nprep, prep_next;
+
+static void hmix(uint64_t *h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t i = 0; i < n; i++) {
+    h[0] = (h[0] ^ c[i]) * 0x100000001b3ULL;
+    h[1] = (h[1] ^ c[i]) * 0x100000001b3ULL + 0x9E3779B97F4A7C15ULL;
+  }
+}
+static void hstr(uint64_t *h, const char *s) {
+  hmix(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+static void prep_key(const conv_info *I, spc_vtype vt, bool transpose, bool split, const asm_engine *E,
+                     uint64_t h[2]) {
+  h[0] = 0xcbf29ce484222325ULL;
+  h[1] = 0x84222325cbf29ce4ULL;
+  hstr(h, I->fmt->name);
+  hstr(h, I->fmt->yaml);
+  hstr(h, I->fmt->remap.text);
+  int64_t v[8] = {I->nlevels, I->nparams, I->nmodes, (int64_t)I->index_ty, (int64_t)I->coord_ty, (int64_t)vt,
+                  (int64_t)transpose * 2 + split, (int64_t)E->want * 2 + E->no_jit};
+  hmix(h, v, sizeof v);
+  for (int l = 0; l < I->nlevels; l++) {
+    hstr(h, I->lv[l]->lf->name);
+    hstr(h, I->lv[l]->lf->yaml);
+  }
+  for (int k = 0; k < I->nparams; k++) {
+    hstr(h, I->params[k].name);
+    hmix(h, &I->params[k].value, sizeof I->params[k].value);
+  }
+  hmix(h, I->modes, sizeof I->modes[0] * (size_t)I->nmodes);
+  hstr(h, E->o ? E->o->jit_dir : NULL);
+}
+
+static bool prep_get(const uint64_t h[2], spmv_prep *out) {
+  bool hit = false;
+#pragma omp critical(spc_spmv_prep)
+  for (int k = 0; k < nprep && !hit; k++)
+    if (prep[k].h1 == h[0] && prep[k].h2 == h[1]) *out = prep[k], hit = true;
+  return hit;
+}
+
+static void prep_put(const uint64_t h[2], asm_entry fn, const inv *iv) {
+#pragma omp critical(spc_spmv_prep)
+  {
+    spmv_prep *p = &prep[prep_next];
+    *p = (spmv_prep){h[0], h[1], fn, {iv[0], iv[1]}};
+    prep_next = (prep_next + 1) % NPREP;
+    if (nprep < NPREP) nprep++;
+  }
+}
+
+spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, void *y,
+                         int threads, spc_schedule sched, spc_kernel_info *info,
+                         const spc_convert_opts *o, spc_error *e) {
   if (!spc_is_converted(t) || t->order != 2)
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spmv needs a matrix in a format made by spconv");
   const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
@@ -430,33 +751,48 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
   o = made_with(I, o, &dflt);
   asm_engine E;
   asm_engine_init(&E, o);
+  spmv_plan P = {0};
+  spc_status s = plan_spmv(I, t, threads, sched, info, &P, e);
   rd R = {.I = I, .order = 2, .vt = t->vt, .spmv = true, .transpose = transpose,
-          .sty = t->vt == SPC_C128 ? IR_C128 : IR_F64};
+          .split = P.sched == SPC_SCHED_POSITIONS, .sty = t->vt == SPC_C128 ? IR_C128 : IR_F64};
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
   char rt[320];
-  spc_status s = asm_remap(I->fmt, 2, I->params, I->nparams, I->modes, I->nmodes, rt,
-                           sizeof rt, &r, e);
-  if (!s) s = invert(I, r, iv, e);
+  uint64_t h[2];
+  spmv_prep hit;
+  asm_entry fn = NULL;
+  bool kept = false;
+  if (!s && E.want != SPC_ENGINE_GENERIC) {
+    prep_key(I, t->vt, transpose, R.split, &E, h);
+    if ((kept = prep_get(h, &hit))) fn = hit.fn, iv[0] = hit.iv[0], iv[1] = hit.iv[1];
+  }
+  if (!s && !kept) s = asm_remap(I->fmt, 2, I->params, I->nparams, I->modes, I->nmodes, rt, sizeof rt, &r, e);
+  if (!s && !kept) s = invert(I, r, iv, e);
   R.r = r;
   R.iv = iv;
-  if (!s && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
-  if (!s) s = build_spmv(&R, e);
-  int64_t b0 = 0, e0 = 0;
-  if (!s) s = top_range(I, t, NULL, &b0, &e0, e); /* O(1) work: interpreted */
+  if (!s && !kept && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
+  if (!s && !kept) s = build_spmv(&R, e);
   int64_t ny = t->dims[transpose ? 1 : 0], nx = t->dims[transpose ? 0 : 1];
-  size_t w = t->vt == SPC_C128 ? 16 : 8;
-  int nt = threads > 0 ? threads : 1;
-  if (e0 - b0 < 2 * nt) nt = 1;
-  char *part = NULL;
-  if (!s && nt > 1 && !(part = spc_calloc((size_t)nt, (size_t)(ny ? ny : 1) * w))) s = SPC_NOMEM(e);
-  asm_entry fn = NULL;
-  if (!s) s = asm_prepare(&E, R.f, &fn, e); /* compiled (or looked up) once */
+  size_t w = t->vt == SPC_C128 ? 16 : 8, yb = (size_t)(ny ? ny : 1) * w;
+  int nt = P.nt;
+  bool owned = !s && y_owned(I, iv, transpose);
+  char *part[64] = {NULL}; /* thread k's partial y, where it needs one */
+  spmv_call calls[64][2];
+  int ncalls[64];
+  for (int k = 0; k < nt && !s; k++) {
+    ncalls[k] = thread_calls(&P, k, owned, calls[k]);
+    bool need = false;
+    for (int c = 0; c < ncalls[k]; c++) need |= calls[k][c].to_part;
+    if (need && !(part[k] = spc_calloc(1, yb))) s = SPC_NOMEM(e);
+  }
+  if (!s && !kept) {
+    s = asm_prepare(&E, R.f, &fn, e); /* compiled (or looked up) once */
+    if (!s && fn) prep_put(h, fn, iv);
+  }
   if (!s) {
     spc_status st[64] = {SPC_OK};
     spc_error ee[64];
-    if (nt > 64) nt = 64;
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
     for (int k = 0; k < nt; k++) {
       ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 8];
       int64_t extv[2 * SPC_MAX_ORDER];
@@ -468,43 +804,60 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x,
         continue;
       }
       a[na++] = (ir_arg){.data = (void *)x, .len = nx};
-      a[na++] = (ir_arg){.data = nt > 1 ? part + (size_t)k * (size_t)ny * w : y, .len = ny};
-      a[na].s.i64 = b0 + (e0 - b0) * k / nt;
-      a[na + 1].s.i64 = b0 + (e0 - b0) * (k + 1) / nt;
-      st[k] = asm_call(fn, R.f, a, &ee[k]);
+      for (int c = 0; c < ncalls[k] && !st[k]; c++) {
+        const spmv_call *cl = &calls[k][c];
+        a[na] = (ir_arg){.data = cl->to_part ? part[k] : y, .len = ny};
+        a[na + 1].s.i64 = cl->q0;
+        a[na + 2].s.i64 = cl->q1;
+        a[na + 3].s.i64 = cl->r0;
+        a[na + 4].s.i64 = cl->r1;
+        st[k] = asm_call(fn, R.f, a, &ee[k]);
+      }
     }
     for (int k = 0; k < nt && !s; k++)
       if (st[k]) {
         s = st[k];
         if (e) *e = ee[k];
       }
-    if (!s && nt > 1) { /* partials summed in thread order: one result per thread count */
-      for (int k = 0; k < nt; k++) {
-        const char *p = part + (size_t)k * (size_t)ny * w;
-        if (w == 8)
-          for (int64_t i = 0; i < ny; i++) ((double *)y)[i] += ((const double *)(const void *)p)[i];
-        else
-          for (int64_t i = 0; i < 2 * ny; i++) ((double *)y)[i] += ((const double *)(const void *)p)[i];
+    /* partials summed in thread order: one result per thread count; an
+     * owned y's partials hold one parent's entries: [c K, c K + K) */
+    const inv *v = &iv[transpose ? 1 : 0];
+    int64_t K = v->b >= 0 ? v->K : 1, dw = (int64_t)(w / 8);
+    for (int k = 0; k < nt && !s; k++) {
+      if (!part[k]) continue;
+      int64_t lo = 0, hi = ny;
+      if (owned) {
+        lo = P.cut[4 * (nt + 1) + k] * K;
+        hi = lo + K < ny ? lo + K : ny;
+        lo = lo < 0 ? 0 : lo;
       }
+      const double *p = (const double *)(const void *)part[k];
+      for (int64_t i = lo * dw; i < hi * dw; i++) ((double *)y)[i] += p[i];
     }
   }
-  spc_free(part);
+  if (!s && info) {
+    info->used = P.sched;
+    info->threads = nt;
+  }
+  for (int k = 0; k < nt; k++) spc_free(part[k]);
+  spc_free(P.cut);
   ir_func_free(&R.f);
   spc_remap_free(&r);
   return s;
 }
 
 spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty coord_ty,
-                            spc_vtype vt, bool transpose, asm_routine_cb cb, void *ctx,
-                            spc_error *e) {
+                            spc_vtype vt, bool transpose, bool split, asm_routine_cb cb,
+                            void *ctx, spc_error *e) {
   conv_info I = {.fmt = fmt, .index_ty = index_ty, .coord_ty = coord_ty};
-  rd R = {.I = &I, .order = 2, .vt = vt, .spmv = true, .transpose = transpose,
+  rd R = {.I = &I, .order = 2, .vt = vt, .spmv = true, .transpose = transpose, .split = split,
           .sty = vt == SPC_C128 ? IR_C128 : IR_F64};
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
   spc_status s = dry_info(&I, 2, &r, iv, e);
   R.r = r;
   R.iv = iv;
+  if (!s && split && !splittable(&I)) s = SPC_ERR_UNSUPPORTED; /* positions never runs */
   if (!s && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
   if (!s) s = build_spmv(&R, e);
   if (!s) s = cb(ctx, R.f, e);

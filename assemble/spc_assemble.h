@@ -94,10 +94,13 @@ SPC_INTERNAL spc_status spc_conv_check_consistent(const spc_tensor *t,
 /* y += A x (transpose: y += A^T x) for a matrix A made by spc_convert, from
  * the format's read-side level functions lowered to one IR routine (run on
  * the engine o picks, NULL: A's).  x and y are double (complex A: two
- * doubles per entry); threads > 1 splits the top level's positions, with
- * per-thread partials summed in thread order. */
+ * doubles per entry), not overlapping; threads > 1 splits the work by the
+ * schedule (include/spconv.h: the top level's positions, or level 1's in
+ * equal chunks), with per-thread partials summed in thread order; info
+ * (may be NULL) gets the schedule that ran. */
 SPC_INTERNAL spc_status spc_conv_spmv(const spc_tensor *t, bool transpose,
                                       const void *x, void *y, int threads,
+                                      spc_schedule sched, spc_kernel_info *info,
                                       const spc_convert_opts *o, spc_error *e);
 
 /* Whether t was made by spc_convert. */

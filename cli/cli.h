@@ -46,6 +46,7 @@ typedef struct cli_opts {
   int repeat;                 /* spmv: --repeat R */
   bool cuda;                  /* gen: --cuda */
   const char *kernel, *format; /* gen --cuda: --kernel, --format */
+  spc_schedule schedule;      /* spmv: --schedule=rows|positions|auto */
 } cli_opts;
 
 typedef struct cli_cmd {

@@ -19,6 +19,7 @@ static void kernel_opts(const cli_opts *o, spc_kernel_opts *k) {
   k->threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
   if (k->threads < 1) k->threads = 1;
   k->format = o->to;
+  k->schedule = o->schedule;
 }
 
 /* x from a Matrix Market array (or any readable vector): n values as
@@ -111,6 +112,9 @@ int cmd_spmv(int argc, char **argv) {
   r.expand = 1;
   spc_kernel_opts k;
   kernel_opts(&o, &k);
+  spc_kernel_info info;
+  memset(&info, 0, sizeof info);
+  k.info = &info;
   spc_tensor *A = NULL;
   spc_error e;
   spc_error_clear(&e);
@@ -151,9 +155,12 @@ int cmd_spmv(int argc, char **argv) {
     if (dt < best) best = dt;
   }
   if (!rc && (o.verbose || repeat > 1))
-    fprintf(stderr, "spconv: spmv %s: %lld stored, best of %d: %.6f s (%.2f ns per nonzero, %d threads)\n",
+    fprintf(stderr, "spconv: spmv %s: %lld stored, best of %d: %.6f s (%.2f ns per nonzero, %d threads, "
+                    "schedule %s)\n",
             pos[0], (long long)spc_tensor_nstored(A), repeat, best,
-            1e9 * best / (double)(spc_tensor_nstored(A) ? spc_tensor_nstored(A) : 1), k.threads);
+            1e9 * best / (double)(spc_tensor_nstored(A) ? spc_tensor_nstored(A) : 1), info.threads,
+            spc_schedule_name(info.used));
+  if (!rc && o.verbose && info.note[0]) fprintf(stderr, "spconv: spmv: %s\n", info.note);
   if (!rc) rc = write_y(o.out, y, ny, cplx);
   free(x);
   free(y);

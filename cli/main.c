@@ -77,9 +77,12 @@ const cli_cmd cli_commands[] = {
      "  --to FORMAT        the format the kernel runs in when A is not one (csr)\n"
      "  --transpose        y = A^T x\n"
      "  --repeat R         run R times, report the best time\n"
+     "  --schedule S       rows (top level split evenly), positions (the level below\n"
+     "                     split into equal chunks of positions), auto (default:\n"
+     "                     positions when the rows split is unbalanced)\n"
      "  --engine E         auto, generic, factory, jit\n"
-     "  -v, --verbose      time and throughput\n",
-     "spconv spmv A [X] [-o Y] [--transpose] [--threads N] [--repeat R]"},
+     "  -v, --verbose      time, throughput and the schedule that ran\n",
+     "spconv spmv A [X] [-o Y] [--transpose] [--threads N] [--repeat R] [--schedule S]"},
     {"spgemm", cmd_spgemm, "C = A B (Gustavson, two phases, rows over threads); C's extension picks the\n"
      "container, --to its format (default csr).\n\n" COMMON
      "  --to FORMAT        format of C\n"

@@ -309,15 +309,46 @@ SPC_API spc_status spc_gen_cuda_source(const char *format, const char *kernel,
  * routine made from the format's read-side level functions; a matrix not
  * yet in a spec format (a COO just read) is converted to opts->format
  * (default csr) first.  x and y are double arrays, or (re, im) pairs when
- * A is complex; y gets A's row count (column count transposed).
+ * A is complex; y gets A's row count (column count transposed); x and y
+ * must not overlap (SPC_ERR_ARG).
  * C = A B: Gustavson's algorithm on CSR operands (converted as needed),
  * symbolic then numeric pass, rows over OpenMP threads; values double
  * (complex when an operand is); the result in out_format (NULL: csr). */
+/* SpMV schedules (README "Kernels"): how the threads share the work.
+ *  rows:      the top level's positions in equal contiguous ranges, one per
+ *             thread (CSR: equal numbers of rows);
+ *  positions: the positions of the level below the top (CSR: the
+ *             nonzeros) in equal chunks; a parent whose children cross a
+ *             chunk border is summed in parts (per-thread partials added
+ *             in thread order), so floating-point sums of such a row may
+ *             round differently from rows; needs a `compact` second level,
+ *             else rows runs (spc_kernel_info.note says so);
+ *  auto:      positions when the rows split would give a thread more
+ *             than 1.2 times its share of those positions and 32768 or
+ *             more over it, else rows (and rows on one thread).
+ * Each schedule is deterministic: one result, bit for bit, per schedule
+ * and thread count, on every engine. */
+typedef enum spc_schedule {
+  SPC_SCHED_AUTO = 0,
+  SPC_SCHED_ROWS = 1,
+  SPC_SCHED_POSITIONS = 2
+} spc_schedule;
+SPC_API const char *spc_schedule_name(spc_schedule s);
+/* "auto", "rows" or "positions" -> *s; nonzero when unknown. */
+SPC_API int spc_schedule_parse(const char *name, spc_schedule *s);
+/* What an SpMV did, for --verbose. */
+typedef struct spc_kernel_info {
+  spc_schedule used; /* the schedule that ran (never auto) */
+  int threads;       /* the threads that ran */
+  char note[256];    /* why auto chose it, or why positions fell back; "" */
+} spc_kernel_info;
 typedef struct spc_kernel_opts {
   spc_engine engine;
   int no_jit;
-  int threads;        /* 0: one */
-  const char *format; /* spmv: the format A runs in when A is not one */
+  int threads;           /* 0: one */
+  const char *format;    /* spmv: the format A runs in when A is not one */
+  spc_schedule schedule; /* spmv: 0 (auto), rows or positions */
+  spc_kernel_info *info; /* spmv: filled when non-NULL */
 } spc_kernel_opts;
 SPC_API spc_status spc_spmv(const spc_tensor *A, int transpose, const void *x,
                             void *y, const spc_kernel_opts *o, spc_error *err);

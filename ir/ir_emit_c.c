@@ -116,7 +116,8 @@ static void signature(ectx *c, spc_str *o, bool is_static, const char *qual,
         snprintf(p[1], sizeof p[1], "int64_t *%s", outname[f->nvars + v]);
         np = 2;
       } else {
-        snprintf(p[0], sizeof p[0], "%s%s *%s", vi->dir == IR_IN ? "const " : "", t, n);
+        snprintf(p[0], sizeof p[0], "%s%s *%s%s", vi->dir == IR_IN ? "const " : "", t,
+                 f->noalias ? "restrict " : "", n);
         snprintf(p[1], sizeof p[1], "int64_t %s", c->lname[v]);
         np = 2;
       }

@@ -22,6 +22,7 @@ struct ir_func {
   int nparams, capparams;
   ir_stmt *body;
   ir_chunk *chunks; /* arena: every node, name and kids array */
+  bool noalias;     /* array parameters never overlap (C: restrict) */
   bool broken;      /* an allocation failed or a builder was misused */
   spc_status why;   /* SPC_ERR_NOMEM or SPC_ERR_INTERNAL */
   char msg[256];    /* the first failure */

@@ -187,6 +187,9 @@ SPC_INTERNAL const char *ir_func_name(const ir_func *f);
 /* Rename f (the name its emitted C function gets); false on no memory. */
 SPC_INTERNAL bool ir_func_set_name(ir_func *f, const char *name);
 SPC_INTERNAL ir_stmt *ir_func_body(ir_func *f); /* the top-level block */
+/* Promise that f's array parameters never overlap one another: the C
+ * emitter declares them `restrict` (the interpreter ignores it). */
+SPC_INTERNAL void ir_func_set_noalias(ir_func *f);
 
 SPC_INTERNAL ir_var ir_param(ir_func *f, const char *name, ir_ty ty,
                              bool array, ir_dir dir);

@@ -29,10 +29,32 @@ static spc_status as_format(const spc_tensor *a, const char *fmt, const spc_conv
   return s;
 }
 
+static const char *const sched_names[] = {"auto", "rows", "positions"};
+
+const char *spc_schedule_name(spc_schedule s) {
+  return (unsigned)s < 3 ? sched_names[s] : "?";
+}
+
+int spc_schedule_parse(const char *name, spc_schedule *s) {
+  for (int k = 0; name && k < 3; k++)
+    if (!strcmp(name, sched_names[k])) return (*s = (spc_schedule)k), 0;
+  return -1;
+}
+
 spc_status spc_spmv(const spc_tensor *A, int transpose, const void *x, void *y,
                     const spc_kernel_opts *ko, spc_error *e) {
   if (!A || !x || !y || A->order != 2)
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spmv needs a matrix, x and y");
+  spc_schedule sched = ko ? ko->schedule : SPC_SCHED_AUTO;
+  if ((unsigned)sched > SPC_SCHED_POSITIONS)
+    return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spmv: unknown schedule %d (auto, rows, positions)",
+                   (int)sched);
+  {
+    size_t w = A->vt == SPC_C128 ? 16 : 8;
+    const char *xb = x, *yb = y;
+    const char *xe = xb + (size_t)A->dims[transpose ? 0 : 1] * w, *ye = yb + (size_t)A->dims[transpose ? 1 : 0] * w;
+    if (xb < ye && yb < xe) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spmv: x and y overlap");
+  }
   spc_convert_opts o;
   spc_convert_opts_init(&o);
   if (ko) o.engine = ko->engine, o.no_jit = ko->no_jit;
@@ -43,7 +65,8 @@ spc_status spc_spmv(const spc_tensor *A, int transpose, const void *x, void *y,
     int64_t ny = A->dims[transpose ? 1 : 0];
     size_t w = a->vt == SPC_C128 ? 16 : 8;
     memset(y, 0, (size_t)ny * w);
-    s = spc_conv_spmv(a, transpose != 0, x, y, ko && ko->threads > 0 ? ko->threads : 1, &o, e);
+    s = spc_conv_spmv(a, transpose != 0, x, y, ko && ko->threads > 0 ? ko->threads : 1, sched,
+                      ko ? ko->info : NULL, &o, e);
   }
   spc_tensor_free(&own);
   return s;

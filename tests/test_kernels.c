@@ -19,7 +19,8 @@
  *             hand-made edge cases (purely imaginary and negative entries
  *             in padded formats, int64 / uint64 extremes, float32, a row,
  *             a column, 0 x 3 and 3 x 0);
- *   threads   1, 2 and 65 threads: within tolerance of each other, bit
+ *   threads   1, 2 and 65 threads (the rows schedule, as every SpMV here;
+ *             the others: test_spmv_sched.c): within tolerance of each other, bit
  *             identical where every top-level position owns whole entries
  *             of y (csr, dcsr, dense, csf; csc, dcsc transposed), and from
  *             run to run;
@@ -435,6 +436,7 @@ static void kopts(spc_kernel_opts *k, spc_engine g, int threads, const char *for
   k->engine = g;
   k->threads = threads;
   k->format = format;
+  k->schedule = SPC_SCHED_ROWS;
 }
 
 /* y = A x (tr: A^T x) asserted to succeed; y malloc'ed (filled with a

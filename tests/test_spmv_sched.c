@@ -1,0 +1,529 @@
+/* test_spmv_sched.c -- suite_spmv_sched: the SpMV schedules of
+ * include/spconv.h (spc_kernel_opts.schedule) and `spconv spmv
+ * --schedule`, against references computed here in plain C (long double
+ * sums over the components as read):
+ *
+ *   formats   every built-in order-2 format on small shared matrices
+ *             (real, complex, pattern, integer, rectangular), schedules
+ *             rows / positions / auto x threads 1, 2, 3 x transposed or
+ *             not, on the factory: each entry within 1e-12 of the
+ *             reference relative to sum |a_ij x_j|; the generic engine
+ *             gives the same bits for the same schedule and threads; one
+ *             thread gives the same bits under every schedule; integer
+ *             and pattern matrices with an integer x give the same bits
+ *             under every schedule and thread count (sums are exact);
+ *   jit       csr, bcsr, dia and coo on the JIT: the factory's bits, per
+ *             schedule, threads 1 and 3;
+ *   skewed    one dense row (1e16 then ones): positions with 3 threads
+ *             splits inside it, so its entry is (1e16 + 15), not the rows
+ *             schedule's 1e16 (each piece summed apart, added in thread
+ *             order); auto keeps rows there (too small to gain) and on
+ *             1 thread, and picks positions at 100000 rows;
+ *             the same bits from run to run; dcsr and bcsr split too;
+ *   fallback  a user format whose second level is not `compact`:
+ *             positions runs rows and says so in info.note;
+ *   cli       --schedule=positions -v names the schedule, y read back
+ *             equal to spc_spmv's; an unknown schedule exits 1 (usage)
+ *             naming the choices. */
+#include "suites.h"
+#include "testutil.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOL 1e-12L
+
+static char *g_jit;
+static void make_jit_dir(void) {
+  if (!g_jit) g_jit = tu_mkdtemp();
+}
+
+static const char *const fmts[] = {"csr", "csc", "coo", "dcsr", "dcsc", "dia",
+                                   "ell", "bcsr", "sky", "morton", "dense", "csf"};
+#define NF ((int)(sizeof fmts / sizeof fmts[0]))
+static const spc_schedule scheds[] = {SPC_SCHED_ROWS, SPC_SCHED_POSITIONS, SPC_SCHED_AUTO};
+
+/* ---- the reference ------------------------------------------------------------ */
+
+typedef struct ref {
+  int64_t n;
+  bool cplx;
+  long double *re, *im, *sc; /* sc: sum of |a| |x| */
+} ref;
+
+/* y = A x (tr: A^T x) from A's components, in long double. */
+static void reference(const spc_tensor *A, bool tr, const double *x, ref *r) {
+  r->n = spc_tensor_dim(A, tr ? 1 : 0);
+  r->cplx = spc_tensor_vtype(A) == SPC_C128;
+  size_t c = (size_t)(r->n ? r->n : 1);
+  r->re = calloc(c, sizeof *r->re);
+  r->im = calloc(c, sizeof *r->im);
+  r->sc = calloc(c, sizeof *r->sc);
+  spc_iter *it = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  tu_assert_ok(spc_iter_create(A, &it, &e), &e);
+  int64_t k[SPC_MAX_ORDER];
+  const void *v;
+  while (spc_iter_next(it, k, &v)) {
+    long double ar = 1, ai = 0;
+    switch (spc_tensor_vtype(A)) {
+    case SPC_I64: ar = (double)*(const int64_t *)v; break;
+    case SPC_U64: ar = (double)*(const uint64_t *)v; break;
+    case SPC_F32: ar = *(const float *)v; break;
+    case SPC_F64: ar = *(const double *)v; break;
+    case SPC_C128: ar = ((const double *)v)[0], ai = ((const double *)v)[1]; break;
+    default: break;
+    }
+    int64_t o = tr ? k[1] : k[0], in = tr ? k[0] : k[1];
+    long double xr = r->cplx ? x[2 * in] : x[in], xi = r->cplx ? x[2 * in + 1] : 0;
+    r->re[o] += ar * xr - ai * xi;
+    r->im[o] += ar * xi + ai * xr;
+    r->sc[o] += (fabsl(ar) + fabsl(ai)) * (fabsl(xr) + fabsl(xi));
+  }
+  spc_iter_free(&it);
+}
+
+static void ref_free(ref *r) {
+  free(r->re);
+  free(r->im);
+  free(r->sc);
+}
+
+static void check_ref(const ref *r, const double *y, const char *what) {
+  for (int64_t i = 0; i < r->n; i++) {
+    long double tol = TOL * r->sc[i];
+    long double yr = r->cplx ? y[2 * i] : y[i], yi = r->cplx ? y[2 * i + 1] : 0;
+    tu_check(fabsl(yr - r->re[i]) <= tol && fabsl(yi - r->im[i]) <= tol,
+             "%s: y[%lld] = (%.17g, %.17g), reference (%.17Lg, %.17Lg)", what, (long long)i,
+             (double)yr, (double)yi, r->re[i], r->im[i]);
+  }
+}
+
+/* x of n entries (pairs when cplx): mixed signs with full mantissas, or
+ * small integers (ints). */
+static double *make_x(int64_t n, bool cplx, bool ints) {
+  double *x = malloc((size_t)(n ? n : 1) * 16);
+  for (int64_t j = 0; j < 2 * n; j++) {
+    uint64_t h = ((uint64_t)j + 1) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31;
+    x[j] = ints ? (double)((int64_t)(h % 7) - 3) : (double)(h >> 11) * 0x1p-53 * 2.0 - 0.75;
+  }
+  (void)cplx;
+  return x;
+}
+
+/* y = A x asserted to succeed (y pre-filled with a pattern); info filled. */
+static double *spmv_run(const spc_tensor *A, bool tr, const double *x, spc_engine g, int threads,
+                        spc_schedule sc, spc_kernel_info *info, const char *what) {
+  int64_t ny = spc_tensor_dim(A, tr ? 1 : 0);
+  size_t w = spc_tensor_vtype(A) == SPC_C128 ? 16 : 8;
+  double *y = malloc((size_t)(ny ? ny : 1) * w);
+  memset(y, 0x7f, (size_t)(ny ? ny : 1) * w);
+  spc_kernel_opts k;
+  memset(&k, 0, sizeof k);
+  k.engine = g;
+  k.threads = threads;
+  k.schedule = sc;
+  k.info = info;
+  spc_error e;
+  spc_error_clear(&e);
+  spc_status s = spc_spmv(A, tr, x, y, &k, &e);
+  ck_assert_msg(s == SPC_OK, "%s: spmv (%s, %s, %d threads): %s: %s", what, spc_engine_name(g),
+                spc_schedule_name(sc), threads, spc_status_name(s), e.msg);
+  return y;
+}
+
+static size_t ybytes(const spc_tensor *A, bool tr) {
+  return (size_t)spc_tensor_dim(A, tr ? 1 : 0) * (spc_tensor_vtype(A) == SPC_C128 ? 16 : 8);
+}
+
+/* A in format f on the factory; false when the format refuses A. */
+static bool convert(const spc_tensor *A, const char *f, spc_tensor **out, const char *what) {
+  spc_convert_opts o;
+  spc_convert_opts_init(&o);
+  o.jit_dir = g_jit;
+  o.max_positions = (int64_t)1 << 19;
+  spc_error e;
+  spc_error_clear(&e);
+  spc_status s = spc_convert_to(A, f, &o, out, &e);
+  if (s) ck_assert_msg(s == SPC_ERR_UNSUPPORTED, "%s -> %s: %s: %s", what, f, spc_status_name(s), e.msg);
+  return s == SPC_OK;
+}
+
+static spc_tensor *read_matrix(const char *name) {
+  const char *dd = tu_data_dir();
+  if (!dd) return NULL;
+  char path[2048];
+  snprintf(path, sizeof path, "%s/matrices/%s", dd, name);
+  return tu_exists(path) ? tu_read_ok(path, 1, SPC_VTYPE_AUTO) : NULL;
+}
+
+/* ---- every format x schedule x threads -------------------------------------------- */
+
+static const char *const small[] = {"bcspwr01.mtx", "young1c.mtx", "lp_e226.mtx", "Ragusa16_pattern.mtx",
+                                    "matrix_int64.mtx", "LFAT5_hypersparse.mtx", "dwt_992.mtx", NULL};
+
+START_TEST(test_formats) {
+  long runs = 0, exact = 0;
+  for (int mi = 0; small[mi]; mi++) {
+    spc_tensor *A = read_matrix(small[mi]);
+    if (!A) continue;
+    spc_vtype vt = spc_tensor_vtype(A);
+    bool ints = vt == SPC_PATTERN || vt == SPC_I64 || vt == SPC_U64;
+    int64_t nmax = spc_tensor_dim(A, 0) > spc_tensor_dim(A, 1) ? spc_tensor_dim(A, 0) : spc_tensor_dim(A, 1);
+    double *x = make_x(nmax, vt == SPC_C128, ints);
+    for (int f = 0; f < NF; f++) {
+      spc_tensor *B = NULL;
+      char what[300];
+      snprintf(what, sizeof what, "%s as %s", small[mi], fmts[f]);
+      if (!convert(A, fmts[f], &B, what)) continue;
+      for (int tr = 0; tr < 2; tr++) {
+        ref r;
+        reference(A, tr, x, &r);
+        double *y1 = NULL; /* rows, one thread */
+        for (int si = 0; si < 3; si++)
+          for (int nt = 1; nt <= 3; nt++) {
+            snprintf(what, sizeof what, "%s as %s%s, %s, %d threads", small[mi], fmts[f],
+                     tr ? " transposed" : "", spc_schedule_name(scheds[si]), nt);
+            spc_kernel_info info;
+            double *y = spmv_run(B, tr, x, SPC_ENGINE_FACTORY, nt, scheds[si], &info, what);
+            ck_assert_msg(info.used == SPC_SCHED_ROWS || info.used == SPC_SCHED_POSITIONS, "%s: used %d", what,
+                          (int)info.used);
+            if (scheds[si] != SPC_SCHED_AUTO)
+              ck_assert_msg(info.used == scheds[si], "%s: ran %s (%s)", what, spc_schedule_name(info.used),
+                            info.note);
+            ck_assert_msg(info.threads >= 1 && info.threads <= nt, "%s: %d threads", what, info.threads);
+            check_ref(&r, y, what);
+            double *yg = spmv_run(B, tr, x, SPC_ENGINE_GENERIC, nt, scheds[si], NULL, what);
+            ck_assert_msg(!memcmp(y, yg, ybytes(B, tr)), "%s: generic and factory differ", what);
+            free(yg);
+            if (!y1) y1 = y;
+            else {
+              if (nt == 1 || ints)
+                ck_assert_msg(!memcmp(y, y1, ybytes(B, tr)), "%s: bits differ from rows, 1 thread", what);
+              exact += nt == 1 || ints;
+              free(y);
+            }
+            runs++;
+          }
+        free(y1);
+        ref_free(&r);
+      }
+      spc_tensor_free(&B);
+    }
+    free(x);
+    spc_tensor_free(&A);
+  }
+  if (!runs) return;
+  printf("spmv_sched: %ld runs within 1e-12 of the reference, generic = factory; %ld bit identical to rows "
+         "on 1 thread\n", runs, exact);
+}
+END_TEST
+
+/* ---- JIT = factory ------------------------------------------------------------------ */
+
+START_TEST(test_jit) {
+  spc_tensor *A = read_matrix("dwt_992.mtx");
+  if (!A) return;
+  static const char *const jf[] = {"csr", "bcsr", "dia", "coo"};
+  double *x = make_x(spc_tensor_dim(A, 0), false, false);
+  long runs = 0;
+  for (int f = 0; f < 4; f++) {
+    spc_tensor *B = NULL;
+    if (!convert(A, jf[f], &B, jf[f])) continue;
+    for (int si = 0; si < 2; si++)
+      for (int nt = 1; nt <= 3; nt += 2) {
+        bool tr = f == 0 && nt == 3;
+        char what[200];
+        snprintf(what, sizeof what, "dwt_992 as %s, %s, %d threads", jf[f], spc_schedule_name(scheds[si]), nt);
+        double *yf = spmv_run(B, tr, x, SPC_ENGINE_FACTORY, nt, scheds[si], NULL, what);
+        spc_kernel_opts k;
+        memset(&k, 0, sizeof k);
+        k.engine = SPC_ENGINE_JIT;
+        k.threads = nt;
+        k.schedule = scheds[si];
+        double *yj = malloc(ybytes(B, tr));
+        spc_error e;
+        spc_error_clear(&e);
+        setenv("SPCONV_JIT_DIR", g_jit, 1);
+        spc_status s = spc_spmv(B, tr, x, yj, &k, &e);
+        if (s == SPC_ERR_UNSUPPORTED && strstr(e.msg, "compiler")) { /* no cc here: nothing to compare */
+          free(yf);
+          free(yj);
+          continue;
+        }
+        tu_assert_ok(s, &e);
+        ck_assert_msg(!memcmp(yf, yj, ybytes(B, tr)), "%s: JIT and factory differ", what);
+        runs++;
+        free(yf);
+        free(yj);
+      }
+    spc_tensor_free(&B);
+  }
+  printf("spmv_sched: JIT = factory bit for bit in %d runs\n", (int)runs);
+  free(x);
+  spc_tensor_free(&A);
+}
+END_TEST
+
+/* ---- one dense row ------------------------------------------------------------------ */
+
+/* n x n: row 7 holds every column (1e16 at column 0, ones after), the
+ * other rows two ones each (598 entries for n = 200). */
+static spc_tensor *skewed(int64_t n) {
+  int64_t nnz = n + 2 * (n - 1) - 1, dims[2] = {n, n};
+  spc_tensor *t = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  tu_assert_ok(spc_tensor_create_coo(2, dims, nnz, SPC_F64, &t, &e), &e);
+  spc_itype ty;
+  tu_assert_ok(spc_tensor_level_array(t, 0, "crd", NULL, &ty, NULL), &e);
+  void *rc = spc_tensor_level_array_mut(t, 0, "crd"), *cc = spc_tensor_level_array_mut(t, 1, "crd");
+  double *v = spc_tensor_values_mut(t);
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < n; j++) {
+      bool dense = i == 7;
+      if (!dense && j != i && j != (i + 1) % n) continue;
+      if (!dense && i == n - 1 && j == 0) continue; /* keep the count at 2 (n - 1) */
+      if (ty == SPC_IDX32) ((int32_t *)rc)[k] = (int32_t)i, ((int32_t *)cc)[k] = (int32_t)j;
+      else ((int64_t *)rc)[k] = i, ((int64_t *)cc)[k] = j;
+      v[k++] = dense && j == 0 ? 1e16 : 1.0;
+    }
+  ck_assert_int_eq(k, nnz); /* the last row holds one entry */
+  return t;
+}
+
+START_TEST(test_skewed) {
+  spc_tensor *A = skewed(200), *B = NULL;
+  ck_assert(convert(A, "csr", &B, "skewed"));
+  int64_t n = 200, nnz = spc_tensor_nstored(B);
+  ck_assert_int_eq(nnz, 597);
+  double *x = make_x(n, false, false);
+  for (int64_t j = 0; j < n; j++) x[j] = 1;
+  spc_kernel_info info;
+  double *yr = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 3, SPC_SCHED_ROWS, &info, "skewed rows");
+  double *yp = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 3, SPC_SCHED_POSITIONS, &info, "skewed positions");
+  ck_assert_int_eq(info.used, SPC_SCHED_POSITIONS);
+  ck_assert_int_eq(info.threads, 3);
+  /* row 7 holds positions [14, 214); chunks [0, 199), [199, 398), [398, 597):
+   * thread 0 sums 1e16 and 184 ones (1e16), thread 1 the last 15 ones */
+  volatile double big = 1e16, head = 0.0 + big, tail = 15.0;
+  double want = head + tail;
+  ck_assert_msg(yr[7] == 1e16, "rows: y[7] = %.17g", yr[7]);
+  ck_assert_msg(yp[7] == want && want != 1e16, "positions: y[7] = %.17g, want %.17g", yp[7], want);
+  for (int64_t i = 0; i < n; i++)
+    if (i != 7) ck_assert_msg(yp[i] == yr[i], "y[%lld]: %g vs %g", (long long)i, yp[i], yr[i]);
+  ref r;
+  reference(A, false, x, &r);
+  check_ref(&r, yp, "skewed positions");
+  ref_free(&r);
+  /* the same bits again, on the interpreter too */
+  double *y2 = spmv_run(B, false, x, SPC_ENGINE_GENERIC, 3, SPC_SCHED_POSITIONS, NULL, "again");
+  ck_assert(!memcmp(y2, yp, (size_t)n * 8));
+  free(y2);
+  /* auto: rows here (rows would give one thread 330 of 597: 131 over its
+   * share, too few to gain), and on one thread */
+  y2 = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 3, SPC_SCHED_AUTO, &info, "auto");
+  ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
+  ck_assert_msg(strstr(info.note, "auto: rows") && strstr(info.note, "131 positions over"), "note: %s", info.note);
+  ck_assert(!memcmp(y2, yr, (size_t)n * 8));
+  free(y2);
+  y2 = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 1, SPC_SCHED_AUTO, &info, "auto 1");
+  ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
+  ck_assert(y2[7] == 1e16);
+  free(y2);
+  { /* auto: positions on the same shape at 100000 rows (rows would give
+     * one thread 166664 of 299997 on 3 threads, 199998 on 2) */
+    spc_tensor *A2 = skewed(100000), *B2 = NULL;
+    ck_assert(convert(A2, "csr", &B2, "skewed 100000"));
+    double *x2 = make_x(100000, false, false);
+    for (int nt = 2; nt <= 3; nt++) {
+      double *ya = spmv_run(B2, false, x2, SPC_ENGINE_FACTORY, nt, SPC_SCHED_AUTO, &info, "auto big");
+      ck_assert_int_eq(info.used, SPC_SCHED_POSITIONS);
+      ck_assert_msg(strstr(info.note, "auto: positions"), "note: %s", info.note);
+      double *yq = spmv_run(B2, false, x2, SPC_ENGINE_FACTORY, nt, SPC_SCHED_POSITIONS, NULL, "positions big");
+      ck_assert(!memcmp(ya, yq, 100000 * 8));
+      free(ya);
+      free(yq);
+    }
+    free(x2);
+    spc_tensor_free(&B2);
+    spc_tensor_free(&A2);
+  }
+  /* transposed: column 7 of A^T; every split within tolerance */
+  reference(A, true, x, &r);
+  for (int nt = 2; nt <= 3; nt++) {
+    y2 = spmv_run(B, true, x, SPC_ENGINE_FACTORY, nt, SPC_SCHED_POSITIONS, NULL, "transposed");
+    check_ref(&r, y2, "skewed transposed");
+    free(y2);
+  }
+  ref_free(&r);
+  /* the same split in dcsr (a compressed top) and bcsr (a parent is a
+   * block row of 4: its pieces add 4 entries of y) */
+  static const char *const other[] = {"dcsr", "bcsr"};
+  reference(A, false, x, &r);
+  for (int f = 0; f < 2; f++) {
+    spc_tensor *C = NULL;
+    ck_assert(convert(A, other[f], &C, other[f]));
+    for (int nt = 2; nt <= 3; nt++) {
+      y2 = spmv_run(C, false, x, SPC_ENGINE_FACTORY, nt, SPC_SCHED_POSITIONS, &info, other[f]);
+      ck_assert_int_eq(info.used, SPC_SCHED_POSITIONS);
+      check_ref(&r, y2, other[f]);
+      if (f == 0 && nt == 3) ck_assert_msg(y2[7] == want, "dcsr: y[7] = %.17g", y2[7]);
+      double *yg = spmv_run(C, false, x, SPC_ENGINE_GENERIC, nt, SPC_SCHED_POSITIONS, NULL, other[f]);
+      ck_assert(!memcmp(yg, y2, (size_t)n * 8));
+      free(yg);
+      free(y2);
+    }
+    spc_tensor_free(&C);
+  }
+  ref_free(&r);
+  free(yr);
+  free(yp);
+  free(x);
+  spc_tensor_free(&B);
+  spc_tensor_free(&A);
+}
+END_TEST
+
+/* ---- a second level without `compact` ----------------------------------------------- */
+
+static const char nc_level[] = "level: ncompressed\n"
+                               "description: compressed, not promising contiguous positions\n"
+                               "properties: [ordered, unique, locate]\n"
+                               "arrays: {pos: index, crd: coord}\n"
+                               "read:\n"
+                               "  begin: pos[p]\n"
+                               "  end: pos[p + 1]\n"
+                               "  access: crd[q]\n"
+                               "  size: pos[np]\n"
+                               "write:\n"
+                               "  queries:\n"
+                               "    - select [*] -> count(c) as nnz\n"
+                               "  init: |\n"
+                               "    pos = alloc(index, np + 1)\n"
+                               "    for x in 0 .. np { pos[x + 1] = nnz[x] }\n"
+                               "    prefix_sum(pos, 0, np + 1)\n"
+                               "    crd = alloc(coord, pos[np])\n"
+                               "  yield_pos: |\n"
+                               "    r = pos[p]\n"
+                               "    pos[p] += 1\n"
+                               "    return r\n"
+                               "  insert_coord: crd[q] = c\n"
+                               "  finalize: shift(pos, 0, np, 0)\n";
+static const char nc_format[] = "format: csr_nc\n"
+                                "description: csr over ncompressed\n"
+                                "order: 2\n"
+                                "levels: [dense, ncompressed]\n";
+
+START_TEST(test_fallback) {
+  char *dir = tu_mkdtemp();
+  char *lv = tu_file(dir, "ncompressed.yaml", nc_level), *fm = tu_file(dir, "csr_nc.yaml", nc_format);
+  spc_tensor *A = skewed(40), *B = NULL;
+  spc_convert_opts o;
+  spc_convert_opts_init(&o);
+  o.engine = SPC_ENGINE_GENERIC;
+  o.nspec_files = 1;
+  o.spec_files[0] = lv;
+  spc_error e;
+  spc_error_clear(&e);
+  tu_assert_ok(spc_convert_to(A, fm, &o, &B, &e), &e);
+  double *x = make_x(40, false, false);
+  spc_kernel_info info;
+  double *y = spmv_run(B, false, x, SPC_ENGINE_GENERIC, 2, SPC_SCHED_POSITIONS, &info, "csr_nc");
+  ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
+  ck_assert_msg(strstr(info.note, "positions schedule") && strstr(info.note, "ncompressed") &&
+                    strstr(info.note, "rows instead"),
+                "note: %s", info.note);
+  ref r;
+  reference(A, false, x, &r);
+  check_ref(&r, y, "csr_nc");
+  ref_free(&r);
+  /* a schedule out of range */
+  spc_kernel_opts k;
+  memset(&k, 0, sizeof k);
+  k.schedule = (spc_schedule)7;
+  spc_error_clear(&e);
+  ck_assert_int_eq(spc_spmv(B, 0, x, y, &k, &e), SPC_ERR_ARG);
+  ck_assert_msg(strstr(e.msg, "schedule"), "%s", e.msg);
+  /* x and y overlapping */
+  spc_error_clear(&e);
+  ck_assert_int_eq(spc_spmv(B, 0, y, y, NULL, &e), SPC_ERR_ARG);
+  ck_assert_msg(strstr(e.msg, "overlap"), "%s", e.msg);
+  spc_schedule s;
+  ck_assert_int_eq(spc_schedule_parse("positions", &s), 0);
+  ck_assert_int_eq(s, SPC_SCHED_POSITIONS);
+  ck_assert_int_ne(spc_schedule_parse("cols", &s), 0);
+  ck_assert_str_eq(spc_schedule_name(SPC_SCHED_AUTO), "auto");
+  free(y);
+  free(x);
+  spc_tensor_free(&B);
+  spc_tensor_free(&A);
+  free(lv);
+  free(fm);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
+/* ---- the command line ---------------------------------------------------------------- */
+
+START_TEST(test_cli) {
+  char *dir = tu_mkdtemp();
+  spc_tensor *A = skewed(200);
+  char *in = tu_path(dir, "skewed.mtx"), *out = tu_path(dir, "y.mtx");
+  spc_error e;
+  spc_error_clear(&e);
+  tu_assert_ok(spc_write(A, in, NULL, &e), &e);
+  tu_run_result r;
+  tu_run(&r, "spmv '%s' -o '%s' --threads 3 --schedule=positions -v", in, out);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  ck_assert_msg(strstr(r.err, "3 threads, schedule positions"), "%s", r.err);
+  tu_run_free(&r);
+  spc_tensor *Y = tu_read_ok(out, 0, SPC_F64);
+  spc_tensor *B = NULL;
+  ck_assert(convert(A, "csr", &B, "skewed"));
+  double x[200];
+  for (int j = 0; j < 200; j++) x[j] = 1;
+  double *y = spmv_run(B, false, x, SPC_ENGINE_AUTO, 3, SPC_SCHED_POSITIONS, NULL, "cli");
+  const double *yv = spc_tensor_values(Y, NULL);
+  ck_assert_int_eq(spc_tensor_nstored(Y), 200);
+  ck_assert_msg(!memcmp(y, yv, sizeof x), "CLI y differs from spc_spmv's");
+  ck_assert(yv[7] != 1e16);
+  free(y);
+  spc_tensor_free(&Y);
+  tu_run(&r, "spmv '%s' -o '%s' --threads 3 --schedule rows -v", in, out);
+  ck_assert_msg(r.status == 0 && strstr(r.err, "schedule rows"), "exit %d: %s", r.status, r.err);
+  tu_run_free(&r);
+  Y = tu_read_ok(out, 0, SPC_F64);
+  ck_assert(((const double *)spc_tensor_values(Y, NULL))[7] == 1e16);
+  spc_tensor_free(&Y);
+  tu_run(&r, "spmv '%s' --schedule=columns", in);
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_msg(strstr(r.err, "unknown schedule 'columns'") && strstr(r.err, "positions"), "%s", r.err);
+  tu_run_free(&r);
+  spc_tensor_free(&B);
+  spc_tensor_free(&A);
+  free(in);
+  free(out);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
+Suite *suite_spmv_sched(void) {
+  Suite *s = suite_create("spmv_sched");
+  TCase *tc = tcase_create("schedules");
+  tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
+  tcase_add_unchecked_fixture(tc, make_jit_dir, NULL);
+  tcase_add_test(tc, test_formats);
+  tcase_add_test(tc, test_jit);
+  tcase_add_test(tc, test_skewed);
+  tcase_add_test(tc, test_fallback);
+  tcase_add_test(tc, test_cli);
+  suite_add_tcase(s, tc);
+  return s;
+}
