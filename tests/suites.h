@@ -22,5 +22,6 @@ Suite *suite_gen(void);        /* tests/test_gen.c: spconv gen, generated C = li
 Suite *suite_spw(void);        /* tests/test_spw.c: sparse workspace, conversion through it */
 Suite *suite_kernels(void);    /* tests/test_kernels.c: spmv / spgemm vs plain-C references, engines, CLI */
 Suite *suite_cuda(void);       /* tests/test_cuda_emit.c: CUDA emitter, schedules interpreted, nvcc */
+Suite *suite_spgemm(void);     /* tests/test_spgemm.c: spgemm loop orders, workspaces, cost model, explain */
 
 #endif
