@@ -109,76 +109,90 @@ static int bits_for(int64_t want) {
   return bits;
 }
 
-/* row i's distinct columns (symbolic); *flops: the row's products */
-static int64_t row_count(const sg_mat *a, const sg_mat *b, int64_t i, bool hash, int64_t *mark,
-                         hws *h, bool *ok) {
-  int64_t p0 = spc_arr_get(a->pos, i), p1 = spc_arr_get(a->pos, i + 1), cnt = 0;
-  if (!hash) {
-    for (int64_t p = p0; p < p1; p++) {
-      int64_t k = spc_arr_get(a->crd, p);
-      for (int64_t q = spc_arr_get(b->pos, k); q < spc_arr_get(b->pos, k + 1); q++) {
-        int64_t j = spc_arr_get(b->crd, q);
-        if (mark[j] != i) mark[j] = i, cnt++;
-      }
+/* ascending columns: quicksort (median of three, no callback) down to
+ * insertion sort on short runs */
+static void sort_cols(int64_t *restrict c, int64_t n) {
+  while (n > 24) {
+    int64_t x = c[0], y = c[n / 2], z = c[n - 1];
+    int64_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+    int64_t i = 0, j = n - 1;
+    for (;;) {
+      while (c[i] < piv) i++;
+      while (c[j] > piv) j--;
+      if (i >= j) break;
+      int64_t t = c[i];
+      c[i++] = c[j], c[j--] = t;
     }
-    return cnt;
-  }
-  int64_t bound = 0; /* the row's flops, at most B's column count */
-  for (int64_t p = p0; p < p1; p++) {
-    int64_t k = spc_arr_get(a->crd, p);
-    bound += spc_arr_get(b->pos, k + 1) - spc_arr_get(b->pos, k);
-  }
-  if (bound > b->minor) bound = b->minor;
-  if (!bound) return 0;
-  if (!hws_size(h, bound)) return *ok = false, 0;
-  int bits = bits_for(bound);
-  for (int64_t p = p0; p < p1; p++) {
-    int64_t k = spc_arr_get(a->crd, p);
-    for (int64_t q = spc_arr_get(b->pos, k); q < spc_arr_get(b->pos, k + 1); q++) {
-      bool fresh;
-      hws_slot(h, bits, spc_arr_get(b->crd, q), &fresh);
-      cnt += fresh;
+    /* [0, j] <= piv <= [j+1, n): recurse on the smaller side */
+    if (j + 1 < n - j - 1) {
+      sort_cols(c, j + 1);
+      c += j + 1, n -= j + 1;
+    } else {
+      sort_cols(c + j + 1, n - j - 1);
+      n = j + 1;
     }
   }
-  memset(h->key, 0xff, ((size_t)1 << bits) * sizeof *h->key);
-  return cnt;
+  for (int64_t s = 1; s < n; s++) {
+    int64_t v = c[s], t = s;
+    while (t > 0 && c[t - 1] > v) c[t] = c[t - 1], t--;
+    c[t] = v;
+  }
 }
 
-/* row i's numeric pass: cnt columns (sorted) and values into the COO at k0 */
-static void row_fill(const sg_mat *a, const sg_mat *b, sg_kind kind, int64_t i, int64_t k0, int64_t cnt,
-                     bool hash, int64_t *mark, double *acc, hws *h, int64_t *cols, spc_tensor *coo) {
-  spc_array *ci = spc_level_array(&coo->lv[0], "crd"), *cj = spc_level_array(&coo->lv[1], "crd");
-  int64_t p0 = spc_arr_get(a->pos, i), p1 = spc_arr_get(a->pos, i + 1), c = 0;
-  int bits = hash ? bits_for(cnt) : 0;
-  void *vals = hash ? (void *)h->val : (void *)acc;
-  for (int64_t p = p0; p < p1; p++) {
-    int64_t k = spc_arr_get(a->crd, p);
-    for (int64_t q = spc_arr_get(b->pos, k); q < spc_arr_get(b->pos, k + 1); q++) {
-      int64_t j = spc_arr_get(b->crd, q), slot = j;
-      bool fresh;
-      if (hash) {
-        slot = hws_slot(h, bits, j, &fresh);
-      } else {
-        fresh = mark[j] != i;
-        mark[j] = i;
-      }
-      if (fresh) cols[c++] = j;
-      sg_fma(kind, vals, slot, a, p, b, q, fresh);
-    }
-  }
-  qsort(cols, (size_t)c, sizeof *cols, sg_cmp_i64);
-  size_t w = sg_width(kind);
-  for (int64_t t = 0; t < c; t++) {
-    int64_t j = cols[t], slot = j;
-    if (hash) {
-      bool fresh;
-      slot = hws_slot(h, bits, j, &fresh);
-    }
-    spc_arr_set(ci, k0 + t, i);
-    spc_arr_set(cj, k0 + t, j);
-    memcpy((char *)coo->val + (size_t)(k0 + t) * w, (const char *)vals + (size_t)slot * w, w);
-  }
-  if (hash && cnt) memset(h->key, 0xff, ((size_t)1 << bits) * sizeof *h->key);
+/* the row kernels, per crd width and value path (spgemm_gus_row.h) */
+#define SG_SUF i32_fast
+#define SG_T int32_t
+#define SG_FAST 1
+#include "spgemm_gus_row.h"
+#undef SG_SUF
+#undef SG_T
+#undef SG_FAST
+#define SG_SUF i64_fast
+#define SG_T int64_t
+#define SG_FAST 1
+#include "spgemm_gus_row.h"
+#undef SG_SUF
+#undef SG_T
+#undef SG_FAST
+#define SG_SUF any_fast
+#define SG_FAST 1
+#include "spgemm_gus_row.h"
+#undef SG_SUF
+#undef SG_FAST
+#define SG_SUF i32_any
+#define SG_T int32_t
+#define SG_FAST 0
+#include "spgemm_gus_row.h"
+#undef SG_SUF
+#undef SG_T
+#undef SG_FAST
+#define SG_SUF i64_any
+#define SG_T int64_t
+#define SG_FAST 0
+#include "spgemm_gus_row.h"
+#undef SG_SUF
+#undef SG_T
+#undef SG_FAST
+#define SG_SUF any_any
+#define SG_FAST 0
+#include "spgemm_gus_row.h"
+#undef SG_SUF
+#undef SG_FAST
+
+typedef int64_t (*row_count_fn)(const sg_mat *, const sg_mat *, int64_t, bool, int64_t *, hws *, bool *);
+typedef void (*row_fill_fn)(const sg_mat *, const sg_mat *, sg_kind, int64_t, int64_t, int64_t, bool, int64_t *,
+                            double *, hws *, int64_t *, spc_tensor *);
+
+static void pick_rows(const sg_mat *a, const sg_mat *b, row_count_fn *cf, row_fill_fn *ff) {
+  bool fast = a->vt == SPC_F64 && b->vt == SPC_F64;
+  int w = a->crd->type == b->crd->type ? (a->crd->type == SPC_IDX32 ? 32 : 64) : 0;
+  static const row_count_fn counts[2][3] = {{row_count_any_any, row_count_i32_any, row_count_i64_any},
+                                            {row_count_any_fast, row_count_i32_fast, row_count_i64_fast}};
+  static const row_fill_fn fills[2][3] = {{row_fill_any_any, row_fill_i32_any, row_fill_i64_any},
+                                          {row_fill_any_fast, row_fill_i32_fast, row_fill_i64_fast}};
+  int x = w == 32 ? 1 : w == 64 ? 2 : 0;
+  *cf = counts[fast][x];
+  *ff = fills[fast][x];
 }
 
 spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool hash, int nt,
@@ -186,6 +200,9 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
   int64_t m = a->major, n = b->minor;
   int64_t *rp = spc_calloc((size_t)m + 1, sizeof *rp);
   if (!rp) return SPC_NOMEM(e);
+  row_count_fn row_count;
+  row_fill_fn row_fill;
+  pick_rows(a, b, &row_count, &row_fill);
   int fail = 0;
   spc_status s = SPC_OK;
 #pragma omp parallel num_threads(nt)
