@@ -61,10 +61,53 @@ spc_status sg_check_fits(int64_t nnz, sg_kind k, spc_error *e) {
   return SPC_OK;
 }
 
-spc_status sg_coo(int64_t m, int64_t n, int64_t nnz, sg_kind k, spc_tensor **coo, spc_error *e) {
-  spc_status s = sg_check_fits(nnz, k, e);
+/* an empty CSR like `like` (a converted csr), m x n, nnz entries */
+static spc_status csr_shell(const spc_tensor *like, int64_t m, int64_t n, int64_t nnz, sg_kind k,
+                            spc_tensor **out, spc_error *e) {
+  spc_conv_desc d;
+  *out = NULL;
+  if (!like || !spc_conv_describe(like, &d) || strcmp(d.format, "csr") || d.nlevels != 2 || d.nparams)
+    return SPC_NOT_HANDLED;
   int64_t dims[2] = {m, n};
-  return s ? s : spc_coo_alloc(2, dims, nnz, sg_vtype(k), coo, e);
+  d.lo[0] = d.lo[1] = 0;
+  d.N[0] = m ? m : 1, d.N[1] = n ? n : 1; /* level extents, as the conversion sets them */
+  d.index64 = nnz >= INT32_MAX;
+  d.coord64 = m >= INT32_MAX || n >= INT32_MAX;
+  spc_tensor *t = NULL;
+  spc_status s = spc_conv_shell(&d, 2, dims, sg_vtype(k), &t, e);
+  for (int l = 0; l < 2 && !s; l++)
+    for (int a = 0; a < spc_conv_narrays(t, l) && !s; a++) {
+      const char *name;
+      spc_itype ty = spc_conv_array_type(t, l, a, &name);
+      if (l == 1 && !strcmp(name, "pos")) s = spc_level_add_array(&t->lv[1], name, ty, d.N[0] + 1, e);
+      else if (l == 1 && !strcmp(name, "crd")) s = spc_level_add_array(&t->lv[1], name, ty, nnz, e);
+      else s = SPC_NOT_HANDLED; /* a csr spec with other arrays: the COO path */
+    }
+  if (!s && !(t->val = spc_malloc_n(nnz ? nnz : 1, sg_width(k)))) s = SPC_NOMEM(e);
+  if (!s) t->val_owned = true, t->nval = nnz;
+  if (s) spc_tensor_free(&t);
+  *out = t;
+  return s;
+}
+
+spc_status sg_out_make(const spc_tensor *like, int64_t m, int64_t n, const int64_t *rp, sg_kind k,
+                       sg_out *o, spc_error *e) {
+  memset(o, 0, sizeof *o);
+  int64_t nnz = rp[m];
+  spc_status s = sg_check_fits(nnz, k, e);
+  if (!s) s = csr_shell(like, m, n, nnz, k, &o->t, e);
+  if (!s) {
+    spc_array *pos = spc_level_array(&o->t->lv[1], "pos");
+    for (int64_t i = 0; i < pos->len; i++) spc_arr_set(pos, i, rp[i < m ? i : m]);
+  } else if (s == SPC_NOT_HANDLED) {
+    int64_t dims[2] = {m, n};
+    if (!(s = spc_coo_alloc(2, dims, nnz, sg_vtype(k), &o->t, e)))
+      o->ci = spc_level_array(&o->t->lv[0], "crd");
+  }
+  if (s) return s;
+  o->cj = spc_level_array(&o->t->lv[1], "crd");
+  o->val = o->t->val;
+  return SPC_OK;
 }
 
 /* ---- Gustavson ------------------------------------------------------------------ */
@@ -181,7 +224,7 @@ static void sort_cols(int64_t *restrict c, int64_t n) {
 
 typedef int64_t (*row_count_fn)(const sg_mat *, const sg_mat *, int64_t, bool, int64_t *, hws *, bool *);
 typedef void (*row_fill_fn)(const sg_mat *, const sg_mat *, sg_kind, int64_t, int64_t, int64_t, bool, int64_t *,
-                            double *, hws *, int64_t *, spc_tensor *);
+                            double *, hws *, int64_t *, const sg_out *);
 
 static void pick_rows(const sg_mat *a, const sg_mat *b, row_count_fn *cf, row_fill_fn *ff) {
   bool fast = a->vt == SPC_F64 && b->vt == SPC_F64;
@@ -196,7 +239,7 @@ static void pick_rows(const sg_mat *a, const sg_mat *b, row_count_fn *cf, row_fi
 }
 
 spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool hash, int nt,
-                        spc_tensor **coo, spc_error *e) {
+                        const spc_tensor *like, sg_out *out, spc_error *e) {
   int64_t m = a->major, n = b->minor;
   int64_t *rp = spc_calloc((size_t)m + 1, sizeof *rp);
   if (!rp) return SPC_NOMEM(e);
@@ -231,7 +274,7 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
     if (rp[i + 1] > mx) mx = rp[i + 1];
     rp[i + 1] += rp[i];
   }
-  if ((s = sg_coo(m, n, rp[m], kind, coo, e))) {
+  if ((s = sg_out_make(like, m, n, rp, kind, out, e))) {
     spc_free(rp);
     return s;
   }
@@ -245,7 +288,7 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
     for (int64_t j = 0; ok && !hash && j < n; j++) mark[j] = -1;
 #pragma omp for schedule(dynamic, 256)
     for (int64_t i = 0; i < m; i++)
-      if (ok) row_fill(a, b, kind, i, rp[i], rp[i + 1] - rp[i], hash, mark, acc, &h, cols, *coo);
+      if (ok) row_fill(a, b, kind, i, rp[i], rp[i + 1] - rp[i], hash, mark, acc, &h, cols, out);
     if (!ok) {
 #pragma omp atomic write
       fail = 1;
@@ -258,7 +301,7 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
   }
   spc_free(rp);
   if (fail) {
-    spc_tensor_free(coo);
+    spc_tensor_free(&out->t);
     return SPC_NOMEM(e);
   }
   return SPC_OK;
@@ -301,7 +344,7 @@ spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B, const char *out_
   if (ko) o.engine = ko->engine, o.no_jit = ko->no_jit;
   const char *fa = algo == SPC_SPGEMM_OUTER ? "csc" : "csr";
   const char *fb = algo == SPC_SPGEMM_INNER ? "csc" : "csr";
-  spc_tensor *oa = NULL, *ob = NULL, *coo = NULL;
+  spc_tensor *oa = NULL, *ob = NULL;
   const spc_tensor *ta, *tb;
   s = as_format(A, fa, &o, &oa, &ta, e);
   if (!s) s = as_format(B, fb, &o, &ob, &tb, e);
@@ -316,11 +359,17 @@ spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B, const char *out_
     s = sg_outer(&a, &b, kind, nt, of, &o, C, e);
     goto done;
   }
-  s = algo == SPC_SPGEMM_INNER ? sg_inner(&a, &b, kind, nt, &coo, e)
-                               : sg_gustavson(&a, &b, kind, ws == SPC_SPGEMM_WS_HASH, nt, &coo, e);
-  if (!s) s = spc_convert_to(coo, of, &o, C, e);
+  sg_out out;
+  s = algo == SPC_SPGEMM_INNER ? sg_inner(&a, &b, kind, nt, ta, &out, e)
+                               : sg_gustavson(&a, &b, kind, ws == SPC_SPGEMM_WS_HASH, nt, ta, &out, e);
+  if (s) goto done;
+  if (!out.ci && !strcmp(of, "csr")) { /* made as the conversion makes it */
+    *C = out.t;
+  } else {
+    s = spc_convert_to(out.t, of, &o, C, e);
+    spc_tensor_free(&out.t);
+  }
 done:
-  spc_tensor_free(&coo);
   spc_tensor_free(&oa);
   spc_tensor_free(&ob);
   return s;

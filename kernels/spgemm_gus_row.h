@@ -9,7 +9,7 @@
  *             product); 0: any value types, through sg_fma
  *
  * row_count_SUF: row i's distinct columns (the symbolic pass); row_fill_SUF:
- * its sorted columns and values into the COO at k0 (the numeric pass).
+ * its sorted columns and values into the output at k0 (the numeric pass).
  * The dense workspace marks columns with the row number (never cleared);
  * the hash table is cleared over the prefix the row used. */
 #define SG_CAT2(a, b) a##_##b
@@ -63,9 +63,8 @@ static int64_t SG_CAT(row_count, SG_SUF)(const sg_mat *a, const sg_mat *b, int64
 
 static void SG_CAT(row_fill, SG_SUF)(const sg_mat *a, const sg_mat *b, sg_kind kind, int64_t i, int64_t k0,
                                      int64_t cnt, bool hash, int64_t *restrict mark, double *restrict acc,
-                                     hws *h, int64_t *restrict cols, spc_tensor *coo) {
+                                     hws *h, int64_t *restrict cols, const sg_out *out) {
   SG_DECL
-  spc_array *ci = spc_level_array(&coo->lv[0], "crd"), *cj = spc_level_array(&coo->lv[1], "crd");
   int64_t p0 = spc_arr_get(a->pos, i), p1 = spc_arr_get(a->pos, i + 1), c = 0;
   int bits = hash ? bits_for(cnt) : 0;
   double *restrict vals = hash ? h->val : acc;
@@ -97,7 +96,7 @@ static void SG_CAT(row_fill, SG_SUF)(const sg_mat *a, const sg_mat *b, sg_kind k
   }
   sort_cols(cols, c);
 #if SG_FAST
-  double *restrict cv = coo->val;
+  double *restrict cv = out->val;
 #else
   size_t w = sg_width(kind);
 #endif
@@ -107,12 +106,11 @@ static void SG_CAT(row_fill, SG_SUF)(const sg_mat *a, const sg_mat *b, sg_kind k
       bool fresh;
       slot = hws_slot(h, bits, j, &fresh);
     }
-    spc_arr_set(ci, k0 + t, i);
-    spc_arr_set(cj, k0 + t, j);
+    sg_out_put(out, k0 + t, i, j);
 #if SG_FAST
     cv[k0 + t] = vals[slot];
 #else
-    memcpy((char *)coo->val + (size_t)(k0 + t) * w, (const char *)vals + (size_t)slot * w, w);
+    memcpy((char *)out->val + (size_t)(k0 + t) * w, (const char *)vals + (size_t)slot * w, w);
 #endif
   }
   if (hash && cnt) memset(h->key, 0xff, ((size_t)1 << bits) * sizeof *h->key);

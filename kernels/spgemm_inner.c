@@ -47,8 +47,8 @@ static bool dot(const sg_mat *a, int64_t p0, int64_t p1, const sg_mat *b, int64_
   return !first;
 }
 
-spc_status sg_inner(const sg_mat *a, const sg_mat *b, sg_kind kind, int nt, spc_tensor **coo,
-                    spc_error *e) {
+spc_status sg_inner(const sg_mat *a, const sg_mat *b, sg_kind kind, int nt, const spc_tensor *like,
+                    sg_out *out, spc_error *e) {
   int64_t m = a->major, n = b->major, nc = 0;
   int64_t *rp = spc_calloc((size_t)m + 1, sizeof *rp);
   int64_t *cols = spc_malloc_n(n ? n : 1, sizeof *cols); /* B's nonempty columns */
@@ -69,17 +69,15 @@ spc_status sg_inner(const sg_mat *a, const sg_mat *b, sg_kind kind, int nt, spc_
     rp[i + 1] = cnt;
   }
   for (int64_t i = 0; i < m; i++) rp[i + 1] += rp[i];
-  if ((s = sg_coo(m, n, rp[m], kind, coo, e))) goto done;
-  spc_array *ci = spc_level_array(&(*coo)->lv[0], "crd"), *cj = spc_level_array(&(*coo)->lv[1], "crd");
-  void *val = (*coo)->val;
+  if ((s = sg_out_make(like, m, n, rp, kind, out, e))) goto done;
+  void *val = out->val;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 16)
   for (int64_t i = 0; i < m; i++) {
     int64_t p0 = spc_arr_get(a->pos, i), p1 = spc_arr_get(a->pos, i + 1), k = rp[i];
     for (int64_t t = 0; k < rp[i + 1] && t < nc; t++) {
       int64_t j = cols[t], q0 = spc_arr_get(b->pos, j), q1 = spc_arr_get(b->pos, j + 1);
       if (!dot(a, p0, p1, b, q0, q1, kind, val, k)) continue;
-      spc_arr_set(ci, k, i);
-      spc_arr_set(cj, k, j);
+      sg_out_put(out, k, i, j);
       k++;
     }
   }

@@ -8,7 +8,9 @@
  *            Gustavson in plain C over long double: structure exact,
  *            values within 1e-12 of the sum of |products| (integers bit
  *            exact); threads 1 and 2 bit-identical per algorithm where the
- *            product is moderate; real, integer, complex, pattern files
+ *            product is moderate, and there the CSR equal to what converting
+ *            its components gives (spc_conv_check_consistent); real,
+ *            integer, complex, pattern files
  *   rect     A A^T and A^T A for rectangular shared matrices
  *   types    by hand: wrapping int64, uint64, pattern x pattern (counts),
  *            pattern x real, complex, cancellation (the entry stays, value
@@ -19,6 +21,7 @@
  *            dominated; the hash rule for a wide B; bad option values
  *   cli      --algo / --workspace results equal to the library's, explain
  *            output, bad values (exit 1, message naming the value) */
+#include "spc_assemble.h" /* spc_conv_check_consistent */
 #include "suites.h"
 #include "testutil.h"
 #include <math.h>
@@ -237,6 +240,14 @@ static int64_t all_algos(const spc_tensor *A, const spc_tensor *B, const pm *a, 
     snprintf(w, sizeof w, "%s, %s", what, cfgs[c].name);
     spc_tensor *C = run(A, B, &cfgs[c], 1, w);
     int64_t z = check(a, b, C, w);
+    spc_error e;
+    tu_assert_ok(spc_tensor_check(C, &e), &e);
+    if (twice) { /* the CSR made directly is the one the conversion makes */
+      spc_tensor *coo = NULL;
+      tu_assert_ok(spc_tensor_to_coo(C, 0, &coo, &e), &e);
+      tu_assert_ok(spc_conv_check_consistent(C, coo, &e), &e);
+      spc_tensor_free(&coo);
+    }
     ck_assert_msg(nnz < 0 || z == nnz, "%s: %lld entries, other algorithms %lld", w, (long long)z, (long long)nnz);
     nnz = z;
     if (twice) {
