@@ -61,41 +61,47 @@ spc_status sg_check_fits(int64_t nnz, sg_kind k, spc_error *e) {
   return SPC_OK;
 }
 
-/* an empty CSR like `like` (a converted csr), m x n, nnz entries */
-static spc_status csr_shell(const spc_tensor *like, int64_t m, int64_t n, int64_t nnz, sg_kind k,
+/* An empty CSR (m x n, room for nnz entries) as the conversion engine
+ * makes it: the conversion of an empty m x n COO (the built-in specs, no
+ * parsing), whose crd and values are then given room for nnz entries.
+ * SPC_NOT_HANDLED where the engine would choose wider positions for nnz
+ * entries than for none, or when its csr holds other arrays. */
+static spc_status csr_shell(const spc_convert_opts *o, int64_t m, int64_t n, int64_t nnz, sg_kind k,
                             spc_tensor **out, spc_error *e) {
-  spc_conv_desc d;
   *out = NULL;
-  if (!like || !spc_conv_describe(like, &d) || strcmp(d.format, "csr") || d.nlevels != 2 || d.nparams)
-    return SPC_NOT_HANDLED;
+  if (nnz >= INT32_MAX) return SPC_NOT_HANDLED;
   int64_t dims[2] = {m, n};
-  d.lo[0] = d.lo[1] = 0;
-  d.N[0] = m ? m : 1, d.N[1] = n ? n : 1; /* level extents, as the conversion sets them */
-  d.index64 = nnz >= INT32_MAX;
-  d.coord64 = m >= INT32_MAX || n >= INT32_MAX;
-  spc_tensor *t = NULL;
-  spc_status s = spc_conv_shell(&d, 2, dims, sg_vtype(k), &t, e);
-  for (int l = 0; l < 2 && !s; l++)
-    for (int a = 0; a < spc_conv_narrays(t, l) && !s; a++) {
-      const char *name;
-      spc_itype ty = spc_conv_array_type(t, l, a, &name);
-      if (l == 1 && !strcmp(name, "pos")) s = spc_level_add_array(&t->lv[1], name, ty, d.N[0] + 1, e);
-      else if (l == 1 && !strcmp(name, "crd")) s = spc_level_add_array(&t->lv[1], name, ty, nnz, e);
-      else s = SPC_NOT_HANDLED; /* a csr spec with other arrays: the COO path */
-    }
-  if (!s && !(t->val = spc_malloc_n(nnz ? nnz : 1, sg_width(k)))) s = SPC_NOMEM(e);
-  if (!s) t->val_owned = true, t->nval = nnz;
-  if (s) spc_tensor_free(&t);
+  spc_tensor *z = NULL, *t = NULL;
+  spc_status s = spc_coo_alloc(2, dims, 0, sg_vtype(k), &z, e);
+  if (!s) s = spc_convert_to(z, "csr", o, &t, e);
+  spc_tensor_free(&z);
+  if (s) return s;
+  spc_array *pos = spc_level_array(&t->lv[1], "pos"), *crd = spc_level_array(&t->lv[1], "crd");
+  if (t->nlevels != 2 || t->lv[0].narr || t->lv[1].narr != 2 || !pos || !crd || crd->len) {
+    spc_tensor_free(&t);
+    return SPC_NOT_HANDLED;
+  }
+  void *c = spc_malloc_n(nnz ? nnz : 1, crd->type == SPC_IDX32 ? 4 : 8);
+  void *v = spc_malloc_n(nnz ? nnz : 1, sg_width(k));
+  if (!c || !v) {
+    spc_free(c), spc_free(v);
+    spc_tensor_free(&t);
+    return SPC_NOMEM(e);
+  }
+  if (crd->owned) spc_free(crd->data);
+  crd->data = c, crd->len = nnz, crd->owned = 1;
+  if (t->val_owned) spc_free(t->val);
+  t->val = v, t->val_owned = true, t->nval = nnz;
   *out = t;
-  return s;
+  return SPC_OK;
 }
 
-spc_status sg_out_make(const spc_tensor *like, int64_t m, int64_t n, const int64_t *rp, sg_kind k,
+spc_status sg_out_make(const spc_convert_opts *co, int64_t m, int64_t n, const int64_t *rp, sg_kind k,
                        sg_out *o, spc_error *e) {
   memset(o, 0, sizeof *o);
   int64_t nnz = rp[m];
   spc_status s = sg_check_fits(nnz, k, e);
-  if (!s) s = csr_shell(like, m, n, nnz, k, &o->t, e);
+  if (!s) s = csr_shell(co, m, n, nnz, k, &o->t, e);
   if (!s) {
     spc_array *pos = spc_level_array(&o->t->lv[1], "pos");
     for (int64_t i = 0; i < pos->len; i++) spc_arr_set(pos, i, rp[i < m ? i : m]);
@@ -239,7 +245,7 @@ static void pick_rows(const sg_mat *a, const sg_mat *b, row_count_fn *cf, row_fi
 }
 
 spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool hash, int nt,
-                        const spc_tensor *like, sg_out *out, spc_error *e) {
+                        const spc_convert_opts *co, sg_out *out, spc_error *e) {
   int64_t m = a->major, n = b->minor;
   int64_t *rp = spc_calloc((size_t)m + 1, sizeof *rp);
   if (!rp) return SPC_NOMEM(e);
@@ -274,7 +280,7 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
     if (rp[i + 1] > mx) mx = rp[i + 1];
     rp[i + 1] += rp[i];
   }
-  if ((s = sg_out_make(like, m, n, rp, kind, out, e))) {
+  if ((s = sg_out_make(co, m, n, rp, kind, out, e))) {
     spc_free(rp);
     return s;
   }
@@ -360,8 +366,8 @@ spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B, const char *out_
     goto done;
   }
   sg_out out;
-  s = algo == SPC_SPGEMM_INNER ? sg_inner(&a, &b, kind, nt, ta, &out, e)
-                               : sg_gustavson(&a, &b, kind, ws == SPC_SPGEMM_WS_HASH, nt, ta, &out, e);
+  s = algo == SPC_SPGEMM_INNER ? sg_inner(&a, &b, kind, nt, &o, &out, e)
+                               : sg_gustavson(&a, &b, kind, ws == SPC_SPGEMM_WS_HASH, nt, &o, &out, e);
   if (s) goto done;
   if (!out.ci && !strcmp(of, "csr")) { /* made as the conversion makes it */
     *C = out.t;

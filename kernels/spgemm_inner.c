@@ -47,7 +47,7 @@ static bool dot(const sg_mat *a, int64_t p0, int64_t p1, const sg_mat *b, int64_
   return !first;
 }
 
-spc_status sg_inner(const sg_mat *a, const sg_mat *b, sg_kind kind, int nt, const spc_tensor *like,
+spc_status sg_inner(const sg_mat *a, const sg_mat *b, sg_kind kind, int nt, const spc_convert_opts *co,
                     sg_out *out, spc_error *e) {
   int64_t m = a->major, n = b->major, nc = 0;
   int64_t *rp = spc_calloc((size_t)m + 1, sizeof *rp);
@@ -69,7 +69,7 @@ spc_status sg_inner(const sg_mat *a, const sg_mat *b, sg_kind kind, int nt, cons
     rp[i + 1] = cnt;
   }
   for (int64_t i = 0; i < m; i++) rp[i + 1] += rp[i];
-  if ((s = sg_out_make(like, m, n, rp, kind, out, e))) goto done;
+  if ((s = sg_out_make(co, m, n, rp, kind, out, e))) goto done;
   void *val = out->val;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 16)
   for (int64_t i = 0; i < m; i++) {

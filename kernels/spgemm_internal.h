@@ -82,15 +82,15 @@ SPC_INTERNAL void sg_view(const spc_tensor *t, sg_mat *c);
  * converted copy) would not fit in memory */
 SPC_INTERNAL spc_status sg_check_fits(int64_t nnz, sg_kind k, spc_error *e);
 /* Where a two-phase product goes once its row counts are known: a CSR
- * made as spc_convert makes one (like: a converted csr operand, giving the
- * format's specs; pos = rp) when it can, else a COO sorted by (i, j); row
+ * made as spc_convert makes one (co: the conversion options; pos = rp)
+ * when it can, else a COO sorted by (i, j); row
  * i's entries at rp[i] .. rp[i+1]-1 of cj and val (and ci, for the COO). */
 typedef struct sg_out {
   spc_tensor *t;
   spc_array *ci, *cj; /* ci NULL: t is the CSR */
   void *val;
 } sg_out;
-SPC_INTERNAL spc_status sg_out_make(const spc_tensor *like, int64_t m, int64_t n, const int64_t *rp,
+SPC_INTERNAL spc_status sg_out_make(const spc_convert_opts *co, int64_t m, int64_t n, const int64_t *rp,
                                     sg_kind k, sg_out *o, spc_error *e);
 /* entry t of the output: row i, column j (the value is written apart) */
 static inline void sg_out_put(const sg_out *o, int64_t t, int64_t i, int64_t j) {
@@ -99,12 +99,12 @@ static inline void sg_out_put(const sg_out *o, int64_t t, int64_t i, int64_t j) 
 }
 SPC_INTERNAL int sg_cmp_i64(const void *a, const void *b);
 
-/* The loop orders: C into an sg_out (Gustavson, inner; like: A's csr) or
+/* The loop orders: C into an sg_out (Gustavson, inner) or
  * in out_format (outer, packed from the sparse workspace). */
 SPC_INTERNAL spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind k, bool hash, int nt,
-                                     const spc_tensor *like, sg_out *out, spc_error *e);
+                                     const spc_convert_opts *co, sg_out *out, spc_error *e);
 SPC_INTERNAL spc_status sg_inner(const sg_mat *a, const sg_mat *bc, sg_kind k, int nt,
-                                 const spc_tensor *like, sg_out *out, spc_error *e);
+                                 const spc_convert_opts *co, sg_out *out, spc_error *e);
 SPC_INTERNAL spc_status sg_outer(const sg_mat *ac, const sg_mat *b, sg_kind k, int nt,
                                  const char *out_format, const spc_convert_opts *o,
                                  spc_tensor **C, spc_error *e);

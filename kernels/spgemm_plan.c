@@ -276,10 +276,14 @@ static void explain(buf *b, const spc_tensor *A, const spc_tensor *B, const stat
                                       : "threads x cols(B)");
     put(b, "\n    conversions: ");
     if (!x->conv_a && !x->conv_b) put(b, "none");
+    /* (a csr read from a file, not made by the conversion engine, is
+     * converted too: "as read") */
     if (x->conv_a)
-      put(b, "A %s -> %s (A + %s)", spc_tensor_format(A), x->fa, !strcmp(x->fa, "csr") ? "rows(A)" : "cols(A)");
+      put(b, "A %s -> %s (A + %s)", strcmp(spc_tensor_format(A), x->fa) ? spc_tensor_format(A) : "as read", x->fa,
+          !strcmp(x->fa, "csr") ? "rows(A)" : "cols(A)");
     if (x->conv_b)
-      put(b, "%sB %s -> %s (B + %s)", x->conv_a ? ", " : "", spc_tensor_format(B), x->fb,
+      put(b, "%sB %s -> %s (B + %s)", x->conv_a ? ", " : "",
+          strcmp(spc_tensor_format(B), x->fb) ? spc_tensor_format(B) : "as read", x->fb,
           !strcmp(x->fb, "csr") ? "rows(B)" : "cols(B)");
     put(b, "\n    all terms: ");
     put_terms(b, x->terms);
