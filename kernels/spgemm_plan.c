@@ -32,8 +32,10 @@
  *
  * The Gustavson workspace: hash when B has more than 16 columns per
  * product of an average nonempty row of A (the dense accumulator would
- * be mostly idle) and the dense one (16 bytes a column) would not fit in
- * 256 KiB of cache (n > 16384); dense otherwise. */
+ * be mostly idle) and the dense one (16 bytes a column) would pass 2 MiB,
+ * beyond a core's cache (n > 131072); dense otherwise.  Measured
+ * (bench/README.md): dense wins at n = 64000 (a 7-point stencil), hash at
+ * n = 200000 and 2000000 (uniform random, 5 and 1.5 per row). */
 #include "spgemm_internal.h"
 #include <math.h>
 #include <stdarg.h>
@@ -155,7 +157,7 @@ static spc_status gather(const spc_tensor *A, const spc_tensor *B, stats *st, sp
 
 static int ws_rule(const stats *st) {
   double rbar = st->nzr_a ? st->size[T_FLOPS] / (double)st->nzr_a : 0;
-  return (double)st->n > 16 * rbar && st->n > 16384 ? SPC_SPGEMM_WS_HASH : SPC_SPGEMM_WS_DENSE;
+  return (double)st->n > 16 * rbar && st->n > 131072 ? SPC_SPGEMM_WS_HASH : SPC_SPGEMM_WS_DENSE;
 }
 
 static bool needs(const spc_tensor *t, const char *fmt) {

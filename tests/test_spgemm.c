@@ -544,6 +544,13 @@ START_TEST(test_auto) {
     int w;
     ck_assert_int_eq(choice(A, B, 1, 0, &w, NULL), SPC_SPGEMM_GUSTAVSON);
     ck_assert_int_eq(w, SPC_SPGEMM_WS_HASH);
+    { /* 100000 columns: the dense workspace still fits (2 MiB rule) */
+      int64_t bj2[] = {7, 99999, 50000, 3};
+      spc_tensor *B2 = coo(4, 100000, 4, SPC_F64, ri, bj2, vv, NULL);
+      ck_assert_int_eq(choice(A, B2, 1, 0, &w, NULL), SPC_SPGEMM_GUSTAVSON);
+      ck_assert_int_eq(w, SPC_SPGEMM_WS_DENSE);
+      spc_tensor_free(&B2);
+    }
     pm a, b;
     pm_of(A, &a), pm_of(B, &b);
     int ran = 0;
