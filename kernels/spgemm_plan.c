@@ -28,7 +28,7 @@
  * count(i) per j; read from the pos arrays of a CSR / CSC, else counted
  * over the components) times a per-term weight (nanoseconds per element,
  * measured on this code; bench/README.md), parallel terms divided by the
- * thread count.
+ * thread count, plus a fixed cost per run.
  *
  * The Gustavson workspace: hash when B has more than 16 columns per
  * product of an average nonempty row of A (the dense accumulator would
@@ -74,6 +74,10 @@ static const double weight[NTERMS] = {
     [T_DENSE] = 0.5,   [T_M] = 1.0,        [T_K] = 1.0,     [T_N] = 1.0,
 };
 #define CONV_NNZ 15.0 /* ns per nonzero converted (count, place, values) */
+/* a fixed cost per run, outside the sets (bench/README.md: the products of
+ * the smallest matrices): the result's CSR shell (gustavson, inner); the
+ * workspace, the builder and its conversion (outer) */
+static const double fixed_ns[] = {0, 3e5, 3e5, 1.2e6};
 
 typedef struct cand {
   int algo, ws;
@@ -204,7 +208,7 @@ static void build(const spc_tensor *A, const spc_tensor *B, const stats *st, int
       if (x->parallel || t != T_SORTW) w /= nt;
       work += w;
     }
-    x->est = conv + work;
+    x->est = fixed_ns[x->algo] + conv + work;
     x->dropped_by = -1;
   }
   for (int k = 0; k < 3; k++)
