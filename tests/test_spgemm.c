@@ -515,6 +515,7 @@ START_TEST(test_auto) {
     pm_free(&a), pm_free(&b);
   }
   spc_tensor_free(&x), spc_tensor_free(&y);
+  free(z0), free(ka), free(kb), free(v);
   /* a general square product: gustavson, dense workspace (n small) */
   spc_tensor *T = read_mat("west0479.mtx");
   if (T) {
