@@ -47,6 +47,7 @@ typedef struct cli_opts {
   bool cuda;                  /* gen: --cuda */
   const char *kernel, *format; /* gen --cuda: --kernel, --format */
   spc_schedule schedule;      /* spmv: --schedule=rows|positions|auto */
+  int algo, workspace;        /* spgemm: --algo, --workspace (0: auto) */
 } cli_opts;
 
 typedef struct cli_cmd {
@@ -79,6 +80,7 @@ int cmd_sizes(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_spgemm(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 /* The `spconv info` summary of t. */
 void cli_print_info(const char *label, const char *name, const spc_tensor *t);
 /* Conversion options from the command line. */

@@ -124,7 +124,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
                  !strcmp(name, "--spec") || !strcmp(name, "--from") ||
                  !strcmp(name, "--spw") || !strcmp(name, "--plan") || !strcmp(name, "--acc") || !strcmp(name, "--mem") ||
                  !strcmp(name, "--repeat") || !strcmp(name, "--modes") ||
-                 !strcmp(name, "--kernel") || !strcmp(name, "--format") || !strcmp(name, "--schedule");
+                 !strcmp(name, "--kernel") || !strcmp(name, "--format") || !strcmp(name, "--schedule") ||
+                 !strcmp(name, "--algo") || !strcmp(name, "--workspace");
     if (takes && !val) {
       if (i + 1 >= argc) { cli_usage_error(cmd, "%s needs a value", name); return -1; }
       val = argv[++i];
@@ -173,6 +174,17 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     else if (!strcmp(name, "--schedule")) {
       if (spc_schedule_parse(val, &o->schedule)) {
         cli_usage_error(cmd, "unknown schedule '%s' (rows, positions, auto)", val);
+        return -1;
+      }
+    }
+    else if (!strcmp(name, "--algo")) {
+      if (spc_spgemm_algo_parse(val, &o->algo)) {
+        cli_usage_error(cmd, "unknown algorithm '%s' (auto, gustavson, inner, outer)", val);
+        return -1;
+      }
+    } else if (!strcmp(name, "--workspace")) {
+      if (spc_spgemm_workspace_parse(val, &o->workspace)) {
+        cli_usage_error(cmd, "unknown workspace '%s' (auto, dense, hash)", val);
         return -1;
       }
     }

@@ -1,4 +1,5 @@
-/* cmd_kernels.c -- `spconv spmv A [X] [-o Y]` and `spconv spgemm A B -o C`. */
+/* cmd_kernels.c -- `spconv spmv A [X] [-o Y]`, `spconv spgemm A B -o C` and
+ * `spconv explain spgemm A B`. */
 #include "cli.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,8 @@ static void kernel_opts(const cli_opts *o, spc_kernel_opts *k) {
   if (k->threads < 1) k->threads = 1;
   k->format = o->to;
   k->schedule = o->schedule;
+  k->algo = o->algo;
+  k->workspace = o->workspace;
 }
 
 /* x from a Matrix Market array (or any readable vector): n values as
@@ -188,12 +191,45 @@ int cmd_spgemm(int argc, char **argv) {
   if (!s) s = spc_read(pos[1], &r, &B, &e);
   double t0 = now();
   if (!s) s = spc_spgemm(A, B, o.to, &k, &C, &e);
-  if (!s && o.verbose)
-    fprintf(stderr, "spconv: spgemm: %lld stored in C, %.3f s (%d threads)\n",
-            (long long)spc_tensor_nstored(C), now() - t0, k.threads);
+  if (!s && o.verbose) {
+    int algo = k.algo, ws = k.workspace;
+    if (!algo || (algo == SPC_SPGEMM_GUSTAVSON && !ws)) spc_spgemm_explain(A, B, &k, &algo, &ws, NULL, NULL);
+    fprintf(stderr, "spconv: spgemm (%s%s%s%s): %lld stored in C, %.3f s (%d threads)\n",
+            spc_spgemm_algo_name(algo), k.algo ? "" : ", auto", algo == SPC_SPGEMM_GUSTAVSON ? ", workspace " : "",
+            algo == SPC_SPGEMM_GUSTAVSON ? spc_spgemm_workspace_name(ws) : "", (long long)spc_tensor_nstored(C),
+            now() - t0, k.threads);
+  }
   if (!s) s = spc_write(C, o.out, &w, &e);
   spc_tensor_free(&A);
   spc_tensor_free(&B);
   spc_tensor_free(&C);
+  return s ? cli_fail(s, &e) : EXIT_OK;
+}
+
+/* `spconv explain spgemm A B`: the cost model's candidates and choice. */
+int cmd_explain(int argc, char **argv) {
+  cli_opts o;
+  const char *pos[3];
+  int np = cli_parse(argc, argv, &o, pos, 3, "explain");
+  if (np < 0) return EXIT_USAGE;
+  if (np < 1 || strcmp(pos[0], "spgemm"))
+    return cli_usage_error("explain", "expected 'spgemm A B' (the only kernel explained so far)");
+  if (np != 3) return cli_usage_error("explain", "expected spgemm A B");
+  spc_read_opts r;
+  cli_read_opts(&o, &r);
+  r.expand = 1;
+  spc_kernel_opts k;
+  kernel_opts(&o, &k);
+  spc_tensor *A = NULL, *B = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  char *text = NULL;
+  spc_status s = spc_read(pos[1], &r, &A, &e);
+  if (!s) s = spc_read(pos[2], &r, &B, &e);
+  if (!s) s = spc_spgemm_explain(A, B, &k, NULL, NULL, &text, &e);
+  if (!s) fputs(text, stdout);
+  free(text);
+  spc_tensor_free(&A);
+  spc_tensor_free(&B);
   return s ? cli_fail(s, &e) : EXIT_OK;
 }

@@ -83,11 +83,22 @@ const cli_cmd cli_commands[] = {
      "  --engine E         auto, generic, factory, jit\n"
      "  -v, --verbose      time, throughput and the schedule that ran\n",
      "spconv spmv A [X] [-o Y] [--transpose] [--threads N] [--repeat R] [--schedule S]"},
-    {"spgemm", cmd_spgemm, "C = A B (Gustavson, two phases, rows over threads); C's extension picks the\n"
+    {"spgemm", cmd_spgemm, "C = A B in a loop order chosen by a cost model (`spconv explain spgemm A B`)\n"
+     "or by --algo; two phases, rows over threads.  C's extension picks the\n"
      "container, --to its format (default csr).\n\n" COMMON
      "  --to FORMAT        format of C\n"
-     "  -v, --verbose      time\n",
-     "spconv spgemm A B -o C [--to FMT] [--threads N]"},
+     "  --algo=A           auto (default), gustavson (i,k,j), inner (i,j,k: B as csc),\n"
+     "                     outer (k,i,j: A as csc, the sparse workspace)\n"
+     "  --workspace=W      gustavson's row workspace: auto (default), dense, hash\n"
+     "  -v, --verbose      algorithm and time\n",
+     "spconv spgemm A B -o C [--to FMT] [--algo A] [--workspace W] [--threads N]"},
+    {"explain", cmd_explain, "Explain how `spconv spgemm A B` would run: each loop order's work as a set\n"
+     "expression over the operands' nonzeros, the conversions it needs, the\n"
+     "estimates from row and column counts, the candidates dropped because their\n"
+     "work contains another's, and the choice.\n\n" COMMON
+     "  --algo=A           report A as the choice (the model is printed all the same)\n"
+     "  --workspace=W      gustavson's workspace: auto, dense, hash\n",
+     "spconv explain spgemm A B [--threads N] [--algo A] [--workspace W]"},
     {"check-spec", cmd_check_spec, "Load a level-format or tensor-format spec written in YAML and check\n"
      "every level function, query and remapping in it (docs/formats.md).\n",
      "spconv check-spec FILE.yaml"},

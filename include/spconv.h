@@ -311,9 +311,26 @@ SPC_API spc_status spc_gen_cuda_source(const char *format, const char *kernel,
  * (default csr) first.  x and y are double arrays, or (re, im) pairs when
  * A is complex; y gets A's row count (column count transposed); x and y
  * must not overlap (SPC_ERR_ARG).
- * C = A B: Gustavson's algorithm on CSR operands (converted as needed),
- * symbolic then numeric pass, rows over OpenMP threads; values double
- * (complex when an operand is); the result in out_format (NULL: csr). */
+ * C = A B in a loop order (opts->algo): Gustavson (i,k,j) with a dense or
+ * hash row workspace (opts->workspace), inner products (i,j,k) or outer
+ * products (k,i,j) through the sparse workspace; auto picks by an
+ * asymptotic cost model (spc_spgemm_explain).  Operands are converted to
+ * the formats the loop order walks (CSR, CSC) as needed; two phases
+ * (symbolic, numeric), rows over OpenMP threads; the structure is the
+ * symbolic product in every algorithm (an entry whose products cancel is
+ * stored); values double (complex when an operand is; wrapping int64 when
+ * both are integer); the result in out_format (NULL: csr). */
+enum {
+  SPC_SPGEMM_AUTO = 0,  /* the cost model's choice */
+  SPC_SPGEMM_GUSTAVSON, /* (i,k,j): A csr, B csr */
+  SPC_SPGEMM_INNER,     /* (i,j,k): A csr, B csc, sorted merges */
+  SPC_SPGEMM_OUTER      /* (k,i,j): A csc, B csr, the sparse workspace */
+};
+enum {
+  SPC_SPGEMM_WS_AUTO = 0, /* hash when B's columns far outnumber a row's products */
+  SPC_SPGEMM_WS_DENSE,    /* a marker and an accumulator over B's columns */
+  SPC_SPGEMM_WS_HASH      /* open addressing sized from the row's count */
+};
 /* SpMV schedules (README "Kernels"): how the threads share the work.
  *  rows:      the top level's positions in equal contiguous ranges, one per
  *             thread (CSR: equal numbers of rows);
@@ -349,12 +366,27 @@ typedef struct spc_kernel_opts {
   const char *format;    /* spmv: the format A runs in when A is not one */
   spc_schedule schedule; /* spmv: 0 (auto), rows or positions */
   spc_kernel_info *info; /* spmv: filled when non-NULL */
+  int algo;              /* spgemm: SPC_SPGEMM_* (0: auto) */
+  int workspace;         /* spgemm, gustavson: SPC_SPGEMM_WS_* (0: auto) */
 } spc_kernel_opts;
 SPC_API spc_status spc_spmv(const spc_tensor *A, int transpose, const void *x,
                             void *y, const spc_kernel_opts *o, spc_error *err);
 SPC_API spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B,
                               const char *out_format, const spc_kernel_opts *o,
                               spc_tensor **C, spc_error *err);
+/* The loop order (and workspace) spc_spgemm would run for A B with o's
+ * threads, from the cost model; text (may be NULL) receives the
+ * explanation `spconv explain spgemm` prints: each candidate's work as a
+ * set expression, its conversions, its estimate, those dropped and why
+ * (malloc'ed: the caller frees it). */
+SPC_API spc_status spc_spgemm_explain(const spc_tensor *A, const spc_tensor *B,
+                                      const spc_kernel_opts *o, int *algo,
+                                      int *workspace, char **text,
+                                      spc_error *err);
+SPC_API const char *spc_spgemm_algo_name(int algo);
+SPC_API int spc_spgemm_algo_parse(const char *name, int *algo); /* 0 ok */
+SPC_API const char *spc_spgemm_workspace_name(int ws);
+SPC_API int spc_spgemm_workspace_parse(const char *name, int *ws); /* 0 ok */
 
 /* ---- building a tensor from points ---------------------------------------
  * Push points in any order, with duplicates (combined by opts->dup), in

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""peer_scipy_spgemm.py -- SciPy sparse product: a peer of spgemm_bench.
+
+    peer_scipy_spgemm.py [-r R] [-b SEC] FILE.mtx...
+
+Loads each file as peer_scipy_conv.py does (the COO cache when CONV_CACHE
+names it), makes A and B (A when square, A^T otherwise) as CSR untimed,
+and times A @ B (SciPy's csr_matmat: Gustavson, two passes, one thread).
+Output lines as spgemm_peer.h: TOOL spgemm SECONDS NNZ(C) FILE."""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_scipy_conv import load  # noqa: E402
+
+
+def main(argv):
+    reps, budget, files = 3, 10.0, []
+    args = list(argv)
+    while args:
+        a = args.pop(0)
+        if a == "-r":
+            reps = int(args.pop(0))
+        elif a == "-b":
+            budget = float(args.pop(0))
+        else:
+            files.append(a)
+    for path in files:
+        try:
+            a = load(path)
+        except Exception as e:  # noqa: BLE001
+            print("skip\tscipy\tspgemm\t%s\t(%s)" % (path, e))
+            continue
+        A = a.tocsr()
+        B = A if a.shape[0] == a.shape[1] else a.T.tocsr()
+        best, spent, r, nnz = 1e30, 0.0, 0, 0
+        while r < reps and (r == 0 or spent < budget):
+            t0 = time.perf_counter()
+            C = A @ B
+            dt = time.perf_counter() - t0
+            r, spent, best, nnz = r + 1, spent + dt, min(best, dt), C.nnz
+            del C
+        print("scipy\tspgemm\t%.6f\t%d\t%s" % (best, nnz, path), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,91 @@
+#!/bin/bash
+# run_spgemm.sh -- SpGEMM speed: spconv's loop orders against its peers,
+# measured in one run on the same inputs, printed as one table (issue 6).
+#
+#   bench/run_spgemm.sh [FILE...]      (make -C bench run-spgemm)
+#   bench/run_spgemm.sh --table        the table again from the last raw lines
+#
+# The product is C = A A for a square A, C = A A^T otherwise, in every tool.
+# With no FILE it takes a few shared matrices (SHARED) and generates (once)
+# a larger input, a 7-point stencil on a GRID^3 grid (OUT/spgemm/).  Every
+# tool times only the product, in process: spgemm_bench.c (each algorithm
+# and auto, the time covering spc_spgemm whole: operand conversions the loop
+# order needs, both passes, the CSR result), peer_spgemm_cxsparse.c,
+# peer_spgemm_graphblas.c, peer_spgemm_eigen.cpp, peer_scipy_spgemm.py.
+# Peers not built or not importable are left out.
+# Environment:
+#   R=3 BUDGET=10   runs per tool and file (best counts), seconds before
+#                   repeating stops
+#   GRID=40         stencil7 grid side (64000 rows, 438400 nonzeros)
+#   SHARED="bcsstk13.mtx cryg2500.mtx west0479.mtx lp_share1b.mtx Franz6_id1959_aug.mtx"
+#   OUT=bench/out   inputs under OUT/spgemm, raw lines OUT/spgemm_results.tsv
+#   SPC_DATA        the shared data folder (default ../shared/data)
+#   PYTHON          a python3 with scipy
+# OMP_NUM_THREADS=1 and spgemm_bench -t 1: single-threaded comparison.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+B=$here/build
+OUT=${OUT:-$here/out}
+IN=$OUT/spgemm
+R=${R:-3}
+BUDGET=${BUDGET:-10}
+GRID=${GRID:-40}
+SHARED=${SHARED:-bcsstk13.mtx cryg2500.mtx west0479.mtx lp_share1b.mtx Franz6_id1959_aug.mtx}
+DATA=${SPC_DATA:-$root/../shared/data}
+res=$OUT/spgemm_results.tsv
+export OMP_NUM_THREADS=1
+mkdir -p "$IN"
+
+if [ "${1:-}" != "--table" ]; then
+  files=("$@")
+  if [ ${#files[@]} -eq 0 ]; then
+    for f in $SHARED; do [ -f "$DATA/matrices/$f" ] && files+=("$DATA/matrices/$f"); done
+    g=$IN/stencil7_$GRID.mtx
+    [ -s "$g" ] || "$B/gen" stencil7 --n "$GRID" -o "$g"
+    files+=("$g")
+  fi
+  py=${PYTHON:-}
+  if [ -z "$py" ]; then
+    for p in /usr/bin/python3 python3; do
+      if "$p" -c "import scipy" 2>/dev/null; then py=$p; break; fi
+    done
+  fi
+  : > "$res"
+  "$B/spgemm_bench" -r "$R" -b "$BUDGET" -t 1 "${files[@]}" >> "$res"
+  for p in peer_spgemm_cxsparse peer_spgemm_graphblas peer_spgemm_eigen; do
+    [ -x "$B/$p" ] && "$B/$p" -r "$R" -b "$BUDGET" "${files[@]}" >> "$res"
+  done
+  [ -n "$py" ] && "$py" "$here/peer_scipy_spgemm.py" -r "$R" -b "$BUDGET" "${files[@]}" >> "$res"
+fi
+
+# the table: per file, each tool's seconds; spconv's with the ratio to the
+# fastest peer (lower is better), auto with the algorithm it chose and its
+# ratio to the best spconv algorithm
+awk -F'\t' '
+  $1 == "spconv" { f = $5; n = split(f, p, "/"); b = p[n]; files[b] = 1; t[b, $2] = $3; nnz[b] = $4;
+                   if ($6 ~ /^chose=/) chose[b] = substr($6, 7); next }
+  $1 == "skip" || $1 == "error" { n = split($4, p, "/"); if ($2 == "spconv") t[p[n], $3] = "-"; next }
+  $2 == "spgemm" { n = split($5, p, "/"); b = p[n]; t[b, $1] = $3; if (!(b in best) || $3 < best[b]) { best[b] = $3; who[b] = $1 } }
+  END {
+    na = split("gustavson_dense gustavson_hash inner outer auto", al, " ")
+    np = split("cxsparse graphblas eigen scipy", pe, " ")
+    printf "%-24s %10s", "file", "nnz(C)"
+    for (k = 1; k <= np; k++) printf " %10s", pe[k]
+    for (k = 1; k <= na; k++) printf " %17s", al[k]
+    printf "  %-16s %s\n", "auto chose", "auto/best algo"
+    for (b in files) {
+      printf "%-24s %10d", b, nnz[b]
+      for (k = 1; k <= np; k++) printf " %10s", ((b, pe[k]) in t) ? sprintf("%.4f", t[b, pe[k]]) : "-"
+      bal = 1e30
+      for (k = 1; k <= 4; k++) if (((b, al[k]) in t) && t[b, al[k]] != "-" && t[b, al[k]] + 0 < bal) bal = t[b, al[k]] + 0
+      for (k = 1; k <= na; k++) {
+        v = ((b, al[k]) in t) ? t[b, al[k]] : "-"
+        if (v == "-") printf " %17s", "-"
+        else if (b in best) printf " %8.4f (%5.2fx)", v, v / best[b]
+        else printf " %17.4f", v
+      }
+      printf "  %-16s %.2fx\n", chose[b], (bal < 1e30 && ((b, "auto") in t)) ? t[b, "auto"] / bal : 0
+    }
+    printf "\nseconds, best of R runs, one thread; (x) = spconv time / fastest peer time\n"
+  }' "$res"

@@ -1,0 +1,673 @@
+/* test_spgemm.c -- suite_spgemm: the SpGEMM loop orders of spc_spgemm
+ * (gustavson with a dense and a hash workspace, inner, outer, auto), the
+ * cost model (spc_spgemm_explain) and `spconv spgemm --algo/--workspace`,
+ * `spconv explain spgemm`.
+ *
+ *   square   A A for every shared square matrix with n < 5000, every
+ *            algorithm (inner where its merges stay under 2e7), against a
+ *            Gustavson in plain C over long double: structure exact,
+ *            values within 1e-12 of the sum of |products| (integers bit
+ *            exact); threads 1 and 2 bit-identical per algorithm where the
+ *            product is moderate, and there the CSR equal to what converting
+ *            its components gives (spc_conv_check_consistent); real,
+ *            integer, complex, pattern files
+ *   rect     A A^T and A^T A for rectangular shared matrices
+ *   types    by hand: wrapping int64, uint64, pattern x pattern (counts),
+ *            pattern x real, complex, cancellation (the entry stays, value
+ *            0), empty and 0-sized operands, every algorithm
+ *   auto     the model's choice: a row vector times a column vector gives
+ *            inner, a general square product gustavson; with a hash
+ *            workspace and converted operands outer is dropped as
+ *            dominated; the hash rule for a wide B; bad option values
+ *   cli      --algo / --workspace results equal to the library's, explain
+ *            output, bad values (exit 1, message naming the value) */
+#include "spc_assemble.h" /* spc_conv_check_consistent */
+#include "suites.h"
+#include "testutil.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOL 1e-12
+
+/* the configurations every product runs in */
+typedef struct cfg {
+  int algo, ws;
+  const char *name;
+} cfg;
+static const cfg cfgs[] = {
+    {SPC_SPGEMM_GUSTAVSON, SPC_SPGEMM_WS_DENSE, "gustavson/dense"},
+    {SPC_SPGEMM_GUSTAVSON, SPC_SPGEMM_WS_HASH, "gustavson/hash"},
+    {SPC_SPGEMM_INNER, 0, "inner"},
+    {SPC_SPGEMM_OUTER, 0, "outer"},
+    {SPC_SPGEMM_AUTO, 0, "auto"},
+};
+#define NCFG ((int)(sizeof cfgs / sizeof cfgs[0]))
+
+/* A plain CSR (sorted, combined) of a matrix, values as long double. */
+typedef struct pm {
+  int64_t m, n, nnz, *rp, *cj;
+  long double *re, *im;
+  uint64_t *u;
+  spc_vtype vt;
+} pm;
+
+static void pm_of(const spc_tensor *T, pm *p) {
+  spc_tensor *c = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  tu_assert_ok(spc_tensor_combine(T, SPC_DUP_SUM, &c, &e), &e);
+  p->m = spc_tensor_dim(c, 0), p->n = spc_tensor_dim(c, 1), p->nnz = spc_tensor_nstored(c);
+  p->vt = spc_tensor_vtype(c);
+  size_t z = (size_t)(p->nnz ? p->nnz : 1);
+  p->rp = calloc((size_t)p->m + 1, sizeof *p->rp);
+  p->cj = malloc(z * sizeof *p->cj);
+  p->re = calloc(z, sizeof *p->re), p->im = calloc(z, sizeof *p->im);
+  p->u = calloc(z, sizeof *p->u);
+  spc_iter *it = NULL;
+  tu_assert_ok(spc_iter_create(c, &it, &e), &e);
+  int64_t k[SPC_MAX_ORDER], q = 0;
+  const void *v;
+  while (spc_iter_next(it, k, &v)) {
+    p->rp[k[0] + 1]++;
+    p->cj[q] = k[1];
+    switch (p->vt) {
+    case SPC_I64: p->u[q] = (uint64_t) * (const int64_t *)v, p->re[q] = (long double)*(const int64_t *)v; break;
+    case SPC_U64: p->u[q] = *(const uint64_t *)v, p->re[q] = (long double)*(const uint64_t *)v; break;
+    case SPC_F32: p->re[q] = *(const float *)v; break;
+    case SPC_F64: p->re[q] = *(const double *)v; break;
+    case SPC_C128: p->re[q] = ((const double *)v)[0], p->im[q] = ((const double *)v)[1]; break;
+    default: p->re[q] = 1, p->u[q] = 1;
+    }
+    q++;
+  }
+  for (int64_t i = 0; i < p->m; i++) p->rp[i + 1] += p->rp[i];
+  spc_iter_free(&it);
+  spc_tensor_free(&c);
+}
+
+static void pm_free(pm *p) {
+  free(p->rp), free(p->cj), free(p->re), free(p->im), free(p->u);
+}
+
+static bool vt_int(spc_vtype v) { return v == SPC_I64 || v == SPC_U64 || v == SPC_PATTERN; }
+
+static spc_vtype product_vt(spc_vtype a, spc_vtype b) {
+  if (a == SPC_C128 || b == SPC_C128) return SPC_C128;
+  if (vt_int(a) && vt_int(b) && !(a == SPC_PATTERN && b == SPC_PATTERN)) return SPC_I64;
+  return SPC_F64;
+}
+
+static int64_t at(const void *d, spc_itype t, int64_t k) {
+  return t == SPC_IDX32 ? ((const int32_t *)d)[k] : ((const int64_t *)d)[k];
+}
+
+static int cmp64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* within tol, or the same infinity, or both NaN */
+static bool near(long double v, long double ref, long double tol) {
+  if (isnan(v) || isnan(ref)) return isnan(v) && isnan(ref);
+  return v == ref || fabsl(v - ref) <= tol;
+}
+
+/* C (csr) against the plain-C product of a and b; returns nnz(C). */
+static int64_t check(const pm *a, const pm *b, const spc_tensor *C, const char *what) {
+  spc_error e;
+  ck_assert_msg(!strcmp(spc_tensor_format(C), "csr"), "%s: format %s", what, spc_tensor_format(C));
+  ck_assert_int_eq(spc_tensor_dim(C, 0), a->m);
+  ck_assert_int_eq(spc_tensor_dim(C, 1), b->n);
+  spc_vtype vt = product_vt(a->vt, b->vt);
+  ck_assert_msg(spc_tensor_vtype(C) == vt, "%s: value type %s, expected %s", what, spc_vtype_name(spc_tensor_vtype(C)),
+                spc_vtype_name(vt));
+  const void *pd, *cd;
+  spc_itype pt, ct;
+  int64_t pl, cl, nv;
+  tu_assert_ok(spc_tensor_level_array(C, 1, "pos", &pd, &pt, &pl), &e);
+  tu_assert_ok(spc_tensor_level_array(C, 1, "crd", &cd, &ct, &cl), &e);
+  const void *val = spc_tensor_values(C, &nv);
+  /* (a 0-row csr keeps a pos of 2, as the conversion engine makes it) */
+  ck_assert_msg((pl == a->m + 1 || (a->m == 0 && pl == 2 && at(pd, pt, 1) == 0)) && nv == cl, "%s: pos holds %lld, %lld rows; %lld values, %lld crd", what,
+                (long long)pl, (long long)a->m, (long long)nv, (long long)cl);
+  size_t n1 = (size_t)(b->n ? b->n : 1);
+  int64_t *mark = malloc(n1 * sizeof *mark), *cols = malloc(n1 * sizeof *cols);
+  long double *sr = calloc(n1, sizeof *sr), *si = calloc(n1, sizeof *si), *sc = calloc(n1, sizeof *sc);
+  uint64_t *su = calloc(n1, sizeof *su);
+  for (int64_t j = 0; j < b->n; j++) mark[j] = -1;
+  bool ints = vt == SPC_I64, cplx = vt == SPC_C128;
+  for (int64_t i = 0; i < a->m; i++) {
+    int64_t cnt = 0;
+    for (int64_t p = a->rp[i]; p < a->rp[i + 1]; p++) {
+      int64_t k = a->cj[p];
+      for (int64_t q = b->rp[k]; q < b->rp[k + 1]; q++) {
+        int64_t j = b->cj[q];
+        if (mark[j] != i) mark[j] = i, cols[cnt++] = j, sr[j] = si[j] = sc[j] = 0, su[j] = 0;
+        su[j] += a->u[p] * b->u[q];
+        if (cplx) {
+          sr[j] += a->re[p] * b->re[q] - a->im[p] * b->im[q];
+          si[j] += a->re[p] * b->im[q] + a->im[p] * b->re[q];
+        } else {
+          sr[j] += a->re[p] * b->re[q];
+        }
+        sc[j] += (fabsl(a->re[p]) + fabsl(a->im[p])) * (fabsl(b->re[q]) + fabsl(b->im[q]));
+      }
+    }
+    qsort(cols, (size_t)cnt, sizeof *cols, cmp64);
+    int64_t r0 = at(pd, pt, i), r1 = at(pd, pt, i + 1);
+    tu_check(r1 - r0 == cnt, "%s: row %lld holds %lld entries, reference %lld", what, (long long)i,
+             (long long)(r1 - r0), (long long)cnt);
+    for (int64_t t = 0; t < cnt; t++) {
+      int64_t j = cols[t], q = r0 + t;
+      tu_check(at(cd, ct, q) == j, "%s: row %lld entry %lld: column %lld, reference %lld", what, (long long)i,
+               (long long)t, (long long)at(cd, ct, q), (long long)j);
+      if (ints) {
+        tu_check(((const uint64_t *)val)[q] == su[j], "%s: C(%lld,%lld) = %lld, reference %lld", what, (long long)i,
+                 (long long)j, (long long)((const int64_t *)val)[q], (long long)su[j]);
+      } else {
+        long double vr = cplx ? ((const double *)val)[2 * q] : ((const double *)val)[q];
+        long double vi = cplx ? ((const double *)val)[2 * q + 1] : 0;
+        long double tol = TOL * sc[j];
+        tu_check(near(vr, sr[j], tol) && near(vi, si[j], tol),
+                 "%s: C(%lld,%lld) = (%.17g, %.17g), reference (%.17Lg, %.17Lg)", what, (long long)i, (long long)j,
+                 (double)vr, (double)vi, sr[j], si[j]);
+      }
+    }
+  }
+  free(mark), free(cols), free(sr), free(si), free(sc), free(su);
+  return cl;
+}
+
+static spc_tensor *run(const spc_tensor *A, const spc_tensor *B, const cfg *c, int threads, const char *what) {
+  spc_kernel_opts k;
+  memset(&k, 0, sizeof k);
+  k.threads = threads;
+  k.no_jit = 1;
+  k.algo = c->algo;
+  k.workspace = c->ws;
+  spc_tensor *C = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  spc_status s = spc_spgemm(A, B, NULL, &k, &C, &e);
+  char b[1200];
+  ck_assert_msg(s == SPC_OK, "%s (%s, %d threads): %s: %s", what, c->name, threads, spc_status_name(s),
+                spc_error_string(&e, b, sizeof b));
+  return C;
+}
+
+/* bit-identical csr results */
+static void same(const spc_tensor *x, const spc_tensor *y, const char *what) {
+  ck_assert_int_eq(spc_tensor_vtype(x), spc_tensor_vtype(y));
+  static const char *const nm[] = {"pos", "crd"};
+  for (int k = 0; k < 2; k++) {
+    const void *p, *q;
+    spc_itype tp, tq;
+    int64_t lp, lq;
+    spc_error e;
+    tu_assert_ok(spc_tensor_level_array(x, 1, nm[k], &p, &tp, &lp), &e);
+    tu_assert_ok(spc_tensor_level_array(y, 1, nm[k], &q, &tq, &lq), &e);
+    ck_assert_msg(tp == tq && lp == lq && (!lp || !memcmp(p, q, (size_t)lp * (tp == SPC_IDX32 ? 4 : 8))),
+                  "%s: %s differs", what, nm[k]);
+  }
+  int64_t nx, ny;
+  const void *vx = spc_tensor_values(x, &nx), *vy = spc_tensor_values(y, &ny);
+  ck_assert_int_eq(nx, ny);
+  ck_assert_msg(!nx || !memcmp(vx, vy, (size_t)nx * spc_vtype_size(spc_tensor_vtype(x))), "%s: values differ",
+                what);
+}
+
+/* merges an inner product would run: nonempty rows of a x nnz(b) + ... */
+static double merges(const pm *a, const pm *b) {
+  int64_t nzr = 0, nzc = 0;
+  char *seen = calloc((size_t)b->n + 1, 1);
+  for (int64_t i = 0; i < a->m; i++) nzr += a->rp[i + 1] > a->rp[i];
+  for (int64_t q = 0; q < b->nnz; q++) nzc += !seen[b->cj[q]], seen[b->cj[q]] = 1;
+  free(seen);
+  return (double)nzc * (double)a->nnz + (double)nzr * (double)b->nnz;
+}
+
+/* every configuration of A B against the reference; threads 1 = 2 when
+ * twice; returns nnz(C) */
+static int64_t all_algos(const spc_tensor *A, const spc_tensor *B, const pm *a, const pm *b, bool twice,
+                         const char *what, int *ran) {
+  int64_t nnz = -1;
+  bool inner_ok = merges(a, b) <= 2e7;
+  for (int c = 0; c < NCFG; c++) {
+    if (cfgs[c].algo == SPC_SPGEMM_INNER && !inner_ok) continue;
+    char w[300];
+    snprintf(w, sizeof w, "%s, %s", what, cfgs[c].name);
+    spc_tensor *C = run(A, B, &cfgs[c], 1, w);
+    int64_t z = check(a, b, C, w);
+    spc_error e;
+    tu_assert_ok(spc_tensor_check(C, &e), &e);
+    if (twice) { /* the CSR made directly is the one the conversion makes */
+      spc_tensor *coo = NULL;
+      tu_assert_ok(spc_tensor_to_coo(C, 0, &coo, &e), &e);
+      tu_assert_ok(spc_conv_check_consistent(C, coo, &e), &e);
+      spc_tensor_free(&coo);
+    }
+    ck_assert_msg(nnz < 0 || z == nnz, "%s: %lld entries, other algorithms %lld", w, (long long)z, (long long)nnz);
+    nnz = z;
+    if (twice) {
+      spc_tensor *C2 = run(A, B, &cfgs[c], 2, w);
+      snprintf(w, sizeof w, "%s, %s: threads 1 vs 2", what, cfgs[c].name);
+      same(C, C2, w);
+      spc_tensor_free(&C2);
+    }
+    spc_tensor_free(&C);
+    ++*ran;
+  }
+  return nnz;
+}
+
+static int64_t flops(const pm *a, const pm *b) {
+  int64_t f = 0;
+  for (int64_t p = 0; p < a->nnz; p++) f += b->rp[a->cj[p] + 1] - b->rp[a->cj[p]];
+  return f;
+}
+
+static spc_tensor *read_mat(const char *name) {
+  const char *dd = tu_data_dir();
+  if (!dd) return NULL;
+  char path[2048];
+  snprintf(path, sizeof path, "%s/matrices/%s", dd, name);
+  if (!tu_exists(path)) return NULL;
+  return tu_read_ok(path, 1, SPC_VTYPE_AUTO);
+}
+
+START_TEST(test_square) {
+  const char *dd = tu_data_dir();
+  if (!dd) return;
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/matrices", dd);
+  int nf = 0, done = 0, ran = 0, twice = 0, kinds[6] = {0};
+  char **files = tu_list_files(dir, ".mtx", &nf);
+  for (int f = 0; f < nf; f++) {
+    spc_tensor *T = read_mat(files[f]);
+    if (!T || spc_tensor_order(T) != 2 || spc_tensor_dim(T, 0) != spc_tensor_dim(T, 1) ||
+        spc_tensor_dim(T, 0) >= 5000) {
+      spc_tensor_free(&T);
+      continue;
+    }
+    pm a;
+    pm_of(T, &a);
+    int64_t fl = flops(&a, &a);
+    if (fl > 20000000) { /* arrow.mtx and the like: the kernels suite has them */
+      pm_free(&a);
+      spc_tensor_free(&T);
+      continue;
+    }
+    bool two = fl <= 300000;
+    all_algos(T, T, &a, &a, two, files[f], &ran);
+    kinds[a.vt]++;
+    twice += two;
+    done++;
+    pm_free(&a);
+    spc_tensor_free(&T);
+  }
+  tu_free_list(files);
+  ck_assert_int_ge(done, 20);
+  ck_assert_int_ge(kinds[SPC_PATTERN], 1);
+  ck_assert_int_ge(kinds[SPC_I64], 1);
+  ck_assert_int_ge(kinds[SPC_C128], 1);
+  printf("spgemm: A A on %d square matrices (%d pattern, %d int64, %d real, %d complex): %d products equal to the "
+         "reference; threads 1 = 2 on %d matrices\n",
+         done, kinds[SPC_PATTERN], kinds[SPC_I64], kinds[SPC_F64], kinds[SPC_C128], ran, twice);
+}
+END_TEST
+
+/* the transpose of T as a new COO */
+static spc_tensor *transpose(const pm *a) {
+  int64_t dims[2] = {a->n, a->m};
+  spc_tensor *T = NULL;
+  spc_error e;
+  spc_vtype vt = a->vt == SPC_F32 ? SPC_F64 : a->vt;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, a->nnz, vt, &T, &e), &e);
+  void *ri = spc_tensor_level_array_mut(T, 0, "crd"), *ci = spc_tensor_level_array_mut(T, 1, "crd");
+  const void *d;
+  spc_itype t0, t1;
+  int64_t len;
+  tu_assert_ok(spc_tensor_level_array(T, 0, "crd", &d, &t0, &len), &e);
+  tu_assert_ok(spc_tensor_level_array(T, 1, "crd", &d, &t1, &len), &e);
+  void *v = spc_tensor_values_mut(T);
+  for (int64_t i = 0, q = 0; i < a->m; i++)
+    for (int64_t p = a->rp[i]; p < a->rp[i + 1]; p++, q++) {
+      if (t0 == SPC_IDX32) ((int32_t *)ri)[q] = (int32_t)a->cj[p];
+      else ((int64_t *)ri)[q] = a->cj[p];
+      if (t1 == SPC_IDX32) ((int32_t *)ci)[q] = (int32_t)i;
+      else ((int64_t *)ci)[q] = i;
+      switch (vt) {
+      case SPC_I64: ((int64_t *)v)[q] = (int64_t)a->u[p]; break;
+      case SPC_U64: ((uint64_t *)v)[q] = a->u[p]; break;
+      case SPC_F64: ((double *)v)[q] = (double)a->re[p]; break;
+      case SPC_C128: ((double *)v)[2 * q] = (double)a->re[p], ((double *)v)[2 * q + 1] = (double)a->im[p]; break;
+      default: break;
+      }
+    }
+  return T;
+}
+
+START_TEST(test_rect) {
+  static const char *const names[] = {"lp_afiro.mtx", "lp_e226.mtx", "lp_share1b.mtx", "ash219.mtx",
+                                      "Franz6_id1959_aug.mtx", "west0067.mtx", NULL};
+  int n = 0, ran = 0;
+  for (int f = 0; names[f]; f++) {
+    spc_tensor *A = read_mat(names[f]);
+    if (!A) continue;
+    pm a, at_;
+    pm_of(A, &a);
+    spc_tensor *T = transpose(&a);
+    pm_of(T, &at_);
+    char w[256];
+    snprintf(w, sizeof w, "%s A^T", names[f]);
+    all_algos(A, T, &a, &at_, a.nnz < 60000, w, &ran);
+    snprintf(w, sizeof w, "%s^T A", names[f]);
+    all_algos(T, A, &at_, &a, a.nnz < 60000, w, &ran);
+    n += 2;
+    pm_free(&a), pm_free(&at_);
+    spc_tensor_free(&A), spc_tensor_free(&T);
+  }
+  if (tu_data_dir()) ck_assert_int_ge(n, 10);
+  printf("spgemm: %d rectangular products, %d runs equal to the reference\n", n, ran);
+}
+END_TEST
+
+/* a COO from triplets (values by type: re as int64 / uint64 / double,
+ * (re, im) for complex) */
+static spc_tensor *coo(int64_t m, int64_t n, int64_t nnz, spc_vtype vt, const int64_t *ri, const int64_t *ci,
+                       const double *re, const double *im) {
+  int64_t dims[2] = {m, n};
+  spc_tensor *T = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, nnz, vt, &T, &e), &e);
+  const void *d;
+  spc_itype t[2];
+  int64_t len;
+  for (int l = 0; l < 2; l++) {
+    tu_assert_ok(spc_tensor_level_array(T, l, "crd", &d, &t[l], &len), &e);
+    void *c = spc_tensor_level_array_mut(T, l, "crd");
+    for (int64_t q = 0; q < nnz; q++) {
+      int64_t x = l ? ci[q] : ri[q];
+      if (t[l] == SPC_IDX32) ((int32_t *)c)[q] = (int32_t)x;
+      else ((int64_t *)c)[q] = x;
+    }
+  }
+  void *v = spc_tensor_values_mut(T);
+  for (int64_t q = 0; q < nnz; q++) switch (vt) {
+    case SPC_I64: ((int64_t *)v)[q] = (int64_t)re[q]; break;
+    case SPC_U64: ((uint64_t *)v)[q] = (uint64_t)re[q]; break;
+    case SPC_F64: ((double *)v)[q] = re[q]; break;
+    case SPC_C128: ((double *)v)[2 * q] = re[q], ((double *)v)[2 * q + 1] = im ? im[q] : 0; break;
+    default: break;
+    }
+  return T;
+}
+
+static void pair(spc_tensor *A, spc_tensor *B, const char *what) {
+  pm a, b;
+  pm_of(A, &a);
+  pm_of(B, &b);
+  int ran = 0;
+  all_algos(A, B, &a, &b, true, what, &ran);
+  ck_assert_int_eq(ran, NCFG);
+  pm_free(&a), pm_free(&b);
+  spc_tensor_free(&A), spc_tensor_free(&B);
+}
+
+START_TEST(test_types) {
+  int64_t ari[] = {0, 0, 0, 1, 2, 2}, aci[] = {0, 1, 3, 2, 0, 3};
+  int64_t bri[] = {0, 1, 1, 2, 3, 3}, bci[] = {0, 0, 2, 1, 0, 2};
+  double big[] = {3e18, 5e18, 7, -2, 9e18, 1}, ar[] = {1, 2, -0.5, 4, 0.25, -8}, ai[] = {0.5, -1, 2, 0, 3, 1};
+  spc_vtype vts[] = {SPC_PATTERN, SPC_I64, SPC_U64, SPC_F64, SPC_C128};
+  for (int x = 0; x < 5; x++)
+    for (int y = 0; y < 5; y++) {
+      char w[64];
+      snprintf(w, sizeof w, "%s x %s", spc_vtype_name(vts[x]), spc_vtype_name(vts[y]));
+      bool ix = vts[x] == SPC_I64 || vts[x] == SPC_U64, iy = vts[y] == SPC_I64 || vts[y] == SPC_U64;
+      pair(coo(3, 4, 6, vts[x], ari, aci, ix ? big : ar, ai), coo(4, 3, 6, vts[y], bri, bci, iy ? big : ar, ai), w);
+    }
+  { /* wrapping: 3e18 * 5 and sums past 2^63, checked against uint64 arithmetic */
+    spc_tensor *A = coo(3, 4, 6, SPC_I64, ari, aci, big, NULL), *B = coo(4, 3, 6, SPC_I64, bri, bci, big, NULL);
+    spc_tensor *C = run(A, B, &cfgs[3], 1, "wrap");
+    int64_t nv;
+    const int64_t *v = spc_tensor_values(C, &nv);
+    /* C(0,0) = A(0,0) B(0,0) + A(0,1) B(1,0) + A(0,3) B(3,0)
+     *        = 3e18 * 3e18 + 5e18 * 5e18 + 7 * 9e18 (mod 2^64) */
+    uint64_t want = (uint64_t)3000000000000000000ll * (uint64_t)3000000000000000000ll +
+                    (uint64_t)5000000000000000000ll * (uint64_t)5000000000000000000ll +
+                    (uint64_t)7 * (uint64_t)9000000000000000000ll;
+    ck_assert_int_ge(nv, 1);
+    ck_assert_uint_eq((uint64_t)v[0], want);
+    spc_tensor_free(&C), spc_tensor_free(&A), spc_tensor_free(&B);
+  }
+  { /* cancellation: C(0,0) = 1*1 + 1*(-1) = 0 stays stored in every algorithm */
+    int64_t r[] = {0, 0}, c[] = {0, 1}, r2[] = {0, 1}, c2[] = {0, 0};
+    double va[] = {1, 1}, vb[] = {1, -1};
+    for (int k = 0; k < NCFG; k++) {
+      spc_tensor *A = coo(1, 2, 2, SPC_F64, r, c, va, NULL), *B = coo(2, 1, 2, SPC_F64, r2, c2, vb, NULL);
+      spc_tensor *C = run(A, B, &cfgs[k], 1, "cancel");
+      ck_assert_msg(spc_tensor_nstored(C) == 1, "cancel, %s: %lld stored", cfgs[k].name,
+                    (long long)spc_tensor_nstored(C));
+      int64_t nv;
+      ck_assert(((const double *)spc_tensor_values(C, &nv))[0] == 0);
+      spc_tensor_free(&C), spc_tensor_free(&A), spc_tensor_free(&B);
+    }
+  }
+  /* empty operands and 0-sized dimensions */
+  pair(coo(5, 4, 0, SPC_F64, NULL, NULL, NULL, NULL), coo(4, 3, 6, SPC_F64, bri, bci, ar, NULL), "empty x B");
+  pair(coo(3, 0, 0, SPC_F64, NULL, NULL, NULL, NULL), coo(0, 2, 0, SPC_F64, NULL, NULL, NULL, NULL), "3x0 by 0x2");
+  pair(coo(0, 3, 0, SPC_I64, NULL, NULL, NULL, NULL), coo(3, 2, 1, SPC_I64, bri, bci, big, NULL), "0x3 by 3x2");
+  /* one operand in csr, the other in csc (converted per loop order) */
+  {
+    spc_tensor *A = coo(3, 4, 6, SPC_F64, ari, aci, ar, NULL), *B = coo(4, 3, 6, SPC_C128, bri, bci, ar, ai);
+    spc_tensor *ac = NULL, *bc = NULL;
+    spc_convert_opts o;
+    spc_convert_opts_init(&o);
+    o.no_jit = 1;
+    spc_error e;
+    tu_assert_ok(spc_convert_to(A, "csc", &o, &ac, &e), &e);
+    tu_assert_ok(spc_convert_to(B, "csr", &o, &bc, &e), &e);
+    pm a, b;
+    pm_of(A, &a), pm_of(B, &b);
+    int ran = 0;
+    all_algos(ac, bc, &a, &b, true, "csc x csr", &ran);
+    pm_free(&a), pm_free(&b);
+    spc_tensor_free(&A), spc_tensor_free(&B), spc_tensor_free(&ac), spc_tensor_free(&bc);
+  }
+}
+END_TEST
+
+static int choice(const spc_tensor *A, const spc_tensor *B, int threads, int ws, int *wsout, char **text) {
+  spc_kernel_opts k;
+  memset(&k, 0, sizeof k);
+  k.threads = threads;
+  k.workspace = ws;
+  int algo = -1, w = -1;
+  spc_error e;
+  tu_assert_ok(spc_spgemm_explain(A, B, &k, &algo, &w, text, &e), &e);
+  if (wsout) *wsout = w;
+  return algo;
+}
+
+START_TEST(test_auto) {
+  /* a row vector (1 x K) times a column vector (K x 1): inner, no matter
+   * the threads; its explanation says so */
+  int64_t K = 200000, nz = 500;
+  int64_t *z0 = calloc((size_t)nz, sizeof *z0), *ka = malloc((size_t)nz * sizeof *ka),
+          *kb = malloc((size_t)nz * sizeof *kb);
+  double *v = malloc((size_t)nz * sizeof *v);
+  for (int64_t t = 0; t < nz; t++) ka[t] = t * 397, kb[t] = t * 211 + 5, v[t] = 1.0 / (double)(t + 1);
+  spc_tensor *x = coo(1, K, nz, SPC_F64, z0, ka, v, NULL), *y = coo(K, 1, nz, SPC_F64, kb, z0, v, NULL);
+  char *text = NULL;
+  for (int th = 1; th <= 2; th++) ck_assert_int_eq(choice(x, y, th, 0, NULL, NULL), SPC_SPGEMM_INNER);
+  ck_assert_int_eq(choice(x, y, 1, 0, NULL, &text), SPC_SPGEMM_INNER);
+  ck_assert_ptr_nonnull(strstr(text, "choice: inner"));
+  ck_assert_ptr_nonnull(strstr(text, "B coo -> csc"));
+  ck_assert_ptr_nonnull(strstr(text, "merge      {(i,j,k)"));
+  free(text);
+  {
+    pm a, b;
+    pm_of(x, &a), pm_of(y, &b);
+    int ran = 0;
+    all_algos(x, y, &a, &b, true, "row x column", &ran);
+    pm_free(&a), pm_free(&b);
+  }
+  spc_tensor_free(&x), spc_tensor_free(&y);
+  free(z0), free(ka), free(kb), free(v);
+  /* a general square product: gustavson, dense workspace (n small) */
+  spc_tensor *T = read_mat("west0479.mtx");
+  if (T) {
+    spc_tensor *c = NULL;
+    spc_convert_opts o;
+    spc_convert_opts_init(&o);
+    o.no_jit = 1;
+    spc_error e;
+    tu_assert_ok(spc_convert_to(T, "csr", &o, &c, &e), &e);
+    int w;
+    ck_assert_int_eq(choice(T, T, 1, 0, &w, NULL), SPC_SPGEMM_GUSTAVSON);
+    ck_assert_int_eq(w, SPC_SPGEMM_WS_DENSE);
+    /* converted operands, a hash workspace: outer's work contains
+     * gustavson's (and one conversion more): dropped */
+    ck_assert_int_eq(choice(c, c, 2, SPC_SPGEMM_WS_HASH, &w, &text), SPC_SPGEMM_GUSTAVSON);
+    ck_assert_int_eq(w, SPC_SPGEMM_WS_HASH);
+    ck_assert_ptr_nonnull(strstr(text, "outer dropped: its work contains gustavson's"));
+    ck_assert_ptr_nonnull(strstr(text, "conversions: none"));
+    free(text);
+    spc_tensor_free(&c);
+    spc_tensor_free(&T);
+  }
+  { /* a wide B (10^6 columns) and short rows: the hash workspace */
+    int64_t ri[] = {0, 1, 2, 3}, ci[] = {0, 1, 2, 3}, bj[] = {7, 999999, 500000, 3};
+    double vv[] = {1, 2, 3, 4};
+    spc_tensor *A = coo(4, 4, 4, SPC_F64, ri, ci, vv, NULL), *B = coo(4, 1000000, 4, SPC_F64, ri, bj, vv, NULL);
+    int w;
+    ck_assert_int_eq(choice(A, B, 1, 0, &w, NULL), SPC_SPGEMM_GUSTAVSON);
+    ck_assert_int_eq(w, SPC_SPGEMM_WS_HASH);
+    { /* 100000 columns: the dense workspace still fits (2 MiB rule) */
+      int64_t bj2[] = {7, 99999, 50000, 3};
+      spc_tensor *B2 = coo(4, 100000, 4, SPC_F64, ri, bj2, vv, NULL);
+      ck_assert_int_eq(choice(A, B2, 1, 0, &w, NULL), SPC_SPGEMM_GUSTAVSON);
+      ck_assert_int_eq(w, SPC_SPGEMM_WS_DENSE);
+      spc_tensor_free(&B2);
+    }
+    pm a, b;
+    pm_of(A, &a), pm_of(B, &b);
+    int ran = 0;
+    all_algos(A, B, &a, &b, true, "wide B", &ran);
+    pm_free(&a), pm_free(&b);
+    /* bad option values and shapes */
+    spc_kernel_opts k;
+    memset(&k, 0, sizeof k);
+    spc_tensor *C = NULL;
+    spc_error e;
+    k.algo = 7;
+    ck_assert_int_eq(spc_spgemm(A, B, NULL, &k, &C, &e), SPC_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "unknown algorithm"));
+    k.algo = 0, k.workspace = -2;
+    ck_assert_int_eq(spc_spgemm(A, B, NULL, &k, &C, &e), SPC_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "unknown workspace"));
+    ck_assert_ptr_null(C);
+    ck_assert_int_eq(spc_spgemm_explain(B, A, NULL, NULL, NULL, NULL, &e), SPC_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "cannot multiply"));
+    int al;
+    ck_assert_int_eq(spc_spgemm_algo_parse("outer", &al), 0);
+    ck_assert_int_eq(al, SPC_SPGEMM_OUTER);
+    ck_assert_int_eq(spc_spgemm_algo_parse("gus", &al), -1);
+    ck_assert_int_eq(spc_spgemm_workspace_parse("hash", &al), 0);
+    ck_assert_int_eq(al, SPC_SPGEMM_WS_HASH);
+    ck_assert_int_eq(spc_spgemm_workspace_parse("sparse", &al), -1);
+    ck_assert_str_eq(spc_spgemm_algo_name(SPC_SPGEMM_INNER), "inner");
+    spc_tensor_free(&A), spc_tensor_free(&B);
+  }
+}
+END_TEST
+
+START_TEST(test_cli) {
+  spc_tensor *T = read_mat("west0479.mtx");
+  if (!T) return;
+  const char *dd = tu_data_dir();
+  char in[2048];
+  snprintf(in, sizeof in, "%s/matrices/west0479.mtx", dd);
+  char *dir = tu_mkdtemp();
+  pm a;
+  pm_of(T, &a);
+  tu_run_result r;
+  static const char *const opts[] = {"--algo=gustavson --workspace=dense", "--algo=gustavson --workspace=hash",
+                                     "--algo=inner", "--algo outer", "--algo=auto", "", NULL};
+  for (int k = 0; opts[k]; k++) {
+    char *out = tu_path(dir, "c.mtx");
+    ck_assert_msg(tu_run(&r, "spgemm %s %s -o %s %s --threads 2 --no-jit -v", in, in, out, opts[k]) == 0,
+                  "%s: exit %d: %s", opts[k], r.status, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "spconv: spgemm ("));
+    if (k < 4) { /* -v names the algorithm that ran */
+      const char *nm[] = {"gustavson, workspace dense", "gustavson, workspace hash", "inner", "outer"};
+      ck_assert_msg(strstr(r.err, nm[k]) != NULL, "%s: %s", opts[k], r.err);
+    }
+    tu_run_free(&r);
+    spc_tensor *C = tu_read_ok(out, 0, SPC_VTYPE_AUTO), *Cr = NULL;
+    spc_convert_opts o;
+    spc_convert_opts_init(&o);
+    o.no_jit = 1;
+    spc_error e;
+    tu_assert_ok(spc_convert_to(C, "csr", &o, &Cr, &e), &e);
+    check(&a, &a, Cr, opts[k]); /* through %.17g text: exact for doubles */
+    spc_tensor_free(&C), spc_tensor_free(&Cr);
+    free(out);
+  }
+  /* explain */
+  ck_assert_int_eq(tu_run(&r, "explain spgemm %s %s --threads 1", in, in), 0);
+  const char *want[] = {"candidates:", "gustavson (i,k,j), dense workspace", "inner (i,j,k): A as csr, B as csc",
+                        "outer (k,i,j): A as csc, B as csr", "A*B        {(i,k,j) : (i,k) in A, (k,j) in B}",
+                        "conversions: A coo -> csr", "estimate: ", "dominance:", "choice: gustavson", NULL};
+  for (int k = 0; want[k]; k++) ck_assert_msg(strstr(r.out, want[k]) != NULL, "explain lacks '%s':\n%s", want[k], r.out);
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "explain spgemm %s %s --algo=outer", in, in), 0);
+  ck_assert_ptr_nonnull(strstr(r.out, "choice: outer, as asked"));
+  tu_run_free(&r);
+  /* bad values: usage errors naming the value */
+  struct {
+    const char *pre, *post, *msg;
+    bool two;
+  } bad[] = {{"spgemm", "-o x.mtx --algo=fast", "unknown algorithm 'fast'", true},
+             {"spgemm", "-o x.mtx --workspace=sparse", "unknown workspace 'sparse'", true},
+             {"explain spmv", "", "expected 'spgemm A B'", true},
+             {"explain spgemm", "", "expected spgemm A B", false},
+             {NULL, NULL, NULL, false}};
+  for (int k = 0; bad[k].pre; k++) {
+    int st = tu_run(&r, "%s %s %s %s", bad[k].pre, in, bad[k].two ? in : "", bad[k].post);
+    ck_assert_msg(st == 1 && strstr(r.err, bad[k].msg), "%s: exit %d, %s", bad[k].msg, st, r.err);
+    tu_run_free(&r);
+  }
+  /* explain on mismatched shapes: the library's message */
+  char rect[2048];
+  snprintf(rect, sizeof rect, "%s/matrices/lp_afiro.mtx", dd);
+  int st = tu_run(&r, "explain spgemm %s %s", rect, rect);
+  ck_assert_msg(st != 0 && strstr(r.err, "cannot multiply"), "exit %d: %s", st, r.err);
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "help explain"), 0);
+  ck_assert_ptr_nonnull(strstr(r.out, "explain spgemm A B"));
+  tu_run_free(&r);
+  pm_free(&a);
+  spc_tensor_free(&T);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
+Suite *suite_spgemm(void) {
+  Suite *s = suite_create("spgemm");
+  TCase *tc = tcase_create("products");
+  tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
+  tcase_add_test(tc, test_square);
+  tcase_add_test(tc, test_rect);
+  tcase_add_test(tc, test_types);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("model");
+  tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
+  tcase_add_test(tc, test_auto);
+  tcase_add_test(tc, test_cli);
+  suite_add_tcase(s, tc);
+  return s;
+}
