@@ -26,7 +26,11 @@
 #   BIGCONVS=coo_csr  its conversions (csr_csc too: "coo_csr csr_csc")
 #   OOC_PTS=100000000  lines of big.mtx (0: no out-of-core run)
 #   MEM=256M       the --mem budget of the out-of-core run
+#   OOC_EXTRA      more out-of-core runs, one per word: options added to
+#                  --mem=MEM (e.g. "--spw=hash --acc=4194304"; "," for spaces)
 #   KEEP=0         1: keep big.mtx and the out-of-core outputs
+#   INPROC=1       0: only the out-of-core part (the in-process raw lines of
+#                  the last run are kept for the table)
 #   OUT=bench/out/spw   inputs, the peers' COO cache, temporary files
 #   SPC_DATA       the shared data folder (default ../shared/data)
 #   PYTHON         a python3 with scipy and h5py (default /usr/bin/python3)
@@ -43,7 +47,9 @@ PTS=${PTS:-2000000}
 BIGPTS=${BIGPTS:-16000000}
 OOC_PTS=${OOC_PTS:-100000000}
 MEM=${MEM:-256M}
+OOC_EXTRA=${OOC_EXTRA:-}
 KEEP=${KEEP:-0}
+INPROC=${INPROC:-1}
 CONFIGS=${CONFIGS:-load sort hash:1K hash:16K hash:256K hash:4M hash:all list:1K list:16K list:256K list:4M list:all}
 BIGCONFIGS=${BIGCONFIGS:-load sort hash:16K hash:256K hash:4M hash:all list:16K list:256K list:4M list:all}
 BIGCONVS=${BIGCONVS:-coo_csr}
@@ -168,7 +174,7 @@ gen_once "$OUT/t3dups$PTS.tns" tensor3 --dims 2000,2000,2000 --nnz $dist --dups 
 [ "$BIGPTS" -gt 0 ] && gen_once "$OUT/dups$BIGPTS.mtx" uniform --n 4000000 --nnz $((BIGPTS * 3 / 4)) \
   --dups 0.3333333334 --shuffle
 
-: > "$RAW"
+[ "$INPROC" = 0 ] || : > "$RAW"
 start=$(date +%s)
 echo "# run_spw.sh $(date -u '+%F %T') UTC, $(getconf _NPROCESSORS_ONLN) cpus, load $(cut -d' ' -f1-3 /proc/loadavg), R=$R BUDGET=$BUDGET" >&2
 export OMP_NUM_THREADS=1
@@ -192,11 +198,13 @@ bench_file() { # FILE CONFIGS [CONVS]
     CONV_CACHE=$CACHE measured "$PYTHON" "$here/peer_scipy_conv.py" -r "$R" -b "$BUDGET" -x coo_csr "$f"
   esac
 }
-files="$OUT/dups$PTS.mtx $OUT/t3dups$PTS.tns"
-for s in $SHARED; do [ -f "$DATA/$s" ] && files="$files $DATA/$s"; done
-for f in $files; do bench_file "$f" "$CONFIGS"; done
-[ "$BIGPTS" -gt 0 ] && bench_file "$OUT/dups$BIGPTS.mtx" "$BIGCONFIGS" "$BIGCONVS"
-echo "# in-process part: $(( $(date +%s) - start )) s" >&2
+if [ "$INPROC" != 0 ]; then
+  files="$OUT/dups$PTS.mtx $OUT/t3dups$PTS.tns"
+  for s in $SHARED; do [ -f "$DATA/$s" ] && files="$files $DATA/$s"; done
+  for f in $files; do bench_file "$f" "$CONFIGS"; done
+  [ "$BIGPTS" -gt 0 ] && bench_file "$OUT/dups$BIGPTS.mtx" "$BIGCONFIGS" "$BIGCONVS"
+  echo "# in-process part: $(( $(date +%s) - start )) s" >&2
+fi
 
 # ---- out of core
 if [ "$OOC_PTS" -gt 0 ]; then
@@ -230,21 +238,26 @@ EOF
   one memory "$OUT/big_mem.bsp.h5"
   dm=$(digest "$OUT/big_mem.bsp.h5"); printf 'digest\tmemory\t%s\n' "$dm" | tee -a "$OOCRAW"
   [ "$KEEP" = 1 ] || rm -f "$OUT/big_mem.bsp.h5"
-  one "mem=$MEM" "$OUT/big_ooc.bsp.h5" --mem="$MEM"
-  do_=$(digest "$OUT/big_ooc.bsp.h5"); printf 'digest\tmem=%s\t%s\n' "$MEM" "$do_" | tee -a "$OOCRAW"
-  [ "$KEEP" = 1 ] || rm -f "$OUT/big_ooc.bsp.h5"
-  s1=$(echo "$dm" | cut -f1-2) s2=$(echo "$do_" | cut -f1-2)
-  v1=$(echo "$dm" | cut -f3) v2=$(echo "$do_" | cut -f3)
-  if [ "$s1" = "$s2" ]; then
-    if [ "$v1" = "$v2" ]; then
-      printf 'check\tthe two results are identical (structure and values, bit for bit)\n' | tee -a "$OOCRAW"
+  for x in "" $OOC_EXTRA; do
+    x=${x//,/ }
+    name="mem=$MEM${x:+ $x}"
+    # shellcheck disable=SC2086
+    one "$name" "$OUT/big_ooc.bsp.h5" --mem="$MEM" $x
+    do_=$(digest "$OUT/big_ooc.bsp.h5"); printf 'digest\t%s\t%s\n' "$name" "$do_" | tee -a "$OOCRAW"
+    [ "$KEEP" = 1 ] || rm -f "$OUT/big_ooc.bsp.h5"
+    s1=$(echo "$dm" | cut -f1-2) s2=$(echo "$do_" | cut -f1-2)
+    v1=$(echo "$dm" | cut -f3) v2=$(echo "$do_" | cut -f3)
+    if [ "$s1" = "$s2" ]; then
+      if [ "$v1" = "$v2" ]; then
+        printf 'check\t%s: the same result as in memory (structure and values, bit for bit)\n' "$name" | tee -a "$OOCRAW"
+      else
+        printf 'check\t%s: the same structure; values differ in rounding (sums: %s / %s)\n' "$name" \
+          "$(echo "$dm" | cut -f4)" "$(echo "$do_" | cut -f4)" | tee -a "$OOCRAW"
+      fi
     else
-      printf 'check\tthe same structure; values differ in rounding (sums: %s / %s)\n' \
-        "$(echo "$dm" | cut -f4)" "$(echo "$do_" | cut -f4)" | tee -a "$OOCRAW"
+      printf 'check\t%s: THE RESULTS DIFFER: %s / %s\n' "$name" "$s1" "$s2" | tee -a "$OOCRAW"
     fi
-  else
-    printf 'check\tTHE RESULTS DIFFER: %s / %s\n' "$s1" "$s2" | tee -a "$OOCRAW"
-  fi
+  done
   [ "$KEEP" = 1 ] || rm -f "$big"
 fi
 rm -rf "$OUT/tmp"/*
