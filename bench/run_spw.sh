@@ -128,7 +128,7 @@ if os.path.exists(oocraw):
     print("\nOut of core (spconv FILE --to=csr -o OUT.bsp.h5, /usr/bin/time -v):")
     print("| run | wall s | user s | sys s | peak RSS MB | input MB |")
     print("| --- | --- | --- | --- | --- | --- |")
-    res = {}
+    res, later = {}, []
     for line in open(oocraw):
         f = line.rstrip("\n").split("\t")
         if f[0] == "ooc":
@@ -136,7 +136,8 @@ if os.path.exists(oocraw):
             res[f[1]] = kv
             print("| %s | %s | %s | %s | %s | %s |" % (f[1], kv["wall"], kv["user"], kv["sys"], mb(kv["rss_kb"]), "%.0f" % (int(kv["input_bytes"]) / 2**20)))
         else:
-            print(" ".join(f))
+            later.append(" ".join(f))
+    print("\n".join(later))
     if "memory" in res and len(res) > 1:
         for k, kv in res.items():
             if k != "memory":
