@@ -1458,8 +1458,9 @@ START_TEST(test_cli_roundtrip) {
 END_TEST
 
 START_TEST(test_cli_default_kind) {
-  /* --acc (or --mem) without --spw: the workspace as a list (-v names it),
-   * the same arrays as without the workspace */
+  /* --acc without --spw: the workspace as a list (-v names it), the same
+   * arrays as without the workspace (--mem alone leaves the plan to the
+   * library: not checked here) */
   char *dir = tu_mkdtemp();
   char *src = tu_file(dir, "d.mtx", "%%MatrixMarket matrix coordinate real general\n4 5 7\n"
                                     "3 2 1.5\n1 5 2\n3 2 -4\n2 1 0.25\n4 4 8\n1 5 1\n2 2 3\n");
