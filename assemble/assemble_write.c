@@ -1638,7 +1638,7 @@ spc_status asm_counter_finish(asm_counter *c, spc_tensor **out, spc_error *e) {
  * them; the packed stream is sorted and combined, as order_components
  * leaves it. */
 static spc_status workspace_components(conv *C, int64_t **lc, spc_error *e) {
-  spw_opts wo = {.kind = C->o->spw == SPC_SPW_LIST ? SPW_LIST : SPW_HASH,
+  spw_opts wo = {.kind = C->o->spw == SPC_SPW_HASH ? SPW_HASH : SPW_LIST,
                  .acc = C->o->acc, .mem = C->o->mem, .dup = C->dup};
   spw *w = NULL;
   spc_status s = spw_create(C->L, C->comb->vt, &wo, &w, e);

@@ -265,7 +265,11 @@ void cli_convert_opts(const cli_opts *o, spc_convert_opts *c) {
   if (o->have_dup) c->dup = o->dup;
   c->engine = o->engine;
   c->no_jit = o->no_jit;
-  c->spw = o->spw;
+  /* --acc without --spw: the workspace as a list, the faster kind in
+   * bench/run_spw.sh (bench/README.md).  --mem alone leaves spw unset: the
+   * library then picks the plan (a streamed count where the file allows
+   * it, else the workspace) */
+  c->spw = o->spw ? o->spw : o->acc > 0 ? SPC_SPW_LIST : SPC_SPW_NONE;
   c->plan = o->plan;
   c->nmodes = o->nmodes;
   memcpy(c->modes, o->modes, sizeof c->modes);

@@ -45,8 +45,10 @@ const cli_cmd cli_commands[] = {
      "  --plan=auto|sort   auto: count and place without sorting where the target's\n"
      "                     levels allow it (-v says which plan ran); sort: always sort\n"
      "  --spw=hash|list    order the components in the sparse workspace (Acc as a hash\n"
-     "                     table or a list, flushed as sorted runs merged k-way)\n"
-     "  --acc=N            workspace accumulator capacity in points\n"
+     "                     table or a list, flushed as sorted runs merged k-way;\n"
+     "                     default with --acc: list)\n"
+     "  --acc=N            workspace accumulator capacity in points (default: from\n"
+     "                     --mem, at most 262144)\n"
      "  --mem=SIZE         workspace memory (e.g. 256M); runs past it spill to $TMPDIR\n"
      "  -v, --verbose      say how the conversion ran (engine, routines, times)\n",
      "spconv convert IN --to=FORMAT [-o OUT] [options]"},

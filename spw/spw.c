@@ -410,7 +410,7 @@ spc_status spw_create(int L, spc_vtype vt, const spw_opts *o, spw **out,
   int64_t per = rec_bytes(w) + (w->o.kind == SPW_HASH ? 16 : 0);
   w->cap = w->o.acc > 0 ? w->o.acc : mem / 2 / per;
   if (w->cap < 1) w->cap = 1;
-  if (!w->o.acc && w->cap > ((int64_t)1 << 22)) w->cap = (int64_t)1 << 22; /* cache-sized flushes */
+  if (!w->o.acc && w->cap > SPW_DEFAULT_ACC) w->cap = SPW_DEFAULT_ACC; /* cache-sized flushes */
   w->budget_runs = mem - w->cap * per;
   if (w->budget_runs < 0) w->budget_runs = 0;
   spc_status st = SPC_OK;

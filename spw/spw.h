@@ -29,9 +29,18 @@
 
 typedef enum spw_kind { SPW_HASH = 0, SPW_LIST = 1 } spw_kind;
 
+/* The Acc capacity when none is given: mem / 2 / (bytes per point), at
+ * most this many points.  Chosen from bench/run_spw.sh (bench/README.md,
+ * "The sparse workspace benchmark"): 2^18 points were as fast as 2^22 on
+ * 0.1 M to 2 M points and faster on 16 M (fewer cache misses per flush,
+ * more merges, still O(n log n)), with a 6 MB instead of a 96 MB Acc (L = 2,
+ * float64; a hash also clears its 2 x capacity slots at every flush). */
+#define SPW_DEFAULT_ACC ((int64_t)1 << 18)
+
 typedef struct spw_opts {
   spw_kind kind;
-  int64_t acc;        /* Acc capacity in points; 0: from mem (or 2^20) */
+  int64_t acc;        /* Acc capacity in points; 0: from mem, at most
+                         SPW_DEFAULT_ACC */
   int64_t mem;        /* bytes for Acc and runs in memory; 0: 1/4 of RAM */
   bool descending;    /* tuples in descending order */
   spc_dup dup;

@@ -629,6 +629,50 @@ START_TEST(test_unit_edges) {
 }
 END_TEST
 
+START_TEST(test_unit_default_acc) {
+  /* acc = 0: the capacity is mem / 2 / (bytes per point), at most
+   * SPW_DEFAULT_ACC (chosen from bench/run_spw.sh): with a large mem, the
+   * Acc fills at SPW_DEFAULT_ACC distinct points, so one more point makes
+   * a second flush (the pack's); with mem = 1 MiB (L = 1, float64: 16
+   * bytes a point in a list, 32 in a hash) it fills at 32768 / 16384. */
+  for (int kind = 0; kind < 2; kind++)
+    for (int small = 0; small < 2; small++) {
+      int64_t per = kind == SPW_HASH ? 32 : 16, mem = small ? (int64_t)1 << 20 : (int64_t)1 << 30;
+      int64_t cap = small ? mem / 2 / per : SPW_DEFAULT_ACC;
+      spw_opts o = {.kind = (spw_kind)kind, .acc = 0, .mem = mem, .dup = SPC_DUP_SUM};
+      spw *w = NULL;
+      spc_error e;
+      tu_assert_ok(spw_create(1, SPC_F64, &o, &w, &e), &e);
+      for (int64_t extra = 0; extra < 2; extra++) {
+        /* cap + extra distinct points, descending (every flush sorts) */
+        int64_t n = cap + extra, *c = malloc((size_t)n * sizeof *c);
+        double *v = malloc((size_t)n * sizeof *v);
+        for (int64_t i = 0; i < n; i++) c[i] = n - i, v[i] = (double)i;
+        const int64_t *cols[1] = {c};
+        spw_stats st0, st1;
+        spw_get_stats(w, &st0);
+        tu_assert_ok(spw_push(w, n, cols, v, &e), &e);
+        int64_t m = 0, *oc[1] = {NULL};
+        void *ov = NULL;
+        tu_assert_ok(spw_pack(w, &m, oc, &ov, &e), &e);
+        spw_get_stats(w, &st1);
+        ck_assert_int_eq(m, n);
+        ck_assert_int_eq(oc[0][0], 1);
+        ck_assert_int_eq(oc[0][n - 1], n);
+        ck_assert(((double *)ov)[0] == (double)(n - 1));
+        ck_assert_msg(st1.flushes - st0.flushes == 1 + extra, "%s mem=%lld, %lld points: %lld flushes, want %lld",
+                      kind_names[kind], (long long)mem, (long long)n, (long long)(st1.flushes - st0.flushes),
+                      (long long)(1 + extra));
+        spc_free(oc[0]);
+        spc_free(ov);
+        free(c);
+        free(v);
+      }
+      spw_free(&w);
+    }
+}
+END_TEST
+
 START_TEST(test_unit_reuse) {
   /* "The workspace is empty afterwards": pack, push a second stream,
    * pack again: only the second stream; a third pack is empty */
@@ -1413,6 +1457,39 @@ START_TEST(test_cli_roundtrip) {
 }
 END_TEST
 
+START_TEST(test_cli_default_kind) {
+  /* --acc without --spw: the workspace as a list (-v names it), the same
+   * arrays as without the workspace (--mem alone leaves the plan to the
+   * library: not checked here) */
+  char *dir = tu_mkdtemp();
+  char *src = tu_file(dir, "d.mtx", "%%MatrixMarket matrix coordinate real general\n4 5 7\n"
+                                    "3 2 1.5\n1 5 2\n3 2 -4\n2 1 0.25\n4 4 8\n1 5 1\n2 2 3\n");
+  char *out = tu_path(dir, "o.bsp.h5"), *plain = tu_path(dir, "p.bsp.h5");
+  tu_run_result r;
+  tu_run(&r, "'%s' --to=csc --acc=2 -v -o '%s'", src, out);
+  ck_assert_msg(r.status == 0, "--acc=2: exit %d: %s", r.status, r.err);
+  const char *p = strstr(r.err, "sparse workspace (list, accumulator 2 points)");
+  ck_assert_msg(p != NULL, "--acc=2 without --spw: -v says '%s'", r.err);
+  p = strstr(p, "): ");
+  ck_assert_msg(p && atoll(p + 3) == 4, "--acc=2, 7 points: want 4 flushes: '%s'", r.err);
+  tu_run_free(&r);
+  tu_run(&r, "'%s' --to=csc -o '%s'", src, plain);
+  ck_assert_int_eq(r.status, 0);
+  tu_run_free(&r);
+  spc_tensor *x = read_ok(out, 0), *y = read_ok(plain, 0);
+  char why[512];
+  ck_assert_msg(!arrays_diff(x, y, why, sizeof why), "--acc=2: %s", why);
+  ck_assert_int_eq(spc_tensor_nstored(x), 5);
+  spc_tensor_free(&x);
+  spc_tensor_free(&y);
+  free(src);
+  free(out);
+  free(plain);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 START_TEST(test_cli_bad_values) {
   char *dir = tu_mkdtemp();
   char *src = tu_file(dir, "a.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.5\n3 2 2\n");
@@ -1573,6 +1650,7 @@ Suite *suite_spw(void) {
   tcase_add_test(tc, test_unit_wide);
   tcase_add_test(tc, test_unit_edges);
   tcase_add_test(tc, test_unit_reuse);
+  tcase_add_test(tc, test_unit_default_acc);
   suite_add_tcase(s, tc);
   tc = tcase_create("spill");
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
@@ -1588,6 +1666,7 @@ Suite *suite_spw(void) {
   tc = tcase_create("cli");
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
   tcase_add_test(tc, test_cli_roundtrip);
+  tcase_add_test(tc, test_cli_default_kind);
   tcase_add_test(tc, test_cli_bad_values);
   tcase_add_test(tc, test_cli_tmpdir);
   suite_add_tcase(s, tc);
