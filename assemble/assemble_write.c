@@ -685,6 +685,74 @@ static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
  *
  * spc_conv_count(crd0.., [vals], n, N0, lo0, N1, lo1, limit,
  *                ok, arrays of level 1.., size, [vout]) */
+/* Level binding for the counting routines: names, the two levels' locals
+ * and extents from parameters N0 lo0 N1 lo1 (appended to f). */
+static void sbind(conv *C, ir_func *f, ir_stmt *body, lvbind *b0, lvbind *b1, ir_var *Nlo) {
+  asm_bind_init(b0, C->lv[0]->lf, C->lv[0], C->index_ty, C->coord_ty);
+  asm_bind_init(b1, C->lv[1]->lf, C->lv[1], C->index_ty, C->coord_ty);
+  lvbind *bs[2] = {b0, b1};
+  for (int l = 0; l < 2; l++) {
+    lvbind *b = bs[l];
+    b->p = lang_fresh_local(f, "p", C->index_ty, false);
+    b->q = lang_fresh_local(f, "q", C->index_ty, false);
+    b->c = lang_fresh_local(f, "c", C->coord_ty, false);
+    b->np = lang_fresh_local(f, "np", C->index_ty, false);
+    b->N = lang_fresh_local(f, "N", IR_I64, false);
+    b->lo = lang_fresh_local(f, "lo", IR_I64, false);
+    ir_add(f, body, ir_assign(f, b->N, ir_ref(f, Nlo[2 * l])));
+    ir_add(f, body, ir_assign(f, b->lo, ir_ref(f, Nlo[2 * l + 1])));
+  }
+  ir_add(f, body, ir_assign(f, b0->np, ir_cast(f, C->index_ty, ir_int(f, 1))));
+}
+
+static void sparams_Nlo(ir_func *f, ir_var *Nlo) {
+  char name[32];
+  for (int l = 0; l < 2; l++) {
+    snprintf(name, sizeof name, "N%d_in", l);
+    Nlo[2 * l] = ir_param(f, name, IR_I64, false, IR_IN);
+    snprintf(name, sizeof name, "lo%d_in", l);
+    Nlo[2 * l + 1] = ir_param(f, name, IR_I64, false, IR_IN);
+  }
+}
+
+static void sparams_crd(conv *C, ir_func *f, ir_var *crd) {
+  char name[32];
+  for (int k = 0; k < C->order; k++) {
+    const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
+    snprintf(name, sizeof name, "crd%d", k);
+    crd[k] = ir_param(f, name, a->type == SPC_IDX32 ? IR_I32 : IR_I64, true, IR_IN);
+  }
+}
+
+/* The child level's queries bound to cnt (the counting path needs them
+ * all to be counts: SPC_ERR_UNSUPPORTED otherwise). */
+static spc_status squeries(conv *C, lvbind *b1, ir_var cnt, spc_error *e) {
+  const spc_level_spec *l1 = C->lv[1]->lf;
+  spc_status s = SPC_OK;
+  for (int k = 0; k < l1->nqueries && !s; k++) {
+    spc_query *q = NULL;
+    lang_src src = l1->queries[k].at;
+    char *txt = spc_strdup(l1->queries[k].text);
+    if (!txt) return SPC_NOMEM(e);
+    char *star = strstr(txt, "[*]");
+    if (star) star[1] = ' ';
+    src.text = txt;
+    s = spc_query_parse(&src, &q, e);
+    spc_free(txt);
+    for (int a = 0; !s && a < q->nagg; a++) {
+      if (q->aggs[a].kind != SPC_AGG_COUNT || b1->nq >= SPC_SPEC_MAX * 4) {
+        s = SPC_ERR_UNSUPPORTED;
+        break;
+      }
+      snprintf(b1->qbuf[b1->nq], sizeof b1->qbuf[0], "%s", q->aggs[a].name);
+      b1->qnames[b1->nq] = b1->qbuf[b1->nq];
+      b1->qvars[b1->nq++] = cnt;
+    }
+    spc_query_free(&q);
+  }
+  return s;
+}
+
 typedef struct countfn {
   ir_func *f;
   int narr;
@@ -718,39 +786,27 @@ static bool count_applies(const conv *C) {
 }
 
 static spc_status build_count(conv *C, countfn *F, spc_error *e) {
-  const spc_level_spec *l0 = C->lv[0]->lf, *l1 = C->lv[1]->lf;
+  const spc_level_spec *l1 = C->lv[1]->lf;
   ir_func *f = ir_func_new("spc_conv_count");
   char name[96];
   if (!f) return SPC_NOMEM(e);
   F->f = f;
   ir_stmt *body = ir_func_body(f);
-  lvbind b0, b1;
-  asm_bind_init(&b0, l0, C->lv[0], C->index_ty, C->coord_ty);
-  asm_bind_init(&b1, l1, C->lv[1], C->index_ty, C->coord_ty);
-  ir_var crd[SPC_MAX_ORDER];
-  for (int k = 0; k < C->order; k++) {
-    const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
-    snprintf(name, sizeof name, "crd%d", k);
-    crd[k] = ir_param(f, name, a->type == SPC_IDX32 ? IR_I32 : IR_I64, true, IR_IN);
-  }
+  ir_var crd[SPC_MAX_ORDER], Nlo[4];
+  sparams_crd(C, f, crd);
   ir_ty vty = asm_value_ty(C->vt);
   ir_var vals = C->vt != SPC_PATTERN ? ir_param(f, "vals", vty, true, IR_IN) : -1;
   ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
-  ir_var Nin[2], loin[2];
-  for (int l = 0; l < 2; l++) {
-    snprintf(name, sizeof name, "N%d_in", l);
-    Nin[l] = ir_param(f, name, IR_I64, false, IR_IN);
-    snprintf(name, sizeof name, "lo%d_in", l);
-    loin[l] = ir_param(f, name, IR_I64, false, IR_IN);
-  }
+  sparams_Nlo(f, Nlo);
   ir_var limit = ir_param(f, "limit", IR_I64, false, IR_IN);
   F->p_ok = ir_nparams(f);
   ir_var ok = ir_param(f, "ok", IR_I64, false, IR_OUT);
   F->p_arr0 = ir_nparams(f);
   F->narr = l1->narrays;
+  ir_var keep[SPC_LEVEL_MAX_ARRAYS];
   for (int k = 0; k < l1->narrays; k++)
-    b1.arr[k] = ir_param(f, l1->arrays[k].name,
-                         asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty), true, IR_OUT);
+    keep[k] = ir_param(f, l1->arrays[k].name,
+                       asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty), true, IR_OUT);
   F->p_size = ir_nparams(f);
   ir_var size = ir_param(f, "size", IR_I64, false, IR_OUT);
   F->p_vout = -1;
@@ -759,20 +815,10 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
     F->p_vout = ir_nparams(f);
     vout = ir_param(f, "vout", vty, true, IR_OUT);
   }
-  lvbind *bs[2] = {&b0, &b1};
-  for (int l = 0; l < 2; l++) {
-    lvbind *b = bs[l];
-    b->p = lang_fresh_local(f, "p", C->index_ty, false);
-    b->q = lang_fresh_local(f, "q", C->index_ty, false);
-    b->c = lang_fresh_local(f, "c", C->coord_ty, false);
-    b->np = lang_fresh_local(f, "np", C->index_ty, false);
-    b->N = lang_fresh_local(f, "N", IR_I64, false);
-    b->lo = lang_fresh_local(f, "lo", IR_I64, false);
-    ir_add(f, body, ir_assign(f, b->N, ir_ref(f, Nin[l])));
-    ir_add(f, body, ir_assign(f, b->lo, ir_ref(f, loin[l])));
-  }
-  /* the top level under the root: its positions are the child's parents */
-  ir_add(f, body, ir_assign(f, b0.np, ir_cast(f, C->index_ty, ir_int(f, 1))));
+  lvbind b0, b1;
+  sbind(C, f, body, &b0, &b1, Nlo); /* the top level under the root */
+  for (int k = 0; k < l1->narrays; k++) b1.arr[k] = keep[k];
+  /* its positions are the child's parents */
   ir_var np1 = lang_fresh_local(f, "np1", IR_I64, false);
   spc_status s = asm_lower_fn(f, body, &b0, SPC_LF_SIZE, np1, NULL, e);
   if (!s) ir_add(f, body, ir_assign(f, b1.np, ir_cast(f, C->index_ty, ir_ref(f, np1))));
@@ -782,28 +828,7 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
   ir_var last = lang_fresh_local(f, "last", IR_I64, true);
   if (!s) {
     ir_add(f, body, ir_alloc(f, cnt, ir_ref(f, np1), true));
-  }
-  for (int k = 0; k < l1->nqueries && !s; k++) {
-    spc_query *q = NULL;
-    lang_src src = l1->queries[k].at;
-    char *txt = spc_strdup(l1->queries[k].text);
-    if (!txt) return SPC_NOMEM(e);
-    char *star = strstr(txt, "[*]");
-    if (star) star[1] = ' ';
-    src.text = txt;
-    s = spc_query_parse(&src, &q, e);
-    spc_free(txt);
-    for (int a = 0; !s && a < q->nagg; a++) {
-      const spc_query_agg *A = &q->aggs[a];
-      if (A->kind != SPC_AGG_COUNT || b1.nq >= SPC_SPEC_MAX * 4) {
-        s = SPC_ERR_UNSUPPORTED; /* not a count: the sort path */
-        break;
-      }
-      snprintf(b1.qbuf[b1.nq], sizeof b1.qbuf[0], "%s", A->name);
-      b1.qnames[b1.nq] = b1.qbuf[b1.nq];
-      b1.qvars[b1.nq++] = cnt;
-    }
-    spc_query_free(&q);
+    s = squeries(C, &b1, cnt, e); /* not all counts: the sort path */
   }
   ir_add(f, body, ir_assign(f, ok, ir_int(f, 1)));
   ir_add(f, body, ir_assign(f, size, ir_int(f, 0)));
@@ -1149,45 +1174,6 @@ struct asm_counter {
   ir_arg arr[SPC_LEVEL_MAX_ARRAYS], vout;
 };
 
-/* Level binding for the streamed routines: names, the two levels' locals
- * and extents from parameters N0 lo0 N1 lo1 (appended to f). */
-static void sbind(conv *C, ir_func *f, ir_stmt *body, lvbind *b0, lvbind *b1, ir_var *Nlo) {
-  asm_bind_init(b0, C->lv[0]->lf, C->lv[0], C->index_ty, C->coord_ty);
-  asm_bind_init(b1, C->lv[1]->lf, C->lv[1], C->index_ty, C->coord_ty);
-  lvbind *bs[2] = {b0, b1};
-  for (int l = 0; l < 2; l++) {
-    lvbind *b = bs[l];
-    b->p = lang_fresh_local(f, "p", C->index_ty, false);
-    b->q = lang_fresh_local(f, "q", C->index_ty, false);
-    b->c = lang_fresh_local(f, "c", C->coord_ty, false);
-    b->np = lang_fresh_local(f, "np", C->index_ty, false);
-    b->N = lang_fresh_local(f, "N", IR_I64, false);
-    b->lo = lang_fresh_local(f, "lo", IR_I64, false);
-    ir_add(f, body, ir_assign(f, b->N, ir_ref(f, Nlo[2 * l])));
-    ir_add(f, body, ir_assign(f, b->lo, ir_ref(f, Nlo[2 * l + 1])));
-  }
-  ir_add(f, body, ir_assign(f, b0->np, ir_cast(f, C->index_ty, ir_int(f, 1))));
-}
-
-static void sparams_Nlo(ir_func *f, ir_var *Nlo) {
-  char name[32];
-  for (int l = 0; l < 2; l++) {
-    snprintf(name, sizeof name, "N%d_in", l);
-    Nlo[2 * l] = ir_param(f, name, IR_I64, false, IR_IN);
-    snprintf(name, sizeof name, "lo%d_in", l);
-    Nlo[2 * l + 1] = ir_param(f, name, IR_I64, false, IR_IN);
-  }
-}
-
-static void sparams_crd(conv *C, ir_func *f, ir_var *crd) {
-  char name[32];
-  for (int k = 0; k < C->order; k++) {
-    const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
-    snprintf(name, sizeof name, "crd%d", k);
-    crd[k] = ir_param(f, name, a->type == SPC_IDX32 ? IR_I32 : IR_I64, true, IR_IN);
-  }
-}
-
 /* One component's level-0 position (into b0->q) and the remapped
  * coordinates (outs), from block position t. */
 static spc_status sentry(conv *C, ir_func *f, ir_stmt *lb, const ir_var *crd, ir_var t, bool reqs,
@@ -1234,35 +1220,6 @@ static spc_status build_scount(conv *C, ir_func **out, spc_error *e) {
   ir_add(f, lb, ir_store(f, last, ir_ref(f, g), ir_ref(f, k1)));
   ir_add(f, lb, ir_store(f, cnt, ir_ref(f, g), ir_bin(f, IR_ADD, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 1))));
   return ir_verify(f, e);
-}
-
-/* np1 = level 0's size under the root, and the child level's queries
- * bound to cnt (they are all counts: count_applies). */
-static spc_status squeries(conv *C, lvbind *b1, ir_var cnt, spc_error *e) {
-  const spc_level_spec *l1 = C->lv[1]->lf;
-  spc_status s = SPC_OK;
-  for (int k = 0; k < l1->nqueries && !s; k++) {
-    spc_query *q = NULL;
-    lang_src src = l1->queries[k].at;
-    char *txt = spc_strdup(l1->queries[k].text);
-    if (!txt) return SPC_NOMEM(e);
-    char *star = strstr(txt, "[*]");
-    if (star) star[1] = ' ';
-    src.text = txt;
-    s = spc_query_parse(&src, &q, e);
-    spc_free(txt);
-    for (int a = 0; !s && a < q->nagg; a++) {
-      if (q->aggs[a].kind != SPC_AGG_COUNT || b1->nq >= SPC_SPEC_MAX * 4) {
-        s = SPC_ERR_UNSUPPORTED;
-        break;
-      }
-      snprintf(b1->qbuf[b1->nq], sizeof b1->qbuf[0], "%s", q->aggs[a].name);
-      b1->qnames[b1->nq] = b1->qbuf[b1->nq];
-      b1->qvars[b1->nq++] = cnt;
-    }
-    spc_query_free(&q);
-  }
-  return s;
 }
 
 /* init (p_arr0: the first level array parameter) */
