@@ -7,6 +7,7 @@
 #include "fuzz_common.h"
 #include "spc_query.h"
 #include "spc_remap.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,12 +39,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       ir_func *f = ir_func_new("fz");
       ir_var i = ir_param(f, "i", IR_I64, false, IR_IN), j = ir_param(f, "j", IR_I64, false, IR_IN);
       ir_var cv[SPC_MAX_ORDER];
-      for (int k = 0; k < r->ncounters; k++) cv[k] = ir_local(f, "cnt", IR_I64, false);
+      for (int k = 0; k < r->ncounters; k++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "cnt%d", k); /* one name per counter */
+        cv[k] = ir_local(f, nm, IR_I64, false);
+      }
       ir_expr *src_e[2] = {ir_ref(f, i), ir_ref(f, j)}, *out[SPC_MAX_ORDER];
       s = spc_remap_lower(r, f, ir_func_body(f), src_e, cv, out, &e);
       if (s == SPC_OK) {
         for (int k = 0; k < r->order_out; k++) {
-          ir_var o = ir_local(f, "o", out[k]->ty, false);
+          char nm[16];
+          snprintf(nm, sizeof nm, "o%d", k);
+          ir_var o = ir_local(f, nm, out[k]->ty, false);
           ir_add(f, ir_func_body(f), ir_assign(f, o, out[k]));
         }
         if (ir_func_ok(f) && ir_verify(f, &e) != SPC_OK) abort();
