@@ -274,6 +274,13 @@ static entry_fn factory_get(const asm_key *k) {
   return NULL;
 }
 
+bool asm_factory_has(const ir_func *f) {
+  asm_key k;
+  spc_error e;
+  spc_error_clear(&e);
+  return !asm_emit_keyed(f, NULL, false, NULL, &k, &e) && factory_get(&k) != NULL;
+}
+
 static void note_used(asm_engine *E, spc_engine g) {
   if (!E->info) return;
   E->info->routines++;

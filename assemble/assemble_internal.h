@@ -130,6 +130,13 @@ enum { ASM_W_NOSORT = 1, ASM_W_COUNT = 2 };
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
                             ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
                             asm_routine_cb cb, void *ctx, spc_error *e);
+/* The fused counting routine (a source of format src_fmt, read through its
+ * levels, counted and placed into fmt: assemble_write.c) for these types,
+ * when both formats allow one; nothing otherwise. */
+spc_status asm_fused_routines(const spc_specs *specs, const spc_format_spec *src_fmt,
+                              const spc_format_spec *fmt, int order, ir_ty index_ty,
+                              ir_ty coord_ty, spc_vtype vt, asm_routine_cb cb, void *ctx,
+                              spc_error *e);
 
 spc_status asm_remap(const spc_format_spec *fmt, int order, const spc_remap_param *ps,
                      int nps, const int *modes, int nmodes, char *buf, size_t nbuf,
@@ -152,6 +159,29 @@ typedef struct asm_inv {
  * set) gets fmt's default parameters and its levels for this order, *r
  * the remapping (the caller frees it, also on error) and iv its inverse. */
 spc_status asm_read_info(conv_info *I, int order, spc_remap **r, asm_inv *iv, spc_error *e);
+
+/* A source tensor read through its own level functions inside another
+ * routine (assemble_read.c): asm_src_new appends to f the parameters of
+ * the source (each level's arrays, the values unless pattern, the level
+ * extents) and loads the extents at the top of f's body; asm_src_nest
+ * appends the loop nest to dst, calling fn for the code of one component
+ * with its canonical coordinates (int64) and value (NULL: pattern).  With
+ * stop >= 0 every loop of the nest is left once stop is non-zero (the leaf
+ * sets it and breaks).  asm_src_args fills those arguments for tensor t
+ * of info I (extv: 2 * SPC_MAX_ORDER int64 kept alive by the caller),
+ * returning how many, or -1 with e set. */
+typedef spc_status (*asm_leaf_fn)(void *ctx, ir_func *f, ir_stmt *body, ir_expr *const *x,
+                                  ir_expr *val, spc_error *e);
+typedef struct asm_src asm_src;
+spc_status asm_src_new(const conv_info *I, int order, spc_vtype vt, ir_func *f, asm_src **S,
+                       spc_error *e);
+spc_status asm_src_nest(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, void *ctx,
+                        spc_error *e);
+int asm_src_args(const conv_info *I, const spc_tensor *t, ir_arg *a, int64_t *extv, spc_error *e);
+/* Whether the factory has a routine of f's text (the planner fuses
+ * routines on the auto engine only when it does: no run-time compile). */
+bool asm_factory_has(const ir_func *f);
+void asm_src_free(asm_src **S);
 
 /* The process-wide registry of built-in specs (built once, never freed). */
 spc_status asm_builtin_specs(const spc_specs **out, spc_error *e);

@@ -77,6 +77,11 @@ typedef struct rd {
   bool split; /* positions schedule: level 1 clipped to [r0, r1) too */
   ir_ty sty;  /* the arithmetic type: F64 or C128 */
   ir_var x, y, q0, q1, r0, r1;
+  /* a fused routine's leaf (asm_src_nest): the code for one component,
+   * and a flag that, once set, leaves every loop of the nest */
+  asm_leaf_fn leaf;
+  void *leaf_ctx;
+  ir_var stop;
 } rd;
 
 static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
@@ -111,6 +116,10 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
   }
   ir_stmt *loop = ir_add(f, dst, ir_for(f, b.q, ir_ref(f, bg), ir_ref(f, en), NULL));
   ir_stmt *body = ir_body(loop);
+  if (R->leaf && R->stop >= 0) {
+    ir_stmt *st = ir_add(f, body, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, R->stop), ir_int(f, 0)), NULL, NULL));
+    ir_add(f, ir_then(st), ir_break(f));
+  }
   if ((s = asm_lower_fn(f, body, &b, SPC_LF_ACCESS, b.c, NULL, e))) return s;
   if (asm_lfn(&b, SPC_LF_VALID)) {
     ir_var ok = lang_fresh_local(f, "ok", IR_BOOL, false);
@@ -121,6 +130,21 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
   /* a leaf: one stored position */
   if (R->vals >= 0 && I->fmt->fill_zero)
     body = ir_then(ir_add(f, body, ir_if(f, ir_cast(f, IR_BOOL, ir_load(f, R->vals, ir_ref(f, b.q))), NULL, NULL)));
+  if (R->leaf) { /* canonical coordinates (int64 locals) and the value */
+    ir_expr *xs[SPC_MAX_ORDER];
+    for (int d = 0; d < R->order; d++) {
+      const inv *v = &R->iv[d];
+      ir_expr *x = ir_cast(f, IR_I64, ir_ref(f, R->c[v->a]));
+      if (v->b >= 0)
+        x = ir_bin(f, IR_ADD, ir_bin(f, IR_MUL, x, ir_int(f, v->K)),
+                   ir_cast(f, IR_I64, ir_ref(f, R->c[v->b])));
+      ir_var xv = lang_fresh_local(f, "x", IR_I64, false);
+      ir_add(f, body, ir_assign(f, xv, x));
+      xs[d] = ir_ref(f, xv);
+    }
+    return R->leaf(R->leaf_ctx, f, body, xs,
+                   R->vals >= 0 ? ir_load(f, R->vals, ir_ref(f, b.q)) : NULL, e);
+  }
   if (R->spmv) {
     ir_expr *cd[2];
     for (int d = 0; d < 2; d++) {
@@ -871,4 +895,74 @@ spc_status asm_read_info(conv_info *I, int order, spc_remap **r, asm_inv *out, s
   spc_status s = dry_info(I, order, r, iv, e);
   for (int d = 0; d < order && !s; d++) out[d] = (asm_inv){iv[d].a, iv[d].b, iv[d].K};
   return s;
+}
+
+/* ---- a source read through its levels, inside another routine ----------------
+ * The fused routines of assemble_write.c (the counting plan over a
+ * converted source) iterate the source with this nest instead of reading
+ * it out to a COO first: same begin, end, access, valid and fill-zero
+ * checks, same order, so the same components in the same order. */
+struct asm_src {
+  rd R;
+  conv_info I; /* a copy: the nest reads fmt, levels, types, parameters */
+  spc_remap *r;
+  inv iv[SPC_MAX_ORDER];
+  char rt[320]; /* the remapping text made from a mode order */
+};
+
+spc_status asm_src_new(const conv_info *I, int order, spc_vtype vt, ir_func *f, asm_src **out,
+                       spc_error *e) {
+  asm_src *S = spc_calloc(1, sizeof *S);
+  *out = S;
+  if (!S) return SPC_NOMEM(e);
+  S->I = *I;
+  spc_status s = asm_remap(I->fmt, order, S->I.params, S->I.nparams, S->I.modes, S->I.nmodes,
+                           S->rt, sizeof S->rt, &S->r, e);
+  if (!s) s = invert(&S->I, S->r, S->iv, e);
+  if (s) return s;
+  if (S->r->order_out != I->nlevels)
+    return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "source levels do not match its remapping");
+  rd *R = &S->R;
+  *R = (rd){.I = &S->I, .order = order, .vt = vt, .r = S->r, .iv = S->iv, .f = f, .stop = -1};
+  char name[64];
+  for (int l = 0; l < S->I.nlevels; l++) {
+    const spc_level_spec *ls = S->I.lv[l]->lf;
+    for (int k = 0; k < ls->narrays; k++) {
+      snprintf(name, sizeof name, "s%d_%s", l, ls->arrays[k].name);
+      R->arr[l][k] = ir_param(f, name, asm_tname_ty(ls->arrays[k].type, S->I.index_ty, S->I.coord_ty),
+                              true, IR_IN);
+    }
+  }
+  R->vals = R->vout = -1;
+  if (vt != SPC_PATTERN) R->vals = ir_param(f, "svals", asm_value_ty(vt), true, IR_IN);
+  ir_var ext = ir_param(f, "sext", IR_I64, true, IR_IN);
+  ir_stmt *body = ir_func_body(f);
+  for (int l = 0; l < S->I.nlevels; l++) {
+    snprintf(name, sizeof name, "sc%d", l);
+    R->c[l] = lang_fresh_local(f, name, S->I.coord_ty, false);
+    R->Nv[l] = lang_fresh_local(f, "sN", IR_I64, false);
+    R->lov[l] = lang_fresh_local(f, "slo", IR_I64, false);
+    ir_add(f, body, ir_assign(f, R->lov[l], ir_load(f, ext, ir_int(f, 2 * l))));
+    ir_add(f, body, ir_assign(f, R->Nv[l], ir_load(f, ext, ir_int(f, 2 * l + 1))));
+  }
+  return SPC_OK;
+}
+
+spc_status asm_src_nest(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, void *ctx,
+                        spc_error *e) {
+  S->R.leaf = fn;
+  S->R.leaf_ctx = ctx;
+  S->R.stop = stop;
+  return nest(&S->R, 0, dst, ir_int(S->R.f, 0), false, e);
+}
+
+int asm_src_args(const conv_info *I, const spc_tensor *t, ir_arg *a, int64_t *extv, spc_error *e) {
+  return level_args(I, t, a, extv, e);
+}
+
+void asm_src_free(asm_src **S) {
+  if (!*S) return;
+  spc_remap_free(&(*S)->r);
+  spc_free(*S);
+  *S = NULL;
 }

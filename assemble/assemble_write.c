@@ -201,14 +201,25 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
 /* Component t's source indices, loaded into fresh locals (src[k] refers
  * to index k), and with reqs its `requires` conditions, appended to lb: a
  * failing entry stops the run with "cannot hold entry ...". */
+static spc_status lower_source_x(const conv *C, ir_func *f, ir_stmt *lb, ir_expr *const *in,
+                                 bool reqs, req_ctx *rq, ir_expr **src, spc_error *e);
 static spc_status lower_source(const conv *C, ir_func *f, ir_stmt *lb, const ir_var *crd,
                                ir_var t, bool reqs, req_ctx *rq, ir_expr **src,
                                spc_error *e) {
+  ir_expr *in[SPC_MAX_ORDER];
+  for (int k = 0; k < C->order; k++) in[k] = ir_load(f, crd[k], ir_ref(f, t));
+  return lower_source_x(C, f, lb, in, reqs, rq, src, e);
+}
+
+/* The same from expressions of the source indices (a fused routine's
+ * canonical coordinates). */
+static spc_status lower_source_x(const conv *C, ir_func *f, ir_stmt *lb, ir_expr *const *in,
+                                 bool reqs, req_ctx *rq, ir_expr **src, spc_error *e) {
   const spc_remap *r = C->r;
   spc_status s = SPC_OK;
   for (int k = 0; k < C->order; k++) {
     rq->x[k] = lang_fresh_local(f, r->in_names[k], IR_I64, false);
-    ir_add(f, lb, ir_assign(f, rq->x[k], ir_cast(f, IR_I64, ir_load(f, crd[k], ir_ref(f, t)))));
+    ir_add(f, lb, ir_assign(f, rq->x[k], ir_cast(f, IR_I64, in[k])));
     src[k] = ir_ref(f, rq->x[k]);
   }
   lang_env renv = {.resolve = req_resolve, .ctx = rq};
@@ -785,17 +796,118 @@ static bool count_applies(const conv *C) {
   return true;
 }
 
-static spc_status build_count(conv *C, countfn *F, spc_error *e) {
+/* The code of one component in pass `pass` of the counting routine: its
+ * source indices x (and value val) remapped, its top-level position, then
+ * counted and checked (passes 0, 1) or placed (pass 2).  Shared by the
+ * loop over a COO's components and the fused routine's source nest. */
+typedef struct cbody {
+  conv *C;
+  int pass;
+  lvbind *b0, *b1;
+  ir_var ok, g, k0, k1, pk0, pk1, sa, sb, cnt, last, vout;
+  ir_var stop; /* fused: set before every break (-1: a plain loop) */
+} cbody;
+
+static void cbreak(const cbody *X, ir_func *f, ir_stmt *at) {
+  if (X->stop >= 0) ir_add(f, at, ir_assign(f, X->stop, ir_int(f, 1)));
+  ir_add(f, at, ir_break(f));
+}
+
+static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const *x, ir_expr *val,
+                             spc_error *e) {
+  const cbody *X = ctx;
+  conv *C = X->C;
+  lvbind *b0 = X->b0, *b1 = X->b1;
+  int pass = X->pass;
+  req_ctx rq = {.C = C};
+  ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
+  spc_status s = lower_source_x(C, f, lb, x, pass < 2, &rq, src, e);
+  if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
+  if (s) return s;
+  ir_add(f, lb, ir_assign(f, b0->p, ir_cast(f, C->index_ty, ir_int(f, 0))));
+  ir_add(f, lb, ir_assign(f, b0->c, ir_cast(f, C->coord_ty, outs[0])));
+  if ((s = asm_lower_fn(f, lb, b0, SPC_LF_YIELD, b0->q, NULL, e))) return s;
+  ir_var g = X->g, k0 = X->k0, k1 = X->k1, pk0 = X->pk0, pk1 = X->pk1, sa = X->sa, sb = X->sb;
+  ir_var ok = X->ok, cnt = X->cnt, last = X->last;
+  if (pass < 2) {
+    ir_add(f, lb, ir_assign(f, g, ir_cast(f, IR_I64, ir_ref(f, b0->q))));
+    /* past lo, +1: 0 is "none yet" */
+    ir_add(f, lb, ir_assign(f, k1, ir_bin(f, IR_ADD, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, outs[1]),
+                                                            ir_ref(f, b1->lo)), ir_int(f, 1))));
+  }
+  if (pass == 0) {
+    ir_add(f, lb, ir_assign(f, k0, ir_bin(f, IR_ADD, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, ir_ref(f, b0->c)),
+                                                            ir_ref(f, b0->lo)), ir_int(f, 1))));
+    ir_expr *up01 = ir_bin(f, IR_LOR, ir_bin(f, IR_GT, ir_ref(f, k0), ir_ref(f, pk0)),
+                           ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, k0), ir_ref(f, pk0)),
+                                  ir_bin(f, IR_GT, ir_ref(f, k1), ir_ref(f, pk1))));
+    ir_expr *up10 = ir_bin(f, IR_LOR, ir_bin(f, IR_GT, ir_ref(f, k1), ir_ref(f, pk1)),
+                           ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, k1), ir_ref(f, pk1)),
+                                  ir_bin(f, IR_GT, ir_ref(f, k0), ir_ref(f, pk0))));
+    ir_expr *same = ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, k0), ir_ref(f, pk0)),
+                           ir_bin(f, IR_EQ, ir_ref(f, k1), ir_ref(f, pk1)));
+    ir_stmt *i0 = ir_add(f, lb, ir_if(f, same, NULL, NULL)); /* a duplicate */
+    ir_add(f, ir_then(i0), ir_assign(f, ok, ir_int(f, -1)));
+    cbreak(X, f, ir_then(i0));
+    ir_stmt *i1 = ir_add(f, lb, ir_if(f, ir_un(f, IR_NOT, up01), NULL, NULL));
+    ir_add(f, ir_then(i1), ir_assign(f, sa, ir_int(f, 0)));
+    ir_stmt *i2 = ir_add(f, lb, ir_if(f, ir_un(f, IR_NOT, up10), NULL, NULL));
+    ir_add(f, ir_then(i2), ir_assign(f, sb, ir_int(f, 0)));
+    ir_stmt *both = ir_add(f, lb, ir_if(f, ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, sa), ir_int(f, 0)),
+                                                   ir_bin(f, IR_EQ, ir_ref(f, sb), ir_int(f, 0))),
+                                        NULL, NULL));
+    cbreak(X, f, ir_then(both));
+    ir_add(f, lb, ir_assign(f, pk0, ir_ref(f, k0)));
+    ir_add(f, lb, ir_assign(f, pk1, ir_ref(f, k1)));
+  } else if (pass == 1) {
+    ir_stmt *bad = ir_add(f, lb, ir_if(f, ir_bin(f, IR_GE, ir_load(f, last, ir_ref(f, g)),
+                                                  ir_ref(f, k1)), NULL, NULL));
+    /* 0: out of order; -1: a duplicate */
+    ir_add(f, ir_then(bad), ir_assign(f, ok, ir_select(f, ir_bin(f, IR_EQ, ir_load(f, last, ir_ref(f, g)),
+                                                                 ir_ref(f, k1)),
+                                                       ir_int(f, -1), ir_int(f, 0))));
+    cbreak(X, f, ir_then(bad));
+    ir_add(f, lb, ir_store(f, last, ir_ref(f, g), ir_ref(f, k1)));
+  }
+  if (pass < 2) {
+    ir_add(f, lb, ir_store(f, cnt, ir_ref(f, g),
+                           ir_bin(f, IR_ADD, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 1))));
+    return SPC_OK;
+  }
+  ir_add(f, lb, ir_assign(f, b1->p, ir_ref(f, b0->q)));
+  ir_add(f, lb, ir_assign(f, b1->c, ir_cast(f, C->coord_ty, outs[1])));
+  s = asm_lower_fn(f, lb, b1, SPC_LF_YIELD, b1->q, NULL, e);
+  if (!s && asm_lfn(b1, SPC_LF_INSERT)) s = asm_lower_fn(f, lb, b1, SPC_LF_INSERT, -1, NULL, e);
+  if (!s && X->vout >= 0) ir_add(f, lb, ir_store(f, X->vout, ir_ref(f, b1->q), val));
+  return s;
+}
+
+/* S NULL: spc_conv_count over a COO's components (see above).  S a
+ * source: spc_conv_fcount, the same passes over the source's own loop
+ * nest (the fused routine: no COO read out first) --
+ *   spc_conv_fcount(source arrays.., [svals], sext, n, N0, lo0, N1, lo1,
+ *                   limit, ok, arrays of level 1.., size, [vout]) */
+static spc_status build_count_ex(conv *C, countfn *F, const conv_info *SI, spc_error *e) {
   const spc_level_spec *l1 = C->lv[1]->lf;
-  ir_func *f = ir_func_new("spc_conv_count");
+  ir_func *f = ir_func_new(SI ? "spc_conv_fcount" : "spc_conv_count");
   char name[96];
   if (!f) return SPC_NOMEM(e);
   F->f = f;
   ir_stmt *body = ir_func_body(f);
   ir_var crd[SPC_MAX_ORDER], Nlo[4];
-  sparams_crd(C, f, crd);
   ir_ty vty = asm_value_ty(C->vt);
-  ir_var vals = C->vt != SPC_PATTERN ? ir_param(f, "vals", vty, true, IR_IN) : -1;
+  ir_var vals = -1;
+  asm_src *S = NULL;
+  spc_status s = SPC_OK;
+  if (SI) {
+    if ((s = asm_src_new(SI, C->order, C->vt, f, &S, e))) {
+      asm_src_free(&S);
+      return s;
+    }
+  } else {
+    sparams_crd(C, f, crd);
+    if (C->vt != SPC_PATTERN) vals = ir_param(f, "vals", vty, true, IR_IN);
+  }
   ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
   sparams_Nlo(f, Nlo);
   ir_var limit = ir_param(f, "limit", IR_I64, false, IR_IN);
@@ -811,7 +923,7 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
   ir_var size = ir_param(f, "size", IR_I64, false, IR_OUT);
   F->p_vout = -1;
   ir_var vout = -1;
-  if (vals >= 0) {
+  if (C->vt != SPC_PATTERN) {
     F->p_vout = ir_nparams(f);
     vout = ir_param(f, "vout", vty, true, IR_OUT);
   }
@@ -820,7 +932,7 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
   for (int k = 0; k < l1->narrays; k++) b1.arr[k] = keep[k];
   /* its positions are the child's parents */
   ir_var np1 = lang_fresh_local(f, "np1", IR_I64, false);
-  spc_status s = asm_lower_fn(f, body, &b0, SPC_LF_SIZE, np1, NULL, e);
+  s = asm_lower_fn(f, body, &b0, SPC_LF_SIZE, np1, NULL, e);
   if (!s) ir_add(f, body, ir_assign(f, b1.np, ir_cast(f, C->index_ty, ir_ref(f, np1))));
   /* the child's per-parent counts, and the last child coordinate seen per
    * parent (+1 past lo; 0: none yet) */
@@ -832,18 +944,21 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
   }
   ir_add(f, body, ir_assign(f, ok, ir_int(f, 1)));
   ir_add(f, body, ir_assign(f, size, ir_int(f, 0)));
+  cbody X = {.C = C, .b0 = &b0, .b1 = &b1, .ok = ok, .cnt = cnt, .last = last, .vout = vout,
+             .stop = -1};
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
-  ir_var g = lang_fresh_local(f, "g", IR_I64, false);
-  ir_var k0 = lang_fresh_local(f, "k0", IR_I64, false);
-  ir_var k1 = lang_fresh_local(f, "k1", IR_I64, false);
-  ir_var pk0 = lang_fresh_local(f, "pk0", IR_I64, false);
-  ir_var pk1 = lang_fresh_local(f, "pk1", IR_I64, false);
-  ir_var sa = lang_fresh_local(f, "sorted01", IR_I64, false);
-  ir_var sb = lang_fresh_local(f, "sorted10", IR_I64, false);
-  ir_add(f, body, ir_assign(f, sa, ir_int(f, 1)));
-  ir_add(f, body, ir_assign(f, sb, ir_int(f, 1)));
-  ir_add(f, body, ir_assign(f, pk0, ir_int(f, -1)));
-  ir_add(f, body, ir_assign(f, pk1, ir_int(f, -1)));
+  X.g = lang_fresh_local(f, "g", IR_I64, false);
+  X.k0 = lang_fresh_local(f, "k0", IR_I64, false);
+  X.k1 = lang_fresh_local(f, "k1", IR_I64, false);
+  X.pk0 = lang_fresh_local(f, "pk0", IR_I64, false);
+  X.pk1 = lang_fresh_local(f, "pk1", IR_I64, false);
+  X.sa = lang_fresh_local(f, "sorted01", IR_I64, false);
+  X.sb = lang_fresh_local(f, "sorted10", IR_I64, false);
+  if (S) X.stop = lang_fresh_local(f, "stop", IR_I64, false);
+  ir_add(f, body, ir_assign(f, X.sa, ir_int(f, 1)));
+  ir_add(f, body, ir_assign(f, X.sb, ir_int(f, 1)));
+  ir_add(f, body, ir_assign(f, X.pk0, ir_int(f, -1)));
+  ir_add(f, body, ir_assign(f, X.pk1, ir_int(f, -1)));
   /* pass 0: counts, while the source is strictly increasing in (c0, c1)
    * or in (c1, c0) -- either way every parent's children increase; pass
    * 1, only when neither holds: counts again, checking each parent's
@@ -852,8 +967,8 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
     ir_stmt *into = body;
     if (pass == 1) {
       ir_expr *neither = ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)),
-                                ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, sa), ir_int(f, 0)),
-                                       ir_bin(f, IR_EQ, ir_ref(f, sb), ir_int(f, 0))));
+                                ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, X.sa), ir_int(f, 0)),
+                                       ir_bin(f, IR_EQ, ir_ref(f, X.sb), ir_int(f, 0))));
       ir_stmt *iff = ir_add(f, body, ir_if(f, neither, NULL, NULL));
       into = ir_then(iff);
       ir_var x = lang_fresh_local(f, "x", IR_I64, false);
@@ -875,78 +990,30 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
       ir_add(f, ir_then(big), ir_fail(f, SPC_ERR_UNSUPPORTED, name, fa, 2));
       if (vout >= 0) ir_add(f, into, ir_alloc(f, vout, ir_ref(f, size), true));
     }
-    ir_stmt *loop = ir_add(f, into, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
-    ir_stmt *lb = ir_body(loop);
-    req_ctx rq = {.C = C};
-    ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
-    s = lower_source(C, f, lb, crd, t, pass < 2, &rq, src, e);
-    if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
-    if (s) break;
-    ir_add(f, lb, ir_assign(f, b0.p, ir_cast(f, C->index_ty, ir_int(f, 0))));
-    ir_add(f, lb, ir_assign(f, b0.c, ir_cast(f, C->coord_ty, outs[0])));
-    s = asm_lower_fn(f, lb, &b0, SPC_LF_YIELD, b0.q, NULL, e);
-    if (s) break;
-    if (pass < 2) {
-      ir_add(f, lb, ir_assign(f, g, ir_cast(f, IR_I64, ir_ref(f, b0.q))));
-      /* past lo, +1: 0 is "none yet" */
-      ir_add(f, lb, ir_assign(f, k1, ir_bin(f, IR_ADD, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, outs[1]),
-                                                              ir_ref(f, b1.lo)), ir_int(f, 1))));
-    }
-    if (pass == 0) {
-      ir_add(f, lb, ir_assign(f, k0, ir_bin(f, IR_ADD, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, ir_ref(f, b0.c)),
-                                                              ir_ref(f, b0.lo)), ir_int(f, 1))));
-      ir_expr *up01 = ir_bin(f, IR_LOR, ir_bin(f, IR_GT, ir_ref(f, k0), ir_ref(f, pk0)),
-                             ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, k0), ir_ref(f, pk0)),
-                                    ir_bin(f, IR_GT, ir_ref(f, k1), ir_ref(f, pk1))));
-      ir_expr *up10 = ir_bin(f, IR_LOR, ir_bin(f, IR_GT, ir_ref(f, k1), ir_ref(f, pk1)),
-                             ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, k1), ir_ref(f, pk1)),
-                                    ir_bin(f, IR_GT, ir_ref(f, k0), ir_ref(f, pk0))));
-      ir_expr *same = ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, k0), ir_ref(f, pk0)),
-                             ir_bin(f, IR_EQ, ir_ref(f, k1), ir_ref(f, pk1)));
-      ir_stmt *i0 = ir_add(f, lb, ir_if(f, same, NULL, NULL)); /* a duplicate */
-      ir_add(f, ir_then(i0), ir_assign(f, ok, ir_int(f, -1)));
-      ir_add(f, ir_then(i0), ir_break(f));
-      ir_stmt *i1 = ir_add(f, lb, ir_if(f, ir_un(f, IR_NOT, up01), NULL, NULL));
-      ir_add(f, ir_then(i1), ir_assign(f, sa, ir_int(f, 0)));
-      ir_stmt *i2 = ir_add(f, lb, ir_if(f, ir_un(f, IR_NOT, up10), NULL, NULL));
-      ir_add(f, ir_then(i2), ir_assign(f, sb, ir_int(f, 0)));
-      ir_stmt *both = ir_add(f, lb, ir_if(f, ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, sa), ir_int(f, 0)),
-                                                     ir_bin(f, IR_EQ, ir_ref(f, sb), ir_int(f, 0))),
-                                          NULL, NULL));
-      ir_add(f, ir_then(both), ir_break(f));
-      ir_add(f, lb, ir_assign(f, pk0, ir_ref(f, k0)));
-      ir_add(f, lb, ir_assign(f, pk1, ir_ref(f, k1)));
-    } else if (pass == 1) {
-      ir_stmt *bad = ir_add(f, lb, ir_if(f, ir_bin(f, IR_GE, ir_load(f, last, ir_ref(f, g)),
-                                                    ir_ref(f, k1)), NULL, NULL));
-      /* 0: out of order; -1: a duplicate */
-      ir_add(f, ir_then(bad), ir_assign(f, ok, ir_select(f, ir_bin(f, IR_EQ, ir_load(f, last, ir_ref(f, g)),
-                                                                   ir_ref(f, k1)),
-                                                         ir_int(f, -1), ir_int(f, 0))));
-      ir_add(f, ir_then(bad), ir_break(f));
-      ir_add(f, lb, ir_store(f, last, ir_ref(f, g), ir_ref(f, k1)));
-    }
-    if (pass < 2) {
-      ir_add(f, lb, ir_store(f, cnt, ir_ref(f, g),
-                             ir_bin(f, IR_ADD, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 1))));
+    X.pass = pass;
+    if (S) {
+      ir_add(f, into, ir_assign(f, X.stop, ir_int(f, 0)));
+      s = asm_src_nest(S, into, X.stop, count_leaf, &X, e);
     } else {
-      ir_add(f, lb, ir_assign(f, b1.p, ir_ref(f, b0.q)));
-      ir_add(f, lb, ir_assign(f, b1.c, ir_cast(f, C->coord_ty, outs[1])));
-      s = asm_lower_fn(f, lb, &b1, SPC_LF_YIELD, b1.q, NULL, e);
-      if (!s && asm_lfn(&b1, SPC_LF_INSERT))
-        s = asm_lower_fn(f, lb, &b1, SPC_LF_INSERT, -1, NULL, e);
-      if (!s && vout >= 0)
-        ir_add(f, lb, ir_store(f, vout, ir_ref(f, b1.q), ir_load(f, vals, ir_ref(f, t))));
-      if (!s && asm_lfn(&b1, SPC_LF_FINALIZE))
-        s = asm_lower_fn(f, into, &b1, SPC_LF_FINALIZE, -1, NULL, e);
+      ir_stmt *loop = ir_add(f, into, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
+      ir_expr *in[SPC_MAX_ORDER];
+      for (int k = 0; k < C->order; k++) in[k] = ir_load(f, crd[k], ir_ref(f, t));
+      s = count_leaf(&X, f, ir_body(loop), in, vals >= 0 ? ir_load(f, vals, ir_ref(f, t)) : NULL, e);
     }
+    if (!s && pass == 2 && asm_lfn(&b1, SPC_LF_FINALIZE))
+      s = asm_lower_fn(f, into, &b1, SPC_LF_FINALIZE, -1, NULL, e);
   }
+  asm_src_free(&S);
   if (!s) {
     ir_add(f, body, ir_free(f, cnt));
     ir_add(f, body, ir_free(f, last));
     s = ir_verify(f, e);
   }
   return s;
+}
+
+static spc_status build_count(conv *C, countfn *F, spc_error *e) {
+  return build_count_ex(C, F, NULL, e);
 }
 
 static spc_status np1_of(conv *C, int64_t *np1, spc_error *e);
@@ -1027,14 +1094,24 @@ static spc_status build_bucket(conv *C, ir_func **out, spc_error *e) {
 /* One run of the counting routine on the components crd / val: *ok 1 and
  * *out the result, or 0 (out of order) / -1 (a duplicate) and nothing. */
 static spc_status count_once(conv *C, const countfn *F, void *const *crd, void *val,
-                             conv_tensor **out, int64_t *ok, spc_error *e) {
+                             const spc_tensor *fsrc, conv_tensor **out, int64_t *ok,
+                             spc_error *e) {
   ir_arg *args = spc_calloc((size_t)ir_nparams(F->f), sizeof *args);
   spc_status s = SPC_OK;
+  int64_t extv[2 * SPC_MAX_ORDER];
   *ok = 0;
   if (!args) return SPC_NOMEM(e);
   int k = 0;
-  for (; k < C->order; k++) args[k] = (ir_arg){.data = crd[k], .len = C->n};
-  if (C->vt != SPC_PATTERN) args[k++] = (ir_arg){.data = val, .len = C->n};
+  if (fsrc) { /* the fused routine: the source's level arrays */
+    const conv_info *SI = &((const conv_tensor *)(const void *)fsrc)->info;
+    if ((k = asm_src_args(SI, fsrc, args, extv, e)) < 0) {
+      spc_free(args);
+      return SPC_ERR_INTERNAL;
+    }
+  } else {
+    for (; k < C->order; k++) args[k] = (ir_arg){.data = crd[k], .len = C->n};
+    if (C->vt != SPC_PATTERN) args[k++] = (ir_arg){.data = val, .len = C->n};
+  }
   args[k++].s.i64 = C->n;
   for (int l = 0; l < 2; l++) {
     args[k++].s.i64 = C->N[l];
@@ -1080,11 +1157,15 @@ static spc_status count_once(conv *C, const countfn *F, void *const *crd, void *
  * by the child coordinate first (when that level's extent is not much
  * larger than the source).  *done set and *out the result; else nothing
  * changes (the sort path follows: duplicates, counters, other formats). */
-static spc_status run_count(conv *C, conv_tensor **out, bool *done, spc_error *e) {
+static bool fusable(const spc_tensor *src);
+
+static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, bool *done,
+                            spc_error *e) {
   *done = false;
   lang_ival iv[SPC_MAX_ORDER];
   spc_error e2;
   spc_error_clear(&e2);
+  if (fsrc && !fusable(fsrc)) return SPC_OK;
   C->vt = C->comb->vt;
   if (C->nosort || C->L != 2 || C->r->ncounters || (C->o && C->o->plan == SPC_PLAN_SORT))
     return SPC_OK;
@@ -1104,17 +1185,32 @@ static spc_status run_count(conv *C, conv_tensor **out, bool *done, spc_error *e
   int64_t np1 = 0;
   if (np1_of(C, &np1, &e2) || np1 > C->limit) return SPC_OK;
   countfn F = {0};
-  spc_status s = build_count(C, &F, &e2);
+  const conv_info *SI = fsrc ? &((const conv_tensor *)(const void *)fsrc)->info : NULL;
+  spc_status s = build_count_ex(C, &F, SI, &e2);
+  /* fused on the auto (or factory) engine only with a compiled-in routine:
+   * no run-time compile where the unfused routines are in the factory */
+  if (!s && fsrc && (C->eng.want == SPC_ENGINE_AUTO || C->eng.want == SPC_ENGINE_FACTORY) &&
+      !asm_factory_has(F.f))
+    s = SPC_ERR_UNSUPPORTED;
   if (s) {
     ir_func_free(&F.f);
     if (s == SPC_ERR_UNSUPPORTED) return SPC_OK;
     if (e) *e = e2;
     return s;
   }
-  void *crd[SPC_MAX_ORDER];
-  for (int k = 0; k < C->order; k++) crd[k] = spc_level_array_c(&C->comb->lv[k], "crd")->data;
+  void *crd[SPC_MAX_ORDER] = {0};
+  for (int k = 0; k < C->order && !fsrc; k++)
+    crd[k] = spc_level_array_c(&C->comb->lv[k], "crd")->data;
   int64_t ok = 0;
-  s = count_once(C, &F, crd, C->comb->val, out, &ok, e);
+  s = count_once(C, &F, crd, fsrc ? NULL : C->comb->val, fsrc, out, &ok, e);
+  if (fsrc) { /* out of order: read out and bucketed by the caller */
+    if (!s && ok == 1 && C->o && C->o->info)
+      snprintf(C->o->info->plan, sizeof C->o->info->plan,
+               "counting (source read through its own levels: no COO, no sort)");
+    *done = !s && ok == 1;
+    ir_func_free(&F.f);
+    return s;
+  }
   if (!s && ok == 0 && C->N[1] <= 2 * C->n + 4096 && C->N[1] < C->limit) {
     ir_func *B = NULL;
     ir_arg *args = NULL;
@@ -1132,8 +1228,8 @@ static spc_status run_count(conv *C, conv_tensor **out, bool *done, spc_error *e
       if (!s) {
         void *bc[SPC_MAX_ORDER];
         for (int d = 0; d < C->order; d++) bc[d] = args[o0 + d].data;
-        s = count_once(C, &F, bc, C->vt != SPC_PATTERN ? args[o0 + C->order].data : NULL, out,
-                       &ok, e);
+        s = count_once(C, &F, bc, C->vt != SPC_PATTERN ? args[o0 + C->order].data : NULL, NULL,
+                       out, &ok, e);
       }
       for (int a = o0; a < ir_nparams(B); a++) spc_free(args[a].data);
     }
@@ -1148,6 +1244,27 @@ static spc_status run_count(conv *C, conv_tensor **out, bool *done, spc_error *e
   *done = !s && ok == 1;
   ir_func_free(&F.f);
   return s;
+}
+
+/* A converted source the fused counting routine can read through its
+ * levels: general storage, every position a component (no `valid`, no
+ * `fill: zero`, a last level without padding: so its stored count is the
+ * component count the read-out would give, and the types chosen are the
+ * same). */
+static bool fusable_info(const conv_info *I) {
+  if (I->fmt->fill_zero || I->nlevels < 1 || I->lv[I->nlevels - 1]->lf->pads) return false;
+  for (int l = 0; l < I->nlevels; l++) {
+    lvbind b;
+    asm_bind_init(&b, I->lv[l]->lf, I->lv[l], I->index_ty, I->coord_ty);
+    if (asm_lfn(&b, SPC_LF_VALID)) return false;
+  }
+  return true;
+}
+
+static bool fusable(const spc_tensor *src) {
+  if (!spc_is_converted(src) || src->sym != SPC_GENERAL) return false;
+  const conv_info *I = &((const conv_tensor *)(const void *)src)->info;
+  return I->nlevels == src->nlevels && fusable_info(I);
 }
 
 /* ---- the counting path over a stream -------------------------------------------
@@ -1700,12 +1817,6 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
   asm_engine_init(&C.eng, o);
   C.o = o;
   C.nosort = o && (o->spw != SPC_SPW_NONE || o->mem > 0);
-  /* the components: a plain COO (levels in dimension order) is used as
-   * it is; anything else is read out (symmetric storage expanded, a
-   * converted tensor read back through its level functions).  Duplicates
-   * are combined after the remapping, in the target's order (stable, so
-   * first/last keep the source order) -- except for remappings with a
-   * counter, whose count must see each entry once: combined first. */
   spc_status s = SPC_OK;
   bool plain = src->sym == SPC_GENERAL && !src->ext && src->nlevels == src->order &&
                src->order > 0 && src->lv[0].fmt == &spc_level_compressed;
@@ -1713,21 +1824,7 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
     plain = src->lv[l].dim == l && (l == 0 || src->lv[l].fmt == &spc_level_singleton) &&
             spc_level_array_c(&src->lv[l], "crd") != NULL;
   bool counters = fmt->remap.text && strchr(fmt->remap.text, '#') != NULL;
-  if (plain && !counters) {
-    C.comb = src;
-  } else {
-    if (!plain || src->sym != SPC_GENERAL) s = spc_tensor_expand(src, &exp, e);
-    if (!s && counters) {
-      s = spc_tensor_combine(exp ? exp : src, dup, &C.own_comb, e);
-      spc_tensor_free(&exp);
-    } else if (!s) {
-      C.own_comb = exp;
-    }
-    C.comb = C.own_comb;
-    if (s) goto done;
-  }
-  C.order = C.comb->order;
-  C.n = spc_tensor_nstored(C.comb);
+  C.order = src->order;
   if (fmt->order && fmt->order != C.order) {
     s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
                 "cannot hold a tensor of order %d: format %s holds order %d",
@@ -1748,7 +1845,36 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
   if (!fmt->order && C.L < fmt->nlevels - 1) /* fewer levels than listed */
     for (int l = 0; l < C.L; l++) C.lv[l] = &fmt->lv[l];
   bool done_count = false;
-  if ((s = run_count(&C, &ct, &done_count, e))) goto done;
+  /* a converted source in the target's order: counted and placed by one
+   * routine reading it through its own levels (no COO read out) */
+  if (!plain && !counters && !C.nosort && fusable(src)) {
+    C.comb = src;
+    C.n = spc_tensor_nstored(src);
+    s = run_count(&C, src, &ct, &done_count, e);
+    C.comb = NULL;
+    if (s || done_count) goto done;
+  }
+  /* the components: a plain COO (levels in dimension order) is used as
+   * it is; anything else is read out (symmetric storage expanded, a
+   * converted tensor read back through its level functions).  Duplicates
+   * are combined after the remapping, in the target's order (stable, so
+   * first/last keep the source order) -- except for remappings with a
+   * counter, whose count must see each entry once: combined first. */
+  if (plain && !counters) {
+    C.comb = src;
+  } else {
+    if (!plain || src->sym != SPC_GENERAL) s = spc_tensor_expand(src, &exp, e);
+    if (!s && counters) {
+      s = spc_tensor_combine(exp ? exp : src, dup, &C.own_comb, e);
+      spc_tensor_free(&exp);
+    } else if (!s) {
+      C.own_comb = exp;
+    }
+    C.comb = C.own_comb;
+    if (s) goto done;
+  }
+  C.n = spc_tensor_nstored(C.comb);
+  if ((s = run_count(&C, NULL, &ct, &done_count, e))) goto done;
   if (done_count) goto done;
   if ((s = remap_and_bounds(&C, e))) goto done;
   if (o && o->info)
@@ -1849,6 +1975,53 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     lvfunc F = {0};
     if (C.lv[l]->lf->narrays > SPC_LEVEL_MAX_ARRAYS) break;
     if (!(s = build_level(&C, l, &F, e))) s = cb(ctx, F.f, e);
+    ir_func_free(&F.f);
+  }
+  spc_remap_free(&C.r);
+  spc_tensor_free(&C.own_comb);
+  return s;
+}
+
+/* The fused counting routine from a source of format src_fmt (its
+ * default parameters, the same index and coordinate types) to fmt, when
+ * both allow it (nothing, and SPC_OK, otherwise): for the factory. */
+spc_status asm_fused_routines(const spc_specs *specs, const spc_format_spec *src_fmt,
+                              const spc_format_spec *fmt, int order, ir_ty index_ty,
+                              ir_ty coord_ty, spc_vtype vt, asm_routine_cb cb, void *ctx,
+                              spc_error *e) {
+  conv C = {.fmt = fmt, .specs = specs, .dup = SPC_DUP_SUM, .order = order};
+  conv_info SI = {.fmt = src_fmt, .index_ty = index_ty, .coord_ty = coord_ty};
+  spc_remap *sr = NULL;
+  asm_inv siv[SPC_MAX_ORDER];
+  spc_status s = asm_read_info(&SI, order, &sr, siv, e);
+  spc_remap_free(&sr);
+  if (s == SPC_ERR_UNSUPPORTED) return SPC_OK; /* a source that cannot be read back */
+  if (s || !fusable_info(&SI)) return s;
+  int64_t ones[SPC_MAX_ORDER];
+  for (int d = 0; d < order; d++) ones[d] = 1;
+  C.limit = default_limit();
+  if ((s = spc_coo_alloc(order, ones, 0, vt, &C.own_comb, e))) return s;
+  C.comb = C.own_comb;
+  C.vt = vt;
+  C.index_ty = index_ty;
+  C.coord_ty = coord_ty;
+  if (!(s = set_params(&C, NULL, 0, e)))
+    s = fmt->remap.text ? spc_remap_parse(&fmt->remap.at, order, C.ps, C.nparams, &C.r, e)
+                        : spc_remap_identity(order, &C.r, e);
+  if (!s) {
+    C.L = C.r->order_out;
+    for (int l = 0; l < C.L; l++)
+      C.lv[l] = &fmt->lv[l < fmt->nlevels ? l : fmt->nlevels - 1];
+    if (!fmt->order && C.L < fmt->nlevels - 1)
+      for (int l = 0; l < C.L; l++) C.lv[l] = &fmt->lv[l];
+  }
+  if (!s && count_applies(&C)) {
+    countfn F = {0};
+    spc_error e2;
+    spc_error_clear(&e2);
+    spc_status q = build_count_ex(&C, &F, &SI, &e2);
+    if (!q) s = cb(ctx, F.f, e);
+    else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
     ir_func_free(&F.f);
   }
   spc_remap_free(&C.r);

@@ -7,7 +7,8 @@
  * Variants: source coordinates int32 or int64; (index, coordinate) types
  * (int32, int32), (int64, int32), (int64, int64); every value type; orders
  * 2 and 3 for the formats of any order; each format's default parameters
- * (other parameters are served by the JIT or the interpreter).  Routines
+ * (other parameters are served by the JIT or the interpreter); the fused
+ * counting routines of every order-2 source and counting target.  Routines
  * with equal text are emitted once. */
 #include "assemble_internal.h"
 #include <stdio.h>
@@ -80,6 +81,20 @@ int main(int argc, char **argv) {
                                      ASM_W_NOSORT, add, &g, &e);
             if (!s && a == 0) s = asm_read_routine(fmt, order, ic[b][0], ic[b][1], vts[v], add, &g, &e);
           }
+  }
+  /* the fused counting routines: every pair of order-2 formats a source
+   * can be read through and a counting target takes, with the source's
+   * types equal to the target's (as conversions by spconv make them) */
+  for (int fi = 0; r && fi < spc_specs_nformats(r) && !s; fi++) {
+    const spc_format_spec *sf = spc_specs_format_at(r, fi);
+    if (sf->order && sf->order != 2) continue;
+    for (int ti = 0; ti < spc_specs_nformats(r) && !s; ti++) {
+      const spc_format_spec *tf = spc_specs_format_at(r, ti);
+      if (tf->order && tf->order != 2) continue;
+      for (int b = 0; b < 3 && !s; b++)
+        for (int v = 0; v < 6 && !s; v++)
+          s = asm_fused_routines(r, sf, tf, 2, ic[b][0], ic[b][1], vts[v], add, &g, &e);
+    }
   }
   /* SpMV of every matrix format: int32 positions and coordinates, the
    * common value types, both directions, both schedules' routines */
