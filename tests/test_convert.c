@@ -1901,10 +1901,10 @@ START_TEST(test_bsp_corrupt) {
   ufmt u = user_formats();
   /* The small matrix: DIA perm = {-3, -1, 0, 1, 4} (lo -3, extent 8),
    * csr_desc pos = {0, 2, 3, 5, 7}, crd = {-4, 0, -2, -3, -1, -4, 0}.
-   * bug: accepted today (KNOWN BUG, reported: the reader checks array
-   * bounds but not that level coordinates lie in the level's extent, nor
-   * that pos ascends, nor that squeezed coordinates ascend; entries are
-   * silently dropped or made up); these run with SPC_KNOWN_BUGS=1. */
+   * The last five were accepted once (entries silently dropped or made
+   * up: the reader checked array bounds but not that level coordinates lie
+   * in the level's extent, that pos ascends, that squeezed coordinates
+   * ascend); they are refused now and stay here as regressions. */
   struct {
     const char *fmt, *ds, *what;
     long long idx, v; /* idx -1: replace the dataset by v elements */
@@ -1916,11 +1916,11 @@ START_TEST(test_bsp_corrupt) {
       {"sky", "level1_first", "SKY first out of range", 0, -3, false},
       {"dia", "values", "DIA values shorter", -1, 3, false},
       {"csr_desc", "level1_pos", "csr_desc pos past the end", 4, 8, false},
-      {"dia", "level0_perm", "DIA offset out of range (the diagonal vanishes)", 0, 1000000, true},
-      {"dia", "level0_perm", "DIA offsets repeated (diagonal -1 read as +1)", 1, 1, true},
-      {"csr_desc", "level1_pos", "csr_desc pos decreasing (entries made up)", 2, 0, true},
-      {"csr_desc", "level1_crd", "csr_desc -j out of range (the entry vanishes)", 0, -5, true},
-      {"morton", "level0_crd", "Morton code not the interleaved (i, j)", 0, 5, true},
+      {"dia", "level0_perm", "DIA offset out of range (the diagonal vanishes)", 0, 1000000, false},
+      {"dia", "level0_perm", "DIA offsets repeated (diagonal -1 read as +1)", 1, 1, false},
+      {"csr_desc", "level1_pos", "csr_desc pos decreasing (entries made up)", 2, 0, false},
+      {"csr_desc", "level1_crd", "csr_desc -j out of range (the entry vanishes)", 0, -5, false},
+      {"morton", "level0_crd", "Morton code not the interleaved (i, j)", 0, 5, false},
   };
   spc_tensor *ref = combined(t), *lower = tril(ref);
   int ran = 0, skipped = 0;
@@ -2188,19 +2188,12 @@ START_TEST(test_dense_padding) {
 }
 END_TEST
 
-/* ---- known bugs (run with SPC_KNOWN_BUGS=1) ------------------------------------- */
-
 /* A tensor converted with opts.jit_dir = D must read back (spc_tensor_
- * combine, spc_iter, spc_tensor_to_coo) compiling into D, or nowhere.
- * Fails today: the converted tensor keeps its engine but not its JIT
- * folder, so reading it back compiles into $SPCONV_JIT_DIR, else
- * $XDG_CACHE_HOME/spconv/jit, else ~/.cache/spconv/jit (the suite sets
- * SPCONV_JIT_DIR in every test to keep the run's files in its scratch). */
-START_TEST(test_bug_jit_dir_readback) {
-  if (!known_bugs()) {
-    printf("convert: skipped test_bug_jit_dir_readback (known bug; SPC_KNOWN_BUGS=1 runs it)\n");
-    return;
-  }
+ * combine, spc_iter, spc_tensor_to_coo) compiling into D, or nowhere --
+ * not into $SPCONV_JIT_DIR, $XDG_CACHE_HOME/spconv/jit or
+ * ~/.cache/spconv/jit (once a bug: the tensor kept its engine but not its
+ * JIT folder; conv_info.jit_dir now). */
+START_TEST(test_jit_dir_readback) {
   char *dir = tu_mkdtemp(), *home = tu_path(dir, "home"), *jd = tu_path(dir, "jit");
   ck_assert_int_eq(mkdir(home, 0755), 0);
   setenv("HOME", home, 1);
@@ -2267,7 +2260,6 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_bsp_corrupt);
   tcase_add_test(tc, test_cli_convert);
   tcase_add_test(tc, test_cli_formats_sizes);
-  tc = tcase(s, "known_bugs");
-  tcase_add_test(tc, test_bug_jit_dir_readback);
+  tcase_add_test(tc, test_jit_dir_readback);
   return s;
 }

@@ -25,8 +25,8 @@
  *             of y (csr, dcsr, dense, csf; csc, dcsc transposed), and from
  *             run to run;
  *   engines   generic, JIT and auto bit identical (memcmp) for threads 1
- *             and 2 on several matrices and formats (the factory serves
- *             no SpMV routine: counted; tcase known_bugs asks for it);
+ *             and 2 on several matrices and formats; the factory's SpMV
+ *             routines equal to the interpreter's (test_factory_spmv);
  *   user      user YAML formats from test_convert.c (csr_desc: columns
  *             descending through an offset level; bcsr_cm over a user
  *             level format) converted, then SpMV against the reference,
@@ -52,8 +52,7 @@
  *             message and leaves no output file.
  *
  * One JIT cache folder serves the whole suite (under the run's scratch
- * root; SPCONV_JIT_DIR points at it, for the CLI too).  Checks of bugs
- * still open are in tcase known_bugs and run only with SPC_KNOWN_BUGS=1.
+ * root; SPCONV_JIT_DIR points at it, for the CLI too).
  * SPC_KERNELS_VERBOSE=1 prints per-matrix timings. */
 #include "suites.h"
 #include "testutil.h"
@@ -87,11 +86,6 @@ static double now_s(void) {
 static bool verbose(void) {
   const char *v = getenv("SPC_KERNELS_VERBOSE");
   return v && *v && strcmp(v, "0");
-}
-
-static bool known_bugs(void) {
-  const char *k = getenv("SPC_KNOWN_BUGS");
-  return k && *k && strcmp(k, "0");
 }
 
 #define assert_has(hay, needle)                                              \
@@ -973,13 +967,11 @@ START_TEST(test_spmv_engines) {
 }
 END_TEST
 
-/* KNOWN BUG (run with SPC_KNOWN_BUGS=1): --engine=factory is documented
- * for the kernels (spc_kernel_opts.engine, the commit "generic/factory/
- * JIT"), yet the factory holds no SpMV routine, not even the top-range
- * one: every built-in format is refused with "cannot run spc_top_range on
- * the factory: no factory routine". */
-START_TEST(test_bug_factory_spmv) {
-  if (!known_bugs()) return;
+/* --engine=factory for the kernels (spc_kernel_opts.engine): the factory
+ * holds the SpMV routines of every built-in format, equal to the
+ * interpreter's result (once a bug: it held none and refused every
+ * format). */
+START_TEST(test_factory_spmv) {
   double re[] = {1.5, -2, 0.25, 3};
   int64_t ri[] = {0, 0, 1, 2}, ci[] = {0, 2, 1, 2};
   spc_tensor *A = coo_make(3, 3, 4, SPC_F64, ri, ci, re, NULL, NULL), *B = NULL;
@@ -1013,12 +1005,10 @@ START_TEST(test_bug_factory_spmv) {
 }
 END_TEST
 
-/* KNOWN BUG (run with SPC_KNOWN_BUGS=1): spconv spmv with a real A and a
- * complex X file drops X's imaginary parts without a word (exit 0, y
- * real): cli/cmd_kernels.c read_x keeps only re when A is not complex.
- * Expected: a refusal naming X, or the complex y. */
-START_TEST(test_bug_cli_complex_x) {
-  if (!known_bugs()) return;
+/* spconv spmv with a real A and a complex X file: the complex y, or a
+ * refusal naming X -- never X's imaginary parts dropped without a word
+ * (once a bug in cli/cmd_kernels.c read_x). */
+START_TEST(test_cli_complex_x) {
   char *dir = tu_mkdtemp();
   char *a = tu_file(dir, "a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 2\n");
   char *x = tu_file(dir, "x.mtx", "%%MatrixMarket matrix array complex general\n2 1\n1 5\n1 7\n");
@@ -1880,6 +1870,7 @@ Suite *suite_kernels(void) {
   tc = tcase(s, "engines");
   tcase_add_test(tc, test_spmv_engines);
   tcase_add_test(tc, test_spmv_user_formats);
+  tcase_add_test(tc, test_factory_spmv);
   tc = tcase(s, "spgemm");
   tcase_add_test(tc, test_spgemm_square);
   tcase_add_test(tc, test_spgemm_rect);
@@ -1888,8 +1879,6 @@ Suite *suite_kernels(void) {
   tcase_add_test(tc, test_cli_spmv);
   tcase_add_test(tc, test_cli_spgemm);
   tcase_add_test(tc, test_cli_bad);
-  tc = tcase(s, "known_bugs");
-  tcase_add_test(tc, test_bug_factory_spmv);
-  tcase_add_test(tc, test_bug_cli_complex_x);
+  tcase_add_test(tc, test_cli_complex_x);
   return s;
 }
