@@ -23,6 +23,9 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* ---- parameters, levels, the remapping ------------------------------------ */
 
@@ -806,6 +809,7 @@ typedef struct cbody {
   lvbind *b0, *b1;
   ir_var ok, g, k0, k1, pk0, pk1, sa, sb, cnt, last, vout;
   ir_var stop; /* fused: set before every break (-1: a plain loop) */
+  ir_var t, from; /* pcount: count only components t >= from (-1: all) */
 } cbody;
 
 static void cbreak(const cbody *X, ir_func *f, ir_stmt *at) {
@@ -870,7 +874,10 @@ static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const 
     ir_add(f, lb, ir_store(f, last, ir_ref(f, g), ir_ref(f, k1)));
   }
   if (pass < 2) {
-    ir_add(f, lb, ir_store(f, cnt, ir_ref(f, g),
+    ir_stmt *at = lb;
+    if (X->from >= 0)
+      at = ir_then(ir_add(f, lb, ir_if(f, ir_bin(f, IR_GE, ir_ref(f, X->t), ir_ref(f, X->from)), NULL, NULL)));
+    ir_add(f, at, ir_store(f, cnt, ir_ref(f, g),
                            ir_bin(f, IR_ADD, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 1))));
     return SPC_OK;
   }
@@ -945,7 +952,7 @@ static spc_status build_count_ex(conv *C, countfn *F, const conv_info *SI, spc_e
   ir_add(f, body, ir_assign(f, ok, ir_int(f, 1)));
   ir_add(f, body, ir_assign(f, size, ir_int(f, 0)));
   cbody X = {.C = C, .b0 = &b0, .b1 = &b1, .ok = ok, .cnt = cnt, .last = last, .vout = vout,
-             .stop = -1};
+             .stop = -1, .t = -1, .from = -1};
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
   X.g = lang_fresh_local(f, "g", IR_I64, false);
   X.k0 = lang_fresh_local(f, "k0", IR_I64, false);
@@ -1014,6 +1021,60 @@ static spc_status build_count_ex(conv *C, countfn *F, const conv_info *SI, spc_e
 
 static spc_status build_count(conv *C, countfn *F, spc_error *e) {
   return build_count_ex(C, F, NULL, e);
+}
+
+/* The parallel counting plan's first pass over one chunk of a COO's
+ * components, [off, off + len) (one call per thread): counts under each
+ * parent into the thread's own cnt, and pass 0's checks -- a repeated
+ * component, strictly increasing in (c0, c1) or in (c1, c0) -- from
+ * component off - 1 on, so the chunks' borders are checked too.
+ *   spc_conv_pcount(crd0.., off, len, N0, lo0, N1, lo1, cnt, res)
+ * res[0] ok (1, 0 out of order, -1 a duplicate), res[1] sorted01,
+ * res[2] sorted10. */
+static spc_status build_pcount(conv *C, ir_func **out, spc_error *e) {
+  ir_func *f = *out = ir_func_new("spc_conv_pcount");
+  if (!f) return SPC_NOMEM(e);
+  ir_stmt *body = ir_func_body(f);
+  ir_var crd[SPC_MAX_ORDER], Nlo[4];
+  sparams_crd(C, f, crd);
+  ir_var off = ir_param(f, "off", IR_I64, false, IR_IN);
+  ir_var len = ir_param(f, "len", IR_I64, false, IR_IN);
+  sparams_Nlo(f, Nlo);
+  ir_var cnt = ir_param(f, "cnt", IR_I64, true, IR_INOUT);
+  ir_var res = ir_param(f, "res", IR_I64, true, IR_INOUT);
+  lvbind b0, b1;
+  sbind(C, f, body, &b0, &b1, Nlo);
+  cbody X = {.C = C, .b0 = &b0, .b1 = &b1, .cnt = cnt, .last = -1, .vout = -1, .stop = -1,
+             .pass = 0};
+  X.ok = lang_fresh_local(f, "ok", IR_I64, false);
+  X.t = lang_fresh_local(f, "t", IR_I64, false);
+  X.from = off;
+  X.g = lang_fresh_local(f, "g", IR_I64, false);
+  X.k0 = lang_fresh_local(f, "k0", IR_I64, false);
+  X.k1 = lang_fresh_local(f, "k1", IR_I64, false);
+  X.pk0 = lang_fresh_local(f, "pk0", IR_I64, false);
+  X.pk1 = lang_fresh_local(f, "pk1", IR_I64, false);
+  X.sa = lang_fresh_local(f, "sorted01", IR_I64, false);
+  X.sb = lang_fresh_local(f, "sorted10", IR_I64, false);
+  ir_add(f, body, ir_assign(f, X.ok, ir_int(f, 1)));
+  ir_add(f, body, ir_assign(f, X.sa, ir_int(f, 1)));
+  ir_add(f, body, ir_assign(f, X.sb, ir_int(f, 1)));
+  ir_add(f, body, ir_assign(f, X.pk0, ir_int(f, -1)));
+  ir_add(f, body, ir_assign(f, X.pk1, ir_int(f, -1)));
+  ir_var t0 = lang_fresh_local(f, "t0", IR_I64, false);
+  ir_add(f, body, ir_assign(f, t0, ir_select(f, ir_bin(f, IR_GT, ir_ref(f, off), ir_int(f, 0)),
+                                             ir_bin(f, IR_SUB, ir_ref(f, off), ir_int(f, 1)),
+                                             ir_ref(f, off))));
+  ir_stmt *loop = ir_add(f, body, ir_for(f, X.t, ir_ref(f, t0),
+                                         ir_bin(f, IR_ADD, ir_ref(f, off), ir_ref(f, len)), NULL));
+  ir_expr *in[SPC_MAX_ORDER];
+  for (int k = 0; k < C->order; k++) in[k] = ir_load(f, crd[k], ir_ref(f, X.t));
+  spc_status s = count_leaf(&X, f, ir_body(loop), in, NULL, e);
+  if (s) return s;
+  ir_add(f, body, ir_store(f, res, ir_int(f, 0), ir_ref(f, X.ok)));
+  ir_add(f, body, ir_store(f, res, ir_int(f, 1), ir_ref(f, X.sa)));
+  ir_add(f, body, ir_store(f, res, ir_int(f, 2), ir_ref(f, X.sb)));
+  return ir_verify(f, e);
 }
 
 static spc_status np1_of(conv *C, int64_t *np1, spc_error *e);
@@ -1153,11 +1214,283 @@ static spc_status count_once(conv *C, const countfn *F, void *const *crd, void *
   return s;
 }
 
+/* ---- the counting plan on several threads -------------------------------------
+ * A COO in the target's order (sorted in (c0, c1) or in (c1, c0), no
+ * repeat) is counted by chunks of components, one per thread (pcount),
+ * and placed by the same chunks (splace).  The child level's yield_pos
+ * keeps per-parent state (compressed: the pos cursor): every thread gets
+ * its own copy, advanced past the parents' components of the earlier
+ * chunks; after placing, each copy must have reached exactly the next
+ * copy's start (and the last one the serial end state), which proves the
+ * threads yielded the positions one thread would have.  Anything else --
+ * a chunk out of order, a repeat, a failed `requires`, a state that is not
+ * such a cursor -- leaves nothing and the serial plan runs (and reports
+ * any error). */
+
+static spc_status build_sinit(conv *C, ir_func **out, int *p_arr0, spc_error *e);
+static spc_status build_splace(conv *C, ir_func **out, spc_error *e);
+static spc_status build_sfinal(conv *C, ir_func **out, spc_error *e);
+
+/* Which of level 1's arrays its yield_pos writes (its state). */
+static void writes_of(const ir_stmt *st, const ir_var *arr, int narr, bool *w) {
+  if (!st) return;
+  if (st->kind == IR_S_STORE || st->kind == IR_S_ALLOC || st->kind == IR_S_FREE)
+    for (int k = 0; k < narr; k++) w[k] |= st->var == arr[k];
+  if (st->kind == IR_S_BUILTIN)
+    for (int v = 0; v < st->nvars; v++)
+      for (int k = 0; k < narr; k++) w[k] |= st->vars[v] == arr[k];
+  for (int c = 0; c < st->nkids; c++) writes_of(st->kids[c], arr, narr, w);
+}
+
+static spc_status yield_state(conv *C, bool *w, spc_error *e) {
+  const spc_level_spec *l1 = C->lv[1]->lf;
+  ir_func *f = ir_func_new("spc_yield_probe");
+  if (!f) return SPC_NOMEM(e);
+  ir_stmt *body = ir_func_body(f);
+  ir_var Nlo[4];
+  sparams_Nlo(f, Nlo);
+  lvbind b0, b1;
+  ir_var keep[SPC_LEVEL_MAX_ARRAYS];
+  for (int k = 0; k < l1->narrays; k++) {
+    keep[k] = ir_param(f, l1->arrays[k].name,
+                       asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
+    w[k] = false;
+  }
+  sbind(C, f, body, &b0, &b1, Nlo);
+  for (int k = 0; k < l1->narrays; k++) b1.arr[k] = keep[k];
+  spc_status s = asm_lower_fn(f, body, &b1, SPC_LF_YIELD, b1.q, NULL, e);
+  if (!s) writes_of(body, keep, l1->narrays, w);
+  ir_func_free(&f);
+  return s;
+}
+
+static int64_t arr_get(const ir_arg *a, bool i32, int64_t k) {
+  return i32 ? ((const int32_t *)a->data)[k] : ((const int64_t *)a->data)[k];
+}
+
+static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, spc_error *e) {
+  *done = false;
+  spc_error e2;
+  spc_error_clear(&e2);
+  const spc_level_spec *l1 = C->lv[1]->lf;
+  int narr = l1->narrays;
+  bool st[SPC_LEVEL_MAX_ARRAYS], i32[SPC_LEVEL_MAX_ARRAYS];
+  int64_t np1 = 0;
+  if (np1_of(C, &np1, &e2) || yield_state(C, st, &e2)) return SPC_OK;
+  for (int k = 0; k < narr; k++)
+    i32[k] = asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty) == IR_I32;
+  ir_func *fc = NULL, *fi = NULL, *fp = NULL, *ff = NULL;
+  asm_entry ec = NULL, ep = NULL;
+  int p_arr0 = 0;
+  int64_t *cnt[64] = {NULL}, res[64][3];
+  ir_arg arr[SPC_LEVEL_MAX_ARRAYS] = {{0}}, vout = {0};
+  void *cp[64][SPC_LEVEL_MAX_ARRAYS] = {{NULL}};
+  spc_status s = build_pcount(C, &fc, &e2);
+  if (!s) s = build_sinit(C, &fi, &p_arr0, &e2);
+  if (!s) s = build_splace(C, &fp, &e2);
+  if (!s) s = build_sfinal(C, &ff, &e2);
+  /* compiled once, called from every thread */
+  if (!s) s = asm_prepare(&C->eng, fc, &ec, &e2);
+  if (!s) s = asm_prepare(&C->eng, fp, &ep, &e2);
+  for (int t = 0; t < nt && !s; t++)
+    if (!(cnt[t] = spc_calloc((size_t)(np1 ? np1 : 1), sizeof **cnt))) s = SPC_NOMEM(&e2);
+  void *crd[SPC_MAX_ORDER];
+  for (int k = 0; k < C->order; k++) crd[k] = spc_level_array_c(&C->comb->lv[k], "crd")->data;
+  int64_t off[65];
+  for (int t = 0; t <= nt; t++) off[t] = C->n / nt * t + (t == nt ? C->n % nt : 0);
+  spc_status ts[64] = {SPC_OK};
+  if (!s) {
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+      ir_arg a[SPC_MAX_ORDER + 10];
+      spc_error et;
+      memset(a, 0, sizeof a);
+      spc_error_clear(&et);
+      int k = 0;
+      for (; k < C->order; k++) a[k] = (ir_arg){.data = crd[k], .len = C->n};
+      a[k++].s.i64 = off[t];
+      a[k++].s.i64 = off[t + 1] - off[t];
+      for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
+      a[k++] = (ir_arg){.data = cnt[t], .len = np1};
+      res[t][0] = res[t][1] = res[t][2] = 0;
+      a[k++] = (ir_arg){.data = res[t], .len = 3};
+      ts[t] = asm_call(ec, fc, a, &et);
+    }
+  }
+  bool go = !s, s01 = true, s10 = true;
+  for (int t = 0; t < nt && go; t++) {
+    go = !ts[t] && res[t][0] == 1;
+    s01 &= res[t][1] == 1;
+    s10 &= res[t][2] == 1;
+  }
+  go = go && (s01 || s10);
+  /* cnt[t] becomes the counts of the chunks before t; cnt[0] of all */
+  int64_t *tot = NULL;
+  if (go && !(tot = spc_malloc((size_t)(np1 ? np1 : 1) * sizeof *tot))) s = SPC_NOMEM(&e2), go = false;
+  for (int64_t g = 0; go && g < np1; g++) {
+    int64_t run = 0;
+    for (int t = 0; t < nt; t++) {
+      int64_t c = cnt[t][g];
+      cnt[t][g] = run;
+      run += c;
+    }
+    tot[g] = run;
+  }
+  ir_arg *ai = go ? spc_calloc((size_t)ir_nparams(fi), sizeof *ai) : NULL;
+  if (go && !ai) s = SPC_NOMEM(&e2), go = false;
+  int64_t size = 0;
+  if (go) {
+    int k = 0;
+    ai[k++] = (ir_arg){.data = tot, .len = np1};
+    for (int l = 0; l < 2; l++) ai[k++].s.i64 = C->N[l], ai[k++].s.i64 = C->lo[l];
+    ai[k++].s.i64 = C->limit;
+    if ((s = asm_run(&C->eng, fi, ai, &e2))) go = false;
+  }
+  if (go) {
+    for (int k = 0; k < narr; k++) arr[k] = ai[p_arr0 + k], ai[p_arr0 + k].data = NULL;
+    size = ai[p_arr0 + narr].s.i64;
+    if (C->vt != SPC_PATTERN) vout = ai[p_arr0 + narr + 1], ai[p_arr0 + narr + 1].data = NULL;
+  }
+  if (ai) {
+    ai[0].data = NULL; /* tot: ours */
+    for (int k = 0; k < ir_nparams(fi); k++)
+      if (ir_var_get(fi, ir_param_var(fi, k))->array) spc_free(ai[k].data);
+    spc_free(ai);
+  }
+  /* every thread's copy of the state arrays, advanced past the earlier
+   * chunks' components of each parent */
+  for (int t = 0; t < nt && go; t++)
+    for (int k = 0; k < narr && go; k++) {
+      if (!st[k]) continue;
+      size_t w = i32[k] ? 4 : 8;
+      if (!(cp[t][k] = spc_malloc((size_t)(arr[k].len ? arr[k].len : 1) * w))) {
+        s = SPC_NOMEM(&e2), go = false;
+        break;
+      }
+      memcpy(cp[t][k], arr[k].data, (size_t)arr[k].len * w);
+      int64_t m = arr[k].len < np1 ? arr[k].len : np1;
+      if (i32[k])
+        for (int64_t g = 0; g < m; g++) ((int32_t *)cp[t][k])[g] += (int32_t)cnt[t][g];
+      else
+        for (int64_t g = 0; g < m; g++) ((int64_t *)cp[t][k])[g] += cnt[t][g];
+    }
+  if (go) {
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+      ir_arg a[SPC_MAX_ORDER + 10 + SPC_LEVEL_MAX_ARRAYS];
+      spc_error et;
+      memset(a, 0, sizeof a);
+      spc_error_clear(&et);
+      int64_t n = off[t + 1] - off[t];
+      size_t wv = spc_vtype_size(C->vt);
+      int k = 0;
+      for (; k < C->order; k++) {
+        size_t w = spc_level_array_c(&C->comb->lv[k], "crd")->type == SPC_IDX32 ? 4 : 8;
+        a[k] = (ir_arg){.data = (char *)crd[k] + (size_t)off[t] * w, .len = n};
+      }
+      if (C->vt != SPC_PATTERN) a[k++] = (ir_arg){.data = (char *)C->comb->val + (size_t)off[t] * wv, .len = n};
+      a[k++].s.i64 = n;
+      for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
+      a[k++].s.i64 = size;
+      for (int x = 0; x < narr; x++) {
+        a[k] = arr[x];
+        if (st[x]) a[k].data = cp[t][x];
+        k++;
+      }
+      if (C->vt != SPC_PATTERN) a[k++] = vout;
+      ts[t] = asm_call(ep, fp, a, &et);
+    }
+    for (int t = 0; t < nt; t++) go = go && !ts[t];
+  }
+  /* each copy ends where the next one starts (the last: the serial end) */
+  for (int t = 0; t < nt && go; t++)
+    for (int k = 0; k < narr && go; k++) {
+      if (!st[k]) continue;
+      int64_t m = arr[k].len < np1 ? arr[k].len : np1;
+      for (int64_t g = 0; g < arr[k].len && go; g++) {
+        int64_t want = arr_get(&arr[k], i32[k], g);
+        if (g < m) want += t + 1 < nt ? cnt[t + 1][g] : tot[g];
+        go = (i32[k] ? ((const int32_t *)cp[t][k])[g] : ((const int64_t *)cp[t][k])[g]) == want;
+      }
+    }
+  if (go) { /* the last copy is the state one thread would have left */
+    for (int k = 0; k < narr; k++)
+      if (st[k]) {
+        spc_free(arr[k].data);
+        arr[k].data = cp[nt - 1][k];
+        cp[nt - 1][k] = NULL;
+      }
+    ir_arg a[5 + SPC_LEVEL_MAX_ARRAYS] = {{0}};
+    int k = 0;
+    a[k++].s.i64 = np1;
+    for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
+    for (int x = 0; x < narr; x++) a[k++] = arr[x];
+    if ((s = asm_run(&C->eng, ff, a, &e2))) go = false;
+  }
+  conv_tensor *ct = go ? new_result(C, C->comb->dims) : NULL;
+  if (go && !ct) s = SPC_NOMEM(&e2), go = false;
+  if (go) {
+    spc_tensor *t = &ct->t;
+    spc_level *lv = &t->lv[1];
+    for (int x = 0; x < narr; x++) {
+      lv->arr[lv->narr++] = (spc_array){.name = l1->arrays[x].name,
+                                        .type = i32[x] ? SPC_IDX32 : SPC_IDX64,
+                                        .len = arr[x].len, .data = arr[x].data, .owned = true};
+      arr[x].data = NULL;
+    }
+    if (C->vt != SPC_PATTERN) {
+      t->val = vout.data;
+      t->nval = vout.len;
+      t->val_owned = true;
+      vout.data = NULL;
+    } else {
+      t->nval = size;
+    }
+    *out = ct;
+    *done = true;
+    if (C->o && C->o->info)
+      snprintf(C->o->info->plan, sizeof C->o->info->plan,
+               "counting (source in order: no sort; %d threads)", nt);
+  }
+  for (int t = 0; t < nt; t++) {
+    spc_free(cnt[t]);
+    for (int k = 0; k < narr; k++) spc_free(cp[t][k]);
+  }
+  for (int k = 0; k < narr; k++) spc_free(arr[k].data);
+  spc_free(vout.data);
+  spc_free(tot);
+  ir_func_free(&fc);
+  ir_func_free(&fi);
+  ir_func_free(&fp);
+  ir_func_free(&ff);
+  /* out of memory is the caller's to see; anything else: the serial plan */
+  if (s == SPC_ERR_NOMEM) {
+    if (e) *e = e2;
+    return s;
+  }
+  return SPC_OK;
+}
+
 /* The counting path when it applies: the source as it is, else bucketed
  * by the child coordinate first (when that level's extent is not much
  * larger than the source).  *done set and *out the result; else nothing
  * changes (the sort path follows: duplicates, counters, other formats). */
 static bool fusable(const spc_tensor *src);
+
+/* Threads for the counting plan: OpenMP's count (OMP_NUM_THREADS), at
+ * most 64, one per 2^17 components at least. */
+static int conv_threads(int64_t n) {
+#ifdef _OPENMP
+  int nt = omp_get_max_threads();
+  int64_t most = n >> 17;
+  if (nt > 64) nt = 64;
+  if (most < nt) nt = (int)most;
+  return nt < 1 ? 1 : nt;
+#else
+  (void)n;
+  return 1;
+#endif
+}
 
 static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, bool *done,
                             spc_error *e) {
@@ -1201,6 +1534,13 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
   void *crd[SPC_MAX_ORDER] = {0};
   for (int k = 0; k < C->order && !fsrc; k++)
     crd[k] = spc_level_array_c(&C->comb->lv[k], "crd")->data;
+  int nt = conv_threads(C->n);
+  if (!fsrc && nt > 1) { /* several threads, when the source is in order */
+    if ((s = run_count_par(C, nt, out, done, e)) || *done) {
+      ir_func_free(&F.f);
+      return s;
+    }
+  }
   int64_t ok = 0;
   s = count_once(C, &F, crd, fsrc ? NULL : C->comb->val, fsrc, out, &ok, e);
   if (fsrc) { /* out of order: read out and bucketed by the caller */
@@ -1959,6 +2299,9 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
     ir_func_free(&F.f);
     if (!q && !s && !(s = build_bucket(&C, &f, e))) s = cb(ctx, f, e);
+    ir_func_free(&f);
+    /* on several threads */
+    if (!q && !s && !(s = build_pcount(&C, &f, e))) s = cb(ctx, f, e);
     ir_func_free(&f);
     /* the streamed routines (a file read twice) */
     int p0;

@@ -42,6 +42,7 @@
  * SPC_KNOWN_BUGS=1 (tcase known_bugs, corrupt-file cases in bsp);
  * SPC_CONVERT_VERBOSE=1 prints where the time goes. */
 #include "suites.h"
+#include <omp.h>
 #include "testutil.h"
 #include <hdf5.h>
 #include <stdio.h>
@@ -1031,6 +1032,168 @@ START_TEST(test_fused_count) {
 }
 END_TEST
 
+
+/* ---- the counting plan on several threads ------------------------------------------
+ * A generated COO of 600,000 distinct components (5000 x 5000, about 24
+ * per row), in row order and in column order, converted to csr, csc and a
+ * YAML (dense, compressed) format on 1, 2, 3 and 5 threads: the threaded
+ * plan runs whenever the source is in order and equals the one-thread
+ * result bit for bit (and the sort path's); a duplicate placed exactly on
+ * a chunk border, a source out of order and a failing `requires` (sky of
+ * a matrix with an entry above the diagonal) leave it for the serial plan,
+ * with the serial plan's result or message. */
+static spc_tensor *gen_coo(int64_t n, int64_t m, bool colmajor, spc_vtype vt, int64_t dup_at) {
+  int64_t dims[2] = {m, m}, nn = n + (dup_at >= 0);
+  spc_tensor *t = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, nn, vt, &t, &e), &e);
+  void *r = spc_tensor_level_array_mut(t, colmajor ? 1 : 0, "crd");
+  void *c = spc_tensor_level_array_mut(t, colmajor ? 0 : 1, "crd");
+  spc_itype ty;
+  spc_tensor_level_array(t, 0, "crd", NULL, &ty, NULL);
+  double *v = vt == SPC_F64 ? spc_tensor_values_mut(t) : NULL;
+  uint64_t x = 0x853c49e6748fea9bULL;
+  int64_t k = 0, d = 0, per = n / m; /* per row: the columns j * stride + shift */
+  for (int64_t i = 0; i < m && d < n; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    int64_t cnt = i == m - 1 ? n - d : per + (int64_t)(x % 3) - 1;
+    if (cnt > n - d) cnt = n - d;
+    int64_t stride = m / (cnt + 1), shift = (int64_t)(x >> 20) % (stride ? stride : 1);
+    for (int64_t j = 0; j < cnt; j++, k++, d++) {
+      int64_t col = j * stride + shift;
+      if (ty == SPC_IDX32) ((int32_t *)r)[k] = (int32_t)i, ((int32_t *)c)[k] = (int32_t)col;
+      else ((int64_t *)r)[k] = i, ((int64_t *)c)[k] = col;
+      if (v) v[k] = (double)(k % 1000) * 0.125 - 3;
+      if (k == dup_at) { /* the same component again, right after */
+        k++;
+        if (ty == SPC_IDX32) ((int32_t *)r)[k] = (int32_t)i, ((int32_t *)c)[k] = (int32_t)col;
+        else ((int64_t *)r)[k] = i, ((int64_t *)c)[k] = col;
+        if (v) v[k] = 1.0;
+      }
+    }
+  }
+  ck_assert_int_eq(k, nn);
+  return t;
+}
+
+START_TEST(test_counting_threads) {
+  jit_env();
+  double t0 = now_s();
+  char *dir = tu_mkdtemp();
+  char *ypath = tu_file(dir, "colmajor.yaml", colmajor_yaml);
+  const char *fmts[] = {"csr", "csc", ypath};
+  const int threads[] = {1, 2, 3, 5};
+  int saved = omp_get_max_threads();
+  const int64_t n = 600000, m = 5000;
+  long runs = 0, threaded = 0, fallback = 0;
+  for (int src = 0; src < 4; src++) {
+    /* 0 row order, 1 column order, 2 a duplicate on the 2-thread border,
+     * 3 pattern values in row order */
+    spc_tensor *t = gen_coo(n, m, src == 1, src == 3 ? SPC_PATTERN : SPC_F64, src == 2 ? n / 2 - 1 : -1);
+    for (int f = 0; f < 3; f++) {
+      spc_tensor *one = NULL, *xs = NULL;
+      spc_error e;
+      spc_convert_opts o;
+      spc_convert_info info;
+      opts(&o, SPC_ENGINE_AUTO, &info);
+      o.plan = SPC_PLAN_SORT;
+      tu_assert_ok(spc_convert_to(t, fmts[f], &o, &xs, &e), &e);
+      for (int h = 0; h < 4; h++) {
+        char what[200];
+        snprintf(what, sizeof what, "source %d -> %s on %d threads", src, f == 2 ? "colmajor" : fmts[f],
+                 threads[h]);
+        omp_set_num_threads(threads[h]);
+        spc_tensor *x = NULL;
+        opts(&o, SPC_ENGINE_AUTO, &info);
+        tu_assert_ok(spc_convert_to(t, fmts[f], &o, &x, &e), &e);
+        bool thr = strstr(info.plan, "threads") != NULL;
+        if (src == 2) {
+          ck_assert_msg(strstr(info.plan, "sort") == info.plan, "%s: plan '%s'", what, info.plan);
+          fallback++;
+        } else if (threads[h] > 1 && f < 2) { /* the factory's routines */
+          char want[64];
+          int most = (int)(n >> 17); /* one thread per 2^17 components at least */
+          snprintf(want, sizeof want, "; %d threads)", threads[h] < most ? threads[h] : most);
+          ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
+        }
+        threaded += thr;
+        same_arrays(x, xs, what);
+        if (h == 0) one = x;
+        else {
+          same_arrays(x, one, what);
+          spc_tensor_free(&x);
+        }
+        runs++;
+      }
+      omp_set_num_threads(saved);
+      spc_tensor_free(&one);
+      spc_tensor_free(&xs);
+    }
+    spc_tensor_free(&t);
+  }
+  /* out of order: the chunks see it, the serial plan buckets it */
+  spc_tensor *t = gen_coo(n, m, false, SPC_F64, -1), *x = NULL, *xs = NULL;
+  {
+    int64_t *c0 = NULL;
+    spc_itype ty;
+    spc_tensor_level_array(t, 0, "crd", NULL, &ty, NULL);
+    void *r = spc_tensor_level_array_mut(t, 0, "crd");
+    void *c = spc_tensor_level_array_mut(t, 1, "crd");
+    (void)c0;
+    for (int l = 0; l < 2; l++) { /* swap two components far apart */
+      void *a = l ? c : r;
+      int64_t i1 = 100, i2 = n - 100;
+      if (ty == SPC_IDX32) {
+        int32_t w = ((int32_t *)a)[i1];
+        ((int32_t *)a)[i1] = ((int32_t *)a)[i2], ((int32_t *)a)[i2] = w;
+      } else {
+        int64_t w = ((int64_t *)a)[i1];
+        ((int64_t *)a)[i1] = ((int64_t *)a)[i2], ((int64_t *)a)[i2] = w;
+      }
+    }
+    double *v = spc_tensor_values_mut(t), w = v[100];
+    v[100] = v[n - 100], v[n - 100] = w;
+  }
+  spc_error e;
+  spc_convert_opts o;
+  spc_convert_info info;
+  omp_set_num_threads(2);
+  opts(&o, SPC_ENGINE_AUTO, &info);
+  tu_assert_ok(spc_convert_to(t, "csr", &o, &x, &e), &e);
+  ck_assert_msg(strstr(info.plan, "bucketed") != NULL, "out of order: plan '%s'", info.plan);
+  o.plan = SPC_PLAN_SORT;
+  tu_assert_ok(spc_convert_to(t, "csr", &o, &xs, &e), &e);
+  same_arrays(x, xs, "out of order on 2 threads");
+  spc_tensor_free(&x);
+  spc_tensor_free(&xs);
+  spc_tensor_free(&t);
+  /* a failing `requires`: a lower-triangle CSR written as YAML; the
+   * message names the first entry above the diagonal, as on one thread */
+  char *lpath = tu_file(dir, "lowercsr.yaml",
+                        "format: lowercsr\norder: 2\nlevels: [dense, compressed]\nrequires:\n  - j <= i\n");
+  t = gen_coo(n, m, false, SPC_F64, -1);
+  char msg[2][512];
+  for (int h = 0; h < 2; h++) {
+    omp_set_num_threads(h ? 2 : 1);
+    opts(&o, SPC_ENGINE_AUTO, NULL);
+    spc_error_clear(&e);
+    ck_assert_int_eq(spc_convert_to(t, lpath, &o, &x, &e), SPC_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(x);
+    snprintf(msg[h], sizeof msg[h], "%s", e.msg);
+  }
+  ck_assert_str_eq(msg[0], msg[1]);
+  assert_has(msg[0], "cannot hold");
+  omp_set_num_threads(saved);
+  spc_tensor_free(&t);
+  free(lpath);
+  printf("convert: counting on threads: %ld conversions of 600,000 components equal to one thread and the "
+         "sort path (threaded %ld, serial for a duplicate on a chunk border %ld); %.1f s\n",
+         runs, threaded, fallback, now_s() - t0);
+  free(ypath);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
 
 /* ---- a file converted without being held whole --------------------------------
  * spc_convert_file with a memory budget: csr / csc / a user (dense,
@@ -2248,6 +2411,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_engines);
   tcase_add_test(tc, test_counting_plan);
   tcase_add_test(tc, test_fused_count);
+  tcase_add_test(tc, test_counting_threads);
   tcase_add_test(tc, test_stream_count);
   tcase_add_test(tc, test_tensors);
   tc = tcase(s, "jit");
