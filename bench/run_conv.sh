@@ -29,7 +29,9 @@
 #                first), raw lines to OUT/conv_results.tsv
 #   SPC_DATA     the shared data folder (default ../shared/data from the repo)
 #   PYTHON       a python3 with scipy (default: the first that imports it)
-# OMP_NUM_THREADS=1 for every tool: single-threaded comparison.
+#   THREADS=1    OMP_NUM_THREADS for every tool (1: the single-threaded
+#                comparison; 2: spconv's threaded counting plan against the
+#                peers that thread, GraphBLAS)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -50,7 +52,8 @@ BW_MIB=${BW_MIB:-1024}
 DATA=${SPC_DATA:-$root/../shared/data}
 [ -d "$DATA" ] && DATA=$(cd "$DATA" && pwd)
 ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo "?")
-export OMP_NUM_THREADS=1
+THREADS=${THREADS:-1}
+export OMP_NUM_THREADS=$THREADS
 # A JIT cache of our own, emptied before a measurement: routines are compiled
 # by the library under test (the cache key does not cover the library's
 # runtime helpers, so an older cache can hold older code).  The compile
@@ -190,8 +193,8 @@ fi
 # ---- the table ---------------------------------------------------------------
 field() { awk -F'\t' -v k="$1" -v s="${2:-}" '$1 == k && (s == "" || $2 == s) { print $NF; exit }' "$res"; }
 echo
-echo "Format conversion, single thread: ns per nonzero, best of the runs"
-echo "($(field params)), OMP_NUM_THREADS=1; library $(field library)."
+echo "Format conversion, $THREADS thread(s): ns per nonzero, best of the runs"
+echo "($(field params)), OMP_NUM_THREADS=$THREADS; library $(field library)."
 echo "vs peer = fastest like-for-like peer's time / spconv's best time (above 1:"
 echo "spconv faster; goal 1.5).  x bound = spconv's best time / the bandwidth"
 echo "bound (bytes that must move / copy bandwidth; goal within 2 for coo_csr and"
