@@ -173,8 +173,11 @@ spc_status asm_read_info(conv_info *I, int order, spc_remap **r, asm_inv *iv, sp
 typedef spc_status (*asm_leaf_fn)(void *ctx, ir_func *f, ir_stmt *body, ir_expr *const *x,
                                   ir_expr *val, spc_error *e);
 typedef struct asm_src asm_src;
-spc_status asm_src_new(const conv_info *I, int order, spc_vtype vt, ir_func *f, asm_src **S,
-                       spc_error *e);
+spc_status asm_src_new(const conv_info *I, int order, spc_vtype vt, bool range, ir_func *f,
+                       asm_src **S, spc_error *e);
+/* range: two more parameters after the extents, q0 and q1, the top
+ * level's positions the nest visits (asm_src_top_range: all of them). */
+spc_status asm_src_top_range(const spc_tensor *t, int64_t *b, int64_t *en, spc_error *e);
 spc_status asm_src_nest(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, void *ctx,
                         spc_error *e);
 int asm_src_args(const conv_info *I, const spc_tensor *t, ir_arg *a, int64_t *extv, spc_error *e);

@@ -74,6 +74,7 @@ typedef struct rd {
   /* SpMV: y[i] += A[i][j] * x[j] (transpose: y[j] += A[i][j] * x[i]) over
    * the positions [q0, q1) of the top level */
   bool spmv, transpose;
+  bool clip; /* a fused routine's nest: the top level clipped to [q0, q1) */
   bool split; /* positions schedule: level 1 clipped to [r0, r1) too */
   ir_ty sty;  /* the arithmetic type: F64 or C128 */
   ir_var x, y, q0, q1, r0, r1;
@@ -106,7 +107,7 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
   spc_status s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
   if (!s) s = asm_lower_fn(f, dst, &b, SPC_LF_END, en, NULL, e);
   if (s) return s;
-  if (R->spmv && l == 0) { /* this call's share of the top level */
+  if ((R->spmv || R->clip) && l == 0) { /* this call's share of the top level */
     ir_add(f, dst, ir_assign(f, bg, ir_bin(f, IR_MAX, ir_ref(f, bg), ir_cast(f, I->index_ty, ir_ref(f, R->q0)))));
     ir_add(f, dst, ir_assign(f, en, ir_bin(f, IR_MIN, ir_ref(f, en), ir_cast(f, I->index_ty, ir_ref(f, R->q1)))));
   }
@@ -910,8 +911,8 @@ struct asm_src {
   char rt[320]; /* the remapping text made from a mode order */
 };
 
-spc_status asm_src_new(const conv_info *I, int order, spc_vtype vt, ir_func *f, asm_src **out,
-                       spc_error *e) {
+spc_status asm_src_new(const conv_info *I, int order, spc_vtype vt, bool range, ir_func *f,
+                       asm_src **out, spc_error *e) {
   asm_src *S = spc_calloc(1, sizeof *S);
   *out = S;
   if (!S) return SPC_NOMEM(e);
@@ -936,6 +937,11 @@ spc_status asm_src_new(const conv_info *I, int order, spc_vtype vt, ir_func *f, 
   R->vals = R->vout = -1;
   if (vt != SPC_PATTERN) R->vals = ir_param(f, "svals", asm_value_ty(vt), true, IR_IN);
   ir_var ext = ir_param(f, "sext", IR_I64, true, IR_IN);
+  if (range) {
+    R->clip = true;
+    R->q0 = ir_param(f, "sq0", IR_I64, false, IR_IN);
+    R->q1 = ir_param(f, "sq1", IR_I64, false, IR_IN);
+  }
   ir_stmt *body = ir_func_body(f);
   for (int l = 0; l < S->I.nlevels; l++) {
     snprintf(name, sizeof name, "sc%d", l);
@@ -958,6 +964,11 @@ spc_status asm_src_nest(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, v
 
 int asm_src_args(const conv_info *I, const spc_tensor *t, ir_arg *a, int64_t *extv, spc_error *e) {
   return level_args(I, t, a, extv, e);
+}
+
+spc_status asm_src_top_range(const spc_tensor *t, int64_t *b, int64_t *en, spc_error *e) {
+  const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
+  return top_range(I, t, NULL, b, en, e); /* O(1) work: interpreted */
 }
 
 void asm_src_free(asm_src **S) {

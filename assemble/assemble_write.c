@@ -810,6 +810,8 @@ typedef struct cbody {
   ir_var ok, g, k0, k1, pk0, pk1, sa, sb, cnt, last, vout;
   ir_var stop; /* fused: set before every break (-1: a plain loop) */
   ir_var t, from; /* pcount: count only components t >= from (-1: all) */
+  ir_var seen, f0, f1; /* fcount: the first component's keys (-1: none) */
+  ir_var size;         /* fplace: every position checked below it (0: not) */
 } cbody;
 
 static void cbreak(const cbody *X, ir_func *f, ir_stmt *at) {
@@ -842,6 +844,12 @@ static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const 
   if (pass == 0) {
     ir_add(f, lb, ir_assign(f, k0, ir_bin(f, IR_ADD, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, ir_ref(f, b0->c)),
                                                             ir_ref(f, b0->lo)), ir_int(f, 1))));
+    if (X->seen >= 0) {
+      ir_stmt *fst = ir_add(f, lb, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, X->seen), ir_int(f, 0)), NULL, NULL));
+      ir_add(f, ir_then(fst), ir_assign(f, X->f0, ir_ref(f, k0)));
+      ir_add(f, ir_then(fst), ir_assign(f, X->f1, ir_ref(f, k1)));
+      ir_add(f, ir_then(fst), ir_assign(f, X->seen, ir_int(f, 1)));
+    }
     ir_expr *up01 = ir_bin(f, IR_LOR, ir_bin(f, IR_GT, ir_ref(f, k0), ir_ref(f, pk0)),
                            ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, k0), ir_ref(f, pk0)),
                                   ir_bin(f, IR_GT, ir_ref(f, k1), ir_ref(f, pk1))));
@@ -884,19 +892,21 @@ static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const 
   ir_add(f, lb, ir_assign(f, b1->p, ir_ref(f, b0->q)));
   ir_add(f, lb, ir_assign(f, b1->c, ir_cast(f, C->coord_ty, outs[1])));
   s = asm_lower_fn(f, lb, b1, SPC_LF_YIELD, b1->q, NULL, e);
+  if (!s && X->size > 0) { /* a position past the counted ones: refused */
+    ir_expr *oob = ir_bin(f, IR_LOR, ir_bin(f, IR_LT, ir_cast(f, IR_I64, ir_ref(f, b1->q)), ir_int(f, 0)),
+                          ir_bin(f, IR_GE, ir_cast(f, IR_I64, ir_ref(f, b1->q)), ir_ref(f, X->size)));
+    ir_stmt *iff = ir_add(f, lb, ir_if(f, oob, NULL, NULL));
+    ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_INTERNAL, "a position past the counted ones", NULL, 0));
+  }
   if (!s && asm_lfn(b1, SPC_LF_INSERT)) s = asm_lower_fn(f, lb, b1, SPC_LF_INSERT, -1, NULL, e);
   if (!s && X->vout >= 0) ir_add(f, lb, ir_store(f, X->vout, ir_ref(f, b1->q), val));
   return s;
 }
 
-/* S NULL: spc_conv_count over a COO's components (see above).  S a
- * source: spc_conv_fcount, the same passes over the source's own loop
- * nest (the fused routine: no COO read out first) --
- *   spc_conv_fcount(source arrays.., [svals], sext, n, N0, lo0, N1, lo1,
- *                   limit, ok, arrays of level 1.., size, [vout]) */
-static spc_status build_count_ex(conv *C, countfn *F, const conv_info *SI, spc_error *e) {
+/* spc_conv_count over a COO's components (see above). */
+static spc_status build_count(conv *C, countfn *F, spc_error *e) {
   const spc_level_spec *l1 = C->lv[1]->lf;
-  ir_func *f = ir_func_new(SI ? "spc_conv_fcount" : "spc_conv_count");
+  ir_func *f = ir_func_new("spc_conv_count");
   char name[96];
   if (!f) return SPC_NOMEM(e);
   F->f = f;
@@ -904,17 +914,9 @@ static spc_status build_count_ex(conv *C, countfn *F, const conv_info *SI, spc_e
   ir_var crd[SPC_MAX_ORDER], Nlo[4];
   ir_ty vty = asm_value_ty(C->vt);
   ir_var vals = -1;
-  asm_src *S = NULL;
   spc_status s = SPC_OK;
-  if (SI) {
-    if ((s = asm_src_new(SI, C->order, C->vt, f, &S, e))) {
-      asm_src_free(&S);
-      return s;
-    }
-  } else {
-    sparams_crd(C, f, crd);
-    if (C->vt != SPC_PATTERN) vals = ir_param(f, "vals", vty, true, IR_IN);
-  }
+  sparams_crd(C, f, crd);
+  if (C->vt != SPC_PATTERN) vals = ir_param(f, "vals", vty, true, IR_IN);
   ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
   sparams_Nlo(f, Nlo);
   ir_var limit = ir_param(f, "limit", IR_I64, false, IR_IN);
@@ -952,7 +954,7 @@ static spc_status build_count_ex(conv *C, countfn *F, const conv_info *SI, spc_e
   ir_add(f, body, ir_assign(f, ok, ir_int(f, 1)));
   ir_add(f, body, ir_assign(f, size, ir_int(f, 0)));
   cbody X = {.C = C, .b0 = &b0, .b1 = &b1, .ok = ok, .cnt = cnt, .last = last, .vout = vout,
-             .stop = -1, .t = -1, .from = -1};
+             .stop = -1, .t = -1, .from = -1, .seen = -1};
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
   X.g = lang_fresh_local(f, "g", IR_I64, false);
   X.k0 = lang_fresh_local(f, "k0", IR_I64, false);
@@ -961,7 +963,6 @@ static spc_status build_count_ex(conv *C, countfn *F, const conv_info *SI, spc_e
   X.pk1 = lang_fresh_local(f, "pk1", IR_I64, false);
   X.sa = lang_fresh_local(f, "sorted01", IR_I64, false);
   X.sb = lang_fresh_local(f, "sorted10", IR_I64, false);
-  if (S) X.stop = lang_fresh_local(f, "stop", IR_I64, false);
   ir_add(f, body, ir_assign(f, X.sa, ir_int(f, 1)));
   ir_add(f, body, ir_assign(f, X.sb, ir_int(f, 1)));
   ir_add(f, body, ir_assign(f, X.pk0, ir_int(f, -1)));
@@ -998,29 +999,19 @@ static spc_status build_count_ex(conv *C, countfn *F, const conv_info *SI, spc_e
       if (vout >= 0) ir_add(f, into, ir_alloc(f, vout, ir_ref(f, size), true));
     }
     X.pass = pass;
-    if (S) {
-      ir_add(f, into, ir_assign(f, X.stop, ir_int(f, 0)));
-      s = asm_src_nest(S, into, X.stop, count_leaf, &X, e);
-    } else {
-      ir_stmt *loop = ir_add(f, into, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
-      ir_expr *in[SPC_MAX_ORDER];
-      for (int k = 0; k < C->order; k++) in[k] = ir_load(f, crd[k], ir_ref(f, t));
-      s = count_leaf(&X, f, ir_body(loop), in, vals >= 0 ? ir_load(f, vals, ir_ref(f, t)) : NULL, e);
-    }
+    ir_stmt *loop = ir_add(f, into, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
+    ir_expr *in[SPC_MAX_ORDER];
+    for (int k = 0; k < C->order; k++) in[k] = ir_load(f, crd[k], ir_ref(f, t));
+    s = count_leaf(&X, f, ir_body(loop), in, vals >= 0 ? ir_load(f, vals, ir_ref(f, t)) : NULL, e);
     if (!s && pass == 2 && asm_lfn(&b1, SPC_LF_FINALIZE))
       s = asm_lower_fn(f, into, &b1, SPC_LF_FINALIZE, -1, NULL, e);
   }
-  asm_src_free(&S);
   if (!s) {
     ir_add(f, body, ir_free(f, cnt));
     ir_add(f, body, ir_free(f, last));
     s = ir_verify(f, e);
   }
   return s;
-}
-
-static spc_status build_count(conv *C, countfn *F, spc_error *e) {
-  return build_count_ex(C, F, NULL, e);
 }
 
 /* The parallel counting plan's first pass over one chunk of a COO's
@@ -1045,7 +1036,7 @@ static spc_status build_pcount(conv *C, ir_func **out, spc_error *e) {
   lvbind b0, b1;
   sbind(C, f, body, &b0, &b1, Nlo);
   cbody X = {.C = C, .b0 = &b0, .b1 = &b1, .cnt = cnt, .last = -1, .vout = -1, .stop = -1,
-             .pass = 0};
+             .pass = 0, .seen = -1};
   X.ok = lang_fresh_local(f, "ok", IR_I64, false);
   X.t = lang_fresh_local(f, "t", IR_I64, false);
   X.from = off;
@@ -1155,24 +1146,14 @@ static spc_status build_bucket(conv *C, ir_func **out, spc_error *e) {
 /* One run of the counting routine on the components crd / val: *ok 1 and
  * *out the result, or 0 (out of order) / -1 (a duplicate) and nothing. */
 static spc_status count_once(conv *C, const countfn *F, void *const *crd, void *val,
-                             const spc_tensor *fsrc, conv_tensor **out, int64_t *ok,
-                             spc_error *e) {
+                             conv_tensor **out, int64_t *ok, spc_error *e) {
   ir_arg *args = spc_calloc((size_t)ir_nparams(F->f), sizeof *args);
   spc_status s = SPC_OK;
-  int64_t extv[2 * SPC_MAX_ORDER];
   *ok = 0;
   if (!args) return SPC_NOMEM(e);
   int k = 0;
-  if (fsrc) { /* the fused routine: the source's level arrays */
-    const conv_info *SI = &((const conv_tensor *)(const void *)fsrc)->info;
-    if ((k = asm_src_args(SI, fsrc, args, extv, e)) < 0) {
-      spc_free(args);
-      return SPC_ERR_INTERNAL;
-    }
-  } else {
-    for (; k < C->order; k++) args[k] = (ir_arg){.data = crd[k], .len = C->n};
-    if (C->vt != SPC_PATTERN) args[k++] = (ir_arg){.data = val, .len = C->n};
-  }
+  for (; k < C->order; k++) args[k] = (ir_arg){.data = crd[k], .len = C->n};
+  if (C->vt != SPC_PATTERN) args[k++] = (ir_arg){.data = val, .len = C->n};
   args[k++].s.i64 = C->n;
   for (int l = 0; l < 2; l++) {
     args[k++].s.i64 = C->N[l];
@@ -1214,6 +1195,107 @@ static spc_status count_once(conv *C, const countfn *F, void *const *crd, void *
   return s;
 }
 
+/* ---- the fused routines: a converted source read through its own levels -----
+ * spc_conv_fcount(source arrays.., [svals], sext, sq0, sq1, N0, lo0, N1, lo1,
+ *                 serial, cnt, last, res)
+ * counts the components under the top-level positions [sq0, sq1) into
+ * cnt with pass 0's checks; res = {ok, sorted01, sorted10, first k0, first
+ * k1, last k0, last k1} (first k0 0: no component).  With serial set and
+ * neither order holding, counts again with the per-parent check on last
+ * (pass 1), which the caller zeroed.
+ * spc_conv_fplace(source arrays.., [svals], sext, sq0, sq1, N0, lo0, N1,
+ *                 lo1, size, arrays of level 1.., [vout])
+ * places them (pass 2), each position checked against size. */
+static spc_status build_fcount(conv *C, const conv_info *SI, ir_func **out, spc_error *e) {
+  ir_func *f = *out = ir_func_new("spc_conv_fcount");
+  if (!f) return SPC_NOMEM(e);
+  asm_src *S = NULL;
+  spc_status s = asm_src_new(SI, C->order, C->vt, true, f, &S, e);
+  if (s) {
+    asm_src_free(&S);
+    return s;
+  }
+  ir_stmt *body = ir_func_body(f);
+  ir_var Nlo[4];
+  sparams_Nlo(f, Nlo);
+  ir_var serial = ir_param(f, "serial", IR_I64, false, IR_IN);
+  ir_var cnt = ir_param(f, "cnt", IR_I64, true, IR_INOUT);
+  ir_var last = ir_param(f, "last", IR_I64, true, IR_INOUT);
+  ir_var res = ir_param(f, "res", IR_I64, true, IR_INOUT);
+  lvbind b0, b1;
+  sbind(C, f, body, &b0, &b1, Nlo);
+  cbody X = {.C = C, .b0 = &b0, .b1 = &b1, .cnt = cnt, .last = last, .vout = -1, .t = -1,
+             .from = -1};
+  ir_var np1 = lang_fresh_local(f, "np1", IR_I64, false);
+  s = asm_lower_fn(f, body, &b0, SPC_LF_SIZE, np1, NULL, e);
+  X.ok = lang_fresh_local(f, "ok", IR_I64, false);
+  X.stop = lang_fresh_local(f, "stop", IR_I64, false);
+  X.g = lang_fresh_local(f, "g", IR_I64, false);
+  X.k0 = lang_fresh_local(f, "k0", IR_I64, false);
+  X.k1 = lang_fresh_local(f, "k1", IR_I64, false);
+  X.pk0 = lang_fresh_local(f, "pk0", IR_I64, false);
+  X.pk1 = lang_fresh_local(f, "pk1", IR_I64, false);
+  X.sa = lang_fresh_local(f, "sorted01", IR_I64, false);
+  X.sb = lang_fresh_local(f, "sorted10", IR_I64, false);
+  X.seen = lang_fresh_local(f, "seen", IR_I64, false);
+  X.f0 = lang_fresh_local(f, "f0", IR_I64, false);
+  X.f1 = lang_fresh_local(f, "f1", IR_I64, false);
+  ir_var zero[] = {X.stop, X.seen, X.f0, X.f1};
+  for (int k = 0; k < 4; k++) ir_add(f, body, ir_assign(f, zero[k], ir_int(f, 0)));
+  ir_var one[] = {X.ok, X.sa, X.sb};
+  for (int k = 0; k < 3; k++) ir_add(f, body, ir_assign(f, one[k], ir_int(f, 1)));
+  ir_add(f, body, ir_assign(f, X.pk0, ir_int(f, -1)));
+  ir_add(f, body, ir_assign(f, X.pk1, ir_int(f, -1)));
+  X.pass = 0;
+  if (!s) s = asm_src_nest(S, body, X.stop, count_leaf, &X, e);
+  if (!s) { /* pass 1, serially, when neither order holds */
+    ir_expr *neither = ir_bin(f, IR_LAND, ir_bin(f, IR_NE, ir_ref(f, serial), ir_int(f, 0)),
+                              ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, X.ok), ir_int(f, 1)),
+                                     ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, X.sa), ir_int(f, 0)),
+                                            ir_bin(f, IR_EQ, ir_ref(f, X.sb), ir_int(f, 0)))));
+    ir_stmt *into = ir_then(ir_add(f, body, ir_if(f, neither, NULL, NULL)));
+    ir_var x = lang_fresh_local(f, "x", IR_I64, false);
+    ir_stmt *z = ir_add(f, into, ir_for(f, x, ir_int(f, 0), ir_ref(f, np1), NULL));
+    ir_add(f, ir_body(z), ir_store(f, cnt, ir_ref(f, x), ir_int(f, 0)));
+    ir_add(f, into, ir_assign(f, X.stop, ir_int(f, 0)));
+    X.pass = 1;
+    s = asm_src_nest(S, into, X.stop, count_leaf, &X, e);
+  }
+  ir_var put[] = {X.ok, X.sa, X.sb, X.f0, X.f1, X.pk0, X.pk1};
+  for (int k = 0; k < 7 && !s; k++) ir_add(f, body, ir_store(f, res, ir_int(f, k), ir_ref(f, put[k])));
+  asm_src_free(&S);
+  return s ? s : ir_verify(f, e);
+}
+
+static spc_status build_fplace(conv *C, const conv_info *SI, ir_func **out, spc_error *e) {
+  const spc_level_spec *l1 = C->lv[1]->lf;
+  ir_func *f = *out = ir_func_new("spc_conv_fplace");
+  if (!f) return SPC_NOMEM(e);
+  asm_src *S = NULL;
+  spc_status s = asm_src_new(SI, C->order, C->vt, true, f, &S, e);
+  if (s) {
+    asm_src_free(&S);
+    return s;
+  }
+  ir_stmt *body = ir_func_body(f);
+  ir_var Nlo[4];
+  sparams_Nlo(f, Nlo);
+  ir_var size = ir_param(f, "size", IR_I64, false, IR_IN);
+  lvbind b0, b1;
+  ir_var keep[SPC_LEVEL_MAX_ARRAYS];
+  for (int k = 0; k < l1->narrays; k++)
+    keep[k] = ir_param(f, l1->arrays[k].name,
+                       asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
+  ir_var vout = C->vt != SPC_PATTERN ? ir_param(f, "vout", asm_value_ty(C->vt), true, IR_INOUT) : -1;
+  sbind(C, f, body, &b0, &b1, Nlo);
+  for (int k = 0; k < l1->narrays; k++) b1.arr[k] = keep[k];
+  cbody X = {.C = C, .b0 = &b0, .b1 = &b1, .vout = vout, .stop = -1, .t = -1, .from = -1,
+             .seen = -1, .pass = 2, .size = size};
+  s = asm_src_nest(S, body, -1, count_leaf, &X, e);
+  asm_src_free(&S);
+  return s ? s : ir_verify(f, e);
+}
+
 /* ---- the counting plan on several threads -------------------------------------
  * A COO in the target's order (sorted in (c0, c1) or in (c1, c0), no
  * repeat) is counted by chunks of components, one per thread (pcount),
@@ -1226,6 +1308,21 @@ static spc_status count_once(conv *C, const countfn *F, void *const *crd, void *
  * a chunk out of order, a repeat, a failed `requires`, a state that is not
  * such a cursor -- leaves nothing and the serial plan runs (and reports
  * any error). */
+
+/* Threads for the counting plan: OpenMP's count (OMP_NUM_THREADS), at
+ * most 64, one per 2^17 components at least. */
+static int conv_threads(int64_t n) {
+#ifdef _OPENMP
+  int nt = omp_get_max_threads();
+  int64_t most = n >> 17;
+  if (nt > 64) nt = 64;
+  if (most < nt) nt = (int)most;
+  return nt < 1 ? 1 : nt;
+#else
+  (void)n;
+  return 1;
+#endif
+}
 
 static spc_status build_sinit(conv *C, ir_func **out, int *p_arr0, spc_error *e);
 static spc_status build_splace(conv *C, ir_func **out, spc_error *e);
@@ -1268,63 +1365,33 @@ static int64_t arr_get(const ir_arg *a, bool i32, int64_t k) {
   return i32 ? ((const int32_t *)a->data)[k] : ((const int64_t *)a->data)[k];
 }
 
-static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, spc_error *e) {
+/* The chunks' counting done (cnt[t]: chunk t's counts per parent), the
+ * rest of the plan for either source: cnt[t] becomes the counts of the
+ * chunks before t and tot the total; the child level initialised from
+ * tot (sinit); per chunk, a copy of its yield state advanced by cnt[t] and
+ * the placing routine called (place_one, from nt threads); the copies
+ * checked; finalize (sfinal); the result.  *done false and nothing made
+ * when a check fails (the serial plan follows). */
+typedef spc_status (*place_fn)(void *ctx, int t, ir_arg *lv, ir_arg vout, int64_t size, spc_error *e);
+
+static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, place_fn place_one,
+                               void *ctx, conv_tensor **out, bool *done, spc_error *e) {
   *done = false;
   spc_error e2;
   spc_error_clear(&e2);
   const spc_level_spec *l1 = C->lv[1]->lf;
   int narr = l1->narrays;
   bool st[SPC_LEVEL_MAX_ARRAYS], i32[SPC_LEVEL_MAX_ARRAYS];
-  int64_t np1 = 0;
-  if (np1_of(C, &np1, &e2) || yield_state(C, st, &e2)) return SPC_OK;
+  if (yield_state(C, st, &e2)) return SPC_OK;
   for (int k = 0; k < narr; k++)
     i32[k] = asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty) == IR_I32;
-  ir_func *fc = NULL, *fi = NULL, *fp = NULL, *ff = NULL;
-  asm_entry ec = NULL, ep = NULL;
+  ir_func *fi = NULL, *ff = NULL;
   int p_arr0 = 0;
-  int64_t *cnt[64] = {NULL}, res[64][3];
   ir_arg arr[SPC_LEVEL_MAX_ARRAYS] = {{0}}, vout = {0};
   void *cp[64][SPC_LEVEL_MAX_ARRAYS] = {{NULL}};
-  spc_status s = build_pcount(C, &fc, &e2);
-  if (!s) s = build_sinit(C, &fi, &p_arr0, &e2);
-  if (!s) s = build_splace(C, &fp, &e2);
+  spc_status s = build_sinit(C, &fi, &p_arr0, &e2);
   if (!s) s = build_sfinal(C, &ff, &e2);
-  /* compiled once, called from every thread */
-  if (!s) s = asm_prepare(&C->eng, fc, &ec, &e2);
-  if (!s) s = asm_prepare(&C->eng, fp, &ep, &e2);
-  for (int t = 0; t < nt && !s; t++)
-    if (!(cnt[t] = spc_calloc((size_t)(np1 ? np1 : 1), sizeof **cnt))) s = SPC_NOMEM(&e2);
-  void *crd[SPC_MAX_ORDER];
-  for (int k = 0; k < C->order; k++) crd[k] = spc_level_array_c(&C->comb->lv[k], "crd")->data;
-  int64_t off[65];
-  for (int t = 0; t <= nt; t++) off[t] = C->n / nt * t + (t == nt ? C->n % nt : 0);
-  spc_status ts[64] = {SPC_OK};
-  if (!s) {
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
-    for (int t = 0; t < nt; t++) {
-      ir_arg a[SPC_MAX_ORDER + 10];
-      spc_error et;
-      memset(a, 0, sizeof a);
-      spc_error_clear(&et);
-      int k = 0;
-      for (; k < C->order; k++) a[k] = (ir_arg){.data = crd[k], .len = C->n};
-      a[k++].s.i64 = off[t];
-      a[k++].s.i64 = off[t + 1] - off[t];
-      for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
-      a[k++] = (ir_arg){.data = cnt[t], .len = np1};
-      res[t][0] = res[t][1] = res[t][2] = 0;
-      a[k++] = (ir_arg){.data = res[t], .len = 3};
-      ts[t] = asm_call(ec, fc, a, &et);
-    }
-  }
-  bool go = !s, s01 = true, s10 = true;
-  for (int t = 0; t < nt && go; t++) {
-    go = !ts[t] && res[t][0] == 1;
-    s01 &= res[t][1] == 1;
-    s10 &= res[t][2] == 1;
-  }
-  go = go && (s01 || s10);
-  /* cnt[t] becomes the counts of the chunks before t; cnt[0] of all */
+  bool go = !s;
   int64_t *tot = NULL;
   if (go && !(tot = spc_malloc((size_t)(np1 ? np1 : 1) * sizeof *tot))) s = SPC_NOMEM(&e2), go = false;
   for (int64_t g = 0; go && g < np1; g++) {
@@ -1344,6 +1411,7 @@ static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, 
     ai[k++] = (ir_arg){.data = tot, .len = np1};
     for (int l = 0; l < 2; l++) ai[k++].s.i64 = C->N[l], ai[k++].s.i64 = C->lo[l];
     ai[k++].s.i64 = C->limit;
+    /* too large: the error the serial plan reports too */
     if ((s = asm_run(&C->eng, fi, ai, &e2))) go = false;
   }
   if (go) {
@@ -1357,7 +1425,7 @@ static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, 
       if (ir_var_get(fi, ir_param_var(fi, k))->array) spc_free(ai[k].data);
     spc_free(ai);
   }
-  /* every thread's copy of the state arrays, advanced past the earlier
+  /* every chunk's copy of the state arrays, advanced past the earlier
    * chunks' components of each parent */
   for (int t = 0; t < nt && go; t++)
     for (int k = 0; k < narr && go; k++) {
@@ -1374,31 +1442,18 @@ static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, 
       else
         for (int64_t g = 0; g < m; g++) ((int64_t *)cp[t][k])[g] += cnt[t][g];
     }
+  spc_status ts[64] = {SPC_OK};
   if (go) {
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
     for (int t = 0; t < nt; t++) {
-      ir_arg a[SPC_MAX_ORDER + 10 + SPC_LEVEL_MAX_ARRAYS];
+      ir_arg lv[SPC_LEVEL_MAX_ARRAYS];
       spc_error et;
-      memset(a, 0, sizeof a);
       spc_error_clear(&et);
-      int64_t n = off[t + 1] - off[t];
-      size_t wv = spc_vtype_size(C->vt);
-      int k = 0;
-      for (; k < C->order; k++) {
-        size_t w = spc_level_array_c(&C->comb->lv[k], "crd")->type == SPC_IDX32 ? 4 : 8;
-        a[k] = (ir_arg){.data = (char *)crd[k] + (size_t)off[t] * w, .len = n};
-      }
-      if (C->vt != SPC_PATTERN) a[k++] = (ir_arg){.data = (char *)C->comb->val + (size_t)off[t] * wv, .len = n};
-      a[k++].s.i64 = n;
-      for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
-      a[k++].s.i64 = size;
       for (int x = 0; x < narr; x++) {
-        a[k] = arr[x];
-        if (st[x]) a[k].data = cp[t][x];
-        k++;
+        lv[x] = arr[x];
+        if (st[x]) lv[x].data = cp[t][x];
       }
-      if (C->vt != SPC_PATTERN) a[k++] = vout;
-      ts[t] = asm_call(ep, fp, a, &et);
+      ts[t] = place_one(ctx, t, lv, vout, size, &et);
     }
     for (int t = 0; t < nt; t++) go = go && !ts[t];
   }
@@ -1448,27 +1503,252 @@ static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, 
     }
     *out = ct;
     *done = true;
-    if (C->o && C->o->info)
-      snprintf(C->o->info->plan, sizeof C->o->info->plan,
-               "counting (source in order: no sort; %d threads)", nt);
   }
-  for (int t = 0; t < nt; t++) {
-    spc_free(cnt[t]);
+  for (int t = 0; t < nt; t++)
     for (int k = 0; k < narr; k++) spc_free(cp[t][k]);
-  }
   for (int k = 0; k < narr; k++) spc_free(arr[k].data);
   spc_free(vout.data);
   spc_free(tot);
-  ir_func_free(&fc);
   ir_func_free(&fi);
-  ir_func_free(&fp);
   ir_func_free(&ff);
-  /* out of memory is the caller's to see; anything else: the serial plan */
-  if (s == SPC_ERR_NOMEM) {
+  /* out of memory and "too large" are the caller's to see (the serial
+   * plan would say the same); anything else: the serial plan */
+  if (s == SPC_ERR_NOMEM || s == SPC_ERR_UNSUPPORTED) {
     if (e) *e = e2;
     return s;
   }
   return SPC_OK;
+}
+
+/* A COO's chunks: [off[t], off[t + 1]) of its components. */
+typedef struct coo_chunks {
+  conv *C;
+  const int64_t *off;
+  void *crd[SPC_MAX_ORDER];
+  ir_func *fp;
+  asm_entry ep;
+} coo_chunks;
+
+static spc_status place_coo(void *ctx, int t, ir_arg *lv, ir_arg vout, int64_t size, spc_error *e) {
+  const coo_chunks *P = ctx;
+  conv *C = P->C;
+  ir_arg a[SPC_MAX_ORDER + 10 + SPC_LEVEL_MAX_ARRAYS];
+  memset(a, 0, sizeof a);
+  int64_t n = P->off[t + 1] - P->off[t];
+  size_t wv = spc_vtype_size(C->vt);
+  int k = 0;
+  for (; k < C->order; k++) {
+    size_t w = spc_level_array_c(&C->comb->lv[k], "crd")->type == SPC_IDX32 ? 4 : 8;
+    a[k] = (ir_arg){.data = (char *)P->crd[k] + (size_t)P->off[t] * w, .len = n};
+  }
+  if (C->vt != SPC_PATTERN)
+    a[k++] = (ir_arg){.data = (char *)C->comb->val + (size_t)P->off[t] * wv, .len = n};
+  a[k++].s.i64 = n;
+  for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
+  a[k++].s.i64 = size;
+  for (int x = 0; x < C->lv[1]->lf->narrays; x++) a[k++] = lv[x];
+  if (C->vt != SPC_PATTERN) a[k++] = vout;
+  return asm_call(P->ep, P->fp, a, e);
+}
+
+static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, spc_error *e) {
+  *done = false;
+  spc_error e2;
+  spc_error_clear(&e2);
+  int64_t np1 = 0;
+  if (np1_of(C, &np1, &e2)) return SPC_OK;
+  ir_func *fc = NULL;
+  asm_entry ec = NULL;
+  int64_t *cnt[64] = {NULL}, res[64][3], off[65];
+  coo_chunks P = {.C = C, .off = off};
+  spc_status s = build_pcount(C, &fc, &e2);
+  if (!s) s = build_splace(C, &P.fp, &e2);
+  /* compiled once, called from every thread */
+  if (!s) s = asm_prepare(&C->eng, fc, &ec, &e2);
+  if (!s) s = asm_prepare(&C->eng, P.fp, &P.ep, &e2);
+  for (int t = 0; t < nt && !s; t++)
+    if (!(cnt[t] = spc_calloc((size_t)(np1 ? np1 : 1), sizeof **cnt))) s = SPC_NOMEM(&e2);
+  for (int k = 0; k < C->order; k++) P.crd[k] = spc_level_array_c(&C->comb->lv[k], "crd")->data;
+  for (int t = 0; t <= nt; t++) off[t] = C->n / nt * t + (t == nt ? C->n % nt : 0);
+  spc_status ts[64] = {SPC_OK};
+  if (!s) {
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+      ir_arg a[SPC_MAX_ORDER + 10];
+      spc_error et;
+      memset(a, 0, sizeof a);
+      spc_error_clear(&et);
+      int k = 0;
+      for (; k < C->order; k++) a[k] = (ir_arg){.data = P.crd[k], .len = C->n};
+      a[k++].s.i64 = off[t];
+      a[k++].s.i64 = off[t + 1] - off[t];
+      for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
+      a[k++] = (ir_arg){.data = cnt[t], .len = np1};
+      res[t][0] = res[t][1] = res[t][2] = 0;
+      a[k++] = (ir_arg){.data = res[t], .len = 3};
+      ts[t] = asm_call(ec, fc, a, &et);
+    }
+  }
+  bool go = !s, s01 = true, s10 = true;
+  for (int t = 0; t < nt && go; t++) {
+    go = !ts[t] && res[t][0] == 1;
+    s01 &= res[t][1] == 1;
+    s10 &= res[t][2] == 1;
+  }
+  if (go && (s01 || s10)) {
+    s = place_chunks(C, nt, np1, cnt, place_coo, &P, out, done, e);
+    if (*done && C->o && C->o->info)
+      snprintf(C->o->info->plan, sizeof C->o->info->plan,
+               "counting (source in order: no sort; %d threads)", nt);
+  } else if (s == SPC_ERR_NOMEM && e) {
+    *e = e2;
+  } else {
+    s = SPC_OK;
+  }
+  for (int t = 0; t < nt; t++) spc_free(cnt[t]);
+  ir_func_free(&fc);
+  ir_func_free(&P.fp);
+  return s;
+}
+
+/* A converted source's chunks: top-level positions [off[t], off[t + 1]). */
+typedef struct src_chunks {
+  conv *C;
+  const spc_tensor *src;
+  const int64_t *off;
+  ir_func *fp;
+  asm_entry ep;
+} src_chunks;
+
+static int src_args(const src_chunks *P, int t, ir_arg *a, int64_t *extv, spc_error *e) {
+  const conv_info *SI = &((const conv_tensor *)(const void *)P->src)->info;
+  int k = asm_src_args(SI, P->src, a, extv, e);
+  if (k < 0) return k;
+  a[k++].s.i64 = P->off[t];
+  a[k++].s.i64 = P->off[t + 1];
+  for (int l = 0; l < 2; l++) a[k++].s.i64 = P->C->N[l], a[k++].s.i64 = P->C->lo[l];
+  return k;
+}
+
+static spc_status place_src(void *ctx, int t, ir_arg *lv, ir_arg vout, int64_t size, spc_error *e) {
+  const src_chunks *P = ctx;
+  ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 16 + SPC_LEVEL_MAX_ARRAYS];
+  int64_t extv[2 * SPC_MAX_ORDER];
+  memset(a, 0, sizeof a);
+  int k = src_args(P, t, a, extv, e);
+  if (k < 0) return SPC_ERR_INTERNAL;
+  a[k++].s.i64 = size;
+  for (int x = 0; x < P->C->lv[1]->lf->narrays; x++) a[k++] = lv[x];
+  if (P->C->vt != SPC_PATTERN) a[k++] = vout;
+  return asm_call(P->ep, P->fp, a, e);
+}
+
+/* Lexicographic (a0, a1) < (b0, b1). */
+static bool key_lt(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
+  return a0 < b0 || (a0 == b0 && a1 < b1);
+}
+
+/* The fused plan: a converted source counted and placed by routines that
+ * read it through its own levels -- by chunks of its top level on several
+ * threads when every chunk is in order and their borders too, else on
+ * one (with the per-parent check).  *done false: the source is read out
+ * and the ordinary plans follow. */
+static spc_status run_fused(conv *C, const spc_tensor *src, int64_t np1, conv_tensor **out,
+                            bool *done, spc_error *e) {
+  *done = false;
+  spc_error e2;
+  spc_error_clear(&e2);
+  const conv_info *SI = &((const conv_tensor *)(const void *)src)->info;
+  ir_func *fc = NULL;
+  asm_entry ec = NULL;
+  int64_t off[65], b = 0, en = 0, *cnt[64] = {NULL}, res[64][7], *last = NULL;
+  src_chunks P = {.C = C, .src = src, .off = off};
+  spc_status s = build_fcount(C, SI, &fc, &e2);
+  if (!s) s = build_fplace(C, SI, &P.fp, &e2);
+  /* on the auto (or factory) engine only with compiled-in routines: no
+   * run-time compile where the read-out's routines are in the factory */
+  bool skip = s == SPC_ERR_UNSUPPORTED ||
+              (!s && (C->eng.want == SPC_ENGINE_AUTO || C->eng.want == SPC_ENGINE_FACTORY) &&
+               (!asm_factory_has(fc) || !asm_factory_has(P.fp)));
+  if (skip) {
+    ir_func_free(&fc);
+    ir_func_free(&P.fp);
+    return SPC_OK;
+  }
+  if (!s) s = asm_prepare(&C->eng, fc, &ec, &e2);
+  if (!s) s = asm_prepare(&C->eng, P.fp, &P.ep, &e2);
+  if (!s) s = asm_src_top_range(src, &b, &en, &e2);
+  int nt = s ? 1 : conv_threads(C->n);
+  if (!s && en - b < nt) nt = en - b > 1 ? (int)(en - b) : 1;
+  for (int t = 0; t < nt && !s; t++)
+    if (!(cnt[t] = spc_calloc((size_t)(np1 ? np1 : 1), sizeof **cnt))) s = SPC_NOMEM(&e2);
+  bool go = !s;
+  for (int pass = nt > 1 ? 0 : 1; pass < 2 && go && !*done; pass++) {
+    int n = pass ? 1 : nt; /* pass 0: chunks, in order; pass 1: one */
+    for (int t = 0; t <= n; t++) off[t] = b + (en - b) / n * t + (t == n ? (en - b) % n : 0);
+    if (pass && !(last = spc_calloc((size_t)(np1 ? np1 : 1), sizeof *last))) {
+      s = SPC_NOMEM(&e2);
+      break;
+    }
+    if (pass) memset(cnt[0], 0, (size_t)np1 * sizeof **cnt);
+    spc_status ts[64] = {SPC_OK};
+    spc_error ee[64];
+#pragma omp parallel for num_threads(n) schedule(static, 1) if (n > 1)
+    for (int t = 0; t < n; t++) {
+      ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 16];
+      int64_t extv[2 * SPC_MAX_ORDER];
+      spc_error *et = &ee[t];
+      memset(a, 0, sizeof a);
+      spc_error_clear(et);
+      int k = src_args(&P, t, a, extv, et);
+      if (k < 0) {
+        ts[t] = SPC_ERR_INTERNAL;
+        continue;
+      }
+      a[k++].s.i64 = pass; /* serial: pass 1 when neither order holds */
+      a[k++] = (ir_arg){.data = cnt[t], .len = np1};
+      a[k++] = (ir_arg){.data = last, .len = last ? np1 : 0};
+      a[k++] = (ir_arg){.data = res[t], .len = 7};
+      ts[t] = asm_call(ec, fc, a, et);
+    }
+    bool ok = true, s01 = true, s10 = true;
+    for (int t = 0; t < n && ok; t++) {
+      ok = !ts[t] && res[t][0] == 1;
+      s01 &= res[t][1] == 1;
+      s10 &= res[t][2] == 1;
+    }
+    /* the chunks' borders: each chunk's first component after the last
+     * of the one before it that had any, in the order that holds */
+    int64_t p0 = -1, p1 = -1;
+    for (int t = 0; t < n && ok && pass == 0; t++) {
+      if (!res[t][3]) continue; /* no component */
+      s01 &= p0 < 0 || key_lt(p0, p1, res[t][3], res[t][4]);
+      s10 &= p0 < 0 || key_lt(p1, p0, res[t][4], res[t][3]);
+      p0 = res[t][5], p1 = res[t][6];
+    }
+    if (!ok && ts[0] && pass) { /* a failed `requires`: its message */
+      s = ts[0];
+      e2 = ee[0];
+      break;
+    }
+    if (!ok || (pass == 0 && !s01 && !s10)) continue;
+    s = place_chunks(C, n, np1, cnt, place_src, &P, out, done, &e2);
+    if (*done && C->o && C->o->info) {
+      if (n > 1)
+        snprintf(C->o->info->plan, sizeof C->o->info->plan,
+                 "counting (source read through its own levels: no COO, no sort; %d threads)", n);
+      else
+        snprintf(C->o->info->plan, sizeof C->o->info->plan,
+                 "counting (source read through its own levels: no COO, no sort)");
+    }
+    if (s) break;
+  }
+  for (int t = 0; t < nt; t++) spc_free(cnt[t]);
+  spc_free(last);
+  ir_func_free(&fc);
+  ir_func_free(&P.fp);
+  if (s && e) *e = e2;
+  return s;
 }
 
 /* The counting path when it applies: the source as it is, else bucketed
@@ -1477,20 +1757,6 @@ static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, 
  * changes (the sort path follows: duplicates, counters, other formats). */
 static bool fusable(const spc_tensor *src);
 
-/* Threads for the counting plan: OpenMP's count (OMP_NUM_THREADS), at
- * most 64, one per 2^17 components at least. */
-static int conv_threads(int64_t n) {
-#ifdef _OPENMP
-  int nt = omp_get_max_threads();
-  int64_t most = n >> 17;
-  if (nt > 64) nt = 64;
-  if (most < nt) nt = (int)most;
-  return nt < 1 ? 1 : nt;
-#else
-  (void)n;
-  return 1;
-#endif
-}
 
 static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, bool *done,
                             spc_error *e) {
@@ -1517,14 +1783,9 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
    * the sort path's to refuse ("too large"), before anything is allocated */
   int64_t np1 = 0;
   if (np1_of(C, &np1, &e2) || np1 > C->limit) return SPC_OK;
+  if (fsrc) return run_fused(C, fsrc, np1, out, done, e);
   countfn F = {0};
-  const conv_info *SI = fsrc ? &((const conv_tensor *)(const void *)fsrc)->info : NULL;
-  spc_status s = build_count_ex(C, &F, SI, &e2);
-  /* fused on the auto (or factory) engine only with a compiled-in routine:
-   * no run-time compile where the unfused routines are in the factory */
-  if (!s && fsrc && (C->eng.want == SPC_ENGINE_AUTO || C->eng.want == SPC_ENGINE_FACTORY) &&
-      !asm_factory_has(F.f))
-    s = SPC_ERR_UNSUPPORTED;
+  spc_status s = build_count(C, &F, &e2);
   if (s) {
     ir_func_free(&F.f);
     if (s == SPC_ERR_UNSUPPORTED) return SPC_OK;
@@ -1532,25 +1793,16 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
     return s;
   }
   void *crd[SPC_MAX_ORDER] = {0};
-  for (int k = 0; k < C->order && !fsrc; k++)
-    crd[k] = spc_level_array_c(&C->comb->lv[k], "crd")->data;
+  for (int k = 0; k < C->order; k++) crd[k] = spc_level_array_c(&C->comb->lv[k], "crd")->data;
   int nt = conv_threads(C->n);
-  if (!fsrc && nt > 1) { /* several threads, when the source is in order */
+  if (nt > 1) { /* several threads, when the source is in order */
     if ((s = run_count_par(C, nt, out, done, e)) || *done) {
       ir_func_free(&F.f);
       return s;
     }
   }
   int64_t ok = 0;
-  s = count_once(C, &F, crd, fsrc ? NULL : C->comb->val, fsrc, out, &ok, e);
-  if (fsrc) { /* out of order: read out and bucketed by the caller */
-    if (!s && ok == 1 && C->o && C->o->info)
-      snprintf(C->o->info->plan, sizeof C->o->info->plan,
-               "counting (source read through its own levels: no COO, no sort)");
-    *done = !s && ok == 1;
-    ir_func_free(&F.f);
-    return s;
-  }
+  s = count_once(C, &F, crd, C->comb->val, out, &ok, e);
   if (!s && ok == 0 && C->N[1] <= 2 * C->n + 4096 && C->N[1] < C->limit) {
     ir_func *B = NULL;
     ir_arg *args = NULL;
@@ -1568,8 +1820,8 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
       if (!s) {
         void *bc[SPC_MAX_ORDER];
         for (int d = 0; d < C->order; d++) bc[d] = args[o0 + d].data;
-        s = count_once(C, &F, bc, C->vt != SPC_PATTERN ? args[o0 + C->order].data : NULL, NULL,
-                       out, &ok, e);
+        s = count_once(C, &F, bc, C->vt != SPC_PATTERN ? args[o0 + C->order].data : NULL, out,
+                       &ok, e);
       }
       for (int a = o0; a < ir_nparams(B); a++) spc_free(args[a].data);
     }
@@ -2359,13 +2611,16 @@ spc_status asm_fused_routines(const spc_specs *specs, const spc_format_spec *src
       for (int l = 0; l < C.L; l++) C.lv[l] = &fmt->lv[l];
   }
   if (!s && count_applies(&C)) {
-    countfn F = {0};
     spc_error e2;
     spc_error_clear(&e2);
-    spc_status q = build_count_ex(&C, &F, &SI, &e2);
-    if (!q) s = cb(ctx, F.f, e);
-    else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
-    ir_func_free(&F.f);
+    ir_func *f = NULL;
+    spc_status q = build_fcount(&C, &SI, &f, &e2);
+    if (!q) s = cb(ctx, f, e);
+    ir_func_free(&f);
+    if (!q && !s) q = build_fplace(&C, &SI, &f, &e2);
+    if (!q && !s) s = cb(ctx, f, e);
+    ir_func_free(&f);
+    if (q && q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
   }
   spc_remap_free(&C.r);
   spc_tensor_free(&C.own_comb);

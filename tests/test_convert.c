@@ -1034,14 +1034,15 @@ END_TEST
 
 
 /* ---- the counting plan on several threads ------------------------------------------
- * A generated COO of 600,000 distinct components (5000 x 5000, about 24
+ * A generated COO of 600,000 distinct components (5000 x 5000, about 120
  * per row), in row order and in column order, converted to csr, csc and a
  * YAML (dense, compressed) format on 1, 2, 3 and 5 threads: the threaded
  * plan runs whenever the source is in order and equals the one-thread
- * result bit for bit (and the sort path's); a duplicate placed exactly on
- * a chunk border, a source out of order and a failing `requires` (sky of
- * a matrix with an entry above the diagonal) leave it for the serial plan,
- * with the serial plan's result or message. */
+ * result bit for bit (and the sort path's); so do converted sources (csr,
+ * csc, coo, dcsr) read through their levels by chunks; a duplicate placed
+ * exactly on a chunk border, a source out of order and a failing
+ * `requires` (a lower-triangle YAML CSR of a matrix with entries above the
+ * diagonal) leave it for the serial plan, with its result or message. */
 static spc_tensor *gen_coo(int64_t n, int64_t m, bool colmajor, spc_vtype vt, int64_t dup_at) {
   int64_t dims[2] = {m, m}, nn = n + (dup_at >= 0);
   spc_tensor *t = NULL;
@@ -1131,6 +1132,51 @@ START_TEST(test_counting_threads) {
     }
     spc_tensor_free(&t);
   }
+  /* converted sources, read through their own levels by chunks of their
+   * top level: csr, csc, coo, dcsr made from the row-order COO, to csr and
+   * csc; and a Morton source on the interpreter (in neither order: one
+   * thread with the per-parent check) */
+  {
+    spc_tensor *t = gen_coo(n, m, false, SPC_F64, -1);
+    const char *sf[] = {"csr", "csc", "coo", "dcsr", "morton"};
+    for (int a = 0; a < 5; a++) {
+      spc_tensor *src = NULL;
+      spc_error e;
+      tu_assert_ok(conv(t, sf[a], SPC_ENGINE_AUTO, NULL, &src, &e), &e);
+      for (int f = 0; f < 2; f++) {
+        spc_tensor *xs = NULL, *one = NULL;
+        spc_convert_opts o;
+        spc_convert_info info;
+        opts(&o, SPC_ENGINE_AUTO, &info);
+        o.plan = SPC_PLAN_SORT;
+        tu_assert_ok(spc_convert_to(src, fmts[f], &o, &xs, &e), &e);
+        for (int h = 0; h < 3; h++) {
+          char what[200];
+          snprintf(what, sizeof what, "%s -> %s on %d threads", sf[a], fmts[f], threads[h]);
+          omp_set_num_threads(threads[h]);
+          spc_tensor *x = NULL;
+          opts(&o, a == 4 ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &info);
+          tu_assert_ok(spc_convert_to(src, fmts[f], &o, &x, &e), &e);
+          ck_assert_msg(strstr(info.plan, "own levels") != NULL, "%s: plan '%s'", what, info.plan);
+          bool thr = strstr(info.plan, "threads") != NULL;
+          ck_assert_msg(thr == (threads[h] > 1 && a < 4), "%s: plan '%s'", what, info.plan);
+          threaded += thr;
+          same_arrays(x, xs, what);
+          if (h == 0) one = x;
+          else {
+            same_arrays(x, one, what);
+            spc_tensor_free(&x);
+          }
+          runs++;
+        }
+        omp_set_num_threads(saved);
+        spc_tensor_free(&one);
+        spc_tensor_free(&xs);
+      }
+      spc_tensor_free(&src);
+    }
+    spc_tensor_free(&t);
+  }
   /* out of order: the chunks see it, the serial plan buckets it */
   spc_tensor *t = gen_coo(n, m, false, SPC_F64, -1), *x = NULL, *xs = NULL;
   {
@@ -1183,6 +1229,20 @@ START_TEST(test_counting_threads) {
   }
   ck_assert_str_eq(msg[0], msg[1]);
   assert_has(msg[0], "cannot hold");
+  /* the same from a CSR read through its levels, on the interpreter */
+  {
+    spc_tensor *csr = NULL;
+    tu_assert_ok(conv(t, "csr", SPC_ENGINE_AUTO, NULL, &csr, &e), &e);
+    for (int h = 0; h < 2; h++) {
+      omp_set_num_threads(h ? 2 : 1);
+      opts(&o, SPC_ENGINE_GENERIC, NULL);
+      spc_error_clear(&e);
+      ck_assert_int_eq(spc_convert_to(csr, lpath, &o, &x, &e), SPC_ERR_UNSUPPORTED);
+      ck_assert_ptr_null(x);
+      ck_assert_str_eq(e.msg, msg[0]);
+    }
+    spc_tensor_free(&csr);
+  }
   omp_set_num_threads(saved);
   spc_tensor_free(&t);
   free(lpath);
