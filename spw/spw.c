@@ -50,7 +50,7 @@ static spc_status balance(spw *w, spc_error *e) {
     bool file = a->file || b->file || run_mem(w, a) + run_mem(w, b) > w->budget_runs;
     run m;
     w->mem_runs -= run_mem(w, a) + run_mem(w, b);
-    st = file ? SPC_NOT_HANDLED : spw_merge2_mem(w, a, b, e);
+    st = file ? SPC_NOT_HANDLED : spw_merge2_mem(w, a, b, false, e);
     if (st == SPC_NOT_HANDLED) {
       st = merge(w, a, 2, &m, file, false, e);
       if (!st) {
@@ -65,7 +65,7 @@ static spc_status balance(spw *w, spc_error *e) {
     }
     w->nruns--;
     w->mem_runs += run_mem(w, a);
-    if (m.file) w->st.spilled_runs++;
+    if (file) w->st.spilled_runs++;
   }
   for (int i = 0; !st && i < w->nruns && w->mem_runs > w->budget_runs; i++) {
     run *r = &w->runs[i];
@@ -91,6 +91,14 @@ static uint64_t hash_tuple(const spw *w, const int64_t *t) {
     h *= 0xff51afd7ed558ccdULL;
   }
   return h ^ (h >> 33);
+}
+
+static void spw_drop_scratch(spw *w) {
+  spc_free(w->sk);
+  spc_free(w->tmp);
+  spc_free(w->cnt);
+  w->sk = w->tmp = NULL;
+  w->cnt = NULL;
 }
 
 /* Empty the hash: re-probe each entry's slot when few are used, else
@@ -262,6 +270,7 @@ void spw_free(spw **wp) {
   for (int l = 0; l < MAXL; l++) spc_free(w->c[l]);
   spc_free(w->v);
   spc_free(w->slot);
+  spw_drop_scratch(w);
   spc_free(w);
   *wp = NULL;
 }
@@ -274,6 +283,7 @@ spc_status spw_push(spw *w, int64_t n, const int64_t *const *cols,
 spc_status spw_pack(spw *w, int64_t *n, int64_t **cols, void **vals,
                     spc_error *e) {
   spc_status st = flush(w, e);
+  spw_drop_scratch(w);
   run out;
   *n = 0;
   *vals = NULL;
@@ -283,7 +293,18 @@ spc_status spw_pack(spw *w, int64_t *n, int64_t **cols, void **vals,
     out = w->runs[0];
     w->nruns = 0;
   } else if (!st) {
-    st = merge(w, w->runs, w->nruns, &out, false, true, e);
+    /* in memory: the newest two folded together (not combined) down to
+     * two runs, then one merge of the two (the ties' order and every
+     * combine as a k-way merge gives them) */
+    bool mem = true;
+    for (int i = 0; i < w->nruns; i++) mem = mem && !w->runs[i].file;
+    st = mem && w->nruns >= 2 ? SPC_OK : SPC_NOT_HANDLED;
+    while (!st && w->nruns > 2) {
+      st = spw_merge2_mem(w, &w->runs[w->nruns - 2], &w->runs[w->nruns - 1], true, e);
+      if (!st) w->nruns--;
+    }
+    if (!st) st = spw_merge2_new(w, &w->runs[0], &w->runs[1], &out, e);
+    if (st == SPC_NOT_HANDLED) st = merge(w, w->runs, w->nruns, &out, false, true, e);
   }
   for (int i = 0; i < w->nruns; i++) spw_run_free(&w->runs[i]);
   w->nruns = 0;
@@ -310,6 +331,7 @@ spc_status spw_pack(spw *w, int64_t *n, int64_t **cols, void **vals,
 
 spc_status spw_stream(spw *w, int64_t chunk, spw_chunk_fn cb, void *ctx, spc_error *e) {
   spc_status st = flush(w, e);
+  spw_drop_scratch(w);
   run out;
   if (chunk < 1) chunk = 1;
   if (!st) st = spw_merge(w, w->runs, w->nruns, &out, false, true, cb, ctx, chunk, e);

@@ -38,6 +38,9 @@ struct spw {
   int64_t budget_runs;
   spw_stats st;
   int files_made;
+  uint64_t *sk, *tmp; /* the flush's keys and scratch (cap each), kept
+                         between flushes; freed by the pack */
+  int64_t *cnt;       /* the flush's radix counters */
   bool exact;       /* list + float sum: duplicates kept until the final
                        pack, so the sum runs left to right in arrival order */
   struct spw *next_live;
@@ -111,8 +114,12 @@ SPC_INTERNAL spc_status spw_merge(spw *w, run *rs, int k, run *out, bool file, b
                                   spw_chunk_fn cb, void *ctx, int64_t chunk, spc_error *e);
 
 /* Runs a (older) and b, both in memory, merged into a (b freed), when
- * their ranges pack into 64 bits; SPC_NOT_HANDLED otherwise.  On an error
- * a and b are left to be freed. */
-SPC_INTERNAL spc_status spw_merge2_mem(spw *w, run *a, run *b, spc_error *e);
+ * their ranges pack into 64 bits; SPC_NOT_HANDLED otherwise.  Combined
+ * unless the workspace is exact; fold: never combined, nor counted (a
+ * step of the final merge).  On an error a and b are left to be freed. */
+SPC_INTERNAL spc_status spw_merge2_mem(spw *w, run *a, run *b, bool fold, spc_error *e);
+/* The final merge of two runs in memory into out (new arrays), combining;
+ * SPC_NOT_HANDLED where their ranges do not pack. */
+SPC_INTERNAL spc_status spw_merge2_new(spw *w, run *a, run *b, run *out, spc_error *e);
 
 #endif

@@ -166,10 +166,17 @@ static spc_status snk_close(snk *s, spc_error *e) {
   return st;
 }
 
+/* packed key of tuple i of columns c (L levels) */
+static inline uint64_t key_at(const spw_packing *pk, int L, int64_t *const *c, int64_t i) {
+  uint64_t k = 0;
+  for (int l = 0; l < L; l++) k |= ((uint64_t)c[l][i] - (uint64_t)pk->lo[l]) << pk->sh[l];
+  return k;
+}
+
 /* ---- choosing the head ------------------------------------------------------------ */
 
 /* a's head before b's (a the older run on ties) */
-static inline bool head_before(const spw *w, bool packed, const src *a, int ia, const src *b,
+static inline __attribute__((always_inline)) bool head_before(const spw *w, bool packed, const src *a, int ia, const src *b,
                                int ib) {
   if (a->done) return false;
   if (b->done) return true;
@@ -195,7 +202,7 @@ static int lt_build(const spw *w, bool packed, const src *S, int k, int *tree, i
   return b;
 }
 
-static inline int lt_replay(const spw *w, bool packed, const src *S, int k, int *tree, int win) {
+static inline __attribute__((always_inline)) int lt_replay(const spw *w, bool packed, const src *S, int k, int *tree, int win) {
   for (int node = (win + k) >> 1; node >= 1; node >>= 1) {
     int o = tree[node];
     if (head_before(w, packed, &S[o], o, &S[win], win)) {
@@ -204,6 +211,55 @@ static inline int lt_replay(const spw *w, bool packed, const src *S, int k, int 
     }
   }
   return win;
+}
+
+/* The merge proper: S[0..k) open, s open.  packed, L and W constant in the
+ * hot instances. */
+static inline __attribute__((always_inline)) spc_status
+merge_loop(spw *w, src *S, int k, int *tree, snk *sp, const spw_packing *pk, const bool packed,
+           const bool combine, const int L, const size_t W, spc_error *e) {
+  snk s = *sp;
+  spc_status st = SPC_OK;
+  int win = lt_build(w, packed, S, k, tree, 1);
+  bool have = false;
+  uint64_t last = 0;
+  while (!S[win].done) {
+    src *h = &S[win];
+    int64_t i = h->i;
+    bool same = false;
+    if (have && combine) {
+      if (packed) {
+        same = h->key == last;
+      } else {
+        same = true;
+        for (int l = 0; l < L && same; l++) same = h->c[l][i] == s.c[l][s.n - 1];
+      }
+    }
+    if (same) {
+      if (w->o.dup == SPC_DUP_ERROR) {
+        int64_t t[MAXL];
+        for (int l = 0; l < L; l++) t[l] = h->c[l][i];
+        st = spw_dup_error(e, w, t);
+        break;
+      }
+      spw_val_combine(w, s.v + (s.n - 1) * (int64_t)W, h->v + i * (int64_t)W);
+    } else {
+      if (s.n == s.cap && (st = snk_drain(&s, e))) break;
+      for (int l = 0; l < L; l++) s.c[l][s.n] = h->c[l][i];
+      spw_val_copy(s.v + s.n * (int64_t)W, h->v + i * (int64_t)W, W);
+      s.n++;
+      last = h->key;
+      have = true;
+    }
+    if (++h->i == h->n) {
+      if (h->f && (st = src_fill(w, h, e))) break;
+      if (!h->f) h->done = true;
+    }
+    if (packed && !h->done) h->key = key_at(pk, L, h->c, h->i);
+    if (k > 1) win = lt_replay(w, packed, S, k, tree, win);
+  }
+  *sp = s;
+  return st;
 }
 
 /* ---- the merge ------------------------------------------------------------------- */
@@ -238,43 +294,12 @@ spc_status spw_merge(spw *w, run *rs, int k, run *out, bool file, bool final, sp
     st = src_open(w, &S[i], &rs[i], e);
     if (!st && packed && !S[i].done) S[i].key = spw_key(&pk, S[i].c, S[i].i);
   }
-  int win = st || !k ? 0 : lt_build(w, packed, S, k, tree, 1);
-  bool have = false;
-  uint64_t last = 0;
-  while (!st && k && !S[win].done) {
-    src *h = &S[win];
-    int64_t i = h->i;
-    bool same = false;
-    if (have && combine) {
-      if (packed) {
-        same = h->key == last;
-      } else {
-        same = true;
-        for (int l = 0; l < w->L && same; l++) same = h->c[l][i] == s.c[l][s.n - 1];
-      }
-    }
-    if (same) {
-      if (w->o.dup == SPC_DUP_ERROR) {
-        int64_t t[MAXL];
-        for (int l = 0; l < w->L; l++) t[l] = h->c[l][i];
-        st = spw_dup_error(e, w, t);
-        break;
-      }
-      spw_val_combine(w, s.v + (s.n - 1) * (int64_t)W, h->v + i * (int64_t)W);
-    } else {
-      if (s.n == s.cap && (st = snk_drain(&s, e))) break;
-      for (int l = 0; l < w->L; l++) s.c[l][s.n] = h->c[l][i];
-      spw_val_copy(s.v + s.n * (int64_t)W, h->v + i * (int64_t)W, W);
-      s.n++;
-      last = h->key;
-      have = true;
-    }
-    if (++h->i == h->n) {
-      if (h->f) st = src_fill(w, h, e);
-      else h->done = true;
-    }
-    if (!h->done && packed) h->key = spw_key(&pk, h->c, h->i);
-    if (k > 1) win = lt_replay(w, packed, S, k, tree, win);
+  if (!st && k) {
+    const int L = w->L;
+    if (packed && L == 2 && W == 8) st = merge_loop(w, S, k, tree, &s, &pk, true, combine, 2, 8, e);
+    else if (packed && L == 3 && W == 8) st = merge_loop(w, S, k, tree, &s, &pk, true, combine, 3, 8, e);
+    else if (packed) st = merge_loop(w, S, k, tree, &s, &pk, true, combine, L, W, e);
+    else st = merge_loop(w, S, k, tree, &s, &pk, false, combine, L, W, e);
   }
   if (!st) st = snk_close(&s, e);
   else if (s.f) fclose(s.f), s.f = NULL;
@@ -292,88 +317,147 @@ spc_status spw_merge(spw *w, run *rs, int k, run *out, bool file, bool final, sp
   return st;
 }
 
-/* ---- two runs in memory, merged in place ----------------------------------------- */
+/* ---- two runs in memory ------------------------------------------------------------ */
 
-static inline uint64_t key_at(const spw_packing *pk, int L, int64_t *const *c, int64_t i) {
-  uint64_t k = 0;
-  for (int l = 0; l < L; l++) k |= ((uint64_t)c[l][i] - (uint64_t)pk->lo[l]) << pk->sh[l];
-  return k;
-}
+typedef struct two {
+  int64_t *O[MAXL], *A[MAXL], *B[MAXL]; /* output, the older run, the newer */
+  char *Ov;
+  const char *Av, *Bv;
+  int64_t na, nb;
+} two;
 
-/* a's arrays grown to na + nb with a's tuples moved to the top; merged
- * forward from there and from b into a's bottom (the write position never
- * passes the read position in a).  Heads compare as packed keys; without
- * combining, or with runs free of duplicates, equal heads are the only
- * combining there is.  L, W constant in the hot instances. */
+/* One tuple (coordinates C[.][j], value x, key k) after the last written:
+ * combined with it when equal, else written at o. */
 static inline __attribute__((always_inline)) spc_status
-merge2_body(spw *w, run *a, run *b, const spw_packing *pk, bool combine, const int L,
-            const size_t W, spc_error *e) {
-  const int64_t na = a->n, nb = b->n;
-  int64_t *A[MAXL], *B[MAXL], *O[MAXL];
-  for (int l = 0; l < L; l++) O[l] = a->c[l], A[l] = a->c[l] + nb, B[l] = b->c[l];
-  char *Av = a->v + nb * (int64_t)W, *Bv = b->v, *Ov = a->v;
-  int64_t ia = 0, ib = 0, o = 0;
-  uint64_t ka = key_at(pk, L, A, 0), kb = key_at(pk, L, B, 0);
-  while (ia < na && ib < nb) {
-    if (combine && ka == kb) {
-      if (w->o.dup == SPC_DUP_ERROR) {
-        int64_t t[MAXL];
-        for (int l = 0; l < L; l++) t[l] = A[l][ia];
-        return spw_dup_error(e, w, t);
-      }
-      for (int l = 0; l < L; l++) O[l][o] = A[l][ia];
-      spw_val_copy(Ov + o * (int64_t)W, Av + ia * (int64_t)W, W);
-      spw_val_combine(w, Ov + o * (int64_t)W, Bv + ib * (int64_t)W);
-      o++, ia++, ib++;
-      if (ia < na) ka = key_at(pk, L, A, ia);
-      if (ib < nb) kb = key_at(pk, L, B, ib);
-      continue;
+put1(spw *w, two *t, int64_t *const *C, int64_t j, const char *x, uint64_t k, uint64_t *last,
+     int64_t *o, const bool combine, const int L, const size_t W, spc_error *e) {
+  if (combine && *o && k == *last) {
+    if (w->o.dup == SPC_DUP_ERROR) {
+      int64_t tu[MAXL];
+      for (int l = 0; l < L; l++) tu[l] = C[l][j];
+      return spw_dup_error(e, w, tu);
     }
-    const bool tb = kb < ka; /* ties: a, the older run */
-    const int64_t ja = ia, jb = ib;
-    for (int l = 0; l < L; l++) O[l][o] = tb ? B[l][jb] : A[l][ja];
-    if (W == 8) {
-      uint64_t x, y;
-      memcpy(&x, Av + ja * 8, 8);
-      memcpy(&y, Bv + jb * 8, 8);
-      x = tb ? y : x;
-      memcpy(Ov + o * 8, &x, 8);
-    } else {
-      spw_val_copy(Ov + o * (int64_t)W, tb ? Bv + jb * (int64_t)W : Av + ja * (int64_t)W, W);
-    }
-    o++;
-    ia += !tb;
-    ib += tb;
-    int64_t *const *C = tb ? B : A;
-    int64_t j = tb ? ib : ia, n = tb ? nb : na;
-    uint64_t k = key_at(pk, L, C, j < n ? j : n - 1);
-    ka = tb ? ka : k;
-    kb = tb ? k : kb;
+    spw_val_combine(w, t->Ov + (*o - 1) * (int64_t)W, x);
+    return SPC_OK;
   }
-  for (int l = 0; l < L; l++) {
-    memmove(O[l] + o, A[l] + ia, (size_t)(na - ia) * 8);
-    memcpy(O[l] + o + (na - ia), B[l] + ib, (size_t)(nb - ib) * 8);
-  }
-  if (W) {
-    memmove(Ov + o * (int64_t)W, Av + ia * (int64_t)W, (size_t)(na - ia) * W);
-    memcpy(Ov + (o + na - ia) * (int64_t)W, Bv + ib * (int64_t)W, (size_t)(nb - ib) * W);
-  }
-  a->n = o + (na - ia) + (nb - ib);
+  for (int l = 0; l < L; l++) t->O[l][*o] = C[l][j];
+  spw_val_copy(t->Ov + *o * (int64_t)W, x, W);
+  ++*o;
+  *last = k;
   return SPC_OK;
 }
 
-spc_status spw_merge2_mem(spw *w, run *a, run *b, spc_error *e) {
+/* Merge A and B into O (O may be A's storage below A: the write position
+ * never passes the read position); ties: A first; equal tuples combine
+ * with the last written (combine).  Float sums of doubles choose without
+ * branches.  *no: tuples written.  L, W constant in the hot instances. */
+static inline __attribute__((always_inline)) spc_status
+merge2_body(spw *w, two *t, const spw_packing *pk, const bool combine, const int L,
+            const size_t W, int64_t *no, spc_error *e) {
+  const int64_t na = t->na, nb = t->nb;
+  int64_t *const *A = t->A, *const *B = t->B, *const *O = t->O;
+  const bool fsum = combine && W == 8 && w->vt == SPC_F64 && w->o.dup == SPC_DUP_SUM;
+  int64_t ia = 0, ib = 0, o = 0;
+  uint64_t ka = key_at(pk, L, A, 0), kb = key_at(pk, L, B, 0), last = 0;
+  spc_status st = SPC_OK;
+  while (ia < na && ib < nb) {
+    const bool tb = kb < ka; /* ties: a, the older run */
+    const uint64_t k = tb ? kb : ka;
+    const int64_t ja = ia, jb = ib;
+    if (fsum || !combine) {
+      const bool same = fsum && o && k == last;
+      const int64_t p = o - same;
+      for (int l = 0; l < L; l++) O[l][p] = tb ? B[l][jb] : A[l][ja];
+      if (W == 8) {
+        uint64_t xa, xb, xp;
+        memcpy(&xa, t->Av + ja * 8, 8);
+        memcpy(&xb, t->Bv + jb * 8, 8);
+        memcpy(&xp, t->Ov + (o ? o - 1 : 0) * 8, 8);
+        uint64_t x = tb ? xb : xa;
+        if (fsum) {
+          double dx, dp;
+          memcpy(&dx, &x, 8);
+          memcpy(&dp, &xp, 8);
+          dp = dp + dx;
+          memcpy(&xp, &dp, 8);
+          x = same ? xp : x;
+        }
+        memcpy(t->Ov + p * 8, &x, 8);
+      } else {
+        spw_val_copy(t->Ov + p * (int64_t)W, tb ? t->Bv + jb * (int64_t)W : t->Av + ja * (int64_t)W,
+                     W);
+      }
+      o = p + 1;
+      last = k;
+    } else {
+      st = put1(w, t, tb ? B : A, tb ? jb : ja, tb ? t->Bv + jb * (int64_t)W : t->Av + ja * (int64_t)W,
+                k, &last, &o, combine, L, W, e);
+      if (st) return st;
+    }
+    ia += !tb;
+    ib += tb;
+    int64_t *const *C = tb ? B : A;
+    const int64_t j = tb ? ib : ia, n = tb ? nb : na;
+    const uint64_t kn = key_at(pk, L, C, j < n ? j : n - 1);
+    ka = tb ? ka : kn;
+    kb = tb ? kn : kb;
+  }
+  if (!combine) { /* the rest in one move */
+    for (int l = 0; l < L; l++) {
+      memmove(O[l] + o, A[l] + ia, (size_t)(na - ia) * 8);
+      memcpy(O[l] + o + (na - ia), B[l] + ib, (size_t)(nb - ib) * 8);
+    }
+    if (W) {
+      memmove(t->Ov + o * (int64_t)W, t->Av + ia * (int64_t)W, (size_t)(na - ia) * W);
+      memcpy(t->Ov + (o + na - ia) * (int64_t)W, t->Bv + ib * (int64_t)W, (size_t)(nb - ib) * W);
+    }
+    *no = o + (na - ia) + (nb - ib);
+    return SPC_OK;
+  }
+  for (; ia < na && !st; ia++)
+    st = put1(w, t, A, ia, t->Av + ia * (int64_t)W, key_at(pk, L, A, ia), &last, &o, true, L, W, e);
+  for (; ib < nb && !st; ib++)
+    st = put1(w, t, B, ib, t->Bv + ib * (int64_t)W, key_at(pk, L, B, ib), &last, &o, true, L, W, e);
+  *no = o;
+  return st;
+}
+
+static spc_status merge2_run(spw *w, two *t, const spw_packing *pk, bool combine, int64_t *no,
+                             spc_error *e) {
   const int L = w->L;
   const size_t W = w->W;
-  const int64_t N = a->n + b->n;
+  if (L == 2 && W == 8) return merge2_body(w, t, pk, combine, 2, 8, no, e);
+  if (L == 3 && W == 8) return merge2_body(w, t, pk, combine, 3, 8, no, e);
+  if (L == 1 && W == 8) return merge2_body(w, t, pk, combine, 1, 8, no, e);
+  return merge2_body(w, t, pk, combine, L, W, no, e);
+}
+
+static bool two_packing(const spw *w, const run *a, const run *b, spw_packing *pk) {
   int64_t lo[MAXL], hi[MAXL];
-  for (int l = 0; l < L; l++) {
+  if (!a->n || !b->n || a->file || b->file) return false;
+  for (int l = 0; l < w->L; l++) {
     lo[l] = a->lo[l] < b->lo[l] ? a->lo[l] : b->lo[l];
     hi[l] = a->hi[l] > b->hi[l] ? a->hi[l] : b->hi[l];
   }
+  spw_packing_of(pk, w->L, lo, hi);
+  return pk->ok;
+}
+
+static void two_ranges(const spw *w, run *out, const run *a, const run *b) {
+  for (int l = 0; l < w->L; l++) {
+    out->lo[l] = a->lo[l] < b->lo[l] ? a->lo[l] : b->lo[l];
+    out->hi[l] = a->hi[l] > b->hi[l] ? a->hi[l] : b->hi[l];
+  }
+}
+
+/* a's arrays grown to na + nb, a's tuples moved to the top, merged from
+ * there and from b into a's bottom. */
+spc_status spw_merge2_mem(spw *w, run *a, run *b, bool fold, spc_error *e) {
+  const int L = w->L;
+  const size_t W = w->W;
+  const int64_t N = a->n + b->n;
   spw_packing pk;
-  spw_packing_of(&pk, L, lo, hi);
-  if (!pk.ok || !a->n || !b->n || a->file || b->file) return SPC_NOT_HANDLED;
+  if (!two_packing(w, a, b, &pk)) return SPC_NOT_HANDLED;
   for (int l = 0; l < L; l++) { /* grow every array, then move: a stays whole on failure */
     int64_t *p = spc_realloc(a->c[l], (size_t)N * 8);
     if (!p) return SPC_NOMEM(e);
@@ -384,17 +468,44 @@ spc_status spw_merge2_mem(spw *w, run *a, run *b, spc_error *e) {
     if (!p) return SPC_NOMEM(e);
     a->v = p;
   }
-  for (int l = 0; l < L; l++) memmove(a->c[l] + b->n, a->c[l], (size_t)a->n * 8);
+  two t = {.Ov = a->v, .Av = a->v + b->n * (int64_t)W, .Bv = b->v, .na = a->n, .nb = b->n};
+  for (int l = 0; l < L; l++) {
+    memmove(a->c[l] + b->n, a->c[l], (size_t)a->n * 8);
+    t.O[l] = a->c[l], t.A[l] = a->c[l] + b->n, t.B[l] = b->c[l];
+  }
   if (W) memmove(a->v + b->n * (int64_t)W, a->v, (size_t)a->n * W);
-  const bool combine = !w->exact;
-  spc_status st;
-  if (L == 2 && W == 8) st = merge2_body(w, a, b, &pk, combine, 2, 8, e);
-  else if (L == 3 && W == 8) st = merge2_body(w, a, b, &pk, combine, 3, 8, e);
-  else if (L == 1 && W == 8) st = merge2_body(w, a, b, &pk, combine, 1, 8, e);
-  else st = merge2_body(w, a, b, &pk, combine, L, W, e);
+  int64_t no = 0;
+  spc_status st = merge2_run(w, &t, &pk, !fold && !w->exact, &no, e);
   if (st) return st;
-  for (int l = 0; l < L; l++) a->lo[l] = lo[l], a->hi[l] = hi[l];
+  a->n = no;
+  two_ranges(w, a, a, b);
   spw_run_free(b);
+  if (!fold) w->st.merges++;
+  return SPC_OK;
+}
+
+/* The final merge of two runs in memory into a new run out (combining). */
+spc_status spw_merge2_new(spw *w, run *a, run *b, run *out, spc_error *e) {
+  const int L = w->L;
+  const size_t W = w->W;
+  const int64_t N = a->n + b->n;
+  spw_packing pk;
+  memset(out, 0, sizeof *out);
+  if (!two_packing(w, a, b, &pk)) return SPC_NOT_HANDLED;
+  spc_status st = SPC_OK;
+  for (int l = 0; l < L && !st; l++)
+    if (!(out->c[l] = spc_malloc_n(N, 8))) st = SPC_NOMEM(e);
+  if (!st && W && !(out->v = spc_malloc_n(N, W))) st = SPC_NOMEM(e);
+  two t = {.Ov = out->v, .Av = a->v, .Bv = b->v, .na = a->n, .nb = b->n};
+  for (int l = 0; l < L; l++) t.O[l] = out->c[l], t.A[l] = a->c[l], t.B[l] = b->c[l];
+  int64_t no = 0;
+  if (!st) st = merge2_run(w, &t, &pk, true, &no, e);
+  if (st) {
+    spw_run_free(out);
+    return st;
+  }
+  out->n = no;
+  two_ranges(w, out, a, b);
   w->st.merges++;
   return SPC_OK;
 }

@@ -73,6 +73,7 @@ static spc_status sort_packed(spw *w, run *r, const spw_packing *pk, int ib, uin
   for (int64_t i = 0; i < n; i++) {
     uint64_t k = a[i] >> ib;
     int64_t p = (int64_t)(a[i] & im);
+    if (i + 16 < n) __builtin_prefetch(w->v + (int64_t)(a[i + 16] & im) * (int64_t)W);
     if (m && combine && k == last) {
       if (w->o.dup == SPC_DUP_ERROR) {
         int64_t t[MAXL];
@@ -143,17 +144,15 @@ spc_status spw_sort_acc(spw *w, run *r, spc_error *e) {
   spw_packing_of(&pk, L, r->lo, r->hi);
   int ib = n > 1 ? 64 - __builtin_clzll((uint64_t)(n - 1)) : 0;
   bool fast = pk.ok && pk.bits + ib <= 64;
-  uint64_t *a = spc_malloc_n(n, 8), *t = spc_malloc_n(n, 8);
-  int64_t *cnt = fast ? spc_malloc_n(6 * 2048, 8) : NULL;
-  spc_status st = a && t && (cnt || !fast) ? SPC_OK : SPC_NOMEM(e);
+  if (!w->sk) w->sk = spc_malloc_n(w->cap, 8);
+  if (!w->tmp) w->tmp = spc_malloc_n(w->cap, 8);
+  if (fast && !w->cnt) w->cnt = spc_malloc_n(6 * 2048, 8);
+  spc_status st = w->sk && w->tmp && (w->cnt || !fast) ? SPC_OK : SPC_NOMEM(e);
   for (int l = 0; l < L && !st; l++)
     if (!(r->c[l] = spc_malloc_n(n, 8))) st = SPC_NOMEM(e);
   if (!st && w->W && !(r->v = spc_malloc_n(n, w->W))) st = SPC_NOMEM(e);
   if (!st)
-    st = fast ? sort_packed(w, r, &pk, ib, a, t, cnt, e)
-              : sort_tuples(w, r, (int64_t *)a, (int64_t *)t, e);
-  spc_free(a);
-  spc_free(t);
-  spc_free(cnt);
+    st = fast ? sort_packed(w, r, &pk, ib, w->sk, w->tmp, w->cnt, e)
+              : sort_tuples(w, r, (int64_t *)w->sk, (int64_t *)w->tmp, e);
   return st;
 }
