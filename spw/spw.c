@@ -153,13 +153,31 @@ static spc_status push_hash(spw *w, int64_t n, const int64_t *const *cols, const
   const int L = w->L;
   const size_t W = w->W;
   const uint64_t m = (uint64_t)(w->nslot - 1);
-  for (int64_t i = 0; i < n; i++) {
-    int64_t t[MAXL];
-    for (int l = 0; l < L; l++) t[l] = w->o.descending ? ~cols[l][i] : cols[l][i];
-    const char *v = vals ? vals + i * (int64_t)W : zero;
+  /* hashes of the next AHEAD points in a ring; their slots prefetched
+   * AHEAD points ahead, the entries those slots hold AHEAD / 2 ahead */
+  enum { AHEAD = 16, RING = 2 * AHEAD };
+  uint64_t ring[RING];
+  int64_t t[MAXL];
+  for (int64_t i = 0; i < n + AHEAD; i++) {
+    if (i < n) {
+      for (int l = 0; l < L; l++) t[l] = w->o.descending ? ~cols[l][i] : cols[l][i];
+      ring[i % RING] = hash_tuple(w, t) & m;
+      __builtin_prefetch(&w->slot[ring[i % RING]]);
+    }
+    int64_t j = i - AHEAD / 2, q = i - AHEAD;
+    if (j >= 0 && j < n) {
+      int64_t k = w->slot[ring[j % RING]];
+      if (k) {
+        for (int l = 0; l < L; l++) __builtin_prefetch(&w->c[l][k - 1]);
+        if (W) __builtin_prefetch(w->v + (k - 1) * (int64_t)W);
+      }
+    }
+    if (q < 0) continue;
+    for (int l = 0; l < L; l++) t[l] = w->o.descending ? ~cols[l][q] : cols[l][q];
+    const char *v = vals ? vals + q * (int64_t)W : zero;
     uint64_t h;
   probe:
-    h = hash_tuple(w, t) & m;
+    h = ring[q % RING];
     for (int64_t k; (k = w->slot[h]); h = (h + 1) & m) {
       bool eq = true;
       for (int l = 0; l < L && eq; l++) eq = w->c[l][k - 1] == t[l];
