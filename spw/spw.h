@@ -6,14 +6,22 @@
  *         the whole tuple, duplicates combined on insert) or SPW_LIST
  *         (append; duplicates combined when the list is sorted);
  *   flush when Acc is full: sort (ascending or descending tuples),
- *         combine, and push the result as a sorted run;
+ *         combine, and push the result as a sorted run (spw_sort.c: an
+ *         LSD radix sort of the tuples packed into 64-bit keys with the
+ *         arrival index, where every level's range in Acc fits; else a
+ *         stable sort of positions);
  *   runs  merged geometrically (the two newest while the newer is at least
  *         half the older), so every point takes part in O(log n) merges:
  *         O(n log n) in all at any capacity; when the runs in memory pass
- *         the memory budget the oldest go to temporary files;
+ *         the memory budget the oldest go to temporary files (two runs in
+ *         memory merge in place, the older's arrays grown: spw_merge.c);
  *   pack  a k-way merge of every run (memory and files) into the result
  *         arrays, temporary files removed on success and failure (and on
- *         interrupt, through spw_cleanup_files from a signal handler).
+ *         interrupt, through spw_cleanup_files from a signal handler); in
+ *         memory, the newest two runs are folded (not combined) until two
+ *         remain, then one combining merge of the two -- the order and the
+ *         combines of the k-way merge.  Heads compare as packed keys where
+ *         the runs' ranges fit in 64 bits, else tuple by tuple.
  *
  * Duplicates combine by a spc_dup policy in arrival order (runs are
  * chronological and merges prefer the older run): first, last, min, max,

@@ -1,9 +1,15 @@
-/* spw_merge.c -- k-way merge of sorted runs (memory or files) into a run
- * in memory, a temporary file or chunks handed to a callback.  Runs are
- * read and written a block at a time (files: records of L int64 then W
- * bytes, decoded into columns); heads compare as packed 64-bit keys when
- * the runs' coordinate ranges fit in 64 bits, else tuple by tuple; the
- * head is chosen by a loser tree (ties: the older run). */
+/* spw_merge.c -- merges of sorted runs.
+ *
+ *   spw_merge       k runs (memory or files) into a run in memory, a
+ *                   temporary file or chunks handed to a callback; runs
+ *                   read and written a block at a time (files: records of
+ *                   L int64 then W bytes, decoded into columns); the head
+ *                   chosen by a loser tree (ties: the older run);
+ *   spw_merge2_mem  two runs in memory into the older one's grown arrays;
+ *   spw_merge2_new  two runs in memory into new arrays (the final pack).
+ *
+ * Heads compare as packed 64-bit keys when the runs' coordinate ranges
+ * fit in 64 bits (the two-run merges need that), else tuple by tuple. */
 #include "spw_impl.h"
 #include <errno.h>
 #include <stdio.h>
