@@ -20,7 +20,9 @@
  *              after pack and after spw_free; also after a failing run
  *              (dup=error met after spilling), an unusable tmpdir
  *              (SPC_ERR_IO), $TMPDIR when tmpdir is NULL, and
- *              spw_cleanup_files (files of two live workspaces);
+ *              spw_cleanup_files (files of two live workspaces); every
+ *              allocation failing in turn while spilling (SPC_ERR_NOMEM,
+ *              no file left, then the reference);
  *   convert    every shared matrix (read with expand) to csc, csr, coo,
  *              dia, dcsr through the workspace (hash / list, acc 1, 3 up to
  *              6000 components, acc 2n+1; a tiny mem, hash / list by turns;
@@ -39,8 +41,8 @@
  *              $TMPDIR empty (and equals the run without it), fails with
  *              exit 3 when $TMPDIR does not exist (so it does spill), and
  *              leaves $TMPDIR empty when the run fails on --dup=error;
- *   known_bugs every allocation failing in turn while spilling; float sums
- *              of duplicates in different flushes (not left to right);
+ *   known_bugs float sums of duplicates in different flushes (not left
+ *              to right);
  *              statistics not reset by pack.
  *
  * Checks of bugs still open are marked KNOWN BUG and run only with
@@ -899,24 +901,14 @@ START_TEST(test_spill_failures) {
 }
 END_TEST
 
-/* KNOWN BUG.  Every allocation of a spilling run failing in turn:
- * SPC_ERR_NOMEM (or success past the last), no crash, no file left.
- * Fails today (SIGSEGV / double free / invalid free), two ways:
- *   - flush(): when perm or scr (spc_malloc_n(n, 8)) fails, `run r` is
- *     never initialised (sink_open is skipped) and `if (st) { run_free(&r);`
- *     frees whatever the stack holds -- often the previous flush's run,
- *     which w->runs still owns: spw_free then frees it again;
- *   - merge(): when `cs = spc_calloc(k, ...)` fails, `sink s` and `*out`
- *     are never initialised, and the error path reads s.f and calls
- *     run_free(out) on balance()'s uninitialised `run m`.
- * Reproducer: spw_create(2, SPC_F64, {SPW_LIST, mem 1024}), spc_alloc_fail_at(5),
- * spw_push 300 points with repeats -> crash in run_free from flush (k = 16:
- * from merge via balance). */
-START_TEST(test_bug_spill_nomem) {
-  if (!known_bugs()) {
-    printf("spw: skipped test_bug_spill_nomem (known bug; SPC_KNOWN_BUGS=1 runs it)\n");
-    return;
-  }
+/* Every allocation of a spilling run failing in turn: SPC_ERR_NOMEM (or
+ * success past the last), no crash, no file left.  A regression check:
+ * before the radix flush (spw_sort.c) flush() freed an uninitialised run
+ * when perm or scr failed, and merge() read an uninitialised sink and run
+ * when its cursors' allocation failed (SIGSEGV / double free).
+ * Reproducer then: spw_create(2, SPC_F64, {SPW_LIST, mem 1024}),
+ * spc_alloc_fail_at(5), spw_push 300 points with repeats. */
+START_TEST(test_spill_nomem) {
   char *dir = tu_mkdtemp();
   stream s = make_stream(2, SPC_F64, 300, S_DUPS, V_EXACT, 81), ref;
   reference(&s, false, SPC_DUP_SUM, &ref);
@@ -1656,6 +1648,7 @@ Suite *suite_spw(void) {
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
   tcase_add_test(tc, test_spill);
   tcase_add_test(tc, test_spill_failures);
+  tcase_add_test(tc, test_spill_nomem);
   suite_add_tcase(s, tc);
   tc = tcase_create("convert");
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
@@ -1672,7 +1665,6 @@ Suite *suite_spw(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("known_bugs");
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
-  tcase_add_test(tc, test_bug_spill_nomem);
   tcase_add_test(tc, test_bug_sum_order);
   tcase_add_test(tc, test_bug_sum_order_convert);
   tcase_add_test(tc, test_bug_stats_last_pack);
