@@ -2744,6 +2744,76 @@ spc_status spc_conv_shell(const spc_conv_desc *d, int order, const int64_t *dims
   return s;
 }
 
+/* The tensor spc_convert_to(src, format, o) makes of a source with these
+ * dims and n stored components, distinct and in the target's order, up
+ * to its contents: format, levels, extents, index types, engine info --
+ * with no level arrays and no values (the caller adds them, as
+ * spc_conv_array_type names them).  For kernels that write a known
+ * format's arrays directly (kernels/spgemm.c: the product's CSR) without
+ * running the conversion's routines.  SPC_NOT_HANDLED where the result's
+ * shape depends on more than dims and n (a remapping with counters, a
+ * format that pads with zeros) or n passes the position limit: convert
+ * then. */
+spc_status spc_conv_result_shell(const char *format, const spc_convert_opts *o, int order,
+                                 const int64_t *dims, int64_t n, spc_vtype vt, spc_tensor **out,
+                                 spc_error *e) {
+  const spc_specs *reg = NULL;
+  spc_specs *own = NULL;
+  const spc_format_spec *fmt = NULL;
+  conv_tensor *ct = NULL;
+  *out = NULL;
+  spc_status s = asm_resolve_format(format, o, &reg, &own, &fmt, e);
+  if (s) return s;
+  conv C = {.fmt = fmt, .specs = reg, .dup = o ? o->dup : SPC_DUP_SUM, .order = order, .n = n, .vt = vt, .o = o};
+  C.limit = o && o->max_positions > 0 ? o->max_positions : default_limit();
+  asm_engine_init(&C.eng, o);
+  if ((fmt->order && fmt->order != order) || fmt->fill_zero || n > C.limit ||
+      (fmt->remap.text && strchr(fmt->remap.text, '#')))
+    s = SPC_NOT_HANDLED;
+  if (!s) {
+    spc_remap_param ps[SPC_MAX_PARAMS] = {{0}};
+    int np = o ? (o->nparams < SPC_MAX_PARAMS ? o->nparams : SPC_MAX_PARAMS) : 0;
+    for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){o->param_names[i], o->param_values[i]};
+    s = set_params(&C, ps, np, e);
+  }
+  if (!s && o && o->nmodes > 0 && o->nmodes <= SPC_MAX_ORDER) {
+    C.nmodes = o->nmodes;
+    memcpy(C.modes, o->modes, sizeof C.modes);
+  }
+  if (!s) s = asm_remap(fmt, order, C.ps, C.nparams, C.modes, C.nmodes, C.remap_text,
+                        sizeof C.remap_text, &C.r, e);
+  if (!s && C.r->ncounters) s = SPC_NOT_HANDLED;
+  if (!s) {
+    C.L = C.r->order_out;
+    for (int l = 0; l < C.L; l++) C.lv[l] = &fmt->lv[l < fmt->nlevels ? l : fmt->nlevels - 1];
+    if (!fmt->order && C.L < fmt->nlevels - 1)
+      for (int l = 0; l < C.L; l++) C.lv[l] = &fmt->lv[l];
+    lang_ival iv[SPC_MAX_ORDER];
+    spc_error e2;
+    spc_error_clear(&e2);
+    if (spc_remap_bounds(C.r, dims, NULL, iv, &e2)) s = SPC_NOT_HANDLED;
+    for (int l = 0; l < C.L && !s; l++) {
+      int64_t ext;
+      if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) || ext == INT64_MAX)
+        s = SPC_NOT_HANDLED;
+      else
+        C.lo[l] = iv[l].lo, C.N[l] = ext + 1;
+    }
+  }
+  if (!s) {
+    choose_types(&C);
+    if (!(ct = new_result(&C, dims))) s = SPC_NOMEM(e);
+  }
+  if (!s) {
+    ct->info.own = own;
+    own = NULL;
+    *out = &ct->t;
+  }
+  spc_remap_free(&C.r);
+  spc_specs_free(&own);
+  return s;
+}
+
 /* Is t exactly what converting its own components gives?  (For tensors
  * read from files: arrays can be in bounds and still wrong -- positions
  * that decrease, offsets out of order, coordinates outside a level --

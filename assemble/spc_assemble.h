@@ -84,6 +84,16 @@ SPC_INTERNAL spc_status spc_conv_shell(const spc_conv_desc *d, int order,
                                        const int64_t *dims, spc_vtype vt,
                                        spc_tensor **out, spc_error *e);
 
+/* The tensor spc_convert_to(src, format, o) makes of a source of these
+ * dims with n distinct stored components, without its contents: levels,
+ * extents, index types and engine info as the conversion sets them, no
+ * level arrays, no values (the caller adds them, spc_conv_array_type
+ * naming each).  SPC_NOT_HANDLED where that shape depends on more than
+ * dims and n (counters, zero padding) or n passes the position limit. */
+SPC_INTERNAL spc_status spc_conv_result_shell(const char *format, const spc_convert_opts *o,
+                                              int order, const int64_t *dims, int64_t n,
+                                              spc_vtype vt, spc_tensor **out, spc_error *e);
+
 /* SPC_OK when converting coo (t's components, read back) to t's format
  * gives t exactly (every array, extent and value bit for bit);
  * SPC_ERR_INPUT saying what differs otherwise. */

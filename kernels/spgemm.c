@@ -62,36 +62,33 @@ spc_status sg_check_fits(int64_t nnz, sg_kind k, spc_error *e) {
 }
 
 /* An empty CSR (m x n, room for nnz entries) as the conversion engine
- * makes it: the conversion of an empty m x n COO (the built-in specs, no
- * parsing), whose crd and values are then given room for nnz entries.
- * SPC_NOT_HANDLED where the engine would choose wider positions for nnz
- * entries than for none, or when its csr holds other arrays. */
+ * makes it: the shell spc_conv_result_shell gives (levels, extents,
+ * index widths of a conversion with nnz entries; no routine runs) with
+ * the arrays its level spec lists -- pos over the top level's positions
+ * plus one, crd and values for nnz entries.  SPC_NOT_HANDLED when the
+ * engine's csr is not that (other arrays, a shape it cannot say). */
 static spc_status csr_shell(const spc_convert_opts *o, int64_t m, int64_t n, int64_t nnz, sg_kind k,
                             spc_tensor **out, spc_error *e) {
   *out = NULL;
-  if (nnz >= INT32_MAX) return SPC_NOT_HANDLED;
   int64_t dims[2] = {m, n};
-  spc_tensor *z = NULL, *t = NULL;
-  spc_status s = spc_coo_alloc(2, dims, 0, sg_vtype(k), &z, e);
-  if (!s) s = spc_convert_to(z, "csr", o, &t, e);
-  spc_tensor_free(&z);
+  spc_tensor *t = NULL;
+  spc_status s = spc_conv_result_shell("csr", o, 2, dims, nnz, sg_vtype(k), &t, e);
   if (s) return s;
-  spc_array *pos = spc_level_array(&t->lv[1], "pos"), *crd = spc_level_array(&t->lv[1], "crd");
-  if (t->nlevels != 2 || t->lv[0].narr || t->lv[1].narr != 2 || !pos || !crd || crd->len) {
-    spc_tensor_free(&t);
-    return SPC_NOT_HANDLED;
+  if (t->nlevels != 2 || spc_conv_narrays(t, 0) || spc_conv_narrays(t, 1) != 2) s = SPC_NOT_HANDLED;
+  for (int a = 0; a < 2 && !s; a++) {
+    const char *name = NULL;
+    spc_itype ty = spc_conv_array_type(t, 1, a, &name);
+    int64_t top = t->lv[0].size > 0 ? t->lv[0].size : 1;
+    if (!strcmp(name, "pos")) s = spc_level_add_array(&t->lv[1], name, ty, top + 1, e);
+    else if (!strcmp(name, "crd")) s = spc_level_add_array(&t->lv[1], name, ty, nnz, e);
+    else s = SPC_NOT_HANDLED;
   }
-  void *c = spc_malloc_n(nnz ? nnz : 1, crd->type == SPC_IDX32 ? 4 : 8);
-  void *v = spc_malloc_n(nnz ? nnz : 1, sg_width(k));
-  if (!c || !v) {
-    spc_free(c), spc_free(v);
+  if (!s && !(t->val = spc_malloc_n(nnz ? nnz : 1, sg_width(k)))) s = SPC_NOMEM(e);
+  if (s) {
     spc_tensor_free(&t);
-    return SPC_NOMEM(e);
+    return s;
   }
-  if (crd->owned) spc_free(crd->data);
-  crd->data = c, crd->len = nnz, crd->owned = 1;
-  if (t->val_owned) spc_free(t->val);
-  t->val = v, t->val_owned = true, t->nval = nnz;
+  t->val_owned = true, t->nval = nnz;
   *out = t;
   return SPC_OK;
 }
@@ -159,152 +156,280 @@ static int bits_for(int64_t want) {
 }
 
 /* ascending columns: quicksort (median of three, no callback) down to
- * insertion sort on short runs */
-static void sort_cols(int64_t *restrict c, int64_t n) {
-  while (n > 24) {
-    int64_t x = c[0], y = c[n / 2], z = c[n - 1];
-    int64_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-    int64_t i = 0, j = n - 1;
-    for (;;) {
-      while (c[i] < piv) i++;
-      while (c[j] > piv) j--;
-      if (i >= j) break;
-      int64_t t = c[i];
-      c[i++] = c[j], c[j--] = t;
-    }
-    /* [0, j] <= piv <= [j+1, n): recurse on the smaller side */
-    if (j + 1 < n - j - 1) {
-      sort_cols(c, j + 1);
-      c += j + 1, n -= j + 1;
-    } else {
-      sort_cols(c + j + 1, n - j - 1);
-      n = j + 1;
-    }
+ * insertion sort on short runs; one per output column width */
+#define SORT_COLS(T)                                                                               \
+  static void sort_cols_##T(T *restrict c, int64_t n) {                                            \
+    while (n > 24) {                                                                               \
+      T x = c[0], y = c[n / 2], z = c[n - 1];                                                      \
+      T piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);                   \
+      int64_t i = 0, j = n - 1;                                                                    \
+      for (;;) {                                                                                   \
+        while (c[i] < piv) i++;                                                                    \
+        while (c[j] > piv) j--;                                                                    \
+        if (i >= j) break;                                                                         \
+        T t = c[i];                                                                                \
+        c[i++] = c[j], c[j--] = t;                                                                 \
+      }                                                                                            \
+      /* [0, j] <= piv <= [j+1, n): recurse on the smaller side */                                 \
+      if (j + 1 < n - j - 1) {                                                                     \
+        sort_cols_##T(c, j + 1);                                                                   \
+        c += j + 1, n -= j + 1;                                                                    \
+      } else {                                                                                     \
+        sort_cols_##T(c + j + 1, n - j - 1);                                                       \
+        n = j + 1;                                                                                 \
+      }                                                                                            \
+    }                                                                                              \
+    for (int64_t s = 1; s < n; s++) {                                                              \
+      T v = c[s];                                                                                  \
+      int64_t t = s;                                                                               \
+      while (t > 0 && c[t - 1] > v) c[t] = c[t - 1], t--;                                          \
+      c[t] = v;                                                                                    \
+    }                                                                                              \
   }
-  for (int64_t s = 1; s < n; s++) {
-    int64_t v = c[s], t = s;
-    while (t > 0 && c[t - 1] > v) c[t] = c[t - 1], t--;
-    c[t] = v;
-  }
-}
+SORT_COLS(int32_t)
+SORT_COLS(int64_t)
+#undef SORT_COLS
 
-/* the row kernels, per crd width and value path (spgemm_gus_row.h) */
-#define SG_SUF i32_fast
+#ifndef SCAN_NUM
+#define SCAN_NUM 1
+#endif
+#ifndef SCAN_DEN
+#define SCAN_DEN 2
+#endif
+#define SCAN_WORDS(nw, c) ((nw) * SCAN_DEN <= (c) * SCAN_NUM)
+/* the row kernels, per widths and value path (spgemm_gus_row.h):
+ * operands' crd / pos / output columns */
+#define SG_FAST 1
+#define SG_SUF w32_32_fast
 #define SG_T int32_t
-#define SG_FAST 1
+#define SG_P int32_t
+#define SG_OT int32_t
+#include "spgemm_gus_row.h"
+#undef SG_SUF
+#undef SG_P
+#define SG_SUF w32_64_fast
+#define SG_P int64_t
 #include "spgemm_gus_row.h"
 #undef SG_SUF
 #undef SG_T
-#undef SG_FAST
-#define SG_SUF i64_fast
+#undef SG_OT
+#define SG_SUF w64_64_fast
 #define SG_T int64_t
-#define SG_FAST 1
+#define SG_OT int64_t
 #include "spgemm_gus_row.h"
 #undef SG_SUF
 #undef SG_T
-#undef SG_FAST
-#define SG_SUF any_fast
-#define SG_FAST 1
+#undef SG_P
+#undef SG_OT
+#define SG_SUF any_32_fast
+#define SG_OT int32_t
 #include "spgemm_gus_row.h"
 #undef SG_SUF
+#undef SG_OT
+#define SG_SUF any_64_fast
+#define SG_OT int64_t
+#include "spgemm_gus_row.h"
+#undef SG_SUF
+#undef SG_OT
 #undef SG_FAST
-#define SG_SUF i32_any
+#define SG_FAST 0
+#define SG_SUF w32_32_any
 #define SG_T int32_t
-#define SG_FAST 0
+#define SG_P int32_t
+#define SG_OT int32_t
+#include "spgemm_gus_row.h"
+#undef SG_SUF
+#undef SG_P
+#define SG_SUF w32_64_any
+#define SG_P int64_t
 #include "spgemm_gus_row.h"
 #undef SG_SUF
 #undef SG_T
-#undef SG_FAST
-#define SG_SUF i64_any
+#undef SG_OT
+#define SG_SUF w64_64_any
 #define SG_T int64_t
-#define SG_FAST 0
+#define SG_OT int64_t
 #include "spgemm_gus_row.h"
 #undef SG_SUF
 #undef SG_T
-#undef SG_FAST
-#define SG_SUF any_any
-#define SG_FAST 0
+#undef SG_P
+#undef SG_OT
+#define SG_SUF any_32_any
+#define SG_OT int32_t
 #include "spgemm_gus_row.h"
 #undef SG_SUF
+#undef SG_OT
+#define SG_SUF any_64_any
+#define SG_OT int64_t
+#include "spgemm_gus_row.h"
+#undef SG_SUF
+#undef SG_OT
 #undef SG_FAST
 
-typedef int64_t (*row_count_fn)(const sg_mat *, const sg_mat *, int64_t, bool, int64_t *, hws *, bool *);
-typedef void (*row_fill_fn)(const sg_mat *, const sg_mat *, sg_kind, int64_t, int64_t, int64_t, bool, int64_t *,
-                            double *, hws *, int64_t *, const sg_out *);
+typedef int64_t (*row_bound_fn)(const sg_mat *, const sg_mat *, int64_t);
+/* (sc, oc: int32_t or int64_t as the kernel's output width) */
+typedef int64_t (*row_count_fn)(const sg_mat *, const sg_mat *, int64_t, int64_t, bool, int32_t *, int32_t,
+                                hws *);
+typedef int64_t (*row_fill_fn)(const sg_mat *, const sg_mat *, sg_kind, int64_t, int64_t, bool, int32_t *,
+                               int32_t, uint64_t *, uint64_t *, double *, hws *, void *, void *, void *);
+typedef struct rowfns {
+  row_bound_fn bound;
+  row_count_fn count;
+  row_fill_fn fill;
+} rowfns;
 
-static void pick_rows(const sg_mat *a, const sg_mat *b, row_count_fn *cf, row_fill_fn *ff) {
+#define ROWFNS(suf) {row_bound_##suf, (row_count_fn)row_count_##suf, (row_fill_fn)row_fill_##suf}
+/* [fast][widths]: w32_32, w32_64, w64_64, any (32-bit output), any (64-bit output) */
+static const rowfns row_table[2][5] = {
+    {ROWFNS(w32_32_any), ROWFNS(w32_64_any), ROWFNS(w64_64_any), ROWFNS(any_32_any), ROWFNS(any_64_any)},
+    {ROWFNS(w32_32_fast), ROWFNS(w32_64_fast), ROWFNS(w64_64_fast), ROWFNS(any_32_fast), ROWFNS(any_64_fast)}};
+#undef ROWFNS
+
+/* the row kernels for a and b with output columns 32 bits wide (c32) or 64 */
+static rowfns pick_rows(const sg_mat *a, const sg_mat *b, bool c32) {
   bool fast = a->vt == SPC_F64 && b->vt == SPC_F64;
-  int w = a->crd->type == b->crd->type ? (a->crd->type == SPC_IDX32 ? 32 : 64) : 0;
-  static const row_count_fn counts[2][3] = {{row_count_any_any, row_count_i32_any, row_count_i64_any},
-                                            {row_count_any_fast, row_count_i32_fast, row_count_i64_fast}};
-  static const row_fill_fn fills[2][3] = {{row_fill_any_any, row_fill_i32_any, row_fill_i64_any},
-                                          {row_fill_any_fast, row_fill_i32_fast, row_fill_i64_fast}};
-  int x = w == 32 ? 1 : w == 64 ? 2 : 0;
-  *cf = counts[fast][x];
-  *ff = fills[fast][x];
+  spc_itype ct = a->crd->type, pt = a->pos->type;
+  int x = c32 ? 3 : 4;
+  if (b->crd->type == ct && b->pos->type == pt) {
+    if (ct == SPC_IDX32 && pt == SPC_IDX32 && c32) x = 0;
+    else if (ct == SPC_IDX32 && pt == SPC_IDX64 && c32) x = 1;
+    else if (ct == SPC_IDX64 && pt == SPC_IDX64 && !c32) x = 2;
+  }
+  return row_table[fast][x];
 }
 
+/* One thread's workspace, allocated once per pass: over B's n columns
+ * the dense stamps, and (numeric pass) the bitmap and the accumulator;
+ * or the hash table; the row's scratch columns; grown to the widest row
+ * met. */
+typedef struct gws {
+  int32_t *mark, g; /* g: the stamp of the thread's current row */
+  uint64_t *seen, *sum;
+  double *acc;
+  void *sc;
+  int64_t sccap, n;
+  hws h;
+} gws;
+
+static bool gws_init(gws *w, bool hash, bool numeric, int64_t n, sg_kind kind) {
+  memset(w, 0, sizeof *w);
+  if (hash) return true;
+  size_t n1 = (size_t)(n ? n : 1);
+  w->n = (int64_t)n1;
+  w->g = -1;
+  w->mark = spc_malloc_n((int64_t)n1, sizeof *w->mark);
+  if (w->mark) memset(w->mark, 0xff, n1 * sizeof *w->mark); /* -1: no row */
+  if (numeric) {
+    w->seen = spc_calloc((n1 + 63) / 64, sizeof *w->seen);
+    w->sum = spc_calloc((n1 + 4095) / 4096, sizeof *w->sum);
+    w->acc = spc_malloc_n((int64_t)n1, sg_width(kind));
+  }
+  return w->mark && (!numeric || (w->seen && w->sum && w->acc));
+}
+
+/* the next row's stamp (the stamps start over when they run out) */
+static int32_t gws_stamp(gws *w) {
+  if (w->mark && w->g == INT32_MAX) {
+    memset(w->mark, 0xff, (size_t)w->n * sizeof *w->mark);
+    w->g = -1;
+  }
+  return ++w->g;
+}
+
+/* room for a row of at most bound entries (scratch columns cw bytes wide;
+ * cw 0: no scratch) */
+static bool gws_room(gws *w, int64_t bound, size_t cw, bool hash) {
+  if (cw && bound > w->sccap) {
+    int64_t cap = bound > 2 * w->sccap ? bound : 2 * w->sccap;
+    void *x = spc_realloc(w->sc, (size_t)cap * cw);
+    if (!x) return false;
+    w->sc = x, w->sccap = cap;
+  }
+  return !hash || !bound || hws_size(&w->h, bound);
+}
+
+static void gws_free(gws *w) {
+  spc_free(w->mark);
+  spc_free(w->seen);
+  spc_free(w->sum);
+  spc_free(w->acc);
+  spc_free(w->sc);
+  free(w->h.key);
+  free(w->h.val);
+}
+
+/* Gustavson, C(i,:) = sum_k A(i,k) B(k,:), in two passes over rows split
+ * across threads (each its own workspace, allocated once): the symbolic
+ * pass counts each row's columns, the output is allocated at its exact
+ * size (the CSR shell of the conversion), the numeric pass writes each
+ * row at its place -- straight into the CSR's crd and values when their
+ * widths are the kernel's, else into arrays copied after. */
 spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool hash, int nt,
                         const spc_convert_opts *co, sg_out *out, spc_error *e) {
   int64_t m = a->major, n = b->minor;
+  bool c32 = m - 1 <= INT32_MAX && n - 1 <= INT32_MAX; /* the conversion's coordinate width */
+  size_t cw = c32 ? 4 : 8, vw = sg_width(kind);
+  rowfns f = pick_rows(a, b, c32);
   int64_t *rp = spc_calloc((size_t)m + 1, sizeof *rp);
   if (!rp) return SPC_NOMEM(e);
-  row_count_fn row_count;
-  row_fill_fn row_fill;
-  pick_rows(a, b, &row_count, &row_fill);
+  if (nt > m) nt = m > 1 ? (int)m : 1;
   int fail = 0;
-  spc_status s = SPC_OK;
-#pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nt) if (nt > 1)
   {
-    int64_t *mark = hash ? NULL : malloc((size_t)(n ? n : 1) * sizeof *mark);
-    hws h = {0};
-    bool ok = hash || mark;
-    for (int64_t j = 0; ok && !hash && j < n; j++) mark[j] = -1;
+    gws w;
+    bool ok = gws_init(&w, hash, false, n, kind);
 #pragma omp for schedule(dynamic, 256)
-    for (int64_t i = 0; i < m; i++)
-      if (ok) rp[i + 1] = row_count(a, b, i, hash, mark, &h, &ok);
+    for (int64_t i = 0; i < m; i++) {
+      int64_t bound = ok && hash ? f.bound(a, b, i) : 0;
+      if (ok && (ok = gws_room(&w, bound, 0, hash)))
+        rp[i + 1] = f.count(a, b, i, bound, hash, w.mark, gws_stamp(&w), &w.h);
+    }
     if (!ok) {
 #pragma omp atomic write
       fail = 1;
     }
-    free(mark);
-    free(h.key);
-    free(h.val);
+    gws_free(&w);
   }
   if (fail) {
     spc_free(rp);
     return SPC_NOMEM(e);
   }
-  int64_t mx = 0;
-  for (int64_t i = 0; i < m; i++) {
-    if (rp[i + 1] > mx) mx = rp[i + 1];
-    rp[i + 1] += rp[i];
-  }
-  if ((s = sg_out_make(co, m, n, rp, kind, out, e))) {
+  for (int64_t i = 0; i < m; i++) rp[i + 1] += rp[i];
+  int64_t nnz = rp[m];
+  spc_status s = sg_out_make(co, m, n, rp, kind, out, e);
+  if (s) {
     spc_free(rp);
     return s;
   }
-#pragma omp parallel num_threads(nt)
+  /* straight into the CSR, else into arrays of the kernel's widths */
+  bool direct = !out->ci && out->cj->type == (c32 ? SPC_IDX32 : SPC_IDX64);
+  char *cj = direct ? out->cj->data : spc_malloc_n(nnz ? nnz : 1, cw);
+  char *val = direct ? out->val : spc_malloc_n(nnz ? nnz : 1, vw);
+  fail = !cj || !val;
+#pragma omp parallel num_threads(nt) if (nt > 1 && !fail)
   {
-    int64_t *mark = hash ? NULL : malloc((size_t)(n ? n : 1) * sizeof *mark);
-    double *acc = hash ? NULL : malloc((size_t)(n ? n : 1) * sg_width(kind));
-    int64_t *cols = malloc((size_t)(mx ? mx : 1) * sizeof *cols);
-    hws h = {0};
-    bool ok = cols && (hash ? hws_size(&h, mx ? mx : 1) : mark && acc);
-    for (int64_t j = 0; ok && !hash && j < n; j++) mark[j] = -1;
+    gws w;
+    bool ok = !fail && gws_init(&w, hash, true, n, kind);
 #pragma omp for schedule(dynamic, 256)
-    for (int64_t i = 0; i < m; i++)
-      if (ok) row_fill(a, b, kind, i, rp[i], rp[i + 1] - rp[i], hash, mark, acc, &h, cols, out);
+    for (int64_t i = 0; i < m; i++) {
+      int64_t cnt = rp[i + 1] - rp[i];
+      if (ok && (ok = gws_room(&w, cnt, cw, hash)))
+        f.fill(a, b, kind, i, cnt, hash, w.mark, gws_stamp(&w), w.seen, w.sum, w.acc, &w.h, w.sc, cj + (size_t)rp[i] * cw,
+               val + (size_t)rp[i] * vw);
+    }
     if (!ok) {
 #pragma omp atomic write
       fail = 1;
     }
-    free(mark);
-    free(acc);
-    free(cols);
-    free(h.key);
-    free(h.val);
+    gws_free(&w);
   }
+  if (!direct && !fail) {
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t t = rp[i]; t < rp[i + 1]; t++)
+        sg_out_put(out, t, i, c32 ? ((const int32_t *)(void *)cj)[t] : ((const int64_t *)(void *)cj)[t]);
+    if (nnz) memcpy(out->val, val, (size_t)nnz * vw);
+  }
+  if (!direct) spc_free(cj), spc_free(val);
   spc_free(rp);
   if (fail) {
     spc_tensor_free(&out->t);

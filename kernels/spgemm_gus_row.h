@@ -1,92 +1,182 @@
 /* spgemm_gus_row.h -- one row of Gustavson's product, written once and
  * instantiated by spgemm.c (an x-macro template, STYLE.md habit 8) for
- * each coordinate width and value path:
+ * each combination of widths and value path:
  *
  *   SG_SUF    the name suffix
- *   SG_T      the element type of both operands' crd arrays (int32_t,
- *             int64_t), or undefined: any widths, through spc_arr_get
+ *   SG_T      the element type of both operands' crd arrays, SG_P of both
+ *             pos arrays (int32_t, int64_t); both undefined: any widths,
+ *             through spc_arr_get
+ *   SG_OT     the element type of the output's columns (int32_t, int64_t)
  *   SG_FAST   1: both operands double (products double, no dispatch per
  *             product); 0: any value types, through sg_fma
  *
- * row_count_SUF: row i's distinct columns (the symbolic pass); row_fill_SUF:
- * its sorted columns and values into the output at k0 (the numeric pass).
- * The dense workspace marks columns with the row number (never cleared);
- * the hash table is cleared over the prefix the row used. */
+ * row_bound_SUF: min(flops of row i, cols(B)), the most entries the row
+ * can hold; row_count_SUF: its distinct columns (the symbolic pass);
+ * row_fill_SUF: its columns, ascending, and values into oc[0..] and
+ * ov[0..] (the numeric pass).  Products are added in the order (A's k
+ * ascending, then B's j), in every workspace and thread count.
+ *
+ * The dense workspace: a stamp per column of B (mark[j] == g: column j is
+ * in the row stamped g, one stamp per row of the thread) and, in the
+ * numeric pass, the accumulator acc[j].  A row's columns are collected in
+ * the thread's scratch sc and come out ascending read off a two-level
+ * bitmap (seen: a bit a column; sum: a bit a word of seen) when the
+ * second level's words over [min j, max j] are few against the row's
+ * count c (SCAN_WORDS), else sorted: O(those words + c) against
+ * O(c log c); the bitmaps are zero again after.  The hash table is sized
+ * from the row's bound (symbolic pass) or count (numeric pass) and
+ * cleared over the prefix the row used. */
 #define SG_CAT2(a, b) a##_##b
 #define SG_CAT(a, b) SG_CAT2(a, b)
+#define SG_SORT SG_CAT(sort_cols, SG_OT)
 
 #ifdef SG_T
 #define SG_DECL                                                                                    \
-  const SG_T *restrict acrd = a->crd->data, *restrict bcrd = b->crd->data;
+  const SG_T *restrict acrd = a->crd->data, *restrict bcrd = b->crd->data;                        \
+  const SG_P *restrict apos = a->pos->data, *restrict bpos = b->pos->data;
 #define ACRD(p) ((int64_t)acrd[p])
 #define BCRD(q) ((int64_t)bcrd[q])
+#define APOS(i) ((int64_t)apos[i])
+#define BPOS(k) ((int64_t)bpos[k])
 #else
 #define SG_DECL
 #define ACRD(p) spc_arr_get(a->crd, p)
 #define BCRD(q) spc_arr_get(b->crd, q)
+#define APOS(i) spc_arr_get(a->pos, i)
+#define BPOS(k) spc_arr_get(b->pos, k)
 #endif
 
-static int64_t SG_CAT(row_count, SG_SUF)(const sg_mat *a, const sg_mat *b, int64_t i, bool hash,
-                                          int64_t *restrict mark, hws *h, bool *ok) {
+static int64_t SG_CAT(row_bound, SG_SUF)(const sg_mat *a, const sg_mat *b, int64_t i) {
   SG_DECL
-  int64_t p0 = spc_arr_get(a->pos, i), p1 = spc_arr_get(a->pos, i + 1), cnt = 0;
+#ifdef SG_T
+  (void)bcrd;
+#endif
+  int64_t p1 = APOS(i + 1), f = 0;
+  for (int64_t p = APOS(i); p < p1; p++) {
+    int64_t k = ACRD(p);
+    f += BPOS(k + 1) - BPOS(k);
+  }
+  return f < b->minor ? f : b->minor;
+}
+
+/* bound (hash only): row_bound of row i, the table holding room for it */
+static int64_t SG_CAT(row_count, SG_SUF)(const sg_mat *a, const sg_mat *b, int64_t i, int64_t bound,
+                                          bool hash, int32_t *restrict mark, int32_t g, hws *h) {
+  SG_DECL
+  int64_t p0 = APOS(i), p1 = APOS(i + 1), c = 0;
   if (!hash) {
     for (int64_t p = p0; p < p1; p++) {
-      int64_t k = ACRD(p), q1 = spc_arr_get(b->pos, k + 1);
-      for (int64_t q = spc_arr_get(b->pos, k); q < q1; q++) {
+      int64_t k = ACRD(p), q1 = BPOS(k + 1);
+      for (int64_t q = BPOS(k); q < q1; q++) {
         int64_t j = BCRD(q);
-        if (mark[j] != i) mark[j] = i, cnt++;
+        if (mark[j] != g) mark[j] = g, c++;
       }
     }
-    return cnt;
+    return c;
   }
-  int64_t bound = 0; /* the row's flops, at most B's column count */
-  for (int64_t p = p0; p < p1; p++) {
-    int64_t k = ACRD(p);
-    bound += spc_arr_get(b->pos, k + 1) - spc_arr_get(b->pos, k);
-  }
-  if (bound > b->minor) bound = b->minor;
   if (!bound) return 0;
-  if (!hws_size(h, bound)) return *ok = false, 0;
   int bits = bits_for(bound);
   for (int64_t p = p0; p < p1; p++) {
-    int64_t k = ACRD(p), q1 = spc_arr_get(b->pos, k + 1);
-    for (int64_t q = spc_arr_get(b->pos, k); q < q1; q++) {
+    int64_t k = ACRD(p), q1 = BPOS(k + 1);
+    for (int64_t q = BPOS(k); q < q1; q++) {
       bool fresh;
       hws_slot(h, bits, BCRD(q), &fresh);
-      cnt += fresh;
+      c += fresh;
     }
   }
   memset(h->key, 0xff, ((size_t)1 << bits) * sizeof *h->key);
-  return cnt;
+  return c;
 }
 
-static void SG_CAT(row_fill, SG_SUF)(const sg_mat *a, const sg_mat *b, sg_kind kind, int64_t i, int64_t k0,
-                                     int64_t cnt, bool hash, int64_t *restrict mark, double *restrict acc,
-                                     hws *h, int64_t *restrict cols, const sg_out *out) {
+/* cnt: row i's count (the symbolic pass's); the workspace holds room for it */
+static int64_t SG_CAT(row_fill, SG_SUF)(const sg_mat *a, const sg_mat *b, sg_kind kind, int64_t i,
+                                         int64_t cnt, bool hash, int32_t *restrict mark, int32_t g,
+                                         uint64_t *restrict seen, uint64_t *restrict sum,
+                                         double *restrict acc, hws *h, SG_OT *restrict sc,
+                                         SG_OT *restrict oc, void *restrict ov) {
   SG_DECL
-  int64_t p0 = spc_arr_get(a->pos, i), p1 = spc_arr_get(a->pos, i + 1), c = 0;
-  int bits = hash ? bits_for(cnt) : 0;
-  double *restrict vals = hash ? h->val : acc;
+  if (!cnt) return 0;
+  int64_t p0 = APOS(i), p1 = APOS(i + 1), c = 0, lo = INT64_MAX, hi = -1;
 #if SG_FAST
   const double *restrict av = a->val, *restrict bv = b->val;
+  double *restrict cv = ov;
   (void)kind;
+#else
+  size_t w = sg_width(kind);
 #endif
+  if (!hash) {
+    for (int64_t p = p0; p < p1; p++) {
+      int64_t k = ACRD(p), q1 = BPOS(k + 1);
+#if SG_FAST
+      double x = av[p];
+#endif
+      for (int64_t q = BPOS(k); q < q1; q++) {
+        int64_t j = BCRD(q);
+        bool fresh = mark[j] != g;
+        if (fresh) {
+          mark[j] = g;
+          sc[c++] = (SG_OT)j;
+          lo = j < lo ? j : lo;
+          hi = j > hi ? j : hi;
+        }
+#if SG_FAST
+        acc[j] = fresh ? x * bv[q] : acc[j] + x * bv[q];
+#else
+        sg_fma(kind, acc, j, a, p, b, q, fresh);
+#endif
+      }
+    }
+#if SG_FAST
+#define SG_PUT(t, j) (oc[t] = (SG_OT)(j), cv[t] = acc[j])
+#else
+#define SG_PUT(t, j) (oc[t] = (SG_OT)(j), memcpy((char *)ov + (size_t)(t) * w, (const char *)acc + (size_t)(j) * w, w))
+#endif
+    if (SCAN_WORDS((hi >> 12) - (lo >> 12) + 1, c)) {
+      /* the columns off the two-level bitmap, ascending */
+      for (int64_t t = 0; t < c; t++) {
+        int64_t j = sc[t];
+        seen[j >> 6] |= (uint64_t)1 << (j & 63);
+        sum[j >> 12] |= (uint64_t)1 << ((j >> 6) & 63);
+      }
+      int64_t t = 0;
+      for (int64_t y = lo >> 12; y <= hi >> 12; y++) {
+        uint64_t u = sum[y];
+        if (u) sum[y] = 0;
+        while (u) {
+          int64_t x = y * 64 + __builtin_ctzll(u);
+          uint64_t v = seen[x];
+          seen[x] = 0;
+          u &= u - 1;
+          while (v) {
+            int64_t j = x * 64 + __builtin_ctzll(v);
+            SG_PUT(t, j);
+            t++;
+            v &= v - 1;
+          }
+        }
+      }
+    } else {
+      SG_SORT(sc, c);
+      for (int64_t t = 0; t < c; t++) {
+        int64_t j = sc[t];
+        SG_PUT(t, j);
+      }
+    }
+#undef SG_PUT
+    return c;
+  }
+  int bits = bits_for(cnt);
+  double *restrict vals = h->val;
   for (int64_t p = p0; p < p1; p++) {
-    int64_t k = ACRD(p), q1 = spc_arr_get(b->pos, k + 1);
+    int64_t k = ACRD(p), q1 = BPOS(k + 1);
 #if SG_FAST
     double x = av[p];
 #endif
-    for (int64_t q = spc_arr_get(b->pos, k); q < q1; q++) {
-      int64_t j = BCRD(q), slot = j;
+    for (int64_t q = BPOS(k); q < q1; q++) {
+      int64_t j = BCRD(q);
       bool fresh;
-      if (hash) {
-        slot = hws_slot(h, bits, j, &fresh);
-      } else {
-        fresh = mark[j] != i;
-        mark[j] = i;
-      }
-      if (fresh) cols[c++] = j;
+      int64_t slot = hws_slot(h, bits, j, &fresh);
+      if (fresh) sc[c++] = (SG_OT)j;
 #if SG_FAST
       vals[slot] = fresh ? x * bv[q] : vals[slot] + x * bv[q];
 #else
@@ -94,30 +184,26 @@ static void SG_CAT(row_fill, SG_SUF)(const sg_mat *a, const sg_mat *b, sg_kind k
 #endif
     }
   }
-  sort_cols(cols, c);
-#if SG_FAST
-  double *restrict cv = out->val;
-#else
-  size_t w = sg_width(kind);
-#endif
+  SG_SORT(sc, c);
   for (int64_t t = 0; t < c; t++) {
-    int64_t j = cols[t], slot = j;
-    if (hash) {
-      bool fresh;
-      slot = hws_slot(h, bits, j, &fresh);
-    }
-    sg_out_put(out, k0 + t, i, j);
+    bool fresh;
+    int64_t slot = hws_slot(h, bits, sc[t], &fresh);
+    oc[t] = sc[t];
 #if SG_FAST
-    cv[k0 + t] = vals[slot];
+    cv[t] = vals[slot];
 #else
-    memcpy((char *)out->val + (size_t)(k0 + t) * w, (const char *)vals + (size_t)slot * w, w);
+    memcpy((char *)ov + (size_t)t * w, (const char *)vals + (size_t)slot * w, w);
 #endif
   }
-  if (hash && cnt) memset(h->key, 0xff, ((size_t)1 << bits) * sizeof *h->key);
+  memset(h->key, 0xff, ((size_t)1 << bits) * sizeof *h->key);
+  return c;
 }
 
 #undef SG_DECL
 #undef ACRD
 #undef BCRD
+#undef APOS
+#undef BPOS
+#undef SG_SORT
 #undef SG_CAT
 #undef SG_CAT2
