@@ -190,13 +190,10 @@ SORT_COLS(int32_t)
 SORT_COLS(int64_t)
 #undef SORT_COLS
 
-#ifndef SCAN_NUM
-#define SCAN_NUM 1
-#endif
-#ifndef SCAN_DEN
-#define SCAN_DEN 2
-#endif
-#define SCAN_WORDS(nw, c) ((nw) * SCAN_DEN <= (c) * SCAN_NUM)
+/* the dense workspace reads a row off its bitmap when the bitmap's
+ * second-level words over the row's span are at most its count c (each
+ * costs about what placing one column in a sort does), else sorts */
+#define SCAN_WORDS(nw, c) ((nw) <= (c))
 /* the row kernels, per widths and value path (spgemm_gus_row.h):
  * operands' crd / pos / output columns */
 #define SG_FAST 1
@@ -358,6 +355,20 @@ static void gws_free(gws *w) {
   free(w->h.val);
 }
 
+/* the rows' columns (cw bytes each) and values (vw) in cj and val, row i
+ * at rp[i], into out when it is not the arrays themselves */
+static void gus_copy(sg_out *out, const int64_t *rp, int64_t m, const char *cj, const char *val, size_t cw,
+                     size_t vw) {
+  if (!out->ci && (size_t)(out->cj->type == SPC_IDX32 ? 4 : 8) == cw) {
+    if (rp[m]) memcpy(out->cj->data, cj, (size_t)rp[m] * cw);
+  } else {
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t t = rp[i]; t < rp[i + 1]; t++)
+        sg_out_put(out, t, i, cw == 4 ? ((const int32_t *)(const void *)cj)[t] : ((const int64_t *)(const void *)cj)[t]);
+  }
+  if (rp[m]) memcpy(out->val, val, (size_t)rp[m] * vw);
+}
+
 /* Gustavson, C(i,:) = sum_k A(i,k) B(k,:), in two passes over rows split
  * across threads (each its own workspace, allocated once): the symbolic
  * pass counts each row's columns, the output is allocated at its exact
@@ -414,8 +425,8 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
     for (int64_t i = 0; i < m; i++) {
       int64_t cnt = rp[i + 1] - rp[i];
       if (ok && (ok = gws_room(&w, cnt, cw, hash)))
-        f.fill(a, b, kind, i, cnt, hash, w.mark, gws_stamp(&w), w.seen, w.sum, w.acc, &w.h, w.sc, cj + (size_t)rp[i] * cw,
-               val + (size_t)rp[i] * vw);
+        f.fill(a, b, kind, i, cnt, hash, w.mark, gws_stamp(&w), w.seen, w.sum, w.acc, &w.h, w.sc,
+               cj + (size_t)rp[i] * cw, val + (size_t)rp[i] * vw);
     }
     if (!ok) {
 #pragma omp atomic write
@@ -423,12 +434,7 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
     }
     gws_free(&w);
   }
-  if (!direct && !fail) {
-    for (int64_t i = 0; i < m; i++)
-      for (int64_t t = rp[i]; t < rp[i + 1]; t++)
-        sg_out_put(out, t, i, c32 ? ((const int32_t *)(void *)cj)[t] : ((const int64_t *)(void *)cj)[t]);
-    if (nnz) memcpy(out->val, val, (size_t)nnz * vw);
-  }
+  if (!direct && !fail) gus_copy(out, rp, m, cj, val, cw, vw);
   if (!direct) spc_free(cj), spc_free(val);
   spc_free(rp);
   if (fail) {

@@ -104,12 +104,16 @@ static spc_status counts(const spc_tensor *t, int64_t *rows, int64_t *cols, int6
     sg_view(t, &c);
     bool r = !strcmp(f, "csr");
     int64_t *maj = r ? rows : cols, *min = r ? cols : rows;
-    for (int64_t s = 0; s < c.major; s++) {
-      int64_t p0 = spc_arr_get(c.pos, s), p1 = spc_arr_get(c.pos, s + 1);
-      if (maj) maj[s] = p1 - p0;
-      for (int64_t p = p0; min && p < p1; p++) min[spc_arr_get(c.crd, p)]++;
+    for (int64_t s = 0; maj && s < c.major; s++) maj[s] = spc_arr_get(c.pos, s + 1) - spc_arr_get(c.pos, s);
+    int64_t p0 = spc_arr_get(c.pos, 0), p1 = spc_arr_get(c.pos, c.major);
+    if (min && c.crd->type == SPC_IDX32) { /* one pass over crd, typed */
+      const int32_t *restrict x = c.crd->data;
+      for (int64_t p = p0; p < p1; p++) min[x[p]]++;
+    } else if (min) {
+      const int64_t *restrict x = c.crd->data;
+      for (int64_t p = p0; p < p1; p++) min[x[p]]++;
     }
-    *nnz = spc_arr_get(c.pos, c.major);
+    *nnz = p1 - p0;
     return SPC_OK;
   }
   spc_iter *it = NULL;
@@ -127,18 +131,61 @@ static spc_status counts(const spc_tensor *t, int64_t *rows, int64_t *cols, int6
 
 static double xlogx(double x) { return x > 2 ? x * log2(x) : x; }
 
+/* A and B both CSR made by the conversion: nonempty rows of A and B's row
+ * counts from their pos, A's column counts over its crd, B's nonempty
+ * columns over its crd (A A: A's column counts); else the counts of
+ * both, rows and columns */
+static spc_status flops_of(const spc_tensor *A, const spc_tensor *B, stats *st, double *F, spc_error *e) {
+  bool csr = spc_is_converted(A) && spc_is_converted(B) && !strcmp(spc_tensor_format(A), "csr") &&
+             !strcmp(spc_tensor_format(B), "csr");
+  int64_t *ca = spc_calloc((size_t)st->K + 1, sizeof *ca);
+  if (!ca) return SPC_NOMEM(e);
+  spc_status s = SPC_OK;
+  if (csr) {
+    sg_mat a, b;
+    sg_view(A, &a);
+    sg_view(B, &b);
+    s = counts(A, NULL, ca, &st->nnz_a, e);
+    for (int64_t i = 0; i < st->m; i++) st->nzr_a += spc_arr_get(a.pos, i + 1) > spc_arr_get(a.pos, i);
+    for (int64_t k = 0; k < st->K; k++)
+      *F += (double)ca[k] * (double)(spc_arr_get(b.pos, k + 1) - spc_arr_get(b.pos, k));
+    st->nnz_b = spc_arr_get(b.pos, st->K) - spc_arr_get(b.pos, 0);
+    if (A == B) {
+      for (int64_t j = 0; j < st->n; j++) st->nzc_b += ca[j] > 0;
+    } else {
+      unsigned char *seen = spc_calloc((size_t)st->n + 1, 1);
+      if (!seen) s = SPC_NOMEM(e);
+      for (int64_t q = spc_arr_get(b.pos, 0), q1 = spc_arr_get(b.pos, st->K); seen && q < q1; q++) {
+        int64_t j = spc_arr_get(b.crd, q);
+        st->nzc_b += !seen[j], seen[j] = 1;
+      }
+      spc_free(seen);
+    }
+    spc_free(ca);
+    return s;
+  }
+  int64_t *ra = spc_calloc((size_t)st->m + 1, sizeof *ra);
+  int64_t *rb = spc_calloc((size_t)st->K + 1, sizeof *rb), *cb = spc_calloc((size_t)st->n + 1, sizeof *cb);
+  s = ra && rb && cb ? counts(A, ra, ca, &st->nnz_a, e) : SPC_NOMEM(e);
+  if (!s) s = counts(B, rb, cb, &st->nnz_b, e);
+  if (!s) {
+    for (int64_t k = 0; k < st->K; k++) *F += (double)ca[k] * (double)rb[k];
+    for (int64_t i = 0; i < st->m; i++) st->nzr_a += ra[i] > 0;
+    for (int64_t j = 0; j < st->n; j++) st->nzc_b += cb[j] > 0;
+  }
+  spc_free(ra);
+  spc_free(ca);
+  spc_free(rb);
+  spc_free(cb);
+  return s;
+}
+
 static spc_status gather(const spc_tensor *A, const spc_tensor *B, stats *st, spc_error *e) {
   memset(st, 0, sizeof *st);
   st->m = A->dims[0], st->K = A->dims[1], st->n = B->dims[1];
-  int64_t *ra = spc_calloc((size_t)st->m + 1, sizeof *ra), *ca = spc_calloc((size_t)st->K + 1, sizeof *ca);
-  int64_t *rb = spc_calloc((size_t)st->K + 1, sizeof *rb), *cb = spc_calloc((size_t)st->n + 1, sizeof *cb);
-  spc_status s = ra && ca && rb && cb ? counts(A, ra, ca, &st->nnz_a, e) : SPC_NOMEM(e);
-  if (!s) s = counts(B, rb, cb, &st->nnz_b, e);
+  double F = 0;
+  spc_status s = flops_of(A, B, st, &F, e);
   if (!s) {
-    double F = 0;
-    for (int64_t k = 0; k < st->K; k++) F += (double)ca[k] * (double)rb[k];
-    for (int64_t i = 0; i < st->m; i++) st->nzr_a += ra[i] > 0;
-    for (int64_t j = 0; j < st->n; j++) st->nzc_b += cb[j] > 0;
     /* |C(i,:)|: the distinct columns among an average row's products,
      * as if they fell uniformly on B's nonempty columns */
     double rbar = st->nzr_a ? F / (double)st->nzr_a : 0, nc = (double)st->nzc_b;
@@ -152,10 +199,6 @@ static spc_status gather(const spc_tensor *A, const spc_tensor *B, stats *st, sp
     z[T_MERGE] = (double)st->nzc_b * (double)st->nnz_a + (double)st->nzr_a * (double)st->nnz_b;
     z[T_M] = (double)st->m, z[T_K] = (double)st->K, z[T_N] = (double)st->n;
   }
-  spc_free(ra);
-  spc_free(ca);
-  spc_free(rb);
-  spc_free(cb);
   return s;
 }
 
