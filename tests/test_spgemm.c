@@ -15,6 +15,9 @@
  *   types    by hand: wrapping int64, uint64, pattern x pattern (counts),
  *            pattern x real, complex, cancellation (the entry stays, value
  *            0), empty and 0-sized operands, every algorithm
+ *   nomem    each allocation of a Gustavson product (dense, hash, auto)
+ *            failing in turn: SPC_ERR_NOMEM, nothing leaked, then the
+ *            product equal to the one made without failures
  *   auto     the model's choice: a row vector times a column vector gives
  *            inner, a general square product gustavson; with a hash
  *            workspace and converted operands outer is dropped as
@@ -656,6 +659,57 @@ START_TEST(test_cli) {
 }
 END_TEST
 
+/* every allocation of a product failing in turn: SPC_ERR_NOMEM and
+ * nothing leaked (ASan), until the product goes through and equals the
+ * one made without failures; gustavson (dense, hash) and auto (which
+ * picks it here), 1 and 2 threads, CSR operands (no operand conversion:
+ * the conversion engine's own handling of failing allocations is not
+ * this suite's) */
+START_TEST(test_nomem) {
+  spc_tensor *T = read_mat("west0479.mtx");
+  if (!T) {
+    printf("spgemm: skipped test_nomem (no west0479.mtx)\n");
+    return;
+  }
+  spc_tensor *A = NULL;
+  spc_error e;
+  tu_assert_ok(spc_convert_to(T, "csr", NULL, &A, &e), &e);
+  const spc_tensor *ops[1] = {A};
+  int runs = 0;
+  for (int o = 0; o < 1; o++)
+    for (int c = 0; c < NCFG; c++) {
+      if (cfgs[c].algo == SPC_SPGEMM_OUTER || cfgs[c].algo == SPC_SPGEMM_INNER) continue; /* they convert an operand */
+      for (int t = 1; t <= 2; t++) {
+        spc_tensor *ref = run(ops[o], ops[o], &cfgs[c], t, "nomem reference");
+        spc_kernel_opts k;
+        memset(&k, 0, sizeof k);
+        k.threads = t, k.no_jit = 1, k.algo = cfgs[c].algo, k.workspace = cfgs[c].ws;
+        for (int64_t at = 1;; at++) {
+          spc_tensor *C = NULL;
+          spc_alloc_fail_at(at);
+          spc_status st = spc_spgemm(ops[o], ops[o], NULL, &k, &C, &e);
+          spc_alloc_fail_at(0);
+          if (st == SPC_OK) {
+            char w[128];
+            snprintf(w, sizeof w, "%s, %d threads, allocation %lld failing", cfgs[c].name, t, (long long)at);
+            same(C, ref, w);
+            spc_tensor_free(&C);
+            break;
+          }
+          ck_assert_msg(st == SPC_ERR_NOMEM && !C, "%s, %d threads, allocation %lld failing: %s: %s", cfgs[c].name,
+                        t, (long long)at, spc_status_name(st), e.msg);
+          ck_assert_int_lt(at, 100000);
+          runs++;
+        }
+        spc_tensor_free(&ref);
+      }
+    }
+  printf("spgemm: %d products with an allocation failing: SPC_ERR_NOMEM each\n", runs);
+  spc_tensor_free(&A);
+  spc_tensor_free(&T);
+}
+END_TEST
+
 Suite *suite_spgemm(void) {
   Suite *s = suite_create("spgemm");
   TCase *tc = tcase_create("products");
@@ -663,6 +717,7 @@ Suite *suite_spgemm(void) {
   tcase_add_test(tc, test_square);
   tcase_add_test(tc, test_rect);
   tcase_add_test(tc, test_types);
+  tcase_add_test(tc, test_nomem);
   suite_add_tcase(s, tc);
   tc = tcase_create("model");
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
