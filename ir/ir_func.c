@@ -98,6 +98,10 @@ void ir_func_free(ir_func **pf) {
 }
 
 bool ir_func_ok(const ir_func *f) { return f && !f->broken; }
+
+spc_status ir_func_why(const ir_func *f) {
+  return !f ? SPC_ERR_NOMEM : f->broken ? f->why : SPC_OK;
+}
 const char *ir_func_name(const ir_func *f) { return f && f->name ? f->name : ""; }
 bool ir_func_set_name(ir_func *f, const char *name) {
   char *n = f ? ir_arena_str(f, name) : NULL;

@@ -183,6 +183,8 @@ typedef struct ir_func ir_func;
 SPC_INTERNAL ir_func *ir_func_new(const char *name);
 SPC_INTERNAL void ir_func_free(ir_func **f);
 SPC_INTERNAL bool ir_func_ok(const ir_func *f); /* not broken (see above) */
+/* Why f is broken: SPC_ERR_NOMEM or SPC_ERR_INTERNAL (SPC_OK: it is not). */
+SPC_INTERNAL spc_status ir_func_why(const ir_func *f);
 SPC_INTERNAL const char *ir_func_name(const ir_func *f);
 /* Rename f (the name its emitted C function gets); false on no memory. */
 SPC_INTERNAL bool ir_func_set_name(ir_func *f, const char *name);

@@ -50,7 +50,10 @@ static ir_expr *fail(lw *c, const lang_node *n, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (!c->failed)
+  spc_status why = ir_func_why(c->f);
+  if (!c->failed && why == SPC_ERR_NOMEM) /* a name unbound because a local could not be made */
+    spc_err(c->err, SPC_ERR_NOMEM, NULL, n->line, n->col, "out of memory while building the IR");
+  else if (!c->failed)
     spc_err(c->err, SPC_ERR_SPEC, NULL, n->line, n->col, "%s", msg);
   c->failed = true;
   return NULL;
