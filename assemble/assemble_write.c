@@ -43,7 +43,7 @@ typedef struct conv {
   const spc_format_level *lv[SPC_MAX_ORDER];
   int64_t lo[SPC_MAX_ORDER], N[SPC_MAX_ORDER];
   int64_t *lc[SPC_MAX_ORDER]; /* level coordinates, level order */
-  int64_t *isnew[SPC_MAX_ORDER];
+  bool *isnew[SPC_MAX_ORDER]; /* per level: the component's prefix is new there */
   void *vals; /* values in level order (NULL: pattern) */
   spc_vtype vt; /* values of the result */
   ir_ty index_ty, coord_ty;
@@ -133,7 +133,8 @@ static spc_status lower_source(const conv *C, ir_func *f, ir_stmt *lb, const ir_
                                ir_var t, bool reqs, req_ctx *rq, ir_expr **src,
                                spc_error *e);
 
-/* remap_func(crd0.., n, out0.., perm, cmax0..) */
+/* remap_func(crd0.., n, lc0.., cmax0.., cnt_len0..): the level coordinates
+ * of every component (the sort is in C: sort_components) */
 static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   ir_func *f = ir_func_new("spc_conv_remap");
   if (!f) return SPC_NOMEM(e);
@@ -154,7 +155,6 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
     lout[l] = ir_param(f, name, IR_I64, true, IR_OUT);
     ir_add(f, body, ir_alloc(f, lout[l], ir_ref(f, n), false));
   }
-  ir_var perm = ir_param(f, "perm", IR_I64, true, IR_OUT);
   for (int c = 0; c < r->ncounters; c++) {
     snprintf(name, sizeof name, "cmax%d", c);
     cmax[c] = ir_param(f, name, IR_I64, false, IR_OUT);
@@ -184,17 +184,6 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   for (int l = 0; l < C->L && !s; l++)
     ir_add(f, lb, ir_store(f, lout[l], ir_ref(f, t), ir_cast(f, IR_I64, outs[l])));
   for (int c = 0; c < r->ncounters && !s; c++) spc_counter_end(&ctr[c], f, body);
-  /* order: a stable sort by the level coordinates, top level first */
-  if (!s) {
-    ir_add(f, body, ir_alloc(f, perm, ir_ref(f, n), false));
-    ir_stmt *pl = ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
-    ir_add(f, ir_body(pl), ir_store(f, perm, ir_ref(f, t), ir_ref(f, t)));
-    ir_var keys[SPC_MAX_ORDER + 1];
-    keys[0] = perm;
-    for (int l = 0; l < C->L; l++) keys[l + 1] = lout[l];
-    ir_expr *na = ir_ref(f, n);
-    if (!C->nosort) ir_add(f, body, ir_call(f, IR_SORT_PERM, keys, C->L + 1, &na, 1));
-  }
   if (!s) s = ir_verify(f, e);
   if (s) ir_func_free(&f);
   *out = f;
@@ -332,17 +321,242 @@ static spc_status finish_components(conv *C, spc_error *e) {
       C->vals = v;
     }
   }
-  /* new coordinate prefixes per level */
-  for (int l = 0; l < C->L; l++) {
-    if (!(C->isnew[l] = spc_malloc_n(m ? m : 1, sizeof(int64_t)))) return SPC_NOMEM(e);
+  /* new coordinate prefixes per level (the packed sort made them already) */
+  bool made = C->L > 0 && C->isnew[0];
+  for (int l = 0; l < C->L && !made; l++) {
+    if (!(C->isnew[l] = spc_malloc_n(m ? m : 1, sizeof(bool)))) return SPC_NOMEM(e);
     bool uniq = C->lv[l]->unique;
-    int64_t *nw = C->isnew[l];
-    const int64_t *up = l > 0 ? C->isnew[l - 1] : NULL, *x = C->lc[l];
+    bool *nw = C->isnew[l];
+    const bool *up = l > 0 ? C->isnew[l - 1] : NULL;
+    const int64_t *x = C->lc[l];
 #pragma omp parallel for schedule(static) if (m > 65536)
     for (int64_t t = 0; t < m; t++)
       nw[t] = t == 0 || !uniq || (up && up[t]) || x[t] != x[t - 1];
   }
   return SPC_OK;
+}
+
+/* ---- the packed sort ----------------------------------------------------------
+ * Level l's coordinate offset from lo[l] fits bits(N[l] - 1) bits; when the
+ * levels' offsets fit 64 bits together, one key per component (the top
+ * level in the highest bits) orders the components exactly as the stable
+ * sort by (lc0, lc1, ..) does.  The component's index goes below the key
+ * when it fits too (ties then break by index: stable, and nothing to carry
+ * along), else in an index array beside the keys.  An LSD radix sort
+ * orders the keys (nothing when the remapping kept them in order: seen
+ * while packing); then one pass writes the level coordinates back from the
+ * keys into the remapping's own arrays (no gather), combines equal tuples,
+ * gathers the values and sets the "new prefix" flags from the highest bit
+ * that differs from the previous key. */
+
+#ifdef _OPENMP
+#include <omp.h>
+#define PK_NTHREADS(n) ((n) >= 65536 ? (omp_get_max_threads() < 64 ? omp_get_max_threads() : 64) : 1)
+#define PK_THREAD() omp_get_thread_num()
+#else
+#define PK_NTHREADS(n) 1
+#define PK_THREAD() 0
+#endif
+
+static int bits_of(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
+
+/* LSD radix sort of k[0..n) by bits [lo, hi) of the keys (the bits above hi
+ * are zero), with the payload p (NULL: none), stable; k2 and p2 are
+ * scratch.  Digits of at most 12 bits, as few passes as that allows; a
+ * pass whose digit is the same in every key is skipped.  Each thread counts
+ * and scatters its own contiguous block, at offsets after the blocks before
+ * it: the result does not depend on the number of threads.  Returns where
+ * the result is (0: k/p, 1: k2/p2), -1 when memory ran out. */
+static int radix_keys(uint64_t *k, uint32_t *p, uint64_t *k2, uint32_t *p2, int64_t n,
+                      int lo, int hi) {
+  int B = hi - lo;
+  if (B <= 0) return 0;
+  int npass = (B + 11) / 12, wd = (B + npass - 1) / npass;
+  int64_t nb = (int64_t)1 << wd;
+  int nt = PK_NTHREADS(n);
+  int64_t *cnt = spc_malloc_n((int64_t)nt * nb, sizeof *cnt);
+  if (!cnt) return -1;
+  int where = 0;
+  uint64_t mask = (uint64_t)nb - 1;
+  for (int sh = lo; sh < hi; sh += wd) {
+#pragma omp parallel num_threads(nt)
+    {
+      int th = PK_THREAD();
+      int64_t b0 = n * th / nt, b1 = n * (th + 1) / nt, *c = cnt + th * nb;
+      memset(c, 0, (size_t)nb * sizeof *c);
+      for (int64_t i = b0; i < b1; i++) c[(k[i] >> sh) & mask]++;
+    }
+    int64_t sum = 0;
+    bool single = false;
+    for (int64_t b = 0; b < nb; b++) {
+      int64_t tot = 0;
+      for (int th = 0; th < nt; th++) {
+        int64_t c = cnt[th * nb + b];
+        cnt[th * nb + b] = sum + tot;
+        tot += c;
+      }
+      single |= tot == n;
+      sum += tot;
+    }
+    if (single) continue;
+#pragma omp parallel num_threads(nt)
+    {
+      int th = PK_THREAD();
+      int64_t b0 = n * th / nt, b1 = n * (th + 1) / nt, *c = cnt + th * nb;
+      if (p) {
+        for (int64_t i = b0; i < b1; i++) {
+          int64_t d = c[(k[i] >> sh) & mask]++;
+          k2[d] = k[i];
+          p2[d] = p[i];
+        }
+      } else {
+        for (int64_t i = b0; i < b1; i++) k2[c[(k[i] >> sh) & mask]++] = k[i];
+      }
+    }
+    uint64_t *tk = k;
+    k = k2;
+    k2 = tk;
+    uint32_t *tp = p;
+    p = p2;
+    p2 = tp;
+    where ^= 1;
+  }
+  spc_free(cnt);
+  return where;
+}
+
+/* Sorts, combines and flags the components by packed keys; *done false
+ * (nothing changed) where that does not apply: more than 64 bits of
+ * offsets, 2^32 components or more, an offset out of its level's bounds.
+ * On success C->lc[l] is lc[l] (rewritten in level order). */
+static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *e) {
+  int64_t n = C->n;
+  int L = C->L, bl[SPC_MAX_ORDER], sh[SPC_MAX_ORDER], B = 0;
+  uint64_t mask[SPC_MAX_ORDER], lo[SPC_MAX_ORDER];
+  *done = false;
+  if (n < 1 || (uint64_t)n > UINT32_MAX || L < 1) return SPC_OK;
+  for (int l = L - 1; l >= 0; l--) {
+    bl[l] = bits_of((uint64_t)C->N[l] - 1);
+    sh[l] = B;
+    B += bl[l];
+    mask[l] = bl[l] ? ~0ULL >> (64 - bl[l]) : 0;
+    lo[l] = (uint64_t)C->lo[l];
+  }
+  if (B > 64) return SPC_OK;
+  int ib = bits_of((uint64_t)n - 1);
+  bool inkey = B + ib <= 64;
+  uint64_t *key = spc_malloc_n(n, sizeof *key), *k2 = NULL;
+  uint32_t *p = NULL, *p2 = NULL;
+  if (!key) return SPC_NOMEM(e);
+  int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n > 65536)
+  for (int64_t t = 0; t < n; t++) {
+    uint64_t u = 0;
+    for (int l = 0; l < L; l++) {
+      uint64_t o = (uint64_t)lc[l][t] - lo[l];
+      bad |= o > mask[l];
+      if (bl[l]) u |= o << sh[l];
+    }
+    key[t] = inkey ? u << ib | (uint64_t)t : u;
+  }
+  if (bad) {
+    spc_free(key);
+    return SPC_OK;
+  }
+  int64_t i0 = 1;
+  while (i0 < n && key[i0 - 1] <= key[i0]) i0++;
+  spc_status s = SPC_OK;
+  if (i0 < n) {
+    k2 = spc_malloc_n(n, sizeof *k2);
+    if (!inkey) {
+      p = spc_malloc_n(n, sizeof *p);
+      p2 = spc_malloc_n(n, sizeof *p2);
+    }
+    if (!k2 || (!inkey && (!p || !p2))) s = SPC_NOMEM(e);
+    if (!s && p)
+      for (int64_t t = 0; t < n; t++) p[t] = (uint32_t)t;
+    int where = s ? 0 : radix_keys(key, p, k2, p2, n, inkey ? ib : 0, inkey ? ib + B : B);
+    if (where < 0) s = SPC_NOMEM(e);
+    if (where == 1) {
+      uint64_t *tk = key;
+      key = k2;
+      k2 = tk;
+      uint32_t *tp = p;
+      p = p2;
+      p2 = tp;
+    }
+    spc_free(k2);
+    spc_free(p2);
+  }
+  size_t w = spc_vtype_size(C->comb->vt);
+  for (int l = 0; l < L && !s; l++)
+    if (!(C->isnew[l] = spc_malloc_n(n, sizeof(bool)))) s = SPC_NOMEM(e);
+  if (!s && w && !(C->vals = spc_malloc_n(n, w))) s = SPC_NOMEM(e);
+  /* the level of each key bit; levels whose prefix is never unique */
+  int lvl[64];
+  bool nu[SPC_MAX_ORDER];
+  for (int l = 0; l < L; l++) {
+    for (int b = 0; b < bl[l]; b++) lvl[sh[l] + b] = l;
+    nu[l] = !C->lv[l]->unique || (l > 0 && nu[l - 1]);
+  }
+  const char *sv = C->comb->val;
+  char *dv = C->vals;
+  uint64_t prev = 0, imask = ib ? ~0ULL >> (64 - ib) : 0;
+  int64_t m = 0;
+  for (int64_t t = 0; t < n && !s; t++) {
+    uint64_t u = key[t], kk = inkey ? u >> ib : u;
+    int64_t src = inkey ? (int64_t)(u & imask) : p ? (int64_t)p[t] : t;
+    if (t > 0 && kk == prev) { /* a duplicate, or a remapping not one-to-one */
+      if (C->dup == SPC_DUP_ERROR)
+        s = spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
+                    "two entries map to the same coordinates of format %s "
+                    "and --dup=error", C->fmt->name);
+      else if (w)
+        spc_val_combine(C->comb->vt, C->dup, dv + (m - 1) * (int64_t)w, sv + src * (int64_t)w);
+      continue;
+    }
+    int dl = t == 0 ? 0 : lvl[63 - __builtin_clzll(kk ^ prev)];
+    for (int l = 0; l < L; l++) {
+      lc[l][m] = (int64_t)((bl[l] ? (kk >> sh[l]) & mask[l] : 0) + lo[l]);
+      C->isnew[l][m] = l >= dl || nu[l];
+    }
+    if (w == 8)
+      ((uint64_t *)(void *)dv)[m] = ((const uint64_t *)(const void *)sv)[src];
+    else if (w)
+      memcpy(dv + m * (int64_t)w, sv + src * (int64_t)w, w);
+    prev = kk;
+    m++;
+  }
+  spc_free(key);
+  spc_free(p);
+  if (s) return s;
+  for (int l = 0; l < L; l++) C->lc[l] = lc[l];
+  C->n = m;
+  *done = true;
+  return finish_components(C, e);
+}
+
+/* Where the packed keys do not apply: the runtime's stable sort of the
+ * positions by the level coordinates, then the gather. */
+static spc_status sort_components(conv *C, int64_t **lc, spc_error *e) {
+  int64_t n = C->n;
+  int64_t *perm = spc_malloc_n(n ? n : 1, sizeof *perm);
+  int64_t *scr = spc_malloc_n(n ? n : 1, sizeof *scr);
+  if (!perm || !scr) {
+    spc_free(perm);
+    spc_free(scr);
+    return SPC_NOMEM(e);
+  }
+  for (int64_t t = 0; t < n; t++) perm[t] = t;
+  ir_sort_perm_i64(perm, n, lc, C->L, scr);
+  spc_free(scr);
+  bool inorder = true;
+  for (int64_t t = 0; inorder && t < n; t++) inorder = perm[t] == t;
+  if (inorder) /* the source was already in the target's order: keep lc */
+    for (int l = 0; l < C->L; l++) C->lc[l] = lc[l];
+  spc_status s = order_components(C, lc, inorder ? NULL : perm, C->dup, e);
+  spc_free(perm);
+  return s;
 }
 
 /* ---- index types ---------------------------------------------------------- */
@@ -409,7 +623,7 @@ static spc_status build_queries(ir_func *f, ir_stmt *body,
     ir_var cv = lang_fresh_local(f, "qc", IR_I64, false);
     ir_stmt *loop = ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL);
     ir_stmt *iff = ir_add(f, ir_body(loop),
-                          ir_if(f, ir_bin(f, IR_NE, ir_load(f, isnew, ir_ref(f, t)), ir_int(f, 0)), NULL, NULL));
+                          ir_if(f, ir_load(f, isnew, ir_ref(f, t)), NULL, NULL));
     ir_stmt *tb = ir_then(iff);
     ir_add(f, tb, ir_assign(f, cv, ir_load(f, crd, ir_ref(f, t))));
     ir_add(f, tb, ir_assign(f, g, per_parent ? ir_load(f, pp, ir_ref(f, t))
@@ -470,7 +684,7 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
   lvbind b;
   asm_bind_init(&b, ls, fl, C->index_ty, C->coord_ty);
   ir_var pp = ir_param(f, "pp", IR_I64, true, IR_IN);
-  ir_var isnew = ir_param(f, "isnew", IR_I64, true, IR_IN);
+  ir_var isnew = ir_param(f, "isnew", IR_BOOL, true, IR_IN);
   ir_var crd = ir_param(f, "lcrd", IR_I64, true, IR_IN);
   ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
   ir_var npin = ir_param(f, "np_in", IR_I64, false, IR_IN);
@@ -530,7 +744,7 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
   if (!s) {
     ir_add(f, lb, ir_assign(f, b.p, ir_cast(f, C->index_ty, ir_load(f, pp, ir_ref(f, t)))));
     ir_add(f, lb, ir_assign(f, b.c, ir_cast(f, C->coord_ty, ir_load(f, crd, ir_ref(f, t)))));
-    ir_stmt *iff = ir_add(f, lb, ir_if(f, ir_bin(f, IR_NE, ir_load(f, isnew, ir_ref(f, t)), ir_int(f, 0)), NULL, NULL));
+    ir_stmt *iff = ir_add(f, lb, ir_if(f, ir_load(f, isnew, ir_ref(f, t)), NULL, NULL));
     s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_YIELD, b.q, NULL, e);
     if (!s && asm_lfn(&b, SPC_LF_INSERT))
       s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_INSERT, -1, NULL, e);
@@ -2353,7 +2567,7 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
         int64_t d = C->comb->dims[rc->idx[t]];
         len *= d > 0 ? d : 1; /* checked by spc_counter_begin */
       }
-      args[C->order + 1 + C->L + 1 + C->r->ncounters + c].s.i64 = len;
+      args[C->order + 1 + C->L + C->r->ncounters + c].s.i64 = len;
     }
     s = asm_run(&C->eng, f, args, e);
   }
@@ -2362,8 +2576,7 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
     lang_ival iv[SPC_MAX_ORDER];
     int p0 = C->order + 1;
     for (int l = 0; l < C->L; l++) lc[l] = args[p0 + l].data;
-    const int64_t *perm = args[p0 + C->L].data;
-    for (int c = 0; c < C->r->ncounters; c++) cmax[c] = args[p0 + C->L + 1 + c].s.i64;
+    for (int c = 0; c < C->r->ncounters; c++) cmax[c] = args[p0 + C->L + c].s.i64;
     s = spc_remap_bounds(C->r, C->comb->dims, cmax, iv, e);
     for (int l = 0; l < C->L && !s; l++) {
       int64_t ext;
@@ -2377,15 +2590,12 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
         C->N[l] = ext + 1;
       }
     }
-    bool inorder = !C->nosort;
-    for (int64_t t = 0; inorder && t < C->n; t++) inorder = perm[t] == t;
-    if (inorder) /* the source was already in the target's order: keep lc */
-      for (int l = 0; l < C->L; l++) {
-        C->lc[l] = lc[l];
-        args[p0 + l].data = NULL;
-      }
-    if (!s) s = C->nosort ? workspace_components(C, lc, e)
-                          : order_components(C, lc, inorder ? NULL : perm, C->dup, e);
+    bool done = false;
+    if (!s && C->nosort) s = workspace_components(C, lc, e);
+    else if (!s && !(s = pack_components(C, lc, &done, e)) && !done)
+      s = sort_components(C, lc, e);
+    for (int l = 0; l < C->L; l++) /* C->lc took the remapping's arrays */
+      if (C->lc[l] == lc[l]) args[p0 + l].data = NULL;
   }
   for (int k = C->order + 1; args && k < np; k++)
     if (ir_var_get(f, ir_param_var(f, k))->array) spc_free(args[k].data);
