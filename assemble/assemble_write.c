@@ -360,14 +360,63 @@ static spc_status finish_components(conv *C, spc_error *e) {
 
 static int bits_of(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
 
+/* Per-thread digit counts (nt x nb) to scatter offsets: each thread's
+ * block after the blocks before it.  True when one digit holds all n. */
+static bool digit_offsets(int64_t *cnt, int64_t nb, int nt, int64_t n) {
+  int64_t sum = 0;
+  bool single = false;
+  for (int64_t b = 0; b < nb; b++) {
+    int64_t tot = 0;
+    for (int th = 0; th < nt; th++) {
+      int64_t c = cnt[th * nb + b];
+      cnt[th * nb + b] = sum + tot;
+      tot += c;
+    }
+    single |= tot == n;
+    sum += tot;
+  }
+  return single;
+}
+
+/* The stable scatter of k (and the payload p of pw bytes an element: 0, 4
+ * or 8) into k2 (p2) by the digit (k >> sh) & mask, at the offsets
+ * digit_offsets made. */
+static void scatter_digit(const uint64_t *k, const void *p, uint64_t *k2, void *p2, int pw,
+                          int64_t n, int sh, uint64_t mask, int64_t *cnt, int64_t nb, int nt) {
+#pragma omp parallel num_threads(nt)
+  {
+    int th = PK_THREAD();
+    int64_t b0 = n * th / nt, b1 = n * (th + 1) / nt, *c = cnt + th * nb;
+    if (pw == 8) {
+      const uint64_t *pi = p;
+      uint64_t *po = p2;
+      for (int64_t i = b0; i < b1; i++) {
+        int64_t d = c[(k[i] >> sh) & mask]++;
+        k2[d] = k[i];
+        po[d] = pi[i];
+      }
+    } else if (pw == 4) {
+      const uint32_t *pi = p;
+      uint32_t *po = p2;
+      for (int64_t i = b0; i < b1; i++) {
+        int64_t d = c[(k[i] >> sh) & mask]++;
+        k2[d] = k[i];
+        po[d] = pi[i];
+      }
+    } else {
+      for (int64_t i = b0; i < b1; i++) k2[c[(k[i] >> sh) & mask]++] = k[i];
+    }
+  }
+}
+
 /* LSD radix sort of k[0..n) by bits [lo, hi) of the keys (the bits above hi
- * are zero), with the payload p (NULL: none), stable; k2 and p2 are
- * scratch.  Digits of at most 12 bits, as few passes as that allows; a
+ * are zero), with the payload p (pw bytes an element), stable; k2 and p2
+ * are scratch.  Digits of at most 12 bits, as few passes as that allows; a
  * pass whose digit is the same in every key is skipped.  Each thread counts
  * and scatters its own contiguous block, at offsets after the blocks before
  * it: the result does not depend on the number of threads.  Returns where
  * the result is (0: k/p, 1: k2/p2), -1 when memory ran out. */
-static int radix_keys(uint64_t *k, uint32_t *p, uint64_t *k2, uint32_t *p2, int64_t n,
+static int radix_keys(uint64_t *k, void *p, uint64_t *k2, void *p2, int pw, int64_t n,
                       int lo, int hi) {
   int B = hi - lo;
   if (B <= 0) return 0;
@@ -386,37 +435,12 @@ static int radix_keys(uint64_t *k, uint32_t *p, uint64_t *k2, uint32_t *p2, int6
       memset(c, 0, (size_t)nb * sizeof *c);
       for (int64_t i = b0; i < b1; i++) c[(k[i] >> sh) & mask]++;
     }
-    int64_t sum = 0;
-    bool single = false;
-    for (int64_t b = 0; b < nb; b++) {
-      int64_t tot = 0;
-      for (int th = 0; th < nt; th++) {
-        int64_t c = cnt[th * nb + b];
-        cnt[th * nb + b] = sum + tot;
-        tot += c;
-      }
-      single |= tot == n;
-      sum += tot;
-    }
-    if (single) continue;
-#pragma omp parallel num_threads(nt)
-    {
-      int th = PK_THREAD();
-      int64_t b0 = n * th / nt, b1 = n * (th + 1) / nt, *c = cnt + th * nb;
-      if (p) {
-        for (int64_t i = b0; i < b1; i++) {
-          int64_t d = c[(k[i] >> sh) & mask]++;
-          k2[d] = k[i];
-          p2[d] = p[i];
-        }
-      } else {
-        for (int64_t i = b0; i < b1; i++) k2[c[(k[i] >> sh) & mask]++] = k[i];
-      }
-    }
+    if (digit_offsets(cnt, nb, nt, n)) continue;
+    scatter_digit(k, p, k2, p2, pw, n, sh, mask, cnt, nb, nt);
     uint64_t *tk = k;
     k = k2;
     k2 = tk;
-    uint32_t *tp = p;
+    void *tp = p;
     p = p2;
     p2 = tp;
     where ^= 1;
@@ -425,73 +449,145 @@ static int radix_keys(uint64_t *k, uint32_t *p, uint64_t *k2, uint32_t *p2, int6
   return where;
 }
 
+/* When the keys holding each value of the top digit (bits [sh, sh + D))
+ * come in order already -- a source ordered by the lower levels whose top
+ * level is a function of them: DIA's diagonal from CSR or CSC, ELL's slot,
+ * a mode moved to the front -- one stable pass by that digit sorts them
+ * all.  The check rides on the pass that counts the digits.  Returns 1
+ * when it sorted (the result in k2/p2), 0 when the keys are not like that
+ * (nothing moved), -1 when memory ran out. */
+static int radix_top(const uint64_t *k, const void *p, uint64_t *k2, void *p2, int pw,
+                     int64_t n, int sh, int D) {
+  int64_t nb = (int64_t)1 << D;
+  uint64_t mask = (uint64_t)nb - 1;
+  int nt = PK_NTHREADS(n);
+  int64_t *cnt = spc_malloc_n((int64_t)nt * nb, sizeof *cnt);
+  uint64_t *first = spc_malloc_n((int64_t)nt * nb, sizeof *first);
+  uint64_t *last = spc_malloc_n((int64_t)nt * nb, sizeof *last);
+  int bad = 0;
+  if (!cnt || !first || !last) bad = -1;
+  if (!bad) {
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+    {
+      int th = PK_THREAD();
+      int64_t b0 = n * th / nt, b1 = n * (th + 1) / nt, *c = cnt + th * nb;
+      uint64_t *fi = first + th * nb, *la = last + th * nb;
+      memset(c, 0, (size_t)nb * sizeof *c);
+      for (int64_t i = b0; i < b1; i++) {
+        uint64_t x = k[i], b = (x >> sh) & mask;
+        if (!c[b]) fi[b] = x;
+        else bad |= x < la[b];
+        la[b] = x;
+        c[b]++;
+      }
+    }
+  }
+  for (int64_t b = 0; !bad && nt > 1 && b < nb; b++) { /* across the blocks */
+    bool have = false;
+    uint64_t prev = 0;
+    for (int th = 0; th < nt; th++) {
+      if (!cnt[th * nb + b]) continue;
+      if (have && first[th * nb + b] < prev) bad = 1;
+      prev = last[th * nb + b];
+      have = true;
+    }
+  }
+  if (!bad) {
+    digit_offsets(cnt, nb, nt, n);
+    scatter_digit(k, p, k2, p2, pw, n, sh, mask, cnt, nb, nt);
+  }
+  spc_free(cnt);
+  spc_free(first);
+  spc_free(last);
+  return bad < 0 ? -1 : bad ? 0 : 1;
+}
+
 /* Sorts, combines and flags the components by packed keys; *done false
  * (nothing changed) where that does not apply: more than 64 bits of
- * offsets, 2^32 components or more, an offset out of its level's bounds.
- * On success C->lc[l] is lc[l] (rewritten in level order). */
+ * offsets (from each level's smallest coordinate present), or 2^32
+ * components or more with values of 16 bytes.  On success C->lc[l] is
+ * lc[l] (rewritten in level order).  Values of 4 or 8 bytes travel with
+ * their keys through the sort (no gather afterwards); others by an index. */
 static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *e) {
   int64_t n = C->n;
   int L = C->L, bl[SPC_MAX_ORDER], sh[SPC_MAX_ORDER], B = 0;
   uint64_t mask[SPC_MAX_ORDER], lo[SPC_MAX_ORDER];
+  size_t w = spc_vtype_size(C->comb->vt);
+  bool byidx = w && w != 4 && w != 8;
+  int pw = byidx ? 4 : (int)w;
   *done = false;
-  if (n < 1 || (uint64_t)n > UINT32_MAX || L < 1) return SPC_OK;
-  for (int l = L - 1; l >= 0; l--) {
-    bl[l] = bits_of((uint64_t)C->N[l] - 1);
+  if (n < 1 || L < 1 || (byidx && (uint64_t)n > UINT32_MAX)) return SPC_OK;
+  for (int l = L - 1; l >= 0; l--) { /* the range present, often far less than N */
+    int64_t mn = INT64_MAX, mx = INT64_MIN;
+    const int64_t *x = lc[l];
+#pragma omp parallel for schedule(static) reduction(min : mn) reduction(max : mx) if (n > 65536)
+    for (int64_t t = 0; t < n; t++) {
+      mn = x[t] < mn ? x[t] : mn;
+      mx = x[t] > mx ? x[t] : mx;
+    }
+    bl[l] = bits_of((uint64_t)mx - (uint64_t)mn);
     sh[l] = B;
     B += bl[l];
     mask[l] = bl[l] ? ~0ULL >> (64 - bl[l]) : 0;
-    lo[l] = (uint64_t)C->lo[l];
+    lo[l] = (uint64_t)mn;
   }
   if (B > 64) return SPC_OK;
-  int ib = bits_of((uint64_t)n - 1);
-  bool inkey = B + ib <= 64;
   uint64_t *key = spc_malloc_n(n, sizeof *key), *k2 = NULL;
-  uint32_t *p = NULL, *p2 = NULL;
+  void *p = NULL, *p2 = NULL; /* the payload: values, or indices (byidx) */
   if (!key) return SPC_NOMEM(e);
-  int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536)
   for (int64_t t = 0; t < n; t++) {
     uint64_t u = 0;
-    for (int l = 0; l < L; l++) {
-      uint64_t o = (uint64_t)lc[l][t] - lo[l];
-      bad |= o > mask[l];
-      if (bl[l]) u |= o << sh[l];
-    }
-    key[t] = inkey ? u << ib | (uint64_t)t : u;
-  }
-  if (bad) {
-    spc_free(key);
-    return SPC_OK;
+    for (int l = 0; l < L; l++)
+      if (bl[l]) u |= ((uint64_t)lc[l][t] - lo[l]) << sh[l];
+    key[t] = u;
   }
   int64_t i0 = 1;
   while (i0 < n && key[i0 - 1] <= key[i0]) i0++;
+  bool sorted = i0 >= n;
   spc_status s = SPC_OK;
-  if (i0 < n) {
+  const char *sv = C->comb->val;
+  if (!sorted) {
     k2 = spc_malloc_n(n, sizeof *k2);
-    if (!inkey) {
-      p = spc_malloc_n(n, sizeof *p);
-      p2 = spc_malloc_n(n, sizeof *p2);
+    if (pw) {
+      p = spc_malloc_n(n, (size_t)pw);
+      p2 = spc_malloc_n(n, (size_t)pw);
     }
-    if (!k2 || (!inkey && (!p || !p2))) s = SPC_NOMEM(e);
-    if (!s && p)
-      for (int64_t t = 0; t < n; t++) p[t] = (uint32_t)t;
-    int where = s ? 0 : radix_keys(key, p, k2, p2, n, inkey ? ib : 0, inkey ? ib + B : B);
+    if (!k2 || (pw && (!p || !p2))) s = SPC_NOMEM(e);
+    if (!s && byidx)
+      for (int64_t t = 0; t < n; t++) ((uint32_t *)p)[t] = (uint32_t)t;
+    else if (!s && pw)
+      memcpy(p, sv, (size_t)n * w);
+    /* the top level's field as one digit first, when narrow enough */
+    int top = 0, where = s ? 0 : -2;
+    while (top < L - 1 && !bl[top]) top++;
+    if (where == -2 && bl[top] && bl[top] <= 14) {
+      int r = radix_top(key, p, k2, p2, pw, n, B - bl[top], bl[top]);
+      where = r == 1 ? 1 : r < 0 ? -1 : -2;
+    }
+    if (where == -2) where = radix_keys(key, p, k2, p2, pw, n, 0, B);
     if (where < 0) s = SPC_NOMEM(e);
     if (where == 1) {
       uint64_t *tk = key;
       key = k2;
       k2 = tk;
-      uint32_t *tp = p;
+      void *tp = p;
       p = p2;
       p2 = tp;
     }
     spc_free(k2);
     spc_free(p2);
   }
-  size_t w = spc_vtype_size(C->comb->vt);
   for (int l = 0; l < L && !s; l++)
     if (!(C->isnew[l] = spc_malloc_n(n, sizeof(bool)))) s = SPC_NOMEM(e);
-  if (!s && w && !(C->vals = spc_malloc_n(n, w))) s = SPC_NOMEM(e);
+  /* the values in level order: the sorted payload itself, else gathered */
+  bool inplace = !sorted && pw && !byidx;
+  if (!s && inplace) {
+    C->vals = p;
+    p = NULL;
+  } else if (!s && w && !(C->vals = spc_malloc_n(n, w))) {
+    s = SPC_NOMEM(e);
+  }
   /* the level of each key bit; levels whose prefix is never unique */
   int lvl[64];
   bool nu[SPC_MAX_ORDER];
@@ -499,20 +595,21 @@ static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *
     for (int b = 0; b < bl[l]; b++) lvl[sh[l] + b] = l;
     nu[l] = !C->lv[l]->unique || (l > 0 && nu[l - 1]);
   }
-  const char *sv = C->comb->val;
   char *dv = C->vals;
-  uint64_t prev = 0, imask = ib ? ~0ULL >> (64 - ib) : 0;
+  const char *from = inplace ? dv : sv; /* value t's source: from[t] */
+  const uint32_t *ix = byidx && !sorted ? p : NULL;
+  uint64_t prev = 0;
   int64_t m = 0;
   for (int64_t t = 0; t < n && !s; t++) {
-    uint64_t u = key[t], kk = inkey ? u >> ib : u;
-    int64_t src = inkey ? (int64_t)(u & imask) : p ? (int64_t)p[t] : t;
+    uint64_t kk = key[t];
+    int64_t src = ix ? (int64_t)ix[t] : t;
     if (t > 0 && kk == prev) { /* a duplicate, or a remapping not one-to-one */
       if (C->dup == SPC_DUP_ERROR)
         s = spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
                     "two entries map to the same coordinates of format %s "
                     "and --dup=error", C->fmt->name);
       else if (w)
-        spc_val_combine(C->comb->vt, C->dup, dv + (m - 1) * (int64_t)w, sv + src * (int64_t)w);
+        spc_val_combine(C->comb->vt, C->dup, dv + (m - 1) * (int64_t)w, from + src * (int64_t)w);
       continue;
     }
     int dl = t == 0 ? 0 : lvl[63 - __builtin_clzll(kk ^ prev)];
@@ -520,10 +617,12 @@ static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *
       lc[l][m] = (int64_t)((bl[l] ? (kk >> sh[l]) & mask[l] : 0) + lo[l]);
       C->isnew[l][m] = l >= dl || nu[l];
     }
-    if (w == 8)
-      ((uint64_t *)(void *)dv)[m] = ((const uint64_t *)(const void *)sv)[src];
-    else if (w)
-      memcpy(dv + m * (int64_t)w, sv + src * (int64_t)w, w);
+    if (w == 8) {
+      if (!inplace || m != t)
+        ((uint64_t *)(void *)dv)[m] = ((const uint64_t *)(const void *)from)[src];
+    } else if (w && (!inplace || m != t)) {
+      memcpy(dv + m * (int64_t)w, from + src * (int64_t)w, w);
+    }
     prev = kk;
     m++;
   }
