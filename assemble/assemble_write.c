@@ -2765,13 +2765,15 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
     C.comb = src;
   } else {
     if (!plain || src->sym != SPC_GENERAL) s = spc_tensor_expand(src, &exp, e);
-    if (!s && counters) {
+    if (!s && counters && spc_coo_is_combined(exp ? exp : src)) { /* nothing to combine */
+      C.own_comb = exp;
+    } else if (!s && counters) {
       s = spc_tensor_combine(exp ? exp : src, dup, &C.own_comb, e);
       spc_tensor_free(&exp);
     } else if (!s) {
       C.own_comb = exp;
     }
-    C.comb = C.own_comb;
+    C.comb = C.own_comb ? C.own_comb : src;
     if (s) goto done;
   }
   C.n = spc_tensor_nstored(C.comb);
