@@ -502,6 +502,113 @@ static int radix_top(const uint64_t *k, const void *p, uint64_t *k2, void *p2, i
   return bad < 0 ? -1 : bad ? 0 : 1;
 }
 
+/* Natural merge sort of k[a, b) (with the payload p) by key, stable:
+ * adjacent runs merged pairwise through k2/p2 (the same offsets), rs
+ * holding b - a + 1 run starts. */
+#define SEG_MERGE(NAME, T)                                                               \
+  static void NAME(uint64_t *k, T *p, uint64_t *k2, T *p2, int64_t a, int64_t b,        \
+                   int64_t *rs) {                                                        \
+    int64_t R = 0;                                                                       \
+    rs[R++] = a;                                                                         \
+    for (int64_t t = a + 1; t < b; t++)                                                  \
+      if (k[t] < k[t - 1]) rs[R++] = t;                                                  \
+    rs[R] = b;                                                                           \
+    uint64_t *sk = k, *dk = k2;                                                          \
+    T *sp = p, *dp = p2;                                                                 \
+    while (R > 1) {                                                                      \
+      int64_t R2 = 0;                                                                    \
+      for (int64_t r = 0; r < R; r += 2) {                                               \
+        int64_t i = rs[r], mid = rs[r + 1], j = mid, hi = r + 2 <= R ? rs[r + 2] : mid;  \
+        int64_t o = i;                                                                   \
+        rs[R2++] = i;                                                                    \
+        if (r + 1 >= R) hi = mid;                                                        \
+        while (i < mid && j < hi) {                                                      \
+          bool right = sk[j] < sk[i];                                                    \
+          int64_t x = right ? j++ : i++;                                                 \
+          dk[o] = sk[x];                                                                 \
+          if (p) dp[o] = sp[x];                                                          \
+          o++;                                                                           \
+        }                                                                                \
+        for (; i < mid; i++, o++) {                                                      \
+          dk[o] = sk[i];                                                                 \
+          if (p) dp[o] = sp[i];                                                          \
+        }                                                                                \
+        for (; j < hi; j++, o++) {                                                       \
+          dk[o] = sk[j];                                                                 \
+          if (p) dp[o] = sp[j];                                                          \
+        }                                                                                \
+      }                                                                                  \
+      rs[R2] = b;                                                                        \
+      R = R2;                                                                            \
+      uint64_t *tk = sk;                                                                 \
+      sk = dk;                                                                           \
+      dk = tk;                                                                           \
+      T *tp = sp;                                                                        \
+      sp = dp;                                                                           \
+      dp = tp;                                                                           \
+    }                                                                                    \
+    if (sk != k) {                                                                       \
+      memcpy(k + a, sk + a, (size_t)(b - a) * sizeof *k);                                \
+      if (p) memcpy(p + a, sp + a, (size_t)(b - a) * sizeof *p);                         \
+    }                                                                                    \
+  }
+SEG_MERGE(seg_merge8, uint64_t)
+SEG_MERGE(seg_merge4, uint32_t)
+#undef SEG_MERGE
+
+/* When the top level's field (bits [sh, 64)) never decreases -- a source
+ * ordered by the top level already: BCSR's block row from a row-ordered
+ * COO -- each run of equal top fields is sorted by itself, in cache, by
+ * merging the runs it holds; chosen when that takes fewer merge rounds than
+ * twice the radix passes, with segments of at most 2^16 components.
+ * Returns 1 when it sorted (the result in k/p), 0 when not chosen, -1 when
+ * memory ran out. */
+static int segment_sort(uint64_t *k, void *p, uint64_t *k2, void *p2, int pw, int64_t n,
+                        int sh, int B) {
+  int64_t segs = 1, runs = 1, len = 1, maxlen = 1;
+  for (int64_t t = 1; t < n; t++) {
+    uint64_t a = k[t - 1] >> sh, b = k[t] >> sh;
+    if (b < a) return 0;
+    if (b != a) {
+      segs++;
+      runs++;
+      len = 0;
+    } else if (k[t] < k[t - 1]) {
+      runs++;
+    }
+    if (++len > maxlen) maxlen = len;
+  }
+  int npass = (B + 11) / 12, rounds = 0;
+  while (((int64_t)segs << rounds) < runs) rounds++; /* merge rounds, on average */
+  if (maxlen > 65536 || rounds >= 2 * npass) return 0;
+  int64_t *start = spc_malloc_n(segs + 1, sizeof *start);
+  if (!start) return -1;
+  int64_t q = 0;
+  start[q++] = 0;
+  for (int64_t t = 1; t < n; t++)
+    if (k[t] >> sh != k[t - 1] >> sh) start[q++] = t;
+  start[q] = n;
+  int nt = PK_NTHREADS(n), bad = 0;
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+  {
+    int64_t *rs = spc_malloc_n(maxlen + 1, sizeof *rs);
+    if (!rs) bad = 1;
+#pragma omp for schedule(dynamic, 256)
+    for (int64_t g = 0; g < segs; g++) {
+      int64_t a = start[g], b = start[g + 1];
+      if (!rs || b - a < 2) continue;
+      bool in = true;
+      for (int64_t t = a + 1; t < b && in; t++) in = k[t - 1] <= k[t];
+      if (in) continue;
+      if (pw == 8) seg_merge8(k, p, k2, p2, a, b, rs);
+      else seg_merge4(k, p, k2, p2, a, b, rs);
+    }
+    spc_free(rs);
+  }
+  spc_free(start);
+  return bad ? -1 : 1;
+}
+
 /* Sorts, combines and flags the components by packed keys; *done false
  * (nothing changed) where that does not apply: more than 64 bits of
  * offsets (from each level's smallest coordinate present), or 2^32
@@ -564,6 +671,10 @@ static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *
     if (where == -2 && bl[top] && bl[top] <= 14) {
       int r = radix_top(key, p, k2, p2, pw, n, B - bl[top], bl[top]);
       where = r == 1 ? 1 : r < 0 ? -1 : -2;
+    }
+    if (where == -2 && bl[top]) {
+      int r = segment_sort(key, p, k2, p2, pw, n, B - bl[top], B);
+      where = r == 1 ? 0 : r < 0 ? -1 : -2;
     }
     if (where == -2) where = radix_keys(key, p, k2, p2, pw, n, 0, B);
     if (where < 0) s = SPC_NOMEM(e);
@@ -834,7 +945,8 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
     ir_expr *fa[2] = {ir_ref(f, size), ir_ref(f, limit)};
     ir_stmt *iff = ir_add(f, body, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, size), ir_ref(f, limit)), NULL, NULL));
     ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, name, fa, 2));
-    ir_add(f, body, ir_alloc(f, qpos, ir_ref(f, n), false));
+    if (!last) /* the next level's parents; the last level's are not used */
+      ir_add(f, body, ir_alloc(f, qpos, ir_ref(f, n), false));
     if (vout >= 0) ir_add(f, body, ir_alloc(f, vout, ir_ref(f, size), true));
   }
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
@@ -847,7 +959,7 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
     s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_YIELD, b.q, NULL, e);
     if (!s && asm_lfn(&b, SPC_LF_INSERT))
       s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_INSERT, -1, NULL, e);
-    ir_add(f, lb, ir_store(f, qpos, ir_ref(f, t), ir_cast(f, IR_I64, ir_ref(f, b.q))));
+    if (!last) ir_add(f, lb, ir_store(f, qpos, ir_ref(f, t), ir_cast(f, IR_I64, ir_ref(f, b.q))));
     if (vout >= 0)
       ir_add(f, lb, ir_store(f, vout, ir_ref(f, b.q), ir_load(f, vals, ir_ref(f, t))));
     ir_add(f, body, loop);
