@@ -708,6 +708,9 @@ static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *
   }
   char *dv = C->vals;
   const char *from = inplace ? dv : sv; /* value t's source: from[t] */
+  int64_t *out[SPC_MAX_ORDER]; /* locals: the flag stores alias nothing */
+  bool *nw[SPC_MAX_ORDER];
+  for (int l = 0; l < L; l++) out[l] = lc[l], nw[l] = C->isnew[l];
   const uint32_t *ix = byidx && !sorted ? p : NULL;
   uint64_t prev = 0;
   int64_t m = 0;
@@ -725,8 +728,8 @@ static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *
     }
     int dl = t == 0 ? 0 : lvl[63 - __builtin_clzll(kk ^ prev)];
     for (int l = 0; l < L; l++) {
-      lc[l][m] = (int64_t)((bl[l] ? (kk >> sh[l]) & mask[l] : 0) + lo[l]);
-      C->isnew[l][m] = l >= dl || nu[l];
+      out[l][m] = (int64_t)((bl[l] ? (kk >> sh[l]) & mask[l] : 0) + lo[l]);
+      nw[l][m] = l >= dl || nu[l];
     }
     if (w == 8) {
       if (!inplace || m != t)
