@@ -4,13 +4,15 @@
  *      the policy (stable: first/last follow the source order);
  *   2. one IR function (remap_func): per component the counters, the
  *      remapping and the `requires` conditions (a failing entry stops the
- *      run with "cannot hold entry ..."), then a stable sort_perm of the
- *      components by their level coordinates, top level first;
+ *      run with "cannot hold entry ..."), into one array per level;
  *   3. level extents [lo, lo+N) by interval analysis (counters bounded by
  *      their maximum, computed in the same run);
- *   4. in C: the components gathered in level order, equal level tuples
- *      combined (only a remapping that is not one-to-one makes them), the
- *      `fill: zero` check, the per-level "new coordinate prefix" flags;
+ *   4. in C: a stable sort of the components by their level coordinates,
+ *      top level first (pack_components: one packed key per component,
+ *      values carried along; else sort_components: the runtime's
+ *      sort_perm and a gather), equal level tuples combined (duplicates,
+ *      or a remapping that is not one-to-one), the `fill: zero` check, the
+ *      per-level "new coordinate prefix" flags;
  *   5. per level, top first, one IR function (level_func): the level's
  *      queries over its parent positions, init, size (with the size limit),
  *      yield_pos + insert_coord at every new prefix, the values at the last
