@@ -254,8 +254,8 @@ static spc_status build_bounds(const spc_remap *r, ir_func **out, spc_error *e) 
 }
 
 /* ---- the fixed driver ----------------------------------------------------------
- * After the routines: read A back to components, remap (and sort by level
- * coordinates), extents, gather in level order combining equal level
+ * After the routines: read A back to components, remap, a stable sort by
+ * level coordinates (the runtime's sort_perm), extents, gather in level order combining equal level
  * tuples (sum), the fill check, "new prefix" flags, then B's levels top
  * first, each level's positions the parents of the next. */
 static const char driver[] =
@@ -306,7 +306,9 @@ static const char driver[] =
     "int SPCONV_FN(const spconv_tensor *in, spconv_tensor *out, char *err, size_t err_len);\n"
     "int SPCONV_FN(const spconv_tensor *in, spconv_tensor *out, char *err, size_t err_len) {\n"
     "  spc_gen_arg a[64 + 16];\n"
-    "  int64_t *crd[16] = {0}, *lc[16] = {0}, *lcs[16] = {0}, *isnew[16] = {0}, *perm = NULL;\n"
+    "  int64_t *crd[16] = {0}, *lc[16] = {0}, *lcs[16] = {0}, *perm = NULL, *scr = NULL;\n"
+    "  bool *isnew[16] = {0};\n"
+    "  spc_rt_key key[16];\n"
     "  int64_t *pp = NULL, ext_in[32], ext[32], cmax[16] = {0}, np = 1, n = 0, m = 0;\n"
     "  char *vals = NULL, *vs = NULL;\n"
     "  int rc = 0, k = 0;\n"
@@ -330,7 +332,7 @@ static const char driver[] =
     "  memset(a, 0, sizeof a);\n"
     "  for (int d = 0; d < SPCONV_ORDER; d++) a[d].data = crd[d], a[d].len = n;\n"
     "  a[SPCONV_ORDER].s.i64 = n;\n"
-    "  k = SPCONV_ORDER + 1 + SPCONV_LB + 1 + SPCONV_NCTR;\n"
+    "  k = SPCONV_ORDER + 1 + SPCONV_LB + SPCONV_NCTR;\n"
     "  for (int c = 0; c < SPCONV_NCTR; c++) {\n"
     "    int64_t len = 1;\n"
     "    for (int t = 0; t < spconv_cnt_n[c]; t++) len *= in->dims[spconv_cnt_idx[c][t]] > 0 ? in->dims[spconv_cnt_idx[c][t]] : 1;\n"
@@ -338,8 +340,13 @@ static const char driver[] =
     "  }\n"
     "  if ((rc = spconv_r_remap_entry(a, err, err_len))) goto done;\n"
     "  for (int l = 0; l < SPCONV_LB; l++) lc[l] = a[SPCONV_ORDER + 1 + l].data;\n"
-    "  perm = a[SPCONV_ORDER + 1 + SPCONV_LB].data;\n"
-    "  for (int c = 0; c < SPCONV_NCTR; c++) cmax[c] = a[SPCONV_ORDER + 2 + SPCONV_LB + c].s.i64;\n"
+    "  for (int c = 0; c < SPCONV_NCTR; c++) cmax[c] = a[SPCONV_ORDER + 1 + SPCONV_LB + c].s.i64;\n"
+    "  perm = malloc((size_t)(n ? n : 1) * sizeof(int64_t));\n"
+    "  scr = malloc((size_t)(n ? n : 1) * sizeof(int64_t));\n"
+    "  if (!perm || !scr) { rc = -4; goto done; }\n"
+    "  for (int64_t t = 0; t < n; t++) perm[t] = t;\n"
+    "  for (int l = 0; l < SPCONV_LB; l++) key[l].p = lc[l], key[l].ty = SPC_RT_I64;\n"
+    "  spc_sort_perm_i64(perm, n, key, SPCONV_LB, scr);\n"
     "  /* 3. level extents */\n"
     "  memset(a, 0, sizeof a);\n"
     "  a[0].data = (void *)in->dims, a[0].len = SPCONV_ORDER;\n"
@@ -377,7 +384,7 @@ static const char driver[] =
     "    if (!W) for (int64_t t = 0; t < m; t++) ((double *)vs)[t] = 1.0;\n"
     "  }\n"
     "  for (int l = 0; l < SPCONV_LB; l++) {\n"
-    "    if (!(isnew[l] = malloc((size_t)(m ? m : 1) * sizeof(int64_t)))) goto done;\n"
+    "    if (!(isnew[l] = malloc((size_t)(m ? m : 1) * sizeof(bool)))) goto done;\n"
     "    for (int64_t t = 0; t < m; t++)\n"
     "      isnew[l][t] = t == 0 || !spconv_unique[l] || (l > 0 && isnew[l - 1][t]) || lcs[l][t] != lcs[l][t - 1];\n"
     "  }\n"
@@ -418,7 +425,7 @@ static const char driver[] =
     "  if (rc) SPCONV_FN_FREE(out);\n"
     "  for (int l = 0; l < 16; l++) free(lc[l]), free(lcs[l]), free(isnew[l]);\n"
     "  for (int d = 0; d < 16; d++) free(crd[d]);\n"
-    "  free(perm), free(pp), free(vals), free(vs);\n"
+    "  free(perm), free(scr), free(pp), free(vals), free(vs);\n"
     "  return rc;\n"
     "}\n";
 

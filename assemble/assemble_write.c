@@ -4,13 +4,15 @@
  *      the policy (stable: first/last follow the source order);
  *   2. one IR function (remap_func): per component the counters, the
  *      remapping and the `requires` conditions (a failing entry stops the
- *      run with "cannot hold entry ..."), then a stable sort_perm of the
- *      components by their level coordinates, top level first;
+ *      run with "cannot hold entry ..."), into one array per level;
  *   3. level extents [lo, lo+N) by interval analysis (counters bounded by
  *      their maximum, computed in the same run);
- *   4. in C: the components gathered in level order, equal level tuples
- *      combined (only a remapping that is not one-to-one makes them), the
- *      `fill: zero` check, the per-level "new coordinate prefix" flags;
+ *   4. in C: a stable sort of the components by their level coordinates,
+ *      top level first (pack_components: one packed key per component,
+ *      values carried along; else sort_components: the runtime's
+ *      sort_perm and a gather), equal level tuples combined (duplicates,
+ *      or a remapping that is not one-to-one), the `fill: zero` check, the
+ *      per-level "new coordinate prefix" flags;
  *   5. per level, top first, one IR function (level_func): the level's
  *      queries over its parent positions, init, size (with the size limit),
  *      yield_pos + insert_coord at every new prefix, the values at the last
@@ -43,7 +45,7 @@ typedef struct conv {
   const spc_format_level *lv[SPC_MAX_ORDER];
   int64_t lo[SPC_MAX_ORDER], N[SPC_MAX_ORDER];
   int64_t *lc[SPC_MAX_ORDER]; /* level coordinates, level order */
-  int64_t *isnew[SPC_MAX_ORDER];
+  bool *isnew[SPC_MAX_ORDER]; /* per level: the component's prefix is new there */
   void *vals; /* values in level order (NULL: pattern) */
   spc_vtype vt; /* values of the result */
   ir_ty index_ty, coord_ty;
@@ -133,7 +135,8 @@ static spc_status lower_source(const conv *C, ir_func *f, ir_stmt *lb, const ir_
                                ir_var t, bool reqs, req_ctx *rq, ir_expr **src,
                                spc_error *e);
 
-/* remap_func(crd0.., n, out0.., perm, cmax0..) */
+/* remap_func(crd0.., n, lc0.., cmax0.., cnt_len0..): the level coordinates
+ * of every component (the sort is in C: sort_components) */
 static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   ir_func *f = ir_func_new("spc_conv_remap");
   if (!f) return SPC_NOMEM(e);
@@ -154,7 +157,6 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
     lout[l] = ir_param(f, name, IR_I64, true, IR_OUT);
     ir_add(f, body, ir_alloc(f, lout[l], ir_ref(f, n), false));
   }
-  ir_var perm = ir_param(f, "perm", IR_I64, true, IR_OUT);
   for (int c = 0; c < r->ncounters; c++) {
     snprintf(name, sizeof name, "cmax%d", c);
     cmax[c] = ir_param(f, name, IR_I64, false, IR_OUT);
@@ -184,17 +186,6 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   for (int l = 0; l < C->L && !s; l++)
     ir_add(f, lb, ir_store(f, lout[l], ir_ref(f, t), ir_cast(f, IR_I64, outs[l])));
   for (int c = 0; c < r->ncounters && !s; c++) spc_counter_end(&ctr[c], f, body);
-  /* order: a stable sort by the level coordinates, top level first */
-  if (!s) {
-    ir_add(f, body, ir_alloc(f, perm, ir_ref(f, n), false));
-    ir_stmt *pl = ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
-    ir_add(f, ir_body(pl), ir_store(f, perm, ir_ref(f, t), ir_ref(f, t)));
-    ir_var keys[SPC_MAX_ORDER + 1];
-    keys[0] = perm;
-    for (int l = 0; l < C->L; l++) keys[l + 1] = lout[l];
-    ir_expr *na = ir_ref(f, n);
-    if (!C->nosort) ir_add(f, body, ir_call(f, IR_SORT_PERM, keys, C->L + 1, &na, 1));
-  }
   if (!s) s = ir_verify(f, e);
   if (s) ir_func_free(&f);
   *out = f;
@@ -332,17 +323,455 @@ static spc_status finish_components(conv *C, spc_error *e) {
       C->vals = v;
     }
   }
-  /* new coordinate prefixes per level */
-  for (int l = 0; l < C->L; l++) {
-    if (!(C->isnew[l] = spc_malloc_n(m ? m : 1, sizeof(int64_t)))) return SPC_NOMEM(e);
+  /* new coordinate prefixes per level (the packed sort made them already) */
+  bool made = C->L > 0 && C->isnew[0];
+  for (int l = 0; l < C->L && !made; l++) {
+    if (!(C->isnew[l] = spc_malloc_n(m ? m : 1, sizeof(bool)))) return SPC_NOMEM(e);
     bool uniq = C->lv[l]->unique;
-    int64_t *nw = C->isnew[l];
-    const int64_t *up = l > 0 ? C->isnew[l - 1] : NULL, *x = C->lc[l];
+    bool *nw = C->isnew[l];
+    const bool *up = l > 0 ? C->isnew[l - 1] : NULL;
+    const int64_t *x = C->lc[l];
 #pragma omp parallel for schedule(static) if (m > 65536)
     for (int64_t t = 0; t < m; t++)
       nw[t] = t == 0 || !uniq || (up && up[t]) || x[t] != x[t - 1];
   }
   return SPC_OK;
+}
+
+/* ---- the packed sort ----------------------------------------------------------
+ * Level l's coordinate offset from lo[l] fits bits(N[l] - 1) bits; when the
+ * levels' offsets fit 64 bits together, one key per component (the top
+ * level in the highest bits) orders the components exactly as the stable
+ * sort by (lc0, lc1, ..) does.  The component's index goes below the key
+ * when it fits too (ties then break by index: stable, and nothing to carry
+ * along), else in an index array beside the keys.  An LSD radix sort
+ * orders the keys (nothing when the remapping kept them in order: seen
+ * while packing); then one pass writes the level coordinates back from the
+ * keys into the remapping's own arrays (no gather), combines equal tuples,
+ * gathers the values and sets the "new prefix" flags from the highest bit
+ * that differs from the previous key. */
+
+#ifdef _OPENMP
+#include <omp.h>
+#define PK_NTHREADS(n) ((n) >= 65536 ? (omp_get_max_threads() < 64 ? omp_get_max_threads() : 64) : 1)
+#define PK_THREAD() omp_get_thread_num()
+#else
+#define PK_NTHREADS(n) 1
+#define PK_THREAD() 0
+#endif
+
+static int bits_of(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
+
+/* Per-thread digit counts (nt x nb) to scatter offsets: each thread's
+ * block after the blocks before it.  True when one digit holds all n. */
+static bool digit_offsets(int64_t *cnt, int64_t nb, int nt, int64_t n) {
+  int64_t sum = 0;
+  bool single = false;
+  for (int64_t b = 0; b < nb; b++) {
+    int64_t tot = 0;
+    for (int th = 0; th < nt; th++) {
+      int64_t c = cnt[th * nb + b];
+      cnt[th * nb + b] = sum + tot;
+      tot += c;
+    }
+    single |= tot == n;
+    sum += tot;
+  }
+  return single;
+}
+
+/* The stable scatter of k (and the payload p of pw bytes an element: 0, 4
+ * or 8) into k2 (p2) by the digit (k >> sh) & mask, at the offsets
+ * digit_offsets made. */
+static void scatter_digit(const uint64_t *k, const void *p, uint64_t *k2, void *p2, int pw,
+                          int64_t n, int sh, uint64_t mask, int64_t *cnt, int64_t nb, int nt) {
+#pragma omp parallel num_threads(nt)
+  {
+    int th = PK_THREAD();
+    int64_t b0 = n * th / nt, b1 = n * (th + 1) / nt, *c = cnt + th * nb;
+    if (pw == 8) {
+      const uint64_t *pi = p;
+      uint64_t *po = p2;
+      for (int64_t i = b0; i < b1; i++) {
+        int64_t d = c[(k[i] >> sh) & mask]++;
+        k2[d] = k[i];
+        po[d] = pi[i];
+      }
+    } else if (pw == 4) {
+      const uint32_t *pi = p;
+      uint32_t *po = p2;
+      for (int64_t i = b0; i < b1; i++) {
+        int64_t d = c[(k[i] >> sh) & mask]++;
+        k2[d] = k[i];
+        po[d] = pi[i];
+      }
+    } else {
+      for (int64_t i = b0; i < b1; i++) k2[c[(k[i] >> sh) & mask]++] = k[i];
+    }
+  }
+}
+
+/* LSD radix sort of k[0..n) by bits [lo, hi) of the keys (the bits above hi
+ * are zero), with the payload p (pw bytes an element), stable; k2 and p2
+ * are scratch.  Digits of at most 12 bits, as few passes as that allows; a
+ * pass whose digit is the same in every key is skipped.  Each thread counts
+ * and scatters its own contiguous block, at offsets after the blocks before
+ * it: the result does not depend on the number of threads.  Returns where
+ * the result is (0: k/p, 1: k2/p2), -1 when memory ran out. */
+static int radix_keys(uint64_t *k, void *p, uint64_t *k2, void *p2, int pw, int64_t n,
+                      int lo, int hi) {
+  int B = hi - lo;
+  if (B <= 0) return 0;
+  int npass = (B + 11) / 12, wd = (B + npass - 1) / npass;
+  int64_t nb = (int64_t)1 << wd;
+  int nt = PK_NTHREADS(n);
+  int64_t *cnt = spc_malloc_n((int64_t)nt * nb, sizeof *cnt);
+  if (!cnt) return -1;
+  int where = 0;
+  uint64_t mask = (uint64_t)nb - 1;
+  for (int sh = lo; sh < hi; sh += wd) {
+#pragma omp parallel num_threads(nt)
+    {
+      int th = PK_THREAD();
+      int64_t b0 = n * th / nt, b1 = n * (th + 1) / nt, *c = cnt + th * nb;
+      memset(c, 0, (size_t)nb * sizeof *c);
+      for (int64_t i = b0; i < b1; i++) c[(k[i] >> sh) & mask]++;
+    }
+    if (digit_offsets(cnt, nb, nt, n)) continue;
+    scatter_digit(k, p, k2, p2, pw, n, sh, mask, cnt, nb, nt);
+    uint64_t *tk = k;
+    k = k2;
+    k2 = tk;
+    void *tp = p;
+    p = p2;
+    p2 = tp;
+    where ^= 1;
+  }
+  spc_free(cnt);
+  return where;
+}
+
+/* When the keys holding each value of the top digit (bits [sh, sh + D))
+ * come in order already -- a source ordered by the lower levels whose top
+ * level is a function of them: DIA's diagonal from CSR or CSC, ELL's slot,
+ * a mode moved to the front -- one stable pass by that digit sorts them
+ * all.  The check rides on the pass that counts the digits.  Returns 1
+ * when it sorted (the result in k2/p2), 0 when the keys are not like that
+ * (nothing moved), -1 when memory ran out. */
+static int radix_top(const uint64_t *k, const void *p, uint64_t *k2, void *p2, int pw,
+                     int64_t n, int sh, int D) {
+  int64_t nb = (int64_t)1 << D;
+  uint64_t mask = (uint64_t)nb - 1;
+  int nt = PK_NTHREADS(n);
+  int64_t *cnt = spc_malloc_n((int64_t)nt * nb, sizeof *cnt);
+  uint64_t *first = spc_malloc_n((int64_t)nt * nb, sizeof *first);
+  uint64_t *last = spc_malloc_n((int64_t)nt * nb, sizeof *last);
+  int bad = 0;
+  if (!cnt || !first || !last) bad = -1;
+  if (!bad) {
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+    {
+      int th = PK_THREAD();
+      int64_t b0 = n * th / nt, b1 = n * (th + 1) / nt, *c = cnt + th * nb;
+      uint64_t *fi = first + th * nb, *la = last + th * nb;
+      memset(c, 0, (size_t)nb * sizeof *c);
+      for (int64_t i = b0; i < b1; i++) {
+        uint64_t x = k[i], b = (x >> sh) & mask;
+        if (!c[b]) fi[b] = x;
+        else bad |= x < la[b];
+        la[b] = x;
+        c[b]++;
+      }
+    }
+  }
+  for (int64_t b = 0; !bad && nt > 1 && b < nb; b++) { /* across the blocks */
+    bool have = false;
+    uint64_t prev = 0;
+    for (int th = 0; th < nt; th++) {
+      if (!cnt[th * nb + b]) continue;
+      if (have && first[th * nb + b] < prev) bad = 1;
+      prev = last[th * nb + b];
+      have = true;
+    }
+  }
+  if (!bad) {
+    digit_offsets(cnt, nb, nt, n);
+    scatter_digit(k, p, k2, p2, pw, n, sh, mask, cnt, nb, nt);
+  }
+  spc_free(cnt);
+  spc_free(first);
+  spc_free(last);
+  return bad < 0 ? -1 : bad ? 0 : 1;
+}
+
+/* Natural merge sort of k[a, b) (with the payload p) by key, stable:
+ * adjacent runs merged pairwise through k2/p2 (the same offsets), rs
+ * holding b - a + 1 run starts. */
+#define SEG_MERGE(NAME, T)                                                               \
+  static void NAME(uint64_t *k, T *p, uint64_t *k2, T *p2, int64_t a, int64_t b,        \
+                   int64_t *rs) {                                                        \
+    int64_t R = 0;                                                                       \
+    rs[R++] = a;                                                                         \
+    for (int64_t t = a + 1; t < b; t++)                                                  \
+      if (k[t] < k[t - 1]) rs[R++] = t;                                                  \
+    rs[R] = b;                                                                           \
+    uint64_t *sk = k, *dk = k2;                                                          \
+    T *sp = p, *dp = p2;                                                                 \
+    while (R > 1) {                                                                      \
+      int64_t R2 = 0;                                                                    \
+      for (int64_t r = 0; r < R; r += 2) {                                               \
+        int64_t i = rs[r], mid = rs[r + 1], j = mid, hi = r + 2 <= R ? rs[r + 2] : mid;  \
+        int64_t o = i;                                                                   \
+        rs[R2++] = i;                                                                    \
+        if (r + 1 >= R) hi = mid;                                                        \
+        while (i < mid && j < hi) {                                                      \
+          bool right = sk[j] < sk[i];                                                    \
+          int64_t x = right ? j++ : i++;                                                 \
+          dk[o] = sk[x];                                                                 \
+          if (p) dp[o] = sp[x];                                                          \
+          o++;                                                                           \
+        }                                                                                \
+        for (; i < mid; i++, o++) {                                                      \
+          dk[o] = sk[i];                                                                 \
+          if (p) dp[o] = sp[i];                                                          \
+        }                                                                                \
+        for (; j < hi; j++, o++) {                                                       \
+          dk[o] = sk[j];                                                                 \
+          if (p) dp[o] = sp[j];                                                          \
+        }                                                                                \
+      }                                                                                  \
+      rs[R2] = b;                                                                        \
+      R = R2;                                                                            \
+      uint64_t *tk = sk;                                                                 \
+      sk = dk;                                                                           \
+      dk = tk;                                                                           \
+      T *tp = sp;                                                                        \
+      sp = dp;                                                                           \
+      dp = tp;                                                                           \
+    }                                                                                    \
+    if (sk != k) {                                                                       \
+      memcpy(k + a, sk + a, (size_t)(b - a) * sizeof *k);                                \
+      if (p) memcpy(p + a, sp + a, (size_t)(b - a) * sizeof *p);                         \
+    }                                                                                    \
+  }
+SEG_MERGE(seg_merge8, uint64_t)
+SEG_MERGE(seg_merge4, uint32_t)
+#undef SEG_MERGE
+
+/* When the top level's field (bits [sh, 64)) never decreases -- a source
+ * ordered by the top level already: BCSR's block row from a row-ordered
+ * COO -- each run of equal top fields is sorted by itself, in cache, by
+ * merging the runs it holds; chosen when that takes fewer merge rounds than
+ * twice the radix passes, with segments of at most 2^16 components.
+ * Returns 1 when it sorted (the result in k/p), 0 when not chosen, -1 when
+ * memory ran out. */
+static int segment_sort(uint64_t *k, void *p, uint64_t *k2, void *p2, int pw, int64_t n,
+                        int sh, int B) {
+  int64_t segs = 1, runs = 1, len = 1, maxlen = 1;
+  for (int64_t t = 1; t < n; t++) {
+    uint64_t a = k[t - 1] >> sh, b = k[t] >> sh;
+    if (b < a) return 0;
+    if (b != a) {
+      segs++;
+      runs++;
+      len = 0;
+    } else if (k[t] < k[t - 1]) {
+      runs++;
+    }
+    if (++len > maxlen) maxlen = len;
+  }
+  int npass = (B + 11) / 12, rounds = 0;
+  while (((int64_t)segs << rounds) < runs) rounds++; /* merge rounds, on average */
+  if (maxlen > 65536 || rounds >= 2 * npass) return 0;
+  int64_t *start = spc_malloc_n(segs + 1, sizeof *start);
+  if (!start) return -1;
+  int64_t q = 0;
+  start[q++] = 0;
+  for (int64_t t = 1; t < n; t++)
+    if (k[t] >> sh != k[t - 1] >> sh) start[q++] = t;
+  start[q] = n;
+  int nt = PK_NTHREADS(n), bad = 0;
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+  {
+    int64_t *rs = spc_malloc_n(maxlen + 1, sizeof *rs);
+    if (!rs) bad = 1;
+#pragma omp for schedule(dynamic, 256)
+    for (int64_t g = 0; g < segs; g++) {
+      int64_t a = start[g], b = start[g + 1];
+      if (!rs || b - a < 2) continue;
+      bool in = true;
+      for (int64_t t = a + 1; t < b && in; t++) in = k[t - 1] <= k[t];
+      if (in) continue;
+      if (pw == 8) seg_merge8(k, p, k2, p2, a, b, rs);
+      else seg_merge4(k, p, k2, p2, a, b, rs);
+    }
+    spc_free(rs);
+  }
+  spc_free(start);
+  return bad ? -1 : 1;
+}
+
+/* Sorts, combines and flags the components by packed keys; *done false
+ * (nothing changed) where that does not apply: more than 64 bits of
+ * offsets (from each level's smallest coordinate present), or 2^32
+ * components or more with values of 16 bytes.  On success C->lc[l] is
+ * lc[l] (rewritten in level order).  Values of 4 or 8 bytes travel with
+ * their keys through the sort (no gather afterwards); others by an index. */
+static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *e) {
+  int64_t n = C->n;
+  int L = C->L, bl[SPC_MAX_ORDER], sh[SPC_MAX_ORDER], B = 0;
+  uint64_t mask[SPC_MAX_ORDER], lo[SPC_MAX_ORDER];
+  size_t w = spc_vtype_size(C->comb->vt);
+  bool byidx = w && w != 4 && w != 8;
+  int pw = byidx ? 4 : (int)w;
+  *done = false;
+  if (n < 1 || L < 1 || (byidx && (uint64_t)n > UINT32_MAX)) return SPC_OK;
+  for (int l = L - 1; l >= 0; l--) { /* the range present, often far less than N */
+    int64_t mn = INT64_MAX, mx = INT64_MIN;
+    const int64_t *x = lc[l];
+#pragma omp parallel for schedule(static) reduction(min : mn) reduction(max : mx) if (n > 65536)
+    for (int64_t t = 0; t < n; t++) {
+      mn = x[t] < mn ? x[t] : mn;
+      mx = x[t] > mx ? x[t] : mx;
+    }
+    bl[l] = bits_of((uint64_t)mx - (uint64_t)mn);
+    sh[l] = B;
+    B += bl[l];
+    mask[l] = bl[l] ? ~0ULL >> (64 - bl[l]) : 0;
+    lo[l] = (uint64_t)mn;
+  }
+  if (B > 64) return SPC_OK;
+  uint64_t *key = spc_malloc_n(n, sizeof *key), *k2 = NULL;
+  void *p = NULL, *p2 = NULL; /* the payload: values, or indices (byidx) */
+  if (!key) return SPC_NOMEM(e);
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (int64_t t = 0; t < n; t++) {
+    uint64_t u = 0;
+    for (int l = 0; l < L; l++)
+      if (bl[l]) u |= ((uint64_t)lc[l][t] - lo[l]) << sh[l];
+    key[t] = u;
+  }
+  int64_t i0 = 1;
+  while (i0 < n && key[i0 - 1] <= key[i0]) i0++;
+  bool sorted = i0 >= n;
+  spc_status s = SPC_OK;
+  const char *sv = C->comb->val;
+  if (!sorted) {
+    k2 = spc_malloc_n(n, sizeof *k2);
+    if (pw) {
+      p = spc_malloc_n(n, (size_t)pw);
+      p2 = spc_malloc_n(n, (size_t)pw);
+    }
+    if (!k2 || (pw && (!p || !p2))) s = SPC_NOMEM(e);
+    if (!s && byidx)
+      for (int64_t t = 0; t < n; t++) ((uint32_t *)p)[t] = (uint32_t)t;
+    else if (!s && pw)
+      memcpy(p, sv, (size_t)n * w);
+    /* the top level's field as one digit first, when narrow enough */
+    int top = 0, where = s ? 0 : -2;
+    while (top < L - 1 && !bl[top]) top++;
+    if (where == -2 && bl[top] && bl[top] <= 14) {
+      int r = radix_top(key, p, k2, p2, pw, n, B - bl[top], bl[top]);
+      where = r == 1 ? 1 : r < 0 ? -1 : -2;
+    }
+    if (where == -2 && bl[top]) {
+      int r = segment_sort(key, p, k2, p2, pw, n, B - bl[top], B);
+      where = r == 1 ? 0 : r < 0 ? -1 : -2;
+    }
+    if (where == -2) where = radix_keys(key, p, k2, p2, pw, n, 0, B);
+    if (where < 0) s = SPC_NOMEM(e);
+    if (where == 1) {
+      uint64_t *tk = key;
+      key = k2;
+      k2 = tk;
+      void *tp = p;
+      p = p2;
+      p2 = tp;
+    }
+    spc_free(k2);
+    spc_free(p2);
+  }
+  for (int l = 0; l < L && !s; l++)
+    if (!(C->isnew[l] = spc_malloc_n(n, sizeof(bool)))) s = SPC_NOMEM(e);
+  /* the values in level order: the sorted payload itself, else gathered */
+  bool inplace = !sorted && pw && !byidx;
+  if (!s && inplace) {
+    C->vals = p;
+    p = NULL;
+  } else if (!s && w && !(C->vals = spc_malloc_n(n, w))) {
+    s = SPC_NOMEM(e);
+  }
+  /* the level of each key bit; levels whose prefix is never unique */
+  int lvl[64];
+  bool nu[SPC_MAX_ORDER];
+  for (int l = 0; l < L; l++) {
+    for (int b = 0; b < bl[l]; b++) lvl[sh[l] + b] = l;
+    nu[l] = !C->lv[l]->unique || (l > 0 && nu[l - 1]);
+  }
+  char *dv = C->vals;
+  const char *from = inplace ? dv : sv; /* value t's source: from[t] */
+  int64_t *out[SPC_MAX_ORDER]; /* locals: the flag stores alias nothing */
+  bool *nw[SPC_MAX_ORDER];
+  for (int l = 0; l < L; l++) out[l] = lc[l], nw[l] = C->isnew[l];
+  const uint32_t *ix = byidx && !sorted ? p : NULL;
+  uint64_t prev = 0;
+  int64_t m = 0;
+  for (int64_t t = 0; t < n && !s; t++) {
+    uint64_t kk = key[t];
+    int64_t src = ix ? (int64_t)ix[t] : t;
+    if (t > 0 && kk == prev) { /* a duplicate, or a remapping not one-to-one */
+      if (C->dup == SPC_DUP_ERROR)
+        s = spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
+                    "two entries map to the same coordinates of format %s "
+                    "and --dup=error", C->fmt->name);
+      else if (w)
+        spc_val_combine(C->comb->vt, C->dup, dv + (m - 1) * (int64_t)w, from + src * (int64_t)w);
+      continue;
+    }
+    int dl = t == 0 ? 0 : lvl[63 - __builtin_clzll(kk ^ prev)];
+    for (int l = 0; l < L; l++) {
+      out[l][m] = (int64_t)((bl[l] ? (kk >> sh[l]) & mask[l] : 0) + lo[l]);
+      nw[l][m] = l >= dl || nu[l];
+    }
+    if (w == 8) {
+      if (!inplace || m != t)
+        ((uint64_t *)(void *)dv)[m] = ((const uint64_t *)(const void *)from)[src];
+    } else if (w && (!inplace || m != t)) {
+      memcpy(dv + m * (int64_t)w, from + src * (int64_t)w, w);
+    }
+    prev = kk;
+    m++;
+  }
+  spc_free(key);
+  spc_free(p);
+  if (s) return s;
+  for (int l = 0; l < L; l++) C->lc[l] = lc[l];
+  C->n = m;
+  *done = true;
+  return finish_components(C, e);
+}
+
+/* Where the packed keys do not apply: the runtime's stable sort of the
+ * positions by the level coordinates, then the gather. */
+static spc_status sort_components(conv *C, int64_t **lc, spc_error *e) {
+  int64_t n = C->n;
+  int64_t *perm = spc_malloc_n(n ? n : 1, sizeof *perm);
+  int64_t *scr = spc_malloc_n(n ? n : 1, sizeof *scr);
+  if (!perm || !scr) {
+    spc_free(perm);
+    spc_free(scr);
+    return SPC_NOMEM(e);
+  }
+  for (int64_t t = 0; t < n; t++) perm[t] = t;
+  ir_sort_perm_i64(perm, n, lc, C->L, scr);
+  spc_free(scr);
+  bool inorder = true;
+  for (int64_t t = 0; inorder && t < n; t++) inorder = perm[t] == t;
+  if (inorder) /* the source was already in the target's order: keep lc */
+    for (int l = 0; l < C->L; l++) C->lc[l] = lc[l];
+  spc_status s = order_components(C, lc, inorder ? NULL : perm, C->dup, e);
+  spc_free(perm);
+  return s;
 }
 
 /* ---- index types ---------------------------------------------------------- */
@@ -409,7 +838,7 @@ static spc_status build_queries(ir_func *f, ir_stmt *body,
     ir_var cv = lang_fresh_local(f, "qc", IR_I64, false);
     ir_stmt *loop = ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL);
     ir_stmt *iff = ir_add(f, ir_body(loop),
-                          ir_if(f, ir_bin(f, IR_NE, ir_load(f, isnew, ir_ref(f, t)), ir_int(f, 0)), NULL, NULL));
+                          ir_if(f, ir_load(f, isnew, ir_ref(f, t)), NULL, NULL));
     ir_stmt *tb = ir_then(iff);
     ir_add(f, tb, ir_assign(f, cv, ir_load(f, crd, ir_ref(f, t))));
     ir_add(f, tb, ir_assign(f, g, per_parent ? ir_load(f, pp, ir_ref(f, t))
@@ -470,7 +899,7 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
   lvbind b;
   asm_bind_init(&b, ls, fl, C->index_ty, C->coord_ty);
   ir_var pp = ir_param(f, "pp", IR_I64, true, IR_IN);
-  ir_var isnew = ir_param(f, "isnew", IR_I64, true, IR_IN);
+  ir_var isnew = ir_param(f, "isnew", IR_BOOL, true, IR_IN);
   ir_var crd = ir_param(f, "lcrd", IR_I64, true, IR_IN);
   ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
   ir_var npin = ir_param(f, "np_in", IR_I64, false, IR_IN);
@@ -521,7 +950,8 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
     ir_expr *fa[2] = {ir_ref(f, size), ir_ref(f, limit)};
     ir_stmt *iff = ir_add(f, body, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, size), ir_ref(f, limit)), NULL, NULL));
     ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, name, fa, 2));
-    ir_add(f, body, ir_alloc(f, qpos, ir_ref(f, n), false));
+    if (!last) /* the next level's parents; the last level's are not used */
+      ir_add(f, body, ir_alloc(f, qpos, ir_ref(f, n), false));
     if (vout >= 0) ir_add(f, body, ir_alloc(f, vout, ir_ref(f, size), true));
   }
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
@@ -530,11 +960,11 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
   if (!s) {
     ir_add(f, lb, ir_assign(f, b.p, ir_cast(f, C->index_ty, ir_load(f, pp, ir_ref(f, t)))));
     ir_add(f, lb, ir_assign(f, b.c, ir_cast(f, C->coord_ty, ir_load(f, crd, ir_ref(f, t)))));
-    ir_stmt *iff = ir_add(f, lb, ir_if(f, ir_bin(f, IR_NE, ir_load(f, isnew, ir_ref(f, t)), ir_int(f, 0)), NULL, NULL));
+    ir_stmt *iff = ir_add(f, lb, ir_if(f, ir_load(f, isnew, ir_ref(f, t)), NULL, NULL));
     s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_YIELD, b.q, NULL, e);
     if (!s && asm_lfn(&b, SPC_LF_INSERT))
       s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_INSERT, -1, NULL, e);
-    ir_add(f, lb, ir_store(f, qpos, ir_ref(f, t), ir_cast(f, IR_I64, ir_ref(f, b.q))));
+    if (!last) ir_add(f, lb, ir_store(f, qpos, ir_ref(f, t), ir_cast(f, IR_I64, ir_ref(f, b.q))));
     if (vout >= 0)
       ir_add(f, lb, ir_store(f, vout, ir_ref(f, b.q), ir_load(f, vals, ir_ref(f, t))));
     ir_add(f, body, loop);
@@ -2353,7 +2783,7 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
         int64_t d = C->comb->dims[rc->idx[t]];
         len *= d > 0 ? d : 1; /* checked by spc_counter_begin */
       }
-      args[C->order + 1 + C->L + 1 + C->r->ncounters + c].s.i64 = len;
+      args[C->order + 1 + C->L + C->r->ncounters + c].s.i64 = len;
     }
     s = asm_run(&C->eng, f, args, e);
   }
@@ -2362,8 +2792,7 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
     lang_ival iv[SPC_MAX_ORDER];
     int p0 = C->order + 1;
     for (int l = 0; l < C->L; l++) lc[l] = args[p0 + l].data;
-    const int64_t *perm = args[p0 + C->L].data;
-    for (int c = 0; c < C->r->ncounters; c++) cmax[c] = args[p0 + C->L + 1 + c].s.i64;
+    for (int c = 0; c < C->r->ncounters; c++) cmax[c] = args[p0 + C->L + c].s.i64;
     s = spc_remap_bounds(C->r, C->comb->dims, cmax, iv, e);
     for (int l = 0; l < C->L && !s; l++) {
       int64_t ext;
@@ -2377,15 +2806,12 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
         C->N[l] = ext + 1;
       }
     }
-    bool inorder = !C->nosort;
-    for (int64_t t = 0; inorder && t < C->n; t++) inorder = perm[t] == t;
-    if (inorder) /* the source was already in the target's order: keep lc */
-      for (int l = 0; l < C->L; l++) {
-        C->lc[l] = lc[l];
-        args[p0 + l].data = NULL;
-      }
-    if (!s) s = C->nosort ? workspace_components(C, lc, e)
-                          : order_components(C, lc, inorder ? NULL : perm, C->dup, e);
+    bool done = false;
+    if (!s && C->nosort) s = workspace_components(C, lc, e);
+    else if (!s && !(s = pack_components(C, lc, &done, e)) && !done)
+      s = sort_components(C, lc, e);
+    for (int l = 0; l < C->L; l++) /* C->lc took the remapping's arrays */
+      if (C->lc[l] == lc[l]) args[p0 + l].data = NULL;
   }
   for (int k = C->order + 1; args && k < np; k++)
     if (ir_var_get(f, ir_param_var(f, k))->array) spc_free(args[k].data);
@@ -2456,13 +2882,15 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
     C.comb = src;
   } else {
     if (!plain || src->sym != SPC_GENERAL) s = spc_tensor_expand(src, &exp, e);
-    if (!s && counters) {
+    if (!s && counters && spc_coo_is_combined(exp ? exp : src)) { /* nothing to combine */
+      C.own_comb = exp;
+    } else if (!s && counters) {
       s = spc_tensor_combine(exp ? exp : src, dup, &C.own_comb, e);
       spc_tensor_free(&exp);
     } else if (!s) {
       C.own_comb = exp;
     }
-    C.comb = C.own_comb;
+    C.comb = C.own_comb ? C.own_comb : src;
     if (s) goto done;
   }
   C.n = spc_tensor_nstored(C.comb);

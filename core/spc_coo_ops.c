@@ -107,63 +107,128 @@ fail:
 
 /* ---- sort + combine ---------------------------------------------------- */
 
-static int cmp_entries(const spc_tensor *c, int64_t a, int64_t b) {
-  for (int l = 0; l < c->order; l++) {
-    int64_t x = spc_arr_get(coo_crd(c, l), a), y = spc_arr_get(coo_crd(c, l), b);
+/* t's coordinate arrays when t is a plain COO (level l compressed or
+ * singleton on dimension l, pos from 0): read in place, no copy. */
+static bool plain_coo(const spc_tensor *t, const spc_array **crd) {
+  if (t->ext || t->order < 1 || t->nlevels != t->order ||
+      t->lv[0].fmt != &spc_level_compressed)
+    return false;
+  const spc_array *pos = spc_level_array_c(&t->lv[0], "pos");
+  if (!pos || pos->len < 2 || spc_arr_get(pos, 0) != 0) return false;
+  for (int l = 0; l < t->order; l++) {
+    if (t->lv[l].dim != l || (l && t->lv[l].fmt != &spc_level_singleton)) return false;
+    if (!(crd[l] = spc_level_array_c(&t->lv[l], "crd"))) return false;
+  }
+  return true;
+}
+
+static int cmp_entries(const spc_array *const *crd, int order, int64_t a, int64_t b) {
+  for (int l = 0; l < order; l++) {
+    int64_t x = spc_arr_get(crd[l], a), y = spc_arr_get(crd[l], b);
     if (x != y) return x < y ? -1 : 1;
   }
   return 0;
 }
 
-/* Stable merge sort of the permutation p[0..n) by coordinates; tmp is n. */
-static void merge_sort(const spc_tensor *c, int64_t *p, int64_t *tmp,
-                       int64_t n) {
+/* Stable merge sort of the permutation p[0..n) by coordinates; tmp is n.
+ * Returns the array holding the result (p or tmp). */
+static int64_t *merge_sort(const spc_array *const *crd, int order, int64_t *p, int64_t *tmp,
+                           int64_t n) {
   for (int64_t w = 1; w < n; w *= 2) {
     for (int64_t lo = 0; lo < n; lo += 2 * w) {
       int64_t mid = lo + w < n ? lo + w : n;
       int64_t hi = lo + 2 * w < n ? lo + 2 * w : n;
       int64_t i = lo, j = mid, k = lo;
       while (i < mid && j < hi)
-        tmp[k++] = cmp_entries(c, p[j], p[i]) < 0 ? p[j++] : p[i++];
+        tmp[k++] = cmp_entries(crd, order, p[j], p[i]) < 0 ? p[j++] : p[i++];
       while (i < mid) tmp[k++] = p[i++];
       while (j < hi) tmp[k++] = p[j++];
     }
-    memcpy(p, tmp, (size_t)n * sizeof *p);
+    int64_t *x = p;
+    p = tmp;
+    tmp = x;
   }
+  return p;
 }
 
+/* Array src into dst (same length; widths may differ). */
+static void copy_arr(spc_array *dst, const spc_array *src, int64_t n) {
+  if (dst->type == src->type) {
+    memcpy(dst->data, src->data, (size_t)n * (src->type == SPC_IDX32 ? 4 : 8));
+    return;
+  }
+  for (int64_t k = 0; k < n; k++) spc_arr_set(dst, k, spc_arr_get(src, k));
+}
+
+bool spc_coo_is_combined(const spc_tensor *t) {
+  const spc_array *crd[SPC_MAX_ORDER];
+  if (!plain_coo(t, crd)) return false;
+  int64_t n = spc_tensor_nstored(t);
+  for (int64_t k = 1; k < n; k++)
+    if (cmp_entries(crd, t->order, k - 1, k) >= 0) return false;
+  return true;
+}
+
+/* A source whose entries come strictly increasing already (a converted CSR
+ * read back, a file in row order) is copied as it is: one pass to see. */
 spc_status spc_tensor_combine(const spc_tensor *t, spc_dup pol,
                               spc_tensor **out, spc_error *e) {
-  spc_tensor *in = NULL, *c = NULL;
-  int64_t *p = NULL, *tmp = NULL, x[SPC_MAX_ORDER];
+  spc_tensor *own = NULL, *c = NULL;
+  const spc_tensor *in = t;
+  const spc_array *crd[SPC_MAX_ORDER];
+  int64_t *p = NULL, *tmp = NULL, *perm = NULL, x[SPC_MAX_ORDER], n;
+  spc_status s = SPC_OK;
   *out = NULL;
-  spc_status s = spc_tensor_to_coo(t, 0, &in, e);
-  if (s) return s;
-  int64_t n = in->nval ? in->nval : spc_tensor_nstored(in);
+  if (plain_coo(t, crd)) {
+    n = spc_tensor_nstored(t);
+  } else {
+    if ((s = spc_tensor_to_coo(t, 0, &own, e))) return s;
+    in = own;
+    for (int l = 0; l < in->order; l++) crd[l] = coo_crd(in, l);
+    n = in->nval ? in->nval : spc_tensor_nstored(in);
+  }
+  int order = in->order;
   size_t w = spc_vtype_size(in->vt);
-  p = spc_malloc_n(n, sizeof *p);
-  tmp = spc_malloc_n(n, sizeof *tmp);
-  if (!p || !tmp) { s = SPC_NOMEM(e); goto done; }
-  for (int64_t k = 0; k < n; k++) p[k] = k;
-  merge_sort(in, p, tmp, n);
-  if ((s = spc_coo_alloc(in->order, in->dims, n, in->vt, &c, e))) goto done;
+  /* in order already (strictly: nothing to combine), in order with equal
+   * neighbours, or to sort */
+  int64_t k0 = 1;
+  bool equal = false;
+  for (; k0 < n; k0++) {
+    int c0 = cmp_entries(crd, order, k0 - 1, k0);
+    if (c0 > 0) break;
+    equal |= c0 == 0;
+  }
+  if (k0 < n) {
+    p = spc_malloc_n(n, sizeof *p);
+    tmp = spc_malloc_n(n, sizeof *tmp);
+    if (!p || !tmp) { s = SPC_NOMEM(e); goto done; }
+    for (int64_t k = 0; k < n; k++) p[k] = k;
+    perm = merge_sort(crd, order, p, tmp, n);
+  }
+  if ((s = spc_coo_alloc(order, in->dims, n, in->vt, &c, e))) goto done;
   int64_t m = 0;
-  for (int64_t k = 0; k < n; k++) {
-    if (k > 0 && cmp_entries(in, p[k - 1], p[k]) == 0) {
+  if (!perm && !equal) {
+    for (int l = 0; l < order; l++) copy_arr(&c->lv[l].arr[l == 0 ? 1 : 0], crd[l], n);
+    if (w && n) memcpy(c->val, in->val, (size_t)n * w);
+    m = n;
+  }
+  for (int64_t k = 0; k < n && (perm || equal); k++) {
+    int64_t pk = perm ? perm[k] : k;
+    if (k > 0 && cmp_entries(crd, order, perm ? perm[k - 1] : k - 1, pk) == 0) {
       if (pol == SPC_DUP_ERROR) {
-        for (int l = 0; l < in->order; l++) x[l] = spc_arr_get(coo_crd(in, l), p[k]) + 1;
+        for (int l = 0; l < order; l++) x[l] = spc_arr_get(crd[l], pk) + 1;
         s = spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
                     "duplicate entry at (%lld, %lld%s) and --dup=error",
-                    (long long)x[0], (long long)(in->order > 1 ? x[1] : 0),
-                    in->order > 2 ? ", ..." : "");
+                    (long long)x[0], (long long)(order > 1 ? x[1] : 0),
+                    order > 2 ? ", ..." : "");
         goto done;
       }
       if (w) spc_val_combine(in->vt, pol, (char *)c->val + (m - 1) * (int64_t)w,
-                             (char *)in->val + p[k] * (int64_t)w);
+                             (const char *)in->val + pk * (int64_t)w);
       continue;
     }
-    for (int l = 0; l < in->order; l++) x[l] = spc_arr_get(coo_crd(in, l), p[k]);
-    coo_put(c, m++, x, w ? (char *)in->val + p[k] * (int64_t)w : NULL);
+    for (int l = 0; l < order; l++) x[l] = spc_arr_get(crd[l], pk);
+    coo_put(c, m++, x, w ? (const char *)in->val + pk * (int64_t)w : NULL);
   }
   spc_coo_truncate(c, m);
   c->sym = in->sym;
@@ -175,7 +240,7 @@ spc_status spc_tensor_combine(const spc_tensor *t, spc_dup pol,
 done:
   spc_free(p);
   spc_free(tmp);
-  spc_tensor_free(&in);
+  spc_tensor_free(&own);
   spc_tensor_free(&c);
   return s;
 }

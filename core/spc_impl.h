@@ -140,6 +140,9 @@ SPC_INTERNAL spc_status spc_coo_alloc(int order, const int64_t *dims,
 SPC_INTERNAL spc_status spc_dense_alloc(int order, const int64_t *dims,
                                         const int *mode, spc_vtype vt,
                                         spc_tensor **out, spc_error *e);
+/* t is a plain COO (level l on dimension l, read in place) whose entries
+ * come strictly increasing: spc_tensor_combine would only copy it. */
+SPC_INTERNAL bool spc_coo_is_combined(const spc_tensor *t);
 /* Shrink a COO tensor's arrays to nnz entries (nnz <= allocated). */
 SPC_INTERNAL void spc_coo_truncate(spc_tensor *t, int64_t nnz);
 

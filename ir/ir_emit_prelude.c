@@ -1,5 +1,6 @@
 /* ir_emit_prelude.c -- what a generated C file starts with: includes, the
- * allocator hooks (SPC_GEN_MALLOC, SPC_GEN_FREE), the runtime (ir_rt.h
+ * allocator hooks (SPC_GEN_MALLOC, SPC_GEN_FREE; SPC_GEN_CALLOC for zeroed
+ * arrays, calloc unless SPC_GEN_MALLOC is the caller's), the runtime (ir_rt.h
  * verbatim, shared with the interpreter), the allocation and sort helpers,
  * the argument layout of the NAME_entry wrappers, and SPC_GEN_BEGIN /
  * SPC_GEN_END around each function. */
@@ -17,6 +18,9 @@ static const char prelude_head[] =
     "#include <stdlib.h>\n"
     "#ifndef SPC_GEN_MALLOC\n"
     "#define SPC_GEN_MALLOC(n) malloc(n)\n"
+    "#ifndef SPC_GEN_CALLOC\n"
+    "#define SPC_GEN_CALLOC(n) calloc(n, 1)\n"
+    "#endif\n"
     "#endif\n"
     "#ifndef SPC_GEN_FREE\n"
     "#define SPC_GEN_FREE(p) free(p)\n"
@@ -28,6 +32,9 @@ static const char prelude_tail[] =
     " * overflow, or when the allocation fails. */\n"
     "SPC_RT_FN void *spc_gen_alloc(int64_t n, size_t size, bool zero) {\n"
     "  if (n < 0 || (uint64_t)n > SIZE_MAX / size) return NULL;\n"
+    "#ifdef SPC_GEN_CALLOC /* zeroed: fresh pages are zero already */\n"
+    "  if (zero) return SPC_GEN_CALLOC(n ? (size_t)n * size : 1);\n"
+    "#endif\n"
     "  void *p = SPC_GEN_MALLOC(n ? (size_t)n * size : 1);\n"
     "  if (p && zero) memset(p, 0, (size_t)n * size);\n"
     "  return p;\n"

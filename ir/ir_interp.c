@@ -195,9 +195,8 @@ static spc_status exec(const bc_prog *p, ir_val *restrict R, bc_arr *restrict A,
     if (n < 0)
       return bc_error(p, ip, e, SPC_ERR_INTERNAL, "negative length %lld for %s",
                       (long long)n, bc_arr_name(p, ip->d));
-    void *q = spc_malloc_n(n, size);
+    void *q = ip->b ? spc_calloc((size_t)n, size) : spc_malloc_n(n, size);
     if (!q) return SPC_NOMEM(e);
-    if (ip->b) memset(q, 0, (size_t)n * size);
     spc_free(x->data);
     x->data = q;
     x->len = n;

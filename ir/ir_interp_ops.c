@@ -127,6 +127,15 @@ static spc_status sort_perm(const bc_prog *p, const bc_ins *ip, const int32_t *a
   return SPC_OK;
 }
 
+/* The runtime's stable sort_perm for C callers: int64 keys, top first. */
+void ir_sort_perm_i64(int64_t *perm, int64_t n, int64_t *const *keys, int nkeys,
+                      int64_t *scratch) {
+  spc_rt_key key[64];
+  if (nkeys > 64) nkeys = 64;
+  for (int j = 0; j < nkeys; j++) key[j] = (spc_rt_key){keys[j], SPC_RT_I64};
+  spc_sort_perm_i64(perm, n, key, nkeys, scratch);
+}
+
 #define BY_TYPE(t, FN, ...)                                                              \
   switch (t) {                                                                           \
   case IR_BOOL: FN(bool, __VA_ARGS__) break;                                             \

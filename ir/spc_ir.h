@@ -180,6 +180,11 @@ struct ir_stmt {
 /* ---- functions ------------------------------------------------------------ */
 typedef struct ir_func ir_func;
 
+/* The runtime's stable sort_perm (ir_rt.h) for C callers: perm (holding
+ * 0..n-1 or any order to refine) sorted by int64 keys[0], then keys[1]..
+ * (at most 64); scratch holds n positions. */
+SPC_INTERNAL void ir_sort_perm_i64(int64_t *perm, int64_t n, int64_t *const *keys,
+                                   int nkeys, int64_t *scratch);
 SPC_INTERNAL ir_func *ir_func_new(const char *name);
 SPC_INTERNAL void ir_func_free(ir_func **f);
 SPC_INTERNAL bool ir_func_ok(const ir_func *f); /* not broken (see above) */

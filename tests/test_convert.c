@@ -45,6 +45,7 @@
 #include <omp.h>
 #include "testutil.h"
 #include <hdf5.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2002,6 +2003,111 @@ START_TEST(test_tensors) {
 }
 END_TEST
 
+/* ---- the sort path's strategies and threads ------------------------------------
+ * 2^16 components and more are sorted by several threads; the packed keys
+ * pick one stable pass by the top level (DIA, ELL from CSR/CSC), runs
+ * merged per top coordinate (BCSR, DCSR from a row-ordered source) or radix
+ * passes (shuffled input), and the runtime's sort where the coordinates
+ * present span more than 64 bits.  Every one must give what one thread
+ * gives, and read back to the source's components. */
+
+static spc_tensor *random_coo(int64_t rows, int64_t cols, int64_t n, uint64_t seed, bool dup,
+                              const int64_t *far) {
+  int64_t dims[2] = {rows, cols}, m = n + (dup ? n / 64 : 0) + (far ? 3 : 0);
+  spc_tensor *t = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, m, SPC_F64, &t, &e), &e);
+  int64_t *ci = malloc((size_t)m * sizeof *ci), *cj = malloc((size_t)m * sizeof *cj);
+  uint64_t x = seed;
+  for (int64_t k = 0; k < m; k++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    ci[k] = (int64_t)(x % 600), cj[k] = (int64_t)((x >> 20) % 600);
+    if (dup && k >= n && k < n + n / 64) ci[k] = ci[k - n], cj[k] = cj[k - n]; /* repeats */
+  }
+  if (far) /* coordinates spanning more than 64 bits together */
+    for (int k = 0; k < 3; k++) ci[m - 1 - k] = far[2 * k], cj[m - 1 - k] = far[2 * k + 1];
+  double *v = spc_tensor_values_mut(t);
+  for (int l = 0; l < 2; l++) {
+    spc_itype ty;
+    spc_tensor_level_array(t, l, "crd", NULL, &ty, NULL);
+    void *p = spc_tensor_level_array_mut(t, l, "crd");
+    for (int64_t k = 0; k < m; k++) {
+      int64_t c = l ? cj[k] : ci[k];
+      if (ty == SPC_IDX32) ((int32_t *)p)[k] = (int32_t)c;
+      else ((int64_t *)p)[k] = c;
+    }
+  }
+  for (int64_t k = 0; k < m; k++) v[k] = 1.0 + (double)(k % 1000) * 0.25;
+  free(ci);
+  free(cj);
+  return t;
+}
+
+static spc_tensor *conv_threads(const spc_tensor *src, const char *fmt, int threads, bool sort,
+                                const char *what) {
+  spc_convert_opts o;
+  spc_convert_info info;
+  spc_error e;
+  spc_tensor *x = NULL;
+  opts(&o, SPC_ENGINE_AUTO, &info);
+  if (sort) o.plan = SPC_PLAN_SORT;
+  omp_set_num_threads(threads);
+  spc_status s = spc_convert_to(src, fmt, &o, &x, &e);
+  char b[1200];
+  ck_assert_msg(s == SPC_OK, "%s (%d threads): %s", what, threads, spc_error_string(&e, b, sizeof b));
+  return x;
+}
+
+START_TEST(test_sort_threads) {
+  jit_env();
+  int nt0 = omp_get_max_threads();
+  spc_tensor *shuf = random_coo(600, 600, 120000, 88172645463325252ULL, true, NULL);
+  spc_tensor *ref = combined(shuf), *csr = conv_threads(ref, "csr", 1, false, "csr");
+  spc_tensor *csc = conv_threads(ref, "csc", 1, false, "csc");
+  const spc_tensor *srcs[] = {shuf, ref, csr, csc};
+  const char *sname[] = {"shuffled coo", "ordered coo", "csr", "csc"};
+  const char *fmts[] = {"dia", "ell", "bcsr", "dcsr", "dcsc", "csr", "csc", "coo"};
+  int ok = 0;
+  for (int i = 0; i < 4; i++)
+    for (int f = 0; f < 8; f++) {
+      char what[128];
+      snprintf(what, sizeof what, "%s -> %s", sname[i], fmts[f]);
+      bool sort = f >= 5; /* csr, csc, coo: the sort path, not the counting plan */
+      spc_tensor *x1 = conv_threads(srcs[i], fmts[f], 1, sort, what);
+      spc_tensor *x4 = conv_threads(srcs[i], fmts[f], 4, sort, what);
+      same_arrays(x1, x4, what);
+      check_readback(x1, ref, what);
+      spc_tensor_free(&x1);
+      spc_tensor_free(&x4);
+      ok++;
+    }
+  /* more than 64 bits of coordinates: the runtime's sort */
+  const int64_t big = (int64_t)1 << 40, far[6] = {big - 1, big - 1, 0, big - 2, big / 3, 7};
+  spc_tensor *wide = random_coo(big, big, 70000, 2463534242ULL, true, far), *wref = combined(wide);
+  const char *wf[] = {"dcsr", "dcsc", "coo"};
+  for (int f = 0; f < 3; f++) {
+    char what[128];
+    snprintf(what, sizeof what, "2^40 x 2^40 -> %s", wf[f]);
+    spc_tensor *x1 = conv_threads(wide, wf[f], 1, true, what);
+    spc_tensor *x4 = conv_threads(wide, wf[f], 4, true, what);
+    same_arrays(x1, x4, what);
+    check_readback(x1, wref, what);
+    ck_assert_int_eq(spc_tensor_nstored(x1), spc_tensor_nstored(wref));
+    spc_tensor_free(&x1);
+    spc_tensor_free(&x4);
+    ok++;
+  }
+  omp_set_num_threads(nt0);
+  printf("convert: sort strategies: %d conversions, 1 thread = 4 threads, read back exactly\n", ok);
+  spc_tensor_free(&wide);
+  spc_tensor_free(&wref);
+  spc_tensor_free(&csr);
+  spc_tensor_free(&csc);
+  spc_tensor_free(&ref);
+  spc_tensor_free(&shuf);
+}
+END_TEST
+
 /* ---- .bsp.h5 ---------------------------------------------------------------------- */
 
 START_TEST(test_bsp_roundtrip) {
@@ -2474,6 +2580,8 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_counting_threads);
   tcase_add_test(tc, test_stream_count);
   tcase_add_test(tc, test_tensors);
+  tc = tcase(s, "sort");
+  tcase_add_test(tc, test_sort_threads);
   tc = tcase(s, "jit");
   tcase_add_test(tc, test_jit_subset);
   tcase_add_test(tc, test_jit_params);
