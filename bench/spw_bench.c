@@ -32,9 +32,9 @@
  *       flushes=F merges=M spilled=S peak_bytes=P
  * NPTS: stored points of the source; SECONDS / NPTS is the ns per input
  * point.  NOUT, CHK (a hash of every level array of the result, in order)
- * and VSUM (the sum of the result's values) must agree between
- * configurations (VSUM up to rounding: the hash adds duplicates in
- * different flushes as partial sums).  flushes..peak_bytes are the
+ * and VSUM (the sum of the result's values; every configuration sums
+ * duplicates left to right in arrival order) must agree between
+ * configurations.  flushes..peak_bytes are the
  * workspace's statistics (0 for sort).  Lines
  *   skip spw CONV FILE (why)     error spw CONV CONFIG FILE (message)
  * report what was not timed.

@@ -118,10 +118,15 @@ static void hash_clear(spw *w) {
   }
 }
 
+/* Acc held as a hash (entries in the slots) rather than appended: every
+ * fill but the exact workspace's after its first run (see push_hash). */
+static bool acc_hashed(const spw *w) { return w->slot && !(w->exact && w->nruns > 0); }
+
 /* Sort Acc, combine, push as a run. */
 static spc_status flush(spw *w, spc_error *e) {
   run r;
   if (!w->n) return SPC_OK;
+  const bool hashed = acc_hashed(w);
   spc_status st = spw_sort_acc(w, &r, e);
   if (!st && w->nruns == w->caprun) {
     int nc = w->caprun ? 2 * w->caprun : 16;
@@ -139,17 +144,25 @@ static spc_status flush(spw *w, spc_error *e) {
   }
   w->runs[w->nruns++] = r;
   w->mem_runs += run_mem(w, &r);
-  if (w->slot) hash_clear(w);
+  if (hashed) hash_clear(w);
   w->n = 0;
   w->st.flushes++;
   return balance(w, e);
 }
 
+static spc_status push_list(spw *w, int64_t n, const int64_t *const *cols, const char *vals,
+                            spc_error *e);
+
 /* The hash: combine with an equal tuple in Acc, or add one (flushing a
- * full Acc first). */
+ * full Acc first).  An exact workspace (float sums) combines on insert
+ * only while no run exists (its sums are then the serial prefix sums of
+ * the first run); once a run exists it appends, as the list does, so
+ * duplicates stay apart, in arrival order, until a merge with the oldest
+ * run or the pack adds them left to right. */
 static spc_status push_hash(spw *w, int64_t n, const int64_t *const *cols, const char *vals,
                             spc_error *e) {
   static const char zero[16];
+  if (!acc_hashed(w)) return push_list(w, n, cols, vals, e);
   const int L = w->L;
   const size_t W = w->W;
   const uint64_t m = (uint64_t)(w->nslot - 1);
@@ -190,6 +203,11 @@ static spc_status push_hash(spw *w, int64_t n, const int64_t *const *cols, const
     if (w->n == w->cap) {
       spc_status st = flush(w, e);
       if (st) return st;
+      if (!acc_hashed(w)) { /* exact: the rest appended */
+        const int64_t *rest[MAXL];
+        for (int l = 0; l < L; l++) rest[l] = cols[l] + q;
+        return push_list(w, n - q, rest, vals ? vals + q * (int64_t)W : NULL, e);
+      }
       goto probe;
     }
     w->slot[h] = w->n + 1;
@@ -239,7 +257,7 @@ spc_status spw_create(int L, spc_vtype vt, const spw_opts *o, spw **out,
   w->vt = vt;
   w->W = spc_vtype_size(vt);
   if (o) w->o = *o;
-  w->exact = w->o.kind == SPW_LIST && w->o.dup == SPC_DUP_SUM &&
+  w->exact = w->o.dup == SPC_DUP_SUM &&
              (vt == SPC_F32 || vt == SPC_F64 || vt == SPC_C128);
   int64_t mem = w->o.mem;
   if (mem <= 0) {
@@ -293,21 +311,33 @@ void spw_free(spw **wp) {
   *wp = NULL;
 }
 
+/* The statistics cover one filling: from the first push (or pack, or
+ * stream) after a pack, or after spw_create, up to the end of the next
+ * pack; they are reset here when a pack has ended the previous one. */
+static void fill_begins(spw *w) {
+  if (!w->packed) return;
+  memset(&w->st, 0, sizeof w->st);
+  w->packed = false;
+}
+
 spc_status spw_push(spw *w, int64_t n, const int64_t *const *cols,
                     const void *vals, spc_error *e) {
+  fill_begins(w);
   return w->o.kind == SPW_HASH ? push_hash(w, n, cols, vals, e) : push_list(w, n, cols, vals, e);
 }
 
 spc_status spw_pack(spw *w, int64_t *n, int64_t **cols, void **vals,
                     spc_error *e) {
+  fill_begins(w);
   spc_status st = flush(w, e);
   spw_drop_scratch(w);
+  w->packed = true;
   run out;
   *n = 0;
   *vals = NULL;
   for (int l = 0; l < w->L; l++) cols[l] = NULL;
   memset(&out, 0, sizeof out);
-  if (!st && w->nruns == 1 && !w->runs[0].file && !w->exact) {
+  if (!st && w->nruns == 1 && !w->runs[0].file) { /* the oldest run is combined */
     out = w->runs[0];
     w->nruns = 0;
   } else if (!st) {
@@ -348,6 +378,7 @@ spc_status spw_pack(spw *w, int64_t *n, int64_t **cols, void **vals,
 }
 
 spc_status spw_stream(spw *w, int64_t chunk, spw_chunk_fn cb, void *ctx, spc_error *e) {
+  fill_begins(w);
   spc_status st = flush(w, e);
   spw_drop_scratch(w);
   run out;

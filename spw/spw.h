@@ -24,12 +24,17 @@
  *         the runs' ranges fit in 64 bits, else tuple by tuple.
  *
  * Duplicates combine by a spc_dup policy in arrival order (runs are
- * chronological and merges prefer the older run): first, last, min, max,
- * error and integer sums give exactly what a serial pass gives.  Float
- * sums: the list keeps duplicates until the final pack and adds them left
- * to right (exactly the serial sum); the hash adds them on insert, so
- * duplicates that land in different flushes are added as partial sums
- * (the same value up to rounding). */
+ * chronological and merges prefer the older run), exactly as a serial pass
+ * over the input does: first, last, min, max, error and integer sums
+ * whatever the grouping; float sums (f32, f64, c128) left to right,
+ * ((a + b) + c) + d bit for bit.  For these a run holds a combined value
+ * only where it is the serial prefix sum: in the oldest run (the first
+ * flush, combined in Acc -- the hash adds on insert while no run exists --
+ * and its merges with the next run, adding left to right); every later
+ * Acc (the hash then appends, as the list) and every other run keep a
+ * tuple's duplicates apart in arrival order, and the pack (or stream)
+ * adds them to the oldest run's sums left to right.  So float-sum
+ * workspaces keep more entries in later fillings and runs. */
 #ifndef SPC_SPW_H
 #define SPC_SPW_H
 
@@ -78,8 +83,10 @@ SPC_INTERNAL spc_status spw_stream(spw *w, int64_t chunk, spw_chunk_fn cb, void 
                                    spc_error *e);
 SPC_INTERNAL void spw_free(spw **w);
 
-/* Statistics since the workspace was made (for --verbose and the
- * benchmark). */
+/* Statistics of the last pack (for --verbose and the benchmark): from
+ * the first push after the previous pack (or spw_create) to the end of
+ * the last spw_pack; before that pack, of the pushes (and streams) so
+ * far.  Reset when a push, stream or pack follows a pack. */
 typedef struct spw_stats {
   int64_t flushes, merges, spilled_runs, spilled_bytes, peak_bytes;
 } spw_stats;

@@ -41,8 +41,15 @@ struct spw {
   uint64_t *sk, *tmp; /* the flush's keys and scratch (cap each), kept
                          between flushes; freed by the pack */
   int64_t *cnt;       /* the flush's radix counters */
-  bool exact;       /* list + float sum: duplicates kept until the final
-                       pack, so the sum runs left to right in arrival order */
+  bool exact;       /* float sums: a run holds a combined value only where
+                       it is the serial prefix sum, i.e. in the oldest run
+                       (runs[0]: the first flush, then merges of runs[0]
+                       with runs[1]); the Acc (hash or list) of every later
+                       filling and every other run keep a tuple's
+                       duplicates apart in arrival order, and the merges
+                       into runs[0] and the pack add them left to right */
+  bool packed;      /* a pack ended the last filling: st is reset when the
+                       next one begins */
   struct spw *next_live;
 };
 
@@ -108,14 +115,15 @@ SPC_INTERNAL void spw_run_free(run *r);
 
 /* Merge runs rs[0..k) (chronological) into out, a run in memory or (file)
  * a temporary file; ties: the older run first.  Duplicates combine unless
- * the workspace is exact; final: always combine.  cb: deliver the result
+ * the workspace is exact and rs is not w->runs (the oldest run first);
+ * final: always combine.  cb: deliver the result
  * to cb in chunks of `chunk` tuples instead (out is scratch, freed). */
 SPC_INTERNAL spc_status spw_merge(spw *w, run *rs, int k, run *out, bool file, bool final,
                                   spw_chunk_fn cb, void *ctx, int64_t chunk, spc_error *e);
 
 /* Runs a (older) and b, both in memory, merged into a (b freed), when
  * their ranges pack into 64 bits; SPC_NOT_HANDLED otherwise.  Combined
- * unless the workspace is exact; fold: never combined, nor counted (a
+ * unless the workspace is exact and a is not w->runs (the oldest); fold: never combined, nor counted (a
  * step of the final merge).  On an error a and b are left to be freed. */
 SPC_INTERNAL spc_status spw_merge2_mem(spw *w, run *a, run *b, bool fold, spc_error *e);
 /* The final merge of two runs in memory into out (new arrays), combining;

@@ -290,7 +290,8 @@ spc_status spw_merge(spw *w, run *rs, int k, run *out, bool file, bool final, sp
   }
   spw_packing pk = {.ok = false};
   if (any) spw_packing_of(&pk, w->L, lo, hi);
-  const bool packed = pk.ok, combine = final || !w->exact;
+  /* exact: only the oldest run may hold combined (prefix) sums */
+  const bool packed = pk.ok, combine = final || !w->exact || rs == w->runs;
   const size_t W = w->W;
   if (cb && total > chunk) total = chunk;
   if (!st) st = snk_open(&s, w, out, total, file, e);
@@ -317,7 +318,7 @@ spc_status spw_merge(spw *w, run *rs, int k, run *out, bool file, bool final, sp
   if (st || cb) {
     spw_run_free(out);
   } else {
-    w->st.merges++;
+    if (k) w->st.merges++; /* (none: the pack of an empty workspace) */
     for (int l = 0; l < w->L && any; l++) out->lo[l] = lo[l], out->hi[l] = hi[l];
   }
   return st;
@@ -481,7 +482,7 @@ spc_status spw_merge2_mem(spw *w, run *a, run *b, bool fold, spc_error *e) {
   }
   if (W) memmove(a->v + b->n * (int64_t)W, a->v, (size_t)a->n * W);
   int64_t no = 0;
-  spc_status st = merge2_run(w, &t, &pk, !fold && !w->exact, &no, e);
+  spc_status st = merge2_run(w, &t, &pk, !fold && (!w->exact || a == w->runs), &no, e);
   if (st) return st;
   a->n = no;
   two_ranges(w, a, a, b);

@@ -1,5 +1,6 @@
 /* spw_sort.c -- the flush's sort: Acc's points become one sorted run,
- * duplicates combined in arrival order (unless the workspace is exact).
+ * duplicates combined in arrival order (in an exact workspace only in the
+ * first run, the only one whose sums are serial prefix sums).
  *
  * Where every level's range (max - min, found in one pass) fits with the
  * point's index in 64 bits, each point becomes key << ib | index (key:
@@ -64,7 +65,7 @@ static spc_status sort_packed(spw *w, run *r, const spw_packing *pk, int ib, uin
   const int64_t n = w->n;
   const int L = w->L;
   const size_t W = w->W;
-  const bool combine = !w->exact;
+  const bool combine = !w->exact || !w->nruns; /* exact: the first run only */
   const uint64_t im = ib ? ((uint64_t)1 << ib) - 1 : 0;
   for (int64_t i = 0; i < n; i++) sk[i] = spw_key(pk, w->c, i) << ib | (uint64_t)i;
   uint64_t *a = radix(sk, tmp, n, ib, pk->bits, cnt);
@@ -97,7 +98,7 @@ static spc_status sort_tuples(spw *w, run *r, int64_t *perm, int64_t *scr, spc_e
   const int64_t n = w->n;
   const int L = w->L;
   const size_t W = w->W;
-  const bool combine = !w->exact;
+  const bool combine = !w->exact || !w->nruns; /* exact: the first run only */
   spc_rt_key key[MAXL];
   for (int64_t i = 0; i < n; i++) perm[i] = i;
   for (int l = 0; l < L; l++) key[l] = (spc_rt_key){w->c[l], SPC_RT_I64};

@@ -41,13 +41,16 @@
  *              $TMPDIR empty (and equals the run without it), fails with
  *              exit 3 when $TMPDIR does not exist (so it does spill), and
  *              leaves $TMPDIR empty when the run fails on --dup=error;
- *   known_bugs float sums of duplicates in different flushes (not left
- *              to right);
- *              statistics not reset by pack.
+ *   order      float sums of duplicates in different flushes equal the
+ *              serial left-to-right sum bit for bit (hash and list, acc
+ *              1, 8, 64, ascending and descending; runs spilled with mem
+ *              1 KiB, the tmpdir left empty; and through spc_convert_to against the conversion without
+ *              the workspace); spw_get_stats gives the last pack's
+ *              statistics (the same points packed twice: the same
+ *              flushes and merges).
  *
- * Checks of bugs still open are marked KNOWN BUG and run only with
- * SPC_KNOWN_BUGS=1 (tcase known_bugs).  SPW_TIMING=1 prints the time of
- * every workspace conversion (and every shared matrix) to stderr. */
+ * SPW_TIMING=1 prints the time of every workspace conversion (and every
+ * shared matrix) to stderr. */
 #include "spw.h"
 #include "suites.h"
 #include "testutil.h"
@@ -68,11 +71,6 @@ static uint64_t rnd(void) { /* splitmix64 */
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
-}
-
-static bool known_bugs(void) {
-  const char *k = getenv("SPC_KNOWN_BUGS");
-  return k && *k && strcmp(k, "0");
 }
 
 /* A stream of n points: coordinates c[l][t], values v (n * W bytes). */
@@ -651,8 +649,7 @@ START_TEST(test_unit_default_acc) {
         double *v = malloc((size_t)n * sizeof *v);
         for (int64_t i = 0; i < n; i++) c[i] = n - i, v[i] = (double)i;
         const int64_t *cols[1] = {c};
-        spw_stats st0, st1;
-        spw_get_stats(w, &st0);
+        spw_stats st1;
         tu_assert_ok(spw_push(w, n, cols, v, &e), &e);
         int64_t m = 0, *oc[1] = {NULL};
         void *ov = NULL;
@@ -662,8 +659,9 @@ START_TEST(test_unit_default_acc) {
         ck_assert_int_eq(oc[0][0], 1);
         ck_assert_int_eq(oc[0][n - 1], n);
         ck_assert(((double *)ov)[0] == (double)(n - 1));
-        ck_assert_msg(st1.flushes - st0.flushes == 1 + extra, "%s mem=%lld, %lld points: %lld flushes, want %lld",
-                      kind_names[kind], (long long)mem, (long long)n, (long long)(st1.flushes - st0.flushes),
+        /* the statistics of this pack only (the workspace packed before) */
+        ck_assert_msg(st1.flushes == 1 + extra, "%s mem=%lld, %lld points: %lld flushes, want %lld",
+                      kind_names[kind], (long long)mem, (long long)n, (long long)st1.flushes,
                       (long long)(1 + extra));
         spc_free(oc[0]);
         spc_free(ov);
@@ -1305,36 +1303,37 @@ START_TEST(test_convert_tensors) {
 }
 END_TEST
 
-/* KNOWN BUG.  spw.h: "so first/last/sum give what a serial pass over the
- * input gives".  For floating-point sums they do not: duplicates of one
- * tuple that land in different flushes are added as partial sums when runs
- * merge ((a + b) + (c + d), a tree over the flushes), not left to right
- * (((a + b) + c) + d), so the last bits differ from the serial reference
- * and from the same conversion without the workspace (order_components
- * sums left to right).  Exact sums (the other tests use multiples of 1/8)
- * hide it. */
-START_TEST(test_bug_sum_order) {
-  if (!known_bugs()) {
-    printf("spw: skipped test_bug_sum_order (known bug; SPC_KNOWN_BUGS=1 runs it)\n");
-    return;
-  }
+/* spw.h: duplicates combine as a serial pass over the input does.  For
+ * floating-point sums that means left to right (((a + b) + c) + d), not
+ * partial sums of the flushes added when runs merge ((a + b) + (c + d)):
+ * with acc 1 every point is its own flush, inexact values (the other tests
+ * use multiples of 1/8, whose sums are exact) show the last bits. */
+START_TEST(test_sum_order) {
   stream s = make_stream(1, SPC_F64, 2048, S_DUPS, V_INEXACT, 4711); /* 500 tuples, random order */
+  for (int kind = 0; kind < 2; kind++)
+    for (int64_t acc = 1; acc <= 64; acc *= 8)
+      for (int desc = 0; desc < 2; desc++) {
+        cfg c = {.kind = (spw_kind)kind, .acc = acc, .desc = desc, .dup = SPC_DUP_SUM};
+        check_cfg(&c, &s);
+      }
+  /* runs spilled to files (mem 1 KiB), their merges and the k-way pack */
+  char *dir = tu_mkdtemp();
   for (int kind = 0; kind < 2; kind++) {
-    cfg c = {.kind = (spw_kind)kind, .acc = 1, .dup = SPC_DUP_SUM};
+    cfg c = {.kind = (spw_kind)kind, .acc = 3, .mem = 1024, .dup = SPC_DUP_SUM, .tmpdir = dir};
     check_cfg(&c, &s);
+    ck_assert_int_eq(tu_count_dir(dir), 0);
   }
+  tu_rmtree(dir);
+  free(dir);
   stream_free(&s);
 }
 END_TEST
 
 /* The same through spc_convert_to: a 1 x 2 matrix of 64 entries in
- * random order, csr with spw hash acc=1 differs in the last bit of the
- * first sum from csr without the workspace. */
-START_TEST(test_bug_sum_order_convert) {
-  if (!known_bugs()) {
-    printf("spw: skipped test_bug_sum_order_convert (known bug; SPC_KNOWN_BUGS=1 runs it)\n");
-    return;
-  }
+ * random order, csr through the workspace (hash and list, acc 1, 3 and
+ * more; a tiny mem) equals csr without it bit for bit (order_components
+ * sums left to right). */
+START_TEST(test_sum_order_convert) {
   char *tmp = set_tmpdir();
   spc_tensor *t = dup_matrix(1, 2, 64, SPC_F64, V_INEXACT, 4712);
   conv_tally tally = {0, 0, 0};
@@ -1344,33 +1343,35 @@ START_TEST(test_bug_sum_order_convert) {
 }
 END_TEST
 
-/* KNOWN BUG (minor).  spw.h: spw_get_stats gives the "Statistics of the
- * last pack"; they add up over the workspace's life instead: pushing the
- * same 10 points (list, acc 2) and packing twice gives 5 flushes after the
- * first pack and 10 after the second.  (Conversion packs once, so
- * --verbose is not affected.) */
-START_TEST(test_bug_stats_last_pack) {
-  if (!known_bugs()) {
-    printf("spw: skipped test_bug_stats_last_pack (known bug; SPC_KNOWN_BUGS=1 runs it)\n");
-    return;
-  }
+/* spw.h: spw_get_stats gives the statistics of the last pack (not the sum
+ * over the workspace's life): pushing the same 10 points (list, acc 2) and
+ * packing twice gives 5 flushes each time, and the same merges. */
+START_TEST(test_stats_last_pack) {
   stream s = make_stream(1, SPC_PATTERN, 10, S_DUPS, V_EXACT, 12);
   spw_opts o = {.kind = SPW_LIST, .acc = 2};
   spw *w = NULL;
   spc_error e;
   tu_assert_ok(spw_create(1, SPC_PATTERN, &o, &w, &e), &e);
-  packed p1, p2;
+  packed p1, p2, p3;
   tu_assert_ok(push_all(w, &s, &e), &e);
   take_pack(w, &s, &p1);
   tu_assert_ok(push_all(w, &s, &e), &e);
   take_pack(w, &s, &p2);
   ck_assert_int_eq(p1.stats.flushes, 5);
+  ck_assert_int_gt(p1.stats.merges, 0);
   ck_assert_msg(p2.stats.flushes == p1.stats.flushes && p2.stats.merges == p1.stats.merges,
                 "second pack of the same points: %lld flushes, %lld merges; first: %lld, %lld",
                 (long long)p2.stats.flushes, (long long)p2.stats.merges, (long long)p1.stats.flushes,
                 (long long)p1.stats.merges);
+  /* a pack with nothing pushed: no flush, no merge */
+  take_pack(w, &s, &p3);
+  tu_assert_ok(p3.st, &p3.e);
+  ck_assert_int_eq(p3.r.n, 0);
+  ck_assert_int_eq(p3.stats.flushes, 0);
+  ck_assert_int_eq(p3.stats.merges, 0);
   stream_free(&p1.r);
   stream_free(&p2.r);
+  stream_free(&p3.r);
   stream_free(&s);
   spw_free(&w);
 }
@@ -1663,11 +1664,11 @@ Suite *suite_spw(void) {
   tcase_add_test(tc, test_cli_bad_values);
   tcase_add_test(tc, test_cli_tmpdir);
   suite_add_tcase(s, tc);
-  tc = tcase_create("known_bugs");
+  tc = tcase_create("order");
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
-  tcase_add_test(tc, test_bug_sum_order);
-  tcase_add_test(tc, test_bug_sum_order_convert);
-  tcase_add_test(tc, test_bug_stats_last_pack);
+  tcase_add_test(tc, test_sum_order);
+  tcase_add_test(tc, test_sum_order_convert);
+  tcase_add_test(tc, test_stats_last_pack);
   suite_add_tcase(s, tc);
   return s;
 }
