@@ -1249,6 +1249,23 @@ static void cbreak(const cbody *X, ir_func *f, ir_stmt *at) {
   ir_add(f, at, ir_break(f));
 }
 
+/* The order-check locals of passes 0 and 1 (g, k0, k1, the previous
+ * keys, the two order flags), set up at the top of body: both orders
+ * hold and no key was seen yet. */
+static void cbody_locals(ir_func *f, ir_stmt *body, cbody *X) {
+  X->g = lang_fresh_local(f, "g", IR_I64, false);
+  X->k0 = lang_fresh_local(f, "k0", IR_I64, false);
+  X->k1 = lang_fresh_local(f, "k1", IR_I64, false);
+  X->pk0 = lang_fresh_local(f, "pk0", IR_I64, false);
+  X->pk1 = lang_fresh_local(f, "pk1", IR_I64, false);
+  X->sa = lang_fresh_local(f, "sorted01", IR_I64, false);
+  X->sb = lang_fresh_local(f, "sorted10", IR_I64, false);
+  ir_add(f, body, ir_assign(f, X->sa, ir_int(f, 1)));
+  ir_add(f, body, ir_assign(f, X->sb, ir_int(f, 1)));
+  ir_add(f, body, ir_assign(f, X->pk0, ir_int(f, -1)));
+  ir_add(f, body, ir_assign(f, X->pk1, ir_int(f, -1)));
+}
+
 static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const *x, ir_expr *val,
                              spc_error *e) {
   const cbody *X = ctx;
@@ -1386,17 +1403,7 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
   cbody X = {.C = C, .b0 = &b0, .b1 = &b1, .ok = ok, .cnt = cnt, .last = last, .vout = vout,
              .stop = -1, .t = -1, .from = -1, .seen = -1};
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
-  X.g = lang_fresh_local(f, "g", IR_I64, false);
-  X.k0 = lang_fresh_local(f, "k0", IR_I64, false);
-  X.k1 = lang_fresh_local(f, "k1", IR_I64, false);
-  X.pk0 = lang_fresh_local(f, "pk0", IR_I64, false);
-  X.pk1 = lang_fresh_local(f, "pk1", IR_I64, false);
-  X.sa = lang_fresh_local(f, "sorted01", IR_I64, false);
-  X.sb = lang_fresh_local(f, "sorted10", IR_I64, false);
-  ir_add(f, body, ir_assign(f, X.sa, ir_int(f, 1)));
-  ir_add(f, body, ir_assign(f, X.sb, ir_int(f, 1)));
-  ir_add(f, body, ir_assign(f, X.pk0, ir_int(f, -1)));
-  ir_add(f, body, ir_assign(f, X.pk1, ir_int(f, -1)));
+  cbody_locals(f, body, &X);
   /* pass 0: counts, while the source is strictly increasing in (c0, c1)
    * or in (c1, c0) -- either way every parent's children increase; pass
    * 1, only when neither holds: counts again, checking each parent's
@@ -1470,18 +1477,8 @@ static spc_status build_pcount(conv *C, ir_func **out, spc_error *e) {
   X.ok = lang_fresh_local(f, "ok", IR_I64, false);
   X.t = lang_fresh_local(f, "t", IR_I64, false);
   X.from = off;
-  X.g = lang_fresh_local(f, "g", IR_I64, false);
-  X.k0 = lang_fresh_local(f, "k0", IR_I64, false);
-  X.k1 = lang_fresh_local(f, "k1", IR_I64, false);
-  X.pk0 = lang_fresh_local(f, "pk0", IR_I64, false);
-  X.pk1 = lang_fresh_local(f, "pk1", IR_I64, false);
-  X.sa = lang_fresh_local(f, "sorted01", IR_I64, false);
-  X.sb = lang_fresh_local(f, "sorted10", IR_I64, false);
   ir_add(f, body, ir_assign(f, X.ok, ir_int(f, 1)));
-  ir_add(f, body, ir_assign(f, X.sa, ir_int(f, 1)));
-  ir_add(f, body, ir_assign(f, X.sb, ir_int(f, 1)));
-  ir_add(f, body, ir_assign(f, X.pk0, ir_int(f, -1)));
-  ir_add(f, body, ir_assign(f, X.pk1, ir_int(f, -1)));
+  cbody_locals(f, body, &X);
   ir_var t0 = lang_fresh_local(f, "t0", IR_I64, false);
   ir_add(f, body, ir_assign(f, t0, ir_select(f, ir_bin(f, IR_GT, ir_ref(f, off), ir_int(f, 0)),
                                              ir_bin(f, IR_SUB, ir_ref(f, off), ir_int(f, 1)),
@@ -1660,22 +1657,13 @@ static spc_status build_fcount(conv *C, const conv_info *SI, ir_func **out, spc_
   s = asm_lower_fn(f, body, &b0, SPC_LF_SIZE, np1, NULL, e);
   X.ok = lang_fresh_local(f, "ok", IR_I64, false);
   X.stop = lang_fresh_local(f, "stop", IR_I64, false);
-  X.g = lang_fresh_local(f, "g", IR_I64, false);
-  X.k0 = lang_fresh_local(f, "k0", IR_I64, false);
-  X.k1 = lang_fresh_local(f, "k1", IR_I64, false);
-  X.pk0 = lang_fresh_local(f, "pk0", IR_I64, false);
-  X.pk1 = lang_fresh_local(f, "pk1", IR_I64, false);
-  X.sa = lang_fresh_local(f, "sorted01", IR_I64, false);
-  X.sb = lang_fresh_local(f, "sorted10", IR_I64, false);
   X.seen = lang_fresh_local(f, "seen", IR_I64, false);
   X.f0 = lang_fresh_local(f, "f0", IR_I64, false);
   X.f1 = lang_fresh_local(f, "f1", IR_I64, false);
   ir_var zero[] = {X.stop, X.seen, X.f0, X.f1};
   for (int k = 0; k < 4; k++) ir_add(f, body, ir_assign(f, zero[k], ir_int(f, 0)));
-  ir_var one[] = {X.ok, X.sa, X.sb};
-  for (int k = 0; k < 3; k++) ir_add(f, body, ir_assign(f, one[k], ir_int(f, 1)));
-  ir_add(f, body, ir_assign(f, X.pk0, ir_int(f, -1)));
-  ir_add(f, body, ir_assign(f, X.pk1, ir_int(f, -1)));
+  ir_add(f, body, ir_assign(f, X.ok, ir_int(f, 1)));
+  cbody_locals(f, body, &X);
   X.pass = 0;
   if (!s) s = asm_src_nest(S, body, X.stop, count_leaf, &X, e);
   if (!s) { /* pass 1, serially, when neither order holds */
