@@ -151,17 +151,30 @@ spc_status spc_convert_to(const spc_tensor *src, const char *format,
   return s;
 }
 
-/* Exact bytes in FORMAT.  This runs the conversion and adds up what the
- * result holds (so it is exact for any spec, user specs included); a
- * query-only estimate per built-in format is future work (see README). */
+/* Exact bytes in FORMAT, from the target levels' queries and init
+ * functions without placing the components (asm_convert_size): exact for
+ * any spec, user specs included. */
 spc_status spc_convert_size(const spc_tensor *src, const char *format,
                             const spc_convert_opts *o, int64_t *bytes,
                             spc_error *e) {
-  spc_tensor *x = NULL;
+  const spc_specs *reg;
+  spc_specs *own;
+  const spc_format_spec *fmt;
+  spc_convert_opts dflt;
+  if (!bytes) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no output");
   *bytes = 0;
-  spc_status s = spc_convert_to(src, format, o, &x, e);
-  if (!s) *bytes = spc_tensor_bytes(x);
-  spc_tensor_free(&x);
+  if (!src) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no tensor");
+  if (!o) {
+    spc_convert_opts_init(&dflt);
+    o = &dflt;
+  }
+  spc_status s = asm_resolve_format(format, o, &reg, &own, &fmt, e);
+  if (s) return s;
+  spc_remap_param ps[SPC_MAX_PARAMS];
+  int np = o->nparams < SPC_MAX_PARAMS ? o->nparams : SPC_MAX_PARAMS;
+  for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){o->param_names[i], o->param_values[i]};
+  s = asm_convert_size(src, reg, fmt, ps, np, o->dup, o, bytes, e);
+  spc_specs_free(&own);
   return s;
 }
 

@@ -53,6 +53,8 @@ typedef struct conv {
   spc_dup dup;
   asm_engine eng;
   bool nosort;  /* the sparse workspace orders the components */
+  bool measure; /* spc_convert_size: the sizes only (see run_levels) */
+  int64_t bytes; /* measure: the bytes the result would hold */
   const spc_convert_opts *o;
   int nmodes, modes[SPC_MAX_ORDER];
   char remap_text[320];
@@ -891,6 +893,12 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
   const spc_format_level *fl = C->lv[l];
   const spc_level_spec *ls = fl->lf;
   bool last = l == C->L - 1;
+  /* measuring (spc_convert_size), the last level runs its queries, init
+   * and size only: its arrays have their lengths once init ran (size is
+   * evaluated there too), nothing is placed and no value is written.  A
+   * finalize that allocates could change a length after the placing:
+   * such a level is placed as usual. */
+  bool sizes_only = C->measure && last;
   ir_func *f = ir_func_new("spc_conv_level");
   char name[96];
   if (!f) return SPC_NOMEM(e);
@@ -898,6 +906,8 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
   ir_stmt *body = ir_func_body(f);
   lvbind b;
   asm_bind_init(&b, ls, fl, C->index_ty, C->coord_ty);
+  const spc_lfn *fin = asm_lfn(&b, SPC_LF_FINALIZE);
+  if (fin && strstr(fin->text, "alloc")) sizes_only = false;
   ir_var pp = ir_param(f, "pp", IR_I64, true, IR_IN);
   ir_var isnew = ir_param(f, "isnew", IR_BOOL, true, IR_IN);
   ir_var crd = ir_param(f, "lcrd", IR_I64, true, IR_IN);
@@ -920,7 +930,7 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
   ir_var vals = -1, vout = -1;
   ir_ty vty = asm_value_ty(C->vt);
   F->p_vout = -1;
-  if (last && C->vt != SPC_PATTERN) {
+  if (last && C->vt != SPC_PATTERN && !sizes_only) {
     vals = ir_param(f, "vals", vty, true, IR_IN);
     F->p_vout = ir_nparams(f);
     vout = ir_param(f, "vout", vty, true, IR_OUT);
@@ -957,7 +967,7 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
   ir_stmt *loop = ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL);
   ir_stmt *lb = ir_body(loop);
-  if (!s) {
+  if (!s && !sizes_only) {
     ir_add(f, lb, ir_assign(f, b.p, ir_cast(f, C->index_ty, ir_load(f, pp, ir_ref(f, t)))));
     ir_add(f, lb, ir_assign(f, b.c, ir_cast(f, C->coord_ty, ir_load(f, crd, ir_ref(f, t)))));
     ir_stmt *iff = ir_add(f, lb, ir_if(f, ir_load(f, isnew, ir_ref(f, t)), NULL, NULL));
@@ -969,7 +979,7 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
       ir_add(f, lb, ir_store(f, vout, ir_ref(f, b.q), ir_load(f, vals, ir_ref(f, t))));
     ir_add(f, body, loop);
   }
-  if (!s && asm_lfn(&b, SPC_LF_FINALIZE))
+  if (!s && !sizes_only && asm_lfn(&b, SPC_LF_FINALIZE))
     s = asm_lower_fn(f, body, &b, SPC_LF_FINALIZE, -1, NULL, e);
   for (int k = 0; k < nfree && !s; k++) ir_add(f, body, ir_free(f, tofree[k]));
   for (int k = 0; k < ls->nwork && !s; k++) ir_add(f, body, ir_free(f, b.work[k]));
@@ -1081,7 +1091,25 @@ static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
       if (F.p_vout >= 0) args[F.p_vout - 1] = (ir_arg){.data = C->vals, .len = C->n};
       s = asm_run(&C->eng, F.f, args, e);
     }
-    if (!s) {
+    if (!s && C->measure) { /* the lengths, then nothing is kept */
+      for (int k = 0; k < ls->narrays; k++) {
+        ir_arg *a = &args[F.p_arr0 + k];
+        ir_ty ty = asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty);
+        C->bytes += a->len * (ty == IR_I32 ? 4 : 8);
+        spc_free(a->data);
+        a->data = NULL;
+      }
+      spc_free(pp);
+      pp = args[F.p_qpos].data;
+      args[F.p_qpos].data = NULL;
+      np = args[F.p_size].s.i64;
+      if (l == C->L - 1)
+        C->bytes += (int64_t)spc_vtype_size(C->vt) * (F.p_vout >= 0 ? args[F.p_vout].len : np);
+      if (F.p_vout >= 0) {
+        spc_free(args[F.p_vout].data);
+        args[F.p_vout].data = NULL;
+      }
+    } else if (!s) {
       spc_level *lv = &t->lv[l];
       for (int k = 0; k < ls->narrays; k++) {
         ir_arg *a = &args[F.p_arr0 + k];
@@ -2808,12 +2836,16 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
   return s;
 }
 
-spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
-                          const spc_format_spec *fmt,
-                          const spc_remap_param *params, int nparams,
-                          spc_dup dup, const spc_convert_opts *o,
-                          spc_tensor **out, spc_error *e) {
-  conv C = {.fmt = fmt, .specs = specs, .dup = dup};
+/* The conversion; measuring (bytes != NULL), the sizes only: the sort
+ * path's levels run their queries and init, the last level places
+ * nothing (build_level), no array is kept and *bytes receives what the
+ * result would hold. */
+static spc_status convert_run(const spc_tensor *src, const spc_specs *specs,
+                              const spc_format_spec *fmt,
+                              const spc_remap_param *params, int nparams,
+                              spc_dup dup, const spc_convert_opts *o,
+                              spc_tensor **out, int64_t *bytes, spc_error *e) {
+  conv C = {.fmt = fmt, .specs = specs, .dup = dup, .measure = bytes != NULL};
   spc_tensor *exp = NULL;
   conv_tensor *ct = NULL;
   *out = NULL;
@@ -2822,7 +2854,7 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
   C.limit = o && o->max_positions > 0 ? o->max_positions : default_limit();
   asm_engine_init(&C.eng, o);
   C.o = o;
-  C.nosort = o && (o->spw != SPC_SPW_NONE || o->mem > 0);
+  C.nosort = !C.measure && o && (o->spw != SPC_SPW_NONE || o->mem > 0);
   spc_status s = SPC_OK;
   bool plain = src->sym == SPC_GENERAL && !src->ext && src->nlevels == src->order &&
                src->order > 0 && src->lv[0].fmt == &spc_level_compressed;
@@ -2853,7 +2885,7 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
   bool done_count = false;
   /* a converted source in the target's order: counted and placed by one
    * routine reading it through its own levels (no COO read out) */
-  if (!plain && !counters && !C.nosort && fusable(src)) {
+  if (!C.measure && !plain && !counters && !C.nosort && fusable(src)) {
     C.comb = src;
     C.n = spc_tensor_nstored(src);
     s = run_count(&C, src, &ct, &done_count, e);
@@ -2882,7 +2914,7 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
     if (s) goto done;
   }
   C.n = spc_tensor_nstored(C.comb);
-  if ((s = run_count(&C, NULL, &ct, &done_count, e))) goto done;
+  if (!C.measure && (s = run_count(&C, NULL, &ct, &done_count, e))) goto done;
   if (done_count) goto done;
   if ((s = remap_and_bounds(&C, e))) goto done;
   if (o && o->info)
@@ -2892,9 +2924,10 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
   if (!(ct = new_result(&C, C.comb->dims))) { s = SPC_NOMEM(e); goto done; }
   s = run_levels(&C, ct, e);
 done:
-  if (s) {
+  if (s || C.measure) {
     spc_tensor *t = ct ? &ct->t : NULL;
     spc_tensor_free(&t);
+    if (!s) *bytes = C.bytes;
   } else {
     *out = &ct->t;
   }
@@ -2906,6 +2939,23 @@ done:
   spc_remap_free(&C.r);
   spc_tensor_free(&C.own_comb);
   return s;
+}
+
+spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
+                          const spc_format_spec *fmt,
+                          const spc_remap_param *params, int nparams,
+                          spc_dup dup, const spc_convert_opts *o,
+                          spc_tensor **out, spc_error *e) {
+  return convert_run(src, specs, fmt, params, nparams, dup, o, out, NULL, e);
+}
+
+spc_status asm_convert_size(const spc_tensor *src, const spc_specs *specs,
+                            const spc_format_spec *fmt, const spc_remap_param *params,
+                            int nparams, spc_dup dup, const spc_convert_opts *o,
+                            int64_t *bytes, spc_error *e) {
+  spc_tensor *none = NULL;
+  *bytes = 0;
+  return convert_run(src, specs, fmt, params, nparams, dup, o, &none, bytes, e);
 }
 
 spc_status spc_convert(const spc_tensor *src, const spc_specs *specs,
@@ -2987,6 +3037,14 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     if (C.lv[l]->lf->narrays > SPC_LEVEL_MAX_ARRAYS) break;
     if (!(s = build_level(&C, l, &F, e))) s = cb(ctx, F.f, e);
     ir_func_free(&F.f);
+  }
+  if (!s && (what & ASM_W_SIZES) && C.L > 0 &&
+      C.lv[C.L - 1]->lf->narrays <= SPC_LEVEL_MAX_ARRAYS) {
+    lvfunc F = {0};
+    C.measure = true;
+    if (!(s = build_level(&C, C.L - 1, &F, e))) s = cb(ctx, F.f, e);
+    ir_func_free(&F.f);
+    C.measure = false;
   }
   spc_remap_free(&C.r);
   spc_tensor_free(&C.own_comb);

@@ -47,6 +47,16 @@ SPC_INTERNAL spc_status spc_convert_ex(const spc_tensor *src,
                                        int nparams, spc_dup dup,
                                        const spc_convert_opts *o,
                                        spc_tensor **out, spc_error *e);
+/* The bytes (level arrays and values) spc_convert_ex would give, without
+ * placing the components: the target levels' queries and init functions
+ * size the arrays (the levels above the last one yield their positions,
+ * which the next level's per-parent queries group by; the last level
+ * places nothing and no value array is made). */
+SPC_INTERNAL spc_status asm_convert_size(const spc_tensor *src, const spc_specs *specs,
+                                         const spc_format_spec *fmt,
+                                         const spc_remap_param *params, int nparams,
+                                         spc_dup dup, const spc_convert_opts *o,
+                                         int64_t *bytes, spc_error *e);
 
 /* Read a tensor made by spc_convert back to a COO tensor (canonical
  * coordinates, in the target's level order; padding skipped: positions

@@ -275,8 +275,10 @@ SPC_API void spc_convert_opts_init(spc_convert_opts *o);
 SPC_API spc_status spc_convert_to(const spc_tensor *src, const char *format,
                                   const spc_convert_opts *o, spc_tensor **out,
                                   spc_error *err);
-/* Exact bytes src would take in FORMAT (level arrays and values).  Runs
- * the conversion and frees the result. */
+/* Exact bytes src would take in FORMAT (level arrays and values), from
+ * the target levels' attribute queries and init functions: the
+ * components are ordered and the levels sized, nothing is placed and no
+ * value array is made. */
 SPC_API spc_status spc_convert_size(const spc_tensor *src, const char *format,
                                     const spc_convert_opts *o, int64_t *bytes,
                                     spc_error *err);

@@ -41,6 +41,7 @@
  * Checks of bugs still open are marked KNOWN BUG and run only with
  * SPC_KNOWN_BUGS=1 (tcase known_bugs, corrupt-file cases in bsp);
  * SPC_CONVERT_VERBOSE=1 prints where the time goes. */
+#include "spc_impl.h" /* spc_alloc_fail_at, spc_alloc_count */
 #include "suites.h"
 #include <omp.h>
 #include "testutil.h"
@@ -1916,6 +1917,174 @@ START_TEST(test_user_formats) {
 }
 END_TEST
 
+/* ---- sizes without converting ---------------------------------------------------- */
+
+/* xcompressed whose finalize allocates (a scratch workspace): a length
+ * could change after the placing, so measuring places this level. */
+static const char xcomp_fin_yaml[] =
+    "level: xcompressed_fin\n"
+    "description: xcompressed whose finalize allocates\n"
+    "properties: [ordered, unique, compact, locate]\n"
+    "arrays: {ptr: index, idx: coord}\n"
+    "workspace: {scratch: index}\n"
+    "read:\n"
+    "  begin: ptr[p]\n"
+    "  end: ptr[p + 1]\n"
+    "  access: idx[q]\n"
+    "  size: ptr[np]\n"
+    "write:\n"
+    "  queries:\n"
+    "    - select [*] -> count(c) as nnz\n"
+    "  init: |\n"
+    "    ptr = alloc(index, np + 1)\n"
+    "    for x in 0 .. np { ptr[x + 1] = nnz[x] }\n"
+    "    prefix_sum(ptr, 0, np + 1)\n"
+    "    idx = alloc(coord, ptr[np])\n"
+    "  yield_pos: |\n"
+    "    r = ptr[p]\n"
+    "    ptr[p] += 1\n"
+    "    return r\n"
+    "  insert_coord: idx[q] = c\n"
+    "  finalize: |\n"
+    "    shift(ptr, 0, np, 0)\n"
+    "    scratch = alloc(index, 1)\n";
+
+static const char csr_fin_yaml[] =
+    "format: csr_fin\n"
+    "order: 2\n"
+    "levels: [dense, xcompressed_fin]\n";
+
+/* spc_convert_size on every shared matrix (as read: symmetric storage
+ * kept) and tensor, to every built-in format and three user formats, on
+ * each engine: the same status as converting, and on success exactly the
+ * bytes of the converted tensor. */
+START_TEST(test_sizes_all) {
+  jit_env();
+  double t0 = now_s();
+  int nm = 0;
+  mat *m = load_mats(&nm);
+  if (!m) return;
+  ufmt u = user_formats();
+  char *fin = tu_file(u.dir, "xcompressed_fin.yaml", xcomp_fin_yaml);
+  char *csr_fin = tu_file(u.dir, "csr_fin.yaml", csr_fin_yaml);
+  const char *fmts[NB + 3];
+  for (int k = 0; k < NB; k++) fmts[k] = builtins[k];
+  fmts[NB] = u.csr_desc;
+  fmts[NB + 1] = u.bcsr_cm;
+  fmts[NB + 2] = csr_fin;
+  long same = 0, refused = 0;
+  for (int i = 0; i < nm; i++)
+    for (int f = 0; f < NB + 3; f++) {
+      spc_convert_opts o;
+      opts(&o, (i + f) % 4 == 0 ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, NULL);
+      o.nspec_files = 2;
+      o.spec_files[0] = u.xcomp;
+      o.spec_files[1] = fin;
+      spc_error e1, e2;
+      spc_error_clear(&e1);
+      spc_error_clear(&e2);
+      int64_t b = -1;
+      spc_tensor *x = NULL;
+      spc_status s1 = spc_convert_size(m[i].src, fmts[f], &o, &b, &e1);
+      spc_status s2 = spc_convert_to(m[i].src, fmts[f], &o, &x, &e2);
+      char what[600];
+      snprintf(what, sizeof what, "%s -> %s", m[i].name, f < NB ? fmts[f] : strrchr(fmts[f], '/') + 1);
+      ck_assert_msg(s1 == s2, "%s: size %s (%s), convert %s (%s)", what, spc_status_name(s1), e1.msg,
+                    spc_status_name(s2), e2.msg);
+      if (s1) {
+        ck_assert_msg(!strcmp(e1.msg, e2.msg), "%s: '%s' vs '%s'", what, e1.msg, e2.msg);
+        ck_assert_int_eq(b, 0);
+        refused++;
+        continue;
+      }
+      ck_assert_msg(b == spc_tensor_bytes(x), "%s: measured %lld, converted %lld", what, (long long)b,
+                    (long long)spc_tensor_bytes(x));
+      if (!strcmp(fmts[f], "csr")) /* by hand: int32 pos and crd, values */
+        ck_assert_int_eq(b, (m[i].rows + 1) * 4 + m[i].n * (4 + (int64_t)spc_vtype_size(spc_tensor_vtype(x))));
+      same++;
+      spc_tensor_free(&x);
+    }
+  /* tensors: coo, csf, dense (refused as too large the same way) */
+  const char *dd = tu_data_dir();
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/tensors", dd);
+  int nt = 0;
+  char **files = tu_list_files(dir, ".tns", &nt);
+  const char *tf[] = {"coo", "csf", "dense"};
+  for (int k = 0; k < nt; k++) {
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+    spc_tensor *t = tu_read_ok(path, 0, SPC_VTYPE_AUTO);
+    for (int f = 0; f < 3; f++) {
+      spc_convert_opts o;
+      opts(&o, SPC_ENGINE_AUTO, NULL);
+      o.no_jit = spc_tensor_order(t) > 3;
+      spc_error e1, e2;
+      int64_t b = -1;
+      spc_tensor *x = NULL;
+      spc_status s1 = spc_convert_size(t, tf[f], &o, &b, &e1);
+      spc_status s2 = spc_convert_to(t, tf[f], &o, &x, &e2);
+      ck_assert_msg(s1 == s2, "%s -> %s: %s vs %s", files[k], tf[f], spc_status_name(s1), spc_status_name(s2));
+      if (s1) {
+        refused++;
+        continue;
+      }
+      ck_assert_msg(b == spc_tensor_bytes(x), "%s -> %s: measured %lld, converted %lld", files[k], tf[f],
+                    (long long)b, (long long)spc_tensor_bytes(x));
+      same++;
+      spc_tensor_free(&x);
+    }
+    spc_tensor_free(&t);
+  }
+  tu_free_list(files);
+  printf("convert: sizes: %ld measured = converted bytes, %ld refused alike; %.1f s\n", same, refused,
+         now_s() - t0);
+  ck_assert_int_gt(same, 900);
+  free(fin);
+  free(csr_fin);
+  ufmt_free(&u);
+  free_mats(m, nm);
+}
+END_TEST
+
+/* Measuring holds no value array: with every allocation failing in turn
+ * it reports out of memory or the exact bytes, and it makes fewer
+ * allocations than converting. */
+START_TEST(test_sizes_nomem) {
+  jit_env();
+  spc_tensor *t = small_matrix();
+  const char *fmts[] = {"csr", "dia", "csf", "bcsr"};
+  for (int f = 0; f < 4; f++) {
+    spc_convert_opts o;
+    opts(&o, SPC_ENGINE_GENERIC, NULL);
+    spc_error e;
+    spc_tensor *x = NULL;
+    tu_assert_ok(spc_convert_to(t, fmts[f], &o, &x, &e), &e);
+    int64_t want = spc_tensor_bytes(x);
+    spc_tensor_free(&x);
+    int64_t a0 = spc_alloc_count(), b = 0;
+    tu_assert_ok(spc_convert_size(t, fmts[f], &o, &b, &e), &e);
+    int64_t need = spc_alloc_count() - a0;
+    ck_assert_int_eq(b, want);
+    a0 = spc_alloc_count();
+    tu_assert_ok(spc_convert_to(t, fmts[f], &o, &x, &e), &e);
+    ck_assert_msg(need < spc_alloc_count() - a0, "%s: measuring made %lld allocations, converting %lld", fmts[f],
+                  (long long)need, (long long)(spc_alloc_count() - a0));
+    spc_tensor_free(&x);
+    for (int64_t k = 1; k <= need + 2; k++) {
+      spc_alloc_fail_at(k);
+      b = -1;
+      spc_status s = spc_convert_size(t, fmts[f], &o, &b, &e);
+      spc_alloc_fail_at(0);
+      ck_assert_msg(s == SPC_OK || s == SPC_ERR_NOMEM, "%s: allocation %lld failing: %s", fmts[f], (long long)k,
+                    spc_status_name(s));
+      ck_assert_int_eq(b, s == SPC_OK ? want : 0);
+    }
+  }
+  spc_tensor_free(&t);
+}
+END_TEST
+
 /* ---- tensors --------------------------------------------------------------------- */
 
 START_TEST(test_tensors) {
@@ -2580,6 +2749,9 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_counting_threads);
   tcase_add_test(tc, test_stream_count);
   tcase_add_test(tc, test_tensors);
+  tc = tcase(s, "sizes");
+  tcase_add_test(tc, test_sizes_all);
+  tcase_add_test(tc, test_sizes_nomem);
   tc = tcase(s, "sort");
   tcase_add_test(tc, test_sort_threads);
   tc = tcase(s, "jit");
