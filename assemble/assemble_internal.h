@@ -179,6 +179,12 @@ spc_status asm_src_new(const conv_info *I, int order, spc_vtype vt, bool range, 
 /* range: two more parameters after the extents, q0 and q1, the top
  * level's positions the nest visits (asm_src_top_range: all of them). */
 spc_status asm_src_top_range(const spc_tensor *t, int64_t *b, int64_t *en, spc_error *e);
+/* Top positions [b, en) cut into nt chunks of about equal numbers of
+ * level-1 positions (components of a two-level source): off[0] = b, ...,
+ * off[nt] = en, nondecreasing.  SPC_ERR_UNSUPPORTED where level 1's
+ * positions are not contiguous across parents (then cut by top positions). */
+spc_status asm_src_cuts(const spc_tensor *t, int64_t b, int64_t en, int nt, int64_t *off,
+                        spc_error *e);
 spc_status asm_src_nest(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, void *ctx,
                         spc_error *e);
 int asm_src_args(const conv_info *I, const spc_tensor *t, ir_arg *a, int64_t *extv, spc_error *e);

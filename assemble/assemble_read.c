@@ -971,6 +971,28 @@ spc_status asm_src_top_range(const spc_tensor *t, int64_t *b, int64_t *en, spc_e
   return top_range(I, t, NULL, b, en, e); /* O(1) work: interpreted */
 }
 
+spc_status asm_src_cuts(const spc_tensor *t, int64_t b, int64_t en, int nt, int64_t *off,
+                        spc_error *e) {
+  const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
+  if (nt < 1 || en <= b || !splittable(I))
+    return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0, "no contiguous second level to split");
+  int64_t *cut = spc_malloc((size_t)NCUT * (size_t)(nt + 1) * sizeof *cut);
+  if (!cut) return SPC_NOMEM(e);
+  spc_status s = split_cuts(I, t, b, en, nt, cut, e); /* O(nt log n): interpreted */
+  if (!s) {
+    /* cut[2 (nt + 1) + k]: the last top position whose children start
+     * at or before the k-th equal share of level 1's positions */
+    off[0] = b;
+    for (int k = 1; k < nt; k++) {
+      int64_t p = cut[2 * (nt + 1) + k];
+      off[k] = p < off[k - 1] ? off[k - 1] : p > en ? en : p;
+    }
+    off[nt] = en;
+  }
+  spc_free(cut);
+  return s;
+}
+
 void asm_src_free(asm_src **S) {
   if (!*S) return;
   spc_remap_free(&(*S)->r);

@@ -2131,7 +2131,12 @@ static spc_status run_fused(conv *C, const spc_tensor *src, int64_t np1, conv_te
   bool go = !s;
   for (int pass = nt > 1 ? 0 : 1; pass < 2 && go && !*done; pass++) {
     int n = pass ? 1 : nt; /* pass 0: chunks, in order; pass 1: one */
-    for (int t = 0; t <= n; t++) off[t] = b + (en - b) / n * t + (t == n ? (en - b) % n : 0);
+    /* chunks of about equal numbers of components where the source's
+     * second level allows, else of equal numbers of top positions (any
+     * cut gives the same result: the chunks only share the work) */
+    spc_error ec2;
+    if (n == 1 || C->n < 2 || asm_src_cuts(src, b, en, n, off, &ec2))
+      for (int t = 0; t <= n; t++) off[t] = b + (en - b) / n * t + (t == n ? (en - b) % n : 0);
     if (pass && !(last = spc_calloc((size_t)(np1 ? np1 : 1), sizeof *last))) {
       s = SPC_NOMEM(&e2);
       break;
