@@ -70,7 +70,7 @@ $(FACTORY_C): $(BUILD)/gen/factory/.stamp ;
 $(BUILD)/obj/gen/factory/%.o: $(BUILD)/gen/factory/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (factory routines)"
-	@$(CC) $(ALL_CFLAGS) -ffp-contract=off -fno-strict-aliasing -c $< -o $@
+	@$(CC) $(ALL_CFLAGS) -ffp-contract=off -fno-strict-aliasing -DSPC_GEN_HUGEPAGES -c $< -o $@
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)

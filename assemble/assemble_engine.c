@@ -29,7 +29,7 @@
 
 /* Flags the JIT compiles with; part of the key.  -ffp-contract=off keeps
  * a*b+c two roundings, as the interpreter does. */
-#define JIT_FLAGS "-std=c99 -O2 -fPIC -shared -ffp-contract=off -fno-strict-aliasing"
+#define JIT_FLAGS "-std=c99 -O2 -fPIC -shared -ffp-contract=off -fno-strict-aliasing -DSPC_GEN_HUGEPAGES"
 
 const char *spc_engine_name(spc_engine g) {
   switch (g) {

@@ -2,7 +2,11 @@
  * A test hook (spc_alloc_fail_at) makes the k-th allocation from now fail. */
 #include "spc_impl.h"
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 static _Atomic int64_t alloc_count;   /* allocations so far */
 static _Atomic int64_t alloc_fail_at; /* count at which to fail; 0 = off */
@@ -19,19 +23,36 @@ void spc_alloc_fail_at(int64_t k) {
 
 int64_t spc_alloc_count(void) { return atomic_load(&alloc_count); }
 
+/* Arrays of 4 MiB or more: the 2 MiB-aligned part advised to transparent
+ * huge pages (Linux, where THP is in "madvise" mode as on Debian): a
+ * fresh array then faults in 2 MiB at a time instead of 4 KiB (CSR to
+ * DIA of a 2.2 M-nonzero stencil: 152 k page faults down to 8 k).  Only a
+ * hint: the memory and its contents are the same. */
+static void *hint_huge(void *p, size_t n) {
+#ifdef MADV_HUGEPAGE
+  uintptr_t a = ((uintptr_t)p + 0x1fffff) & ~(uintptr_t)0x1fffff;
+  uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)0x1fffff;
+  if (p && n >= ((size_t)4 << 20) && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+  (void)n;
+#endif
+  return p;
+}
+
 void *spc_malloc(size_t n) {
   if (should_fail()) return NULL;
-  return malloc(n ? n : 1);
+  return hint_huge(malloc(n ? n : 1), n);
 }
 
 void *spc_calloc(size_t n, size_t size) {
   if (should_fail()) return NULL;
-  return calloc(n ? n : 1, size ? size : 1);
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  return p && size && n <= SIZE_MAX / size ? hint_huge(p, n * size) : p;
 }
 
 void *spc_realloc(void *p, size_t n) {
   if (should_fail()) return NULL;
-  return realloc(p, n ? n : 1);
+  return hint_huge(realloc(p, n ? n : 1), n);
 }
 
 void spc_free(void *p) { free(p); }
