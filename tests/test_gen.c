@@ -198,7 +198,12 @@ static void gen_setup(void) {
            "cd '%s' && ls *.c | xargs -r -P2 -n1 sh -c '%s -std=c99 -O2 -Wall -Wextra "
            "-Werror -fPIC -shared -o \"${1%%.c}.so\" \"$1\" -lm >\"${1%%.c}.log\" 2>&1' sh; "
            "%s -std=c99 -O2 -Wall -Wextra -pedantic -c -o dia_to_csr.o dia_to_csr.c "
-           ">pedantic.log 2>&1",
+           ">pedantic.log 2>&1; "
+           /* clang's warnings too (constant operands of &&, ...), where installed */
+           "if command -v clang >/dev/null 2>&1; then "
+           "clang -std=c99 -O2 -Wall -Wextra -Werror -c -o clang1.o dia_to_csr.c >clang.log 2>&1 && "
+           "clang -std=c99 -O2 -Wall -Wextra -Werror -DSPC_GEN_HUGEPAGES -c -o clang2.o coo_to_csr.c "
+           ">>clang.log 2>&1; echo $? >clang.rc; fi",
            gdir, cc_cmd(), cc_cmd());
   int rc = system(cmd);
   pedantic_rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
@@ -680,6 +685,15 @@ START_TEST(test_gen_pedantic) {
   if (log && *log) printf("gen: -pedantic warnings on dia_to_csr.c:\n%s", log);
   free(log);
   free(lp);
+  char *rp = tu_path(gdir, "clang.rc"), *rc = tu_read_file(rp, NULL);
+  if (rc) { /* clang -Wall -Wextra -Werror on two files */
+    char *cp = tu_path(gdir, "clang.log"), *clog = tu_read_file(cp, NULL);
+    ck_assert_msg(atoi(rc) == 0, "clang -Wall -Wextra -Werror: %.1500s", clog ? clog : "");
+    free(clog);
+    free(cp);
+  }
+  free(rc);
+  free(rp);
 }
 END_TEST
 
