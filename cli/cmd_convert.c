@@ -124,8 +124,23 @@ int cmd_sizes(int argc, char **argv) {
   spc_error_clear(&e);
   spc_status s = spc_read(pos[0], &r, &t, &e);
   if (s) return cli_fail(s, &e);
-  printf("%-8s %16s  %s\n", "format", "bytes", "note");
-  for (int k = 0; k < spc_format_count(); k++) {
+  /* --to=FMT: that format only (a built-in name or a YAML file) */
+  int nf = o.to ? 1 : spc_format_count();
+  if (o.to) { /* its refusal is this command's error */
+    int64_t b = 0;
+    spc_error_clear(&e);
+    s = spc_convert_size(t, o.to, &c, &b, &e);
+    if (s) {
+      spc_tensor_free(&t);
+      return cli_fail(s, &e);
+    }
+    printf("%-8s %16s  %s\n", "format", "bytes", "note");
+    printf("%-8s %16lld\n", o.to, (long long)b);
+    nf = 0;
+  } else {
+    printf("%-8s %16s  %s\n", "format", "bytes", "note");
+  }
+  for (int k = 0; k < nf; k++) {
     int64_t b = 0;
     spc_error_clear(&e);
     s = spc_convert_size(t, spc_format_name(k), &c, &b, &e);

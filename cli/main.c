@@ -56,9 +56,12 @@ const cli_cmd cli_commands[] = {
      "`show NAME`, print the YAML spec of a tensor or level format.\n",
      "spconv formats [show NAME]"},
     {"sizes", cmd_sizes, "For every built-in format, the exact bytes FILE would take in it (level\n"
-     "arrays and values), from attribute queries, without converting.\n\n" COMMON
+     "arrays and values), from attribute queries, without converting; with --to,\n"
+     "for that format only (a built-in name or a YAML file), whose refusal is an error.\n\n" COMMON
+     "  --to FMT           one format (built-in or YAML)\n"
+     "  --spec FILE        a level or tensor format YAML the --to format uses\n"
      "  --param NAME=V     format parameters\n",
-     "spconv sizes FILE"},
+     "spconv sizes FILE [--to=FMT]"},
     {"gen", cmd_gen, "Write a standalone C99 file converting format A to format B (built-in\n"
      "names or YAML spec paths): the routines the engines run, emitted from the\n"
      "same IR, and a driver; no spconv header or library needed (README).\n\n"
