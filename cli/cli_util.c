@@ -98,6 +98,25 @@ static int parse_dims(const char *s, cli_opts *o) {
   return o->ndims ? 0 : -1;
 }
 
+/* Whether option name (e.g. "--to") applies to command cmd: it must be
+ * written in the command's help or usage text (so every option a command
+ * takes is documented there, and one it does not take is refused instead
+ * of being ignored).  --output is -o's long form. */
+static bool documented(const char *cmd, const char *name) {
+  const cli_cmd *c = cli_commands;
+  while (c->name && strcmp(c->name, cmd)) c++;
+  if (!c->name) return true;
+  if (!strcmp(name, "--output")) name = "-o";
+  size_t n = strlen(name);
+  const char *texts[2] = {c->summary, c->usage};
+  for (int k = 0; k < 2; k++)
+    for (const char *p = texts[k]; p && (p = strstr(p, name)); p += n) {
+      char before = p == texts[k] ? ' ' : p[-1], after = p[n];
+      if (strchr(" [,(\n", before) && (after == 0 || strchr(" =,]):\n", after))) return true;
+    }
+  return false;
+}
+
 int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
               const char *cmd) {
   memset(o, 0, sizeof *o);
@@ -116,6 +135,18 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     const char *eq = strchr(a, '=');
     snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
     if (eq) val = eq + 1;
+    static const char *const known[] = {
+        "-o", "--output", "-q", "--quiet", "-v", "--verbose", "--threads", "--type", "--expand",
+        "--dims", "--dup", "--keep-symmetry", "--gzip", "--all", "--nonempty", "--remap",
+        "--param", "--to", "--from", "--engine", "--no-jit", "--spec", "--modes", "--plan",
+        "--spw", "--acc", "--mem", "--transpose", "--repeat", "--schedule", "--cuda",
+        "--kernel", "--format", "--algo", "--workspace", NULL};
+    bool is_known = false;
+    for (int k = 0; known[k] && !is_known; k++) is_known = !strcmp(known[k], name);
+    if (is_known && !documented(cmd, name)) {
+      cli_usage_error(cmd, "option %s does not apply to this command", name);
+      return -1;
+    }
     bool takes = !strcmp(name, "-o") || !strcmp(name, "--output") ||
                  !strcmp(name, "--threads") || !strcmp(name, "--type") ||
                  !strcmp(name, "--dup") || !strcmp(name, "--dims") ||

@@ -68,6 +68,7 @@ const cli_cmd cli_commands[] = {
      "  --from A, --to B   source and target formats\n"
      "  --type T           value type (default float64)\n"
      "  --param NAME=V     parameters of B\n"
+     "  --spec FILE        a YAML level format a user's format needs (repeatable)\n"
      "  -o FILE            output (default: standard output)\n"
      "With --cuda: a .cu file of CUDA kernels instead (only text: no CUDA needed).\n"
      "  --kernel=K         spmv (thread per row, warp per row, position split) or\n"
@@ -80,12 +81,15 @@ const cli_cmd cli_commands[] = {
      "The kernel is generated from A's format (its read-side level functions): A may\n"
      "be any readable file; one not in a spec format is converted to --to (csr).\n\n" COMMON
      "  --to FORMAT        the format the kernel runs in when A is not one (csr)\n"
+     "  --param NAME=V     a parameter of that format (e.g. bcsr's M and N)\n"
+     "  --spec FILE        a YAML level format a user's format needs (repeatable)\n"
      "  --transpose        y = A^T x\n"
      "  --repeat R         run R times, report the best time\n"
      "  --schedule S       rows (top level split evenly), positions (the level below\n"
      "                     split into equal chunks of positions), auto (default:\n"
      "                     positions when the rows split is unbalanced)\n"
      "  --engine E         auto, generic, factory, jit\n"
+     "  --no-jit           never compile at run time\n"
      "  -v, --verbose      time, throughput and the schedule that ran\n",
      "spconv spmv A [X] [-o Y] [--transpose] [--threads N] [--repeat R] [--schedule S]"},
     {"spgemm", cmd_spgemm, "C = A B in a loop order chosen by a cost model (`spconv explain spgemm A B`)\n"
@@ -95,6 +99,8 @@ const cli_cmd cli_commands[] = {
      "  --algo=A           auto (default), gustavson (i,k,j), inner (i,j,k: B as csc),\n"
      "                     outer (k,i,j: A as csc, the sparse workspace)\n"
      "  --workspace=W      gustavson's row workspace: auto (default), dense, hash\n"
+     "  --engine E         auto, generic, factory, jit (the conversions and routines)\n"
+     "  --no-jit           never compile at run time\n"
      "  -v, --verbose      algorithm and time\n",
      "spconv spgemm A B -o C [--to FMT] [--algo A] [--workspace W] [--threads N]"},
     {"explain", cmd_explain, "Explain how `spconv spgemm A B` would run: each loop order's work as a set\n"

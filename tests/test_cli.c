@@ -71,6 +71,40 @@ START_TEST(test_usage_errors) {
   tu_run(&r, "frobnicate");
   assert_has(r.err, "frobnicate");
   tu_run_free(&r);
+  /* an option another command takes is refused here, not ignored: each
+   * command takes the options its help text lists */
+  const char *foreign[][2] = {{"info @IN --to=csr", "--to"},
+                              {"cat @IN -o @DIR/o.mtx --algo=inner", "--algo"},
+                              {"query @IN 'select [i] -> count(j) as n' --spw=hash", "--spw"},
+                              {"spmv @IN -o @DIR/y.mtx --mem=10M", "--mem"},
+                              {"@IN --to=csr -o @DIR/o.bsp.h5 --transpose", "--transpose"},
+                              {"sizes @IN --schedule=rows", "--schedule"},
+                              {"gen --from=coo --to=csr --all", "--all"}};
+  for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
+    char args[1024];
+    size_t k = 0;
+    for (const char *t = foreign[i][0]; *t && k + 512 < sizeof args;) {
+      const char *rep = !strncmp(t, "@IN", 3) ? in : !strncmp(t, "@DIR", 4) ? dir : NULL;
+      if (rep) {
+        k += (size_t)snprintf(args + k, sizeof args - k, "%s", rep);
+        t += rep == in ? 3 : 4;
+      } else {
+        args[k++] = *t++;
+      }
+    }
+    args[k] = 0;
+    ck_assert_msg(tu_run(&r, "%s", args) == 1, "'%s': exit %d", args, r.status);
+    char want[96];
+    snprintf(want, sizeof want, "option %s does not apply to this command", foreign[i][1]);
+    assert_has(r.err, want);
+    ck_assert_msg(tu_count_dir(dir) == 1, "'%s' wrote a file", args);
+    tu_run_free(&r);
+  }
+  /* and the ones it lists are taken: spgemm --no-jit, spmv --engine */
+  ck_assert_int_eq(tu_run(&r, "spmv %s --engine=generic --no-jit -o %s/y.mtx", in, dir), 0);
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "spgemm %s %s --no-jit -o %s/c.mtx", in, in, dir), 0);
+  tu_run_free(&r);
   tu_rmtree(dir);
   free(in);
   free(dir);
