@@ -612,6 +612,15 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
   char *note = info ? info->note : NULL;
   size_t nn = info ? sizeof info->note : 0;
   if (note) note[0] = 0;
+  if (P->nt == 1 && want != SPC_SCHED_POSITIONS) {
+    /* one call over all of the top level: no range to find (building and
+     * interpreting top_range's routine costs more than the product of a
+     * small matrix); the kernel's clip to [q0, q1) then keeps every position */
+    bool i32 = I->index_ty == IR_I32;
+    P->b0 = i32 ? INT32_MIN : INT64_MIN;
+    P->e0 = i32 ? INT32_MAX : INT64_MAX;
+    return SPC_OK;
+  }
   spc_status s = top_range(I, t, NULL, &P->b0, &P->e0, e); /* O(1) work: interpreted */
   if (s) return s;
   bool can = splittable(I) && P->e0 > P->b0;
@@ -675,7 +684,8 @@ static int thread_calls(const spmv_plan *P, int k, bool owned, spmv_call c[2]) {
   int64_t n = P->nt;
   bool part = n > 1 && !owned;
   if (P->sched == SPC_SCHED_ROWS) {
-    c[0] = (spmv_call){P->b0 + (P->e0 - P->b0) * k / n, P->b0 + (P->e0 - P->b0) * (k + 1) / n, 0, 0, part};
+    if (n == 1) c[0] = (spmv_call){P->b0, P->e0, 0, 0, part}; /* (the whole index range: no arithmetic) */
+    else c[0] = (spmv_call){P->b0 + (P->e0 - P->b0) * k / n, P->b0 + (P->e0 - P->b0) * (k + 1) / n, 0, 0, part};
     return 1;
   }
   const int64_t *rk = P->cut + n + 1, *own = P->cut + 2 * (n + 1), *beg = P->cut + 3 * (n + 1);
@@ -715,12 +725,25 @@ enum { NPREP = 64 };
 static spmv_prep prep[NPREP];
 static int nprep, prep_next;
 
+/* two 64-bit lanes, fed 8 bytes at a time (the tail with its length):
+ * the key of every call, so a byte at a time cost as much as the
+ * product of a small matrix */
+static void hword(uint64_t *h, uint64_t w) {
+  h[0] = (h[0] ^ w) * 0x9E3779B97F4A7C15ULL;
+  h[0] ^= h[0] >> 29;
+  h[1] = (h[1] + w) * 0xBF58476D1CE4E5B9ULL;
+  h[1] ^= h[1] >> 31;
+}
 static void hmix(uint64_t *h, const void *p, size_t n) {
   const unsigned char *c = p;
-  for (size_t i = 0; i < n; i++) {
-    h[0] = (h[0] ^ c[i]) * 0x100000001b3ULL;
-    h[1] = (h[1] ^ c[i]) * 0x100000001b3ULL + 0x9E3779B97F4A7C15ULL;
+  for (; n >= 8; c += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, c, 8);
+    hword(h, w);
   }
+  uint64_t w = (uint64_t)n << 56;
+  for (size_t i = 0; i < n; i++) w |= (uint64_t)c[i] << (8 * i);
+  hword(h, w);
 }
 static void hstr(uint64_t *h, const char *s) {
   hmix(h, s ? s : "", s ? strlen(s) + 1 : 1);
