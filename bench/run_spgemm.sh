@@ -17,6 +17,9 @@
 #   R=3 BUDGET=10   runs per tool and file (best counts), seconds before
 #                   repeating stops
 #   GRID=40         stencil7 grid side (64000 rows, 438400 nonzeros)
+#   ROUNDS=1        the whole measurement repeated, tools taking turns; the
+#                   table keeps each cell's best
+#   BENCH_CLOCK=thread  the timed thread's CPU time instead of wall time
 #   SHARED="bcsstk13.mtx cryg2500.mtx west0479.mtx lp_share1b.mtx Franz6_id1959_aug.mtx"
 #   OUT=bench/out   inputs under OUT/spgemm, raw lines OUT/spgemm_results.tsv
 #   SPC_DATA        the shared data folder (default ../shared/data)
@@ -30,6 +33,7 @@ OUT=${OUT:-$here/out}
 IN=$OUT/spgemm
 R=${R:-3}
 BUDGET=${BUDGET:-10}
+ROUNDS=${ROUNDS:-1}
 GRID=${GRID:-40}
 SHARED=${SHARED:-bcsstk13.mtx cryg2500.mtx west0479.mtx lp_share1b.mtx Franz6_id1959_aug.mtx}
 DATA=${SPC_DATA:-$root/../shared/data}
@@ -52,21 +56,26 @@ if [ "${1:-}" != "--table" ]; then
     done
   fi
   : > "$res"
-  "$B/spgemm_bench" -r "$R" -b "$BUDGET" -t 1 "${files[@]}" >> "$res"
-  for p in peer_spgemm_cxsparse peer_spgemm_graphblas peer_spgemm_eigen; do
-    [ -x "$B/$p" ] && "$B/$p" -r "$R" -b "$BUDGET" "${files[@]}" >> "$res"
+  echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  for round in $(seq "$ROUNDS"); do
+    "$B/spgemm_bench" -r "$R" -b "$BUDGET" -t 1 "${files[@]}" >> "$res"
+    for p in peer_spgemm_cxsparse peer_spgemm_graphblas peer_spgemm_eigen; do
+      [ -x "$B/$p" ] && "$B/$p" -r "$R" -b "$BUDGET" "${files[@]}" >> "$res"
+    done
+    [ -n "$py" ] && "$py" "$here/peer_scipy_spgemm.py" -r "$R" -b "$BUDGET" "${files[@]}" >> "$res"
   done
-  [ -n "$py" ] && "$py" "$here/peer_scipy_spgemm.py" -r "$R" -b "$BUDGET" "${files[@]}" >> "$res"
+  echo "# end $(date -u '+%H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 fi
 
 # the table: per file, each tool's seconds; spconv's with the ratio to the
 # fastest peer (lower is better), auto with the algorithm it chose and its
 # ratio to the best spconv algorithm
 awk -F'\t' '
-  $1 == "spconv" { f = $5; n = split(f, p, "/"); b = p[n]; files[b] = 1; t[b, $2] = $3; nnz[b] = $4;
+  function keep(k, v) { if (!(k in t) || t[k] == "-" || v + 0 < t[k] + 0) t[k] = v }
+  $1 == "spconv" { f = $5; n = split(f, p, "/"); b = p[n]; files[b] = 1; keep(b SUBSEP $2, $3); nnz[b] = $4;
                    if ($6 ~ /^chose=/) chose[b] = substr($6, 7); next }
   $1 == "skip" || $1 == "error" { n = split($4, p, "/"); if ($2 == "spconv") t[p[n], $3] = "-"; next }
-  $2 == "spgemm" { n = split($5, p, "/"); b = p[n]; t[b, $1] = $3; if (!(b in best) || $3 < best[b]) { best[b] = $3; who[b] = $1 } }
+  $2 == "spgemm" { n = split($5, p, "/"); b = p[n]; keep(b SUBSEP $1, $3); if (!(b in best) || $3 < best[b]) { best[b] = $3; who[b] = $1 } }
   END {
     na = split("gustavson_dense gustavson_hash inner outer auto", al, " ")
     np = split("cxsparse graphblas eigen scipy", pe, " ")
@@ -87,5 +96,5 @@ awk -F'\t' '
       }
       printf "  %-16s %.2fx\n", chose[b], (bal < 1e30 && ((b, "auto") in t)) ? t[b, "auto"] / bal : 0
     }
-    printf "\nseconds, best of R runs, one thread; (x) = spconv time / fastest peer time\n"
+    printf "\nseconds, best of R runs (of every round), one thread; (x) = spconv time / fastest peer time\n"
   }' "$res"

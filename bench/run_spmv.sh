@@ -14,6 +14,12 @@
 # other.  Every tool times y = A x in process, best
 # of R (spmv_bench.c, spmv_peer.h, peer_spmv_*.c/.cpp/.py).  Environment:
 #   R=10 (R_BIG=5 for the generated)  runs per tool, file and setting
+#   ROUNDS=1     the whole measurement repeated, tools taking turns; the
+#                table keeps each cell's best (a shared machine's load
+#                moves single runs by 2x: a peer measured in a quiet
+#                moment and spconv in a busy one says nothing)
+#   BENCH_CLOCK=thread  the timed thread's CPU time instead of wall time
+#                (one thread: THREADS=1)
 #   THREADS=1,2  thread counts (SPMV_THREADS for the peers)
 #   M=2000000 NNZ=20000000  the generated matrices (NNZ=0 leaves them out)
 #   SHARED="bcsstk13.mtx bayer10.mtx Groebner_id2003_aug.mtx arrow.mtx"
@@ -31,6 +37,7 @@ IN=$OUT/spmv
 CACHE=$IN/cache
 R=${R:-10}
 R_BIG=${R_BIG:-5}
+ROUNDS=${ROUNDS:-1}
 THREADS=${THREADS:-1,2}
 M=${M:-2000000}
 NNZ=${NNZ:-20000000}
@@ -46,7 +53,8 @@ table() {
   awk -F'\t' '
     function kv(s, k,   i, a) { for (i = 6; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
     function base(p,   n, a) { n = split(p, a, "/"); return a[n] }
-    $1 == "copy" { bw[kv("", "threads")] = kv("", "GB/s"); next }
+    function keep(a, k, v) { if (!(k in a) || v + 0 < a[k] + 0) a[k] = v }
+    $1 == "copy" { t = kv("", "threads"); if (!(t in bw) || kv("", "GB/s") + 0 > bw[t] + 0) bw[t] = kv("", "GB/s"); next }
     $1 == "skip" || $1 == "error" { note[$1 " " $2 " " base($4)] = $5; next }
     NF >= 7 && $2 == "spmv" {
       f = base($5); t = kv("", "threads"); tool = $1
@@ -54,10 +62,10 @@ table() {
       nnz[f] = $4; ts[t] = 1
       if (tool == "spconv") {
         m = kv("", "method"); sub("csr/", "", m)
-        sp[f, t, m] = $3; bytes[f] = kv("", "bytes"); ran[f, t, m] = kv("", "ran")
+        keep(sp, f SUBSEP t SUBSEP m, $3); bytes[f] = kv("", "bytes"); ran[f, t, m] = kv("", "ran")
         sum[f, "spconv"] = kv("", "sum")
       } else {
-        pt[f, t, tool] = $3; tools[tool] = 1; sum[f, tool] = kv("", "sum")
+        keep(pt, f SUBSEP t SUBSEP tool, $3); tools[tool] = 1; sum[f, tool] = kv("", "sum")
       }
     }
     END {
@@ -120,7 +128,8 @@ else
   for f in $SHARED; do [ -f "$DATA/matrices/$f" ] && files+=("$DATA/matrices/$f"); done
 fi
 : > "$RAW"
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(getconf _NPROCESSORS_ONLN) CPUs, $(uname -m)" >&2
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(getconf _NPROCESSORS_ONLN) CPUs, $(uname -m), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+for round in $(seq "$ROUNDS"); do
 "$B/spmv_bench" --bw "$BW_MIB" -r 5 -t "$THREADS" | tee -a "$RAW" >&2
 peers() {
   local r=$1; shift
@@ -143,4 +152,6 @@ if [ $# -eq 0 ] && [ "$NNZ" -gt 0 ]; then
     rm -f "$CACHE/$name.coo"
   done
 fi
+done
+echo "# end $(date -u '+%H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 table
