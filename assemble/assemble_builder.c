@@ -41,8 +41,8 @@ spc_status spc_builder_create(const char *format, int order, const int64_t *dims
     b->maxc[d] = -1;
   }
   b->format = spc_strdup(format);
-  spw_opts wo = {.kind = b->o.spw == SPC_SPW_HASH ? SPW_HASH : SPW_LIST,
-                 .acc = b->o.acc, .mem = b->o.mem, .dup = b->o.dup};
+  spw_opts wo = {.kind = spw_kind_of(b->o.spw), .acc = b->o.acc, .mem = b->o.mem,
+                 .dup = b->o.dup};
   spc_status s = b->format ? spw_create(order, vt, &wo, &b->w, e) : SPC_NOMEM(e);
   if (s) {
     spc_builder_free(&b);

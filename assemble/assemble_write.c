@@ -2755,19 +2755,14 @@ spc_status asm_counter_finish(asm_counter *c, spc_tensor **out, spc_error *e) {
  * them; the packed stream is sorted and combined, as order_components
  * leaves it. */
 static spc_status workspace_components(conv *C, int64_t **lc, spc_error *e) {
-  spw_opts wo = {.kind = C->o->spw == SPC_SPW_HASH ? SPW_HASH : SPW_LIST,
-                 .acc = C->o->acc, .mem = C->o->mem, .dup = C->dup};
+  spw_opts wo = {.kind = spw_kind_of(C->o->spw), .acc = C->o->acc, .mem = C->o->mem,
+                 .dup = C->dup};
   spw *w = NULL;
   spc_status s = spw_create(C->L, C->comb->vt, &wo, &w, e);
   size_t wv = spc_vtype_size(C->comb->vt);
-  const int64_t chunk = 1 << 16;
-  for (int64_t t0 = 0; t0 < C->n && !s; t0 += chunk) {
-    const int64_t *cols[SPC_MAX_ORDER];
-    for (int l = 0; l < C->L; l++) cols[l] = lc[l] + t0;
-    int64_t k = C->n - t0 < chunk ? C->n - t0 : chunk;
-    s = spw_push(w, k, cols, wv ? (const char *)C->comb->val + t0 * (int64_t)wv : NULL, e);
-  }
-  if (!s) s = spw_pack(w, &C->n, C->lc, &C->vals, e);
+  const int64_t *cols[SPC_MAX_ORDER];
+  for (int l = 0; l < C->L; l++) cols[l] = lc[l];
+  if (!s) s = spw_push_pack(w, C->n, cols, wv ? C->comb->val : NULL, &C->n, C->lc, &C->vals, e);
   if (!s && C->o->info) {
     spw_stats st;
     spw_get_stats(w, &st);

@@ -23,6 +23,9 @@
  *   hash:CAP    spc_convert_opts.spw = SPC_SPW_HASH, acc = CAP
  *   list:CAP    spc_convert_opts.spw = SPC_SPW_LIST, acc = CAP
  *   hash, list  the workspace with acc = 0 (the library's default capacity)
+ *   bucket      spc_convert_opts.spw = SPC_SPW_BUCKET, acc = 0: the
+ *               library's default workspace (what --mem alone runs);
+ *               bucket:CAP is the list's flushes with the bucket sort
  *   load        nothing is converted (for the peak memory of the input)
  * CAP: a count with an optional K (2^10) or M (2^20) suffix, or "all" (the
  * source's stored points: one flush).  mem stays 0 (1/4 of RAM: no spill).
@@ -78,7 +81,7 @@ static const conv_def CONVS[] = {
 
 static const char *DEFAULT_CONFIGS =
     "sort,hash:1K,hash:16K,hash:256K,hash:4M,hash:all,"
-    "list:1K,list:16K,list:256K,list:4M,list:all,hash,list";
+    "list:1K,list:16K,list:256K,list:4M,list:all,hash,list,bucket";
 
 typedef struct run_opts {
   int reps;
@@ -112,6 +115,7 @@ static int parse_config(const char *c, int *kind, int64_t *acc) {
   if (!strcmp(c, "load")) { *kind = -1; return 0; }
   if (!strncmp(c, "hash", 4)) *kind = SPC_SPW_HASH;
   else if (!strncmp(c, "list", 4)) *kind = SPC_SPW_LIST;
+  else if (!strncmp(c, "bucket", 6)) { *kind = SPC_SPW_BUCKET; c += 2; }
   else return -1;
   c += 4;
   if (!*c) return 0;

@@ -38,7 +38,7 @@ typedef struct cli_opts {
   int nspecs;                 /* convert: --spec FILE (level formats) */
   const char *specs[8];
   const char *from;           /* gen: --from */
-  int spw;                    /* convert: --spw=hash|list */
+  int spw;                    /* convert: --spw=hash|list|bucket */
   int plan;                   /* convert: --plan=auto|sort */
   int64_t acc, mem;           /* convert: --acc=N, --mem=SIZE */
   bool transpose;             /* spmv: --transpose */

@@ -222,7 +222,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     else if (!strcmp(name, "--spw")) {
       if (!strcmp(val, "hash")) o->spw = SPC_SPW_HASH;
       else if (!strcmp(val, "list")) o->spw = SPC_SPW_LIST;
-      else { cli_usage_error(cmd, "--spw takes hash or list"); return -1; }
+      else if (!strcmp(val, "bucket")) o->spw = SPC_SPW_BUCKET;
+      else { cli_usage_error(cmd, "--spw takes hash, list or bucket"); return -1; }
     } else if (!strcmp(name, "--acc")) {
       char *end;
       long long v = strtoll(val, &end, 10);

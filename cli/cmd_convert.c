@@ -71,7 +71,8 @@ int cmd_convert(int argc, char **argv) {
     fprintf(stderr,
             "spconv: sparse workspace (%s, accumulator %lld points%s): %lld flushes, %lld "
             "merges, %lld runs spilled (%lld bytes), peak %lld bytes of runs in memory\n",
-            c.spw == SPC_SPW_HASH ? "hash" : "list", (long long)c.acc,
+            c.spw == SPC_SPW_HASH ? "hash" : c.spw == SPC_SPW_LIST ? "list" : "bucket",
+            (long long)c.acc,
             c.acc ? "" : " from --mem", (long long)info.spw.flushes, (long long)info.spw.merges,
             (long long)info.spw.spilled_runs, (long long)info.spw.spilled_bytes,
             (long long)info.spw.peak_bytes);

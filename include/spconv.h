@@ -238,9 +238,10 @@ typedef struct spc_convert_opts {
   int64_t max_positions;    /* refuse a level with more positions ("too
                                large"); 0: 2^31-1 or less on small memory */
   int spw;                  /* order the components in the sparse
-                               workspace: SPC_SPW_HASH or SPC_SPW_LIST
-                               (SPC_SPW_NONE: one sort of all of them,
-                               unless mem is set) */
+                               workspace: SPC_SPW_HASH, SPC_SPW_LIST or
+                               SPC_SPW_BUCKET (SPC_SPW_NONE: one sort of
+                               all of them, unless mem is set; then the
+                               workspace takes the bucket strategy) */
   int64_t acc;              /* workspace accumulator capacity (points);
                                0: from mem */
   int64_t mem;              /* workspace memory budget in bytes (runs past
@@ -252,7 +253,7 @@ typedef struct spc_convert_opts {
   int modes[SPC_MAX_ORDER]; /* (csf, coo, dense): level l stores mode modes[l] */
   spc_convert_info *info;   /* filled when non-NULL (below) */
 } spc_convert_opts;
-enum { SPC_SPW_NONE = 0, SPC_SPW_HASH = 1, SPC_SPW_LIST = 2 };
+enum { SPC_SPW_NONE = 0, SPC_SPW_HASH = 1, SPC_SPW_LIST = 2, SPC_SPW_BUCKET = 3 };
 enum { SPC_PLAN_AUTO = 0, SPC_PLAN_SORT = 1 };
 
 /* What a conversion did, for --verbose. */

@@ -122,12 +122,8 @@ static void hash_clear(spw *w) {
  * fill but the exact workspace's after its first run (see push_hash). */
 static bool acc_hashed(const spw *w) { return w->slot && !(w->exact && w->nruns > 0); }
 
-/* Sort Acc, combine, push as a run. */
-static spc_status flush(spw *w, spc_error *e) {
-  run r;
-  if (!w->n) return SPC_OK;
-  const bool hashed = acc_hashed(w);
-  spc_status st = spw_sort_acc(w, &r, e);
+/* r (in memory) the newest run; freed on failure. */
+static spc_status add_run(spw *w, run *r, spc_status st, spc_error *e) {
   if (!st && w->nruns == w->caprun) {
     int nc = w->caprun ? 2 * w->caprun : 16;
     run *p = spc_realloc(w->runs, (size_t)nc * sizeof *p);
@@ -139,11 +135,21 @@ static spc_status flush(spw *w, spc_error *e) {
     }
   }
   if (st) {
-    spw_run_free(&r);
+    spw_run_free(r);
     return st;
   }
-  w->runs[w->nruns++] = r;
-  w->mem_runs += run_mem(w, &r);
+  w->runs[w->nruns++] = *r;
+  w->mem_runs += run_mem(w, r);
+  return SPC_OK;
+}
+
+/* Sort Acc, combine, push as a run. */
+static spc_status flush(spw *w, spc_error *e) {
+  run r;
+  if (!w->n) return SPC_OK;
+  const bool hashed = acc_hashed(w);
+  spc_status st = add_run(w, &r, spw_sort_acc(w, &r, e), e);
+  if (st) return st;
   if (hashed) hash_clear(w);
   w->n = 0;
   w->st.flushes++;
@@ -219,13 +225,59 @@ static spc_status push_hash(spw *w, int64_t n, const int64_t *const *cols, const
   return SPC_OK;
 }
 
-/* The list: append blocks, flushing a full Acc before the next point. */
+/* Acc's arrays resized to cap points (w->n <= cap); the flush's scratch,
+ * sized to the old capacity, dropped. */
+static spc_status acc_resize(spw *w, int64_t cap, spc_error *e) {
+  for (int l = 0; l < w->L; l++) {
+    int64_t *p = spc_realloc(w->c[l], (size_t)cap * 8);
+    if (!p) return SPC_NOMEM(e);
+    w->c[l] = p;
+  }
+  if (w->W) {
+    char *p = spc_realloc(w->v, (size_t)cap * w->W);
+    if (!p) return SPC_NOMEM(e);
+    w->v = p;
+  }
+  spw_drop_scratch(w);
+  w->cap = cap;
+  return SPC_OK;
+}
+
+/* Bytes a bucket workspace's Acc of cap points takes with its flush. */
+static int64_t bucket_bytes(const spw *w, int64_t cap) {
+  int64_t b;
+  return __builtin_mul_overflow(cap, (int64_t)SPW_BUCKET_PER(spw_rec_bytes(w)), &b) ? INT64_MAX : b;
+}
+
+/* A full Acc of a bucket workspace: grown (twice, or up to the budget)
+ * while no run exists and the budget allows; SPC_NOT_HANDLED when it
+ * cannot grow: the workspace goes on as the list (budget_runs set for
+ * the list's Acc, which the flush's caller restores). */
+static spc_status acc_grow(spw *w, spc_error *e) {
+  if (w->o.kind != SPW_BUCKET || w->o.acc > 0 || w->abandoned || w->nruns)
+    return SPC_NOT_HANDLED;
+  int64_t want = w->cap > INT64_MAX / 4 ? INT64_MAX / 2 : 2 * w->cap;
+  if (bucket_bytes(w, want) > w->mem) want = w->mem / SPW_BUCKET_PER(spw_rec_bytes(w));
+  if (want > w->cap) return acc_resize(w, want, e);
+  w->abandoned = true;
+  w->budget_runs = w->mem - w->cap_list * spw_rec_bytes(w);
+  if (w->budget_runs < 0) w->budget_runs = 0;
+  return SPC_NOT_HANDLED;
+}
+
+/* The list: append blocks, flushing a full Acc before the next point (a
+ * bucket workspace grows it while it may; once it cannot, its Acc goes
+ * back to the list's capacity after the flush). */
 static spc_status push_list(spw *w, int64_t n, const int64_t *const *cols, const char *vals,
                             spc_error *e) {
   const size_t W = w->W;
   for (int64_t i = 0; i < n;) {
     if (w->n == w->cap) {
-      spc_status st = flush(w, e);
+      spc_status st = acc_grow(w, e);
+      if (st == SPC_NOT_HANDLED) {
+        st = flush(w, e);
+        if (!st && w->cap > w->cap_list) st = acc_resize(w, w->cap_list, e);
+      }
       if (st) return st;
     }
     int64_t m = w->cap - w->n < n - i ? w->cap - w->n : n - i;
@@ -265,9 +317,11 @@ spc_status spw_create(int L, spc_vtype vt, const spw_opts *o, spw **out,
     mem = pages > 0 && psz > 0 ? (int64_t)pages / 4 * psz : ((int64_t)1 << 30);
   }
   int64_t per = spw_rec_bytes(w) + (w->o.kind == SPW_HASH ? 16 : 0);
+  w->mem = mem;
   w->cap = w->o.acc > 0 ? w->o.acc : mem / 2 / per;
   if (w->cap < 1) w->cap = 1;
   if (!w->o.acc && w->cap > SPW_DEFAULT_ACC) w->cap = SPW_DEFAULT_ACC; /* cache-sized flushes */
+  w->cap_list = w->cap;
   w->budget_runs = mem - w->cap * per;
   if (w->budget_runs < 0) w->budget_runs = 0;
   spc_status st = SPC_OK;
@@ -316,6 +370,11 @@ void spw_free(spw **wp) {
  * pack; they are reset here when a pack has ended the previous one. */
 static void fill_begins(spw *w) {
   if (!w->packed) return;
+  if (w->abandoned) { /* a bucket workspace may grow again */
+    w->abandoned = false;
+    w->budget_runs = w->mem - w->cap * spw_rec_bytes(w);
+    if (w->budget_runs < 0) w->budget_runs = 0;
+  }
   memset(&w->st, 0, sizeof w->st);
   w->packed = false;
 }
@@ -375,6 +434,28 @@ spc_status spw_pack(spw *w, int64_t *n, int64_t **cols, void **vals,
     *vals = NULL;
   }
   return st;
+}
+
+spc_status spw_push_pack(spw *w, int64_t n, const int64_t *const *cols, const void *vals,
+                         int64_t *nout, int64_t **out, void **vout, spc_error *e) {
+  fill_begins(w);
+  if (w->o.kind == SPW_BUCKET && !w->o.acc && !w->o.descending && !w->n && !w->nruns && n > 0 &&
+      (vals || !w->W) &&
+      bucket_bytes(w, n) <= w->mem) {
+    spw_pts P = {.n = n, .v = vals};
+    for (int l = 0; l < w->L; l++) P.c[l] = cols[l];
+    run r;
+    spc_status st = spw_sort_cols(w, &P, &r, e);
+    if (st != SPC_NOT_HANDLED) {
+      if (!(st = add_run(w, &r, st, e))) {
+        w->st.flushes++;
+        st = balance(w, e);
+      }
+      return st ? st : spw_pack(w, nout, out, vout, e);
+    }
+  }
+  spc_status st = spw_push(w, n, cols, vals, e);
+  return st ? st : spw_pack(w, nout, out, vout, e);
 }
 
 spc_status spw_stream(spw *w, int64_t chunk, spw_chunk_fn cb, void *ctx, spc_error *e) {

@@ -40,7 +40,27 @@
 
 #include "spc_impl.h"
 
-typedef enum spw_kind { SPW_HASH = 0, SPW_LIST = 1 } spw_kind;
+/* SPW_BUCKET: the list, but Acc grows (no flush) while every point held
+ * so far, with the scratch of a bucket sort, fits the memory budget; its
+ * flush then counts the outer level (level 0) when that level's range is
+ * at most SPW_BUCKET_RANGE(n) -- one counting pass, a stable scatter into
+ * segments, a sort of each segment by the inner levels (insertion sort
+ * when short, radix when long), duplicates combined in arrival order
+ * (spw_sort.c, sort_bucket) -- else sorts as the list does.  Past the
+ * budget it flushes what it holds as one run and goes on as the list
+ * (Acc back to the list's capacity, runs merged and spilled).  The
+ * default of the library (assemble's SPC_SPW_NONE). */
+typedef enum spw_kind { SPW_HASH = 0, SPW_LIST = 1, SPW_BUCKET = 2 } spw_kind;
+
+/* The outer ranges a bucket flush of n points counts (else it sorts as
+ * the list does): a counter per coordinate costs 8 bytes, so at most 2
+ * per point (and a small floor). */
+#define SPW_BUCKET_RANGE(n) (2 * (n) + 4096)
+
+/* Bytes a bucket workspace reserves per point held: Acc (L coordinates
+ * and a value), the flush's run (as much), its keys and scratch (8 + 8)
+ * and counters (2 per point, SPW_BUCKET_RANGE). */
+#define SPW_BUCKET_PER(rec) (2 * (rec) + 32)
 
 /* The Acc capacity when none is given: mem / 2 / (bytes per point), at
  * most this many points.  Chosen from bench/run_spw.sh (bench/README.md,
@@ -50,10 +70,19 @@ typedef enum spw_kind { SPW_HASH = 0, SPW_LIST = 1 } spw_kind;
  * float64; a hash also clears its 2 x capacity slots at every flush). */
 #define SPW_DEFAULT_ACC ((int64_t)1 << 18)
 
+/* The workspace kind of spc_convert_opts.spw: SPC_SPW_HASH the hash,
+ * SPC_SPW_LIST the list, else (SPC_SPW_NONE, SPC_SPW_BUCKET) the bucket:
+ * the default, chosen from bench/run_spw.sh (bench/README.md, "Bucket
+ * then sort segments"). */
+static inline spw_kind spw_kind_of(int spc_spw) {
+  return spc_spw == SPC_SPW_HASH ? SPW_HASH : spc_spw == SPC_SPW_LIST ? SPW_LIST : SPW_BUCKET;
+}
+
 typedef struct spw_opts {
   spw_kind kind;
   int64_t acc;        /* Acc capacity in points; 0: from mem, at most
-                         SPW_DEFAULT_ACC */
+                         SPW_DEFAULT_ACC (a bucket workspace: grows
+                         within mem; given: never grows) */
   int64_t mem;        /* bytes for Acc and runs in memory; 0: 1/4 of RAM */
   bool descending;    /* tuples in descending order */
   spc_dup dup;
@@ -73,6 +102,13 @@ SPC_INTERNAL spc_status spw_push(spw *w, int64_t n, const int64_t *const *cols,
  * owned by the caller) and values.  The workspace is empty afterwards. */
 SPC_INTERNAL spc_status spw_pack(spw *w, int64_t *n, int64_t **cols,
                                  void **vals, spc_error *e);
+/* spw_push of the n points, then spw_pack; a bucket workspace (kind
+ * SPW_BUCKET, no acc given, ascending) that is empty and whose budget
+ * holds the n points sorts them where they are (no copy into Acc) when
+ * the bucket flush applies to them.  The same result either way. */
+SPC_INTERNAL spc_status spw_push_pack(spw *w, int64_t n, const int64_t *const *cols,
+                                      const void *vals, int64_t *nout, int64_t **out,
+                                      void **vout, spc_error *e);
 /* The same sorted, combined stream without holding it: delivered to cb in
  * chunks of at most `chunk` tuples (cols[l][0..n), values), the runs kept,
  * so it can be streamed again (the same tuples, the same values); spw_pack
@@ -89,6 +125,7 @@ SPC_INTERNAL void spw_free(spw **w);
  * far.  Reset when a push, stream or pack follows a pack. */
 typedef struct spw_stats {
   int64_t flushes, merges, spilled_runs, spilled_bytes, peak_bytes;
+  int64_t bucketed; /* flushes sorted by bucket then segments */
 } spw_stats;
 SPC_INTERNAL void spw_get_stats(const spw *w, spw_stats *s);
 

@@ -27,6 +27,11 @@ struct spw {
   spc_vtype vt;
   spw_opts o;
   int64_t cap;      /* Acc capacity */
+  int64_t cap_list; /* the list's capacity (a bucket workspace goes back
+                       to it past its budget) */
+  int64_t mem;      /* the memory budget (resolved) */
+  bool abandoned;   /* bucket: Acc outgrew the budget in this filling;
+                       it goes on as the list until the pack */
   int64_t n;        /* points in Acc */
   int64_t *c[MAXL]; /* Acc columns (stored transformed: ~x when descending) */
   char *v;
@@ -107,9 +112,22 @@ static inline void spw_val_combine(const spw *w, char *d, const char *s) {
 
 static inline int64_t spw_rec_bytes(const spw *w) { return (int64_t)w->L * 8 + (int64_t)w->W; }
 
+/* Points to sort: n of them, coordinate l of point i at c[l][i] (stored
+ * form), values v (W bytes each). */
+typedef struct spw_pts {
+  int64_t n;
+  const int64_t *c[MAXL];
+  const char *v;
+} spw_pts;
+
 /* Acc's w->n > 0 points, sorted and combined, into the run r (in memory,
  * with its ranges; freed by the caller on failure).  spw_sort.c. */
 SPC_INTERNAL spc_status spw_sort_acc(spw *w, run *r, spc_error *e);
+/* The same of P's n > 0 points (the caller's columns, read in place) by
+ * the bucket flush only; SPC_NOT_HANDLED (r empty) where that does not
+ * apply: not a bucket workspace, ranges that do not pack with the point's
+ * index, or level 0's range past SPW_BUCKET_RANGE(n). */
+SPC_INTERNAL spc_status spw_sort_cols(spw *w, const spw_pts *P, run *r, spc_error *e);
 SPC_INTERNAL spc_status spw_dup_error(spc_error *e, const spw *w, const int64_t *x);
 SPC_INTERNAL void spw_run_free(run *r);
 

@@ -11,6 +11,8 @@
  * (spc_sort_perm_i64) and a gather comparing tuples. */
 #include "spw_impl.h"
 #include "ir_rt.h"
+#include <sys/mman.h>
+#include <unistd.h>
 
 void spw_packing_of(spw_packing *p, int L, const int64_t *lo, const int64_t *hi) {
   int bits[MAXL], total = 0;
@@ -93,6 +95,210 @@ static spc_status sort_packed(spw *w, run *r, const spw_packing *pk, int ib, uin
   return SPC_OK;
 }
 
+/* ---- bucket then sort segments (SPW_BUCKET) -------------------------------------
+ * Counting by level 0 (stored form, offset x from lo[0]) with one scatter
+ * straight into x's segment misses the cache once a point on large
+ * inputs; so in two stable steps, each cache-friendly:
+ *   1. the points as records (the packed key, spw_key's: x in the top
+ *      bits, then the inner levels; then the value) scattered by the
+ *      group g = x >> s1 (at most 2^BUCKET_GBITS groups: as many write
+ *      streams as an LSD radix pass), after a count of each group;
+ *   2. per group, in cache: a count of its 2^s1 offsets, a stable scatter
+ *      of its records into x's segments (a buffer of the largest group),
+ *      then per segment a stable sort by key -- insertion sort up to
+ *      BUCKET_SHORT points, else the LSD radix of inner key << sb |
+ *      position in the segment (ties keep arrival order) -- and one pass
+ *      writing the tuples into the run, equal keys combined in arrival
+ *      order. */
+
+enum { BUCKET_SHORT = 32, BUCKET_GBITS = 9 };
+
+/* Record bytes for values of W bytes (W <= 16): the key, the value
+ * padded to 8 or 16. */
+#define BUCKET_REC(W) ((size_t)8 + ((W) <= 8 ? 8 : 16))
+
+static inline uint64_t rec_key(const char *p) {
+  uint64_t k;
+  memcpy(&k, p, 8);
+  return k;
+}
+
+/* Stable insertion sort of n records of S bytes by key. */
+static inline __attribute__((always_inline)) void isort_rec(char *a, int64_t n, const size_t S) {
+  for (int64_t i = 1; i < n; i++) {
+    const uint64_t x = rec_key(a + i * (int64_t)S);
+    if (rec_key(a + (i - 1) * (int64_t)S) <= x) continue;
+    char t[24];
+    memcpy(t, a + i * (int64_t)S, S);
+    int64_t j = i;
+    for (; j > 0 && rec_key(a + (j - 1) * (int64_t)S) > x; j--)
+      memcpy(a + j * (int64_t)S, a + (j - 1) * (int64_t)S, S);
+    memcpy(a + j * (int64_t)S, t, S);
+  }
+}
+
+/* Ask for huge pages over a large scratch array (n bytes at p): its first
+ * touch then faults 2 MB at a time, not 4 KB (a hint: nothing changes
+ * where the kernel does not take it). */
+static void huge_hint(void *p, size_t n) {
+#ifdef MADV_HUGEPAGE
+  const uintptr_t H = (uintptr_t)2 << 20;
+  uintptr_t a = ((uintptr_t)p + H - 1) & ~(H - 1), b = ((uintptr_t)p + n) & ~(H - 1);
+  if (n >= 4 * H && b > a) (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
+typedef struct bucket_ctx {
+  const spw_pts *P;
+  const spw_packing *pk;
+  int s1, ng;        /* offsets per group 2^s1; groups */
+  int64_t *gpos;     /* ng + 1: group starts */
+  int64_t *pos;      /* 2^s1 + 1: a group's segment starts */
+  char *rec, *buf;   /* n records; the largest group's */
+  uint64_t *ka, *kb; /* the longest segment's keys, twice */
+  char *rs;          /* the longest segment's records */
+  int64_t *cnt;      /* radix counters */
+  int innerbits;
+} bucket_ctx;
+
+static inline __attribute__((always_inline)) spc_status
+bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, spc_error *e) {
+  const spw_pts *P = b->P;
+  const spw_packing *pk = b->pk;
+  const size_t S = BUCKET_REC(W);
+  const int64_t n = P->n, lo0 = r->lo[0];
+  const int s1 = b->s1, ib = b->innerbits;
+  const uint64_t inner = ib >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << ib) - 1;
+  const int64_t no = (int64_t)1 << s1; /* offsets per group */
+  const bool combine = !w->exact || !w->nruns; /* exact: the first run only */
+  int64_t *gpos = b->gpos, *pos = b->pos;
+  char *rec = b->rec, *buf = b->buf, *rv = r->v;
+  /* 1: the records, by group */
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t k = 0;
+    for (int l = 0; l < L; l++) k |= ((uint64_t)P->c[l][i] - (uint64_t)pk->lo[l]) << pk->sh[l];
+    const int64_t d = gpos[(uint64_t)(P->c[0][i] - lo0) >> s1]++;
+    char *q = rec + d * (int64_t)S;
+    memcpy(q, &k, 8);
+    spw_val_copy(q + 8, P->v + i * (int64_t)W, W);
+  }
+  /* 2: each group (gpos[g] now its end) */
+  int64_t m = 0, ga = 0;
+  for (int g = 0; g < b->ng; g++) {
+    const int64_t gb = gpos[g], gn = gb - ga;
+    if (!gn) continue;
+    const char *grp = rec + ga * (int64_t)S;
+    ga = gb;
+    const char *src = grp;
+    if (s1) { /* into the offsets' segments (one offset: as they are) */
+      memset(pos, 0, (size_t)(no + 1) * sizeof *pos);
+      for (int64_t j = 0; j < gn; j++)
+        pos[((rec_key(grp + j * (int64_t)S) >> ib) & (uint64_t)(no - 1)) + 1]++;
+      for (int64_t x = 0; x < no; x++) pos[x + 1] += pos[x];
+      for (int64_t j = 0; j < gn; j++) {
+        const char *q = grp + j * (int64_t)S;
+        memcpy(buf + pos[(rec_key(q) >> ib) & (uint64_t)(no - 1)]++ * (int64_t)S, q, S);
+      }
+      src = buf;
+    }
+    /* segments of equal offsets: sort, write */
+    for (int64_t a = 0; a < gn;) {
+      char *seg = (char *)src + a * (int64_t)S;
+      const uint64_t x = ib >= 64 ? 0 : rec_key(seg) >> ib;
+      int64_t len = 1;
+      while (a + len < gn && (ib >= 64 ? 0 : rec_key(seg + len * (int64_t)S) >> ib) == x) len++;
+      a += len;
+      if (len <= BUCKET_SHORT) {
+        isort_rec(seg, len, S);
+      } else {
+        const int sb = 64 - __builtin_clzll((uint64_t)(len - 1));
+        const uint64_t jm = ((uint64_t)1 << sb) - 1;
+        for (int64_t j = 0; j < len; j++)
+          b->ka[j] = (rec_key(seg + j * (int64_t)S) & inner) << sb | (uint64_t)j;
+        const uint64_t *sv = radix(b->ka, b->kb, len, sb, ib, b->cnt);
+        for (int64_t j = 0; j < len; j++)
+          memcpy(b->rs + j * (int64_t)S, seg + (int64_t)(sv[j] & jm) * (int64_t)S, S);
+        memcpy(seg, b->rs, (size_t)len * S);
+      }
+      const int64_t x0 = lo0 + (int64_t)x;
+      uint64_t last = 0;
+      for (int64_t j = 0; j < len; j++) {
+        const char *q = seg + j * (int64_t)S;
+        const uint64_t k = rec_key(q);
+        if (j && combine && k == last) {
+          if (w->o.dup == SPC_DUP_ERROR) {
+            int64_t t[MAXL];
+            t[0] = x0;
+            for (int l = 1; l < L; l++) t[l] = spw_unkey(pk, l, k);
+            return spw_dup_error(e, w, t);
+          }
+          spw_val_combine(w, rv + (m - 1) * (int64_t)W, q + 8);
+          continue;
+        }
+        r->c[0][m] = x0;
+        for (int l = 1; l < L; l++) r->c[l][m] = spw_unkey(pk, l, k);
+        spw_val_copy(rv + m * (int64_t)W, q + 8, W);
+        last = k;
+        m++;
+      }
+    }
+  }
+  r->n = m;
+  return SPC_OK;
+}
+
+/* The bucket flush of P into r (its arrays allocated): level 0's range
+ * R (at most SPW_BUCKET_RANGE(n)) of bits0 bits. */
+static spc_status sort_bucket(spw *w, const spw_pts *P, run *r, const spw_packing *pk,
+                              spc_error *e) {
+  const int L = w->L;
+  const size_t W = w->W;
+  const int64_t n = P->n, lo0 = r->lo[0];
+  const int bits0 = __builtin_popcountll(pk->mask[0]);
+  bucket_ctx b = {.P = P, .pk = pk, .innerbits = pk->bits - bits0};
+  b.s1 = bits0 > BUCKET_GBITS ? bits0 - BUCKET_GBITS : 0;
+  b.ng = 1 << (bits0 - b.s1);
+  if (!w->cnt && !(w->cnt = spc_malloc_n(6 * 2048, 8))) return SPC_NOMEM(e);
+  b.cnt = w->cnt;
+  if (!(b.gpos = spc_calloc((size_t)b.ng + 1, sizeof *b.gpos))) return SPC_NOMEM(e);
+  /* gpos[g + 1]: points of group g; then gpos[g]: its start; the largest
+   * group and, within groups, the longest segment bounded by it */
+  for (int64_t i = 0; i < n; i++) b.gpos[((uint64_t)(P->c[0][i] - lo0) >> b.s1) + 1]++;
+  int64_t largest = 0;
+  for (int g = 0; g < b.ng; g++) {
+    largest = b.gpos[g + 1] > largest ? b.gpos[g + 1] : largest;
+    b.gpos[g + 1] += b.gpos[g];
+  }
+  spc_status st = SPC_OK;
+  if (!(b.rec = spc_malloc_n(n, BUCKET_REC(W)))) st = SPC_NOMEM(e);
+  else huge_hint(b.rec, (size_t)n * BUCKET_REC(W));
+  if (!st && b.s1 &&
+      (!(b.pos = spc_malloc_n(((int64_t)1 << b.s1) + 1, 8)) ||
+       !(b.buf = spc_malloc_n(largest, BUCKET_REC(W)))))
+    st = SPC_NOMEM(e);
+  if (!st && largest > BUCKET_SHORT &&
+      (!(b.ka = spc_malloc_n(largest, 8)) || !(b.kb = spc_malloc_n(largest, 8)) ||
+       !(b.rs = spc_malloc_n(largest, BUCKET_REC(W)))))
+    st = SPC_NOMEM(e);
+  if (!st) {
+    if (L == 2 && W == 8) st = bucket_body(w, r, &b, 2, 8, e);
+    else if (L == 3 && W == 8) st = bucket_body(w, r, &b, 3, 8, e);
+    else st = bucket_body(w, r, &b, L, W, e);
+  }
+  if (!st) w->st.bucketed++;
+  spc_free(b.gpos);
+  spc_free(b.pos);
+  spc_free(b.rec);
+  spc_free(b.buf);
+  spc_free(b.ka);
+  spc_free(b.kb);
+  spc_free(b.rs);
+  return st;
+}
+
 /* The general path: a stable sort of positions by the columns. */
 static spc_status sort_tuples(spw *w, run *r, int64_t *perm, int64_t *scr, spc_error *e) {
   const int64_t n = w->n;
@@ -125,14 +331,16 @@ static spc_status sort_tuples(spw *w, run *r, int64_t *perm, int64_t *scr, spc_e
   return SPC_OK;
 }
 
-/* Acc's w->n > 0 points, sorted and combined, into r (a run in memory,
- * filled here; freed by the caller on failure). */
-spc_status spw_sort_acc(spw *w, run *r, spc_error *e) {
-  const int64_t n = w->n;
+/* P's n > 0 points (stored form), sorted and combined, into r (a run in
+ * memory, filled here; freed by the caller on failure).  P: Acc, or
+ * (only_bucket) the caller's columns: SPC_NOT_HANDLED, nothing made, where
+ * the bucket flush does not apply. */
+static spc_status sort_pts(spw *w, const spw_pts *P, run *r, bool only_bucket, spc_error *e) {
+  const int64_t n = P->n;
   const int L = w->L;
   memset(r, 0, sizeof *r);
   for (int l = 0; l < L; l++) {
-    const int64_t *c = w->c[l];
+    const int64_t *c = P->c[l];
     int64_t lo = c[0], hi = c[0];
     for (int64_t i = 1; i < n; i++) {
       lo = c[i] < lo ? c[i] : lo;
@@ -145,15 +353,37 @@ spc_status spw_sort_acc(spw *w, run *r, spc_error *e) {
   spw_packing_of(&pk, L, r->lo, r->hi);
   int ib = n > 1 ? 64 - __builtin_clzll((uint64_t)(n - 1)) : 0;
   bool fast = pk.ok && pk.bits + ib <= 64;
-  if (!w->sk) w->sk = spc_malloc_n(w->cap, 8);
-  if (!w->tmp) w->tmp = spc_malloc_n(w->cap, 8);
-  if (fast && !w->cnt) w->cnt = spc_malloc_n(6 * 2048, 8);
-  spc_status st = w->sk && w->tmp && (w->cnt || !fast) ? SPC_OK : SPC_NOMEM(e);
+  /* bucket: level 0's range counted (R counters) */
+  const uint64_t R = (uint64_t)r->hi[0] - (uint64_t)r->lo[0] + 1;
+  const bool bucket = fast && w->o.kind == SPW_BUCKET && R && R <= (uint64_t)SPW_BUCKET_RANGE(n) &&
+                      w->W <= 16;
+  if (only_bucket && !bucket) return SPC_NOT_HANDLED;
+  spc_status st = SPC_OK;
+  if (!bucket) {
+    if (!w->sk) w->sk = spc_malloc_n(w->cap, 8);
+    if (!w->tmp) w->tmp = spc_malloc_n(w->cap, 8);
+    if (fast && !w->cnt) w->cnt = spc_malloc_n(6 * 2048, 8);
+    st = w->sk && w->tmp && (w->cnt || !fast) ? SPC_OK : SPC_NOMEM(e);
+  }
   for (int l = 0; l < L && !st; l++)
     if (!(r->c[l] = spc_malloc_n(n, 8))) st = SPC_NOMEM(e);
   if (!st && w->W && !(r->v = spc_malloc_n(n, w->W))) st = SPC_NOMEM(e);
-  if (!st)
+  for (int l = 0; l < L && !st && bucket; l++) huge_hint(r->c[l], (size_t)n * 8);
+  if (!st && bucket && w->W) huge_hint(r->v, (size_t)n * w->W);
+  if (!st && bucket)
+    st = sort_bucket(w, P, r, &pk, e);
+  else if (!st)
     st = fast ? sort_packed(w, r, &pk, ib, w->sk, w->tmp, w->cnt, e)
               : sort_tuples(w, r, (int64_t *)w->sk, (int64_t *)w->tmp, e);
   return st;
+}
+
+spc_status spw_sort_acc(spw *w, run *r, spc_error *e) {
+  spw_pts P = {.n = w->n, .v = w->v};
+  for (int l = 0; l < w->L; l++) P.c[l] = w->c[l];
+  return sort_pts(w, &P, r, false, e);
+}
+
+spc_status spw_sort_cols(spw *w, const spw_pts *P, run *r, spc_error *e) {
+  return sort_pts(w, P, r, true, e);
 }

@@ -299,7 +299,7 @@ static int64_t reference(const stream *s, bool desc, spc_dup dup, stream *out) {
 /* ---- running the workspace ----------------------------------------------------- */
 
 static const char *dup_names[] = {"sum", "first", "last", "min", "max", "error"};
-static const char *kind_names[] = {"hash", "list"};
+static const char *kind_names[] = {"hash", "list", "bucket"};
 
 typedef struct cfg {
   spw_kind kind;
@@ -307,12 +307,14 @@ typedef struct cfg {
   bool desc;
   spc_dup dup;
   const char *tmpdir;
+  bool pp;         /* spw_push_pack of the whole stream, not push_all + pack */
+  int want_bucket; /* 1: every flush bucketed, -1: none, 0: not checked */
 } cfg;
 
 static void cfg_text(const cfg *c, const stream *s, char *b, size_t n) {
-  snprintf(b, n, "kind=%s acc=%lld mem=%lld %s dup=%s L=%d vt=%s n=%lld", kind_names[c->kind],
-           (long long)c->acc, (long long)c->mem, c->desc ? "descending" : "ascending", dup_names[c->dup],
-           s->L, vt_label(s->vt), (long long)s->n);
+  snprintf(b, n, "kind=%s%s acc=%lld mem=%lld %s dup=%s L=%d vt=%s n=%lld", kind_names[c->kind],
+           c->pp ? " (push_pack)" : "", (long long)c->acc, (long long)c->mem,
+           c->desc ? "descending" : "ascending", dup_names[c->dup], s->L, vt_label(s->vt), (long long)s->n);
 }
 
 /* The packed result, owned here (malloc'ed copies). */
@@ -387,6 +389,32 @@ static spw *run_spw(const cfg *c, const stream *s, packed *p) {
   p->st = spw_create(s->L, s->vt, &o, &w, &p->e);
   if (p->st)
     return NULL;
+  if (c->pp) { /* the whole stream at once, packed */
+    int64_t *cols[SPC_MAX_ORDER] = {0};
+    const int64_t *in[SPC_MAX_ORDER];
+    void *vals = NULL;
+    int64_t n = -1;
+    for (int l = 0; l < s->L; l++)
+      in[l] = s->c[l];
+    p->st = spw_push_pack(w, s->n, in, s->W ? s->v : NULL, &n, cols, &vals, &p->e);
+    spw_get_stats(w, &p->stats);
+    memset(&p->r, 0, sizeof p->r);
+    p->r.L = s->L, p->r.vt = s->vt, p->r.W = s->W;
+    if (p->st)
+      return w;
+    p->r.n = n;
+    for (int l = 0; l < s->L; l++) {
+      p->r.c[l] = malloc((size_t)(n ? n : 1) * 8);
+      if (n)
+        memcpy(p->r.c[l], cols[l], (size_t)n * 8);
+      spc_free(cols[l]);
+    }
+    p->r.v = malloc((size_t)(n ? n : 1) * (s->W ? s->W : 1));
+    if (s->W && n)
+      memcpy(p->r.v, vals, (size_t)n * s->W);
+    spc_free(vals);
+    return w;
+  }
   p->st = push_all(w, s, &p->e);
   if (p->st) {
     spw_get_stats(w, &p->stats);
@@ -477,6 +505,13 @@ static void check_cfg(const cfg *c, const stream *s) {
     tu_check(cap <= 0 || c->kind != SPW_LIST || p.stats.flushes >= (s->n + cap - 1) / cap,
              "%s: %lld flushes for %lld points in a list of %lld", what, (long long)p.stats.flushes,
              (long long)s->n, (long long)cap);
+    tu_check(c->want_bucket != 1 || (p.stats.flushes >= 1 && p.stats.bucketed == p.stats.flushes),
+             "%s: %lld of %lld flushes bucketed, want all", what, (long long)p.stats.bucketed,
+             (long long)p.stats.flushes);
+    tu_check(c->want_bucket != -1 || p.stats.bucketed == 0, "%s: %lld flushes bucketed, want none",
+             what, (long long)p.stats.bucketed);
+    tu_check(c->kind == SPW_BUCKET || p.stats.bucketed == 0, "%s: bucketed without the bucket kind",
+             what);
   }
   stream_free(&p.r);
   stream_free(&ref);
@@ -509,7 +544,7 @@ START_TEST(test_unit_matrix) {
       ck_assert_msg(nd < n / 2, "L=%d: stream has %lld distinct of %lld", L, (long long)nd, (long long)n);
       ck_assert_int_eq(count_distinct(&d), n);
       const int64_t caps[] = {1, 2, 3, nd, n, n + 7};
-      for (int kind = 0; kind < 2; kind++)
+      for (int kind = 0; kind < 3; kind++)
         for (int ic = 0; ic < 6; ic++)
           for (int desc = 0; desc < 2; desc++)
             for (int dup = 0; dup < 6; dup++) {
@@ -521,7 +556,7 @@ START_TEST(test_unit_matrix) {
       stream_free(&s);
       stream_free(&d);
     }
-  ck_assert_int_eq(g_checks - before, 3 * 4 * 2 * 6 * 2 * (6 + 2));
+  ck_assert_int_eq(g_checks - before, 3 * 4 * 3 * 6 * 2 * (6 + 2));
 }
 END_TEST
 
@@ -531,7 +566,7 @@ START_TEST(test_unit_wide) {
   for (int L = 1; L <= 3; L++)
     for (int iv = 0; iv < 4; iv++) {
       stream s = make_stream(L, vts[iv], 400, S_WIDE, V_EXACT, 3000 + 10 * (uint64_t)L + (uint64_t)iv);
-      for (int kind = 0; kind < 2; kind++)
+      for (int kind = 0; kind < 3; kind++)
         for (int desc = 0; desc < 2; desc++)
           for (int dup = 0; dup < 6; dup++) {
             const int64_t caps[] = {1, 3, 1000};
@@ -544,7 +579,7 @@ START_TEST(test_unit_wide) {
     }
   /* 40000 points, about 10000 distinct, capacities 1 and 37 and from mem */
   stream s = make_stream(2, SPC_F64, 40000, S_DUPS, V_EXACT, 4242);
-  for (int kind = 0; kind < 2; kind++)
+  for (int kind = 0; kind < 3; kind++)
     for (int dup = 0; dup < 3; dup++) {
       const int64_t caps[] = {1, 37, 0};
       for (int ic = 0; ic < 3; ic++) {
@@ -570,7 +605,7 @@ START_TEST(test_unit_edges) {
   char *dir = tu_mkdtemp();
   for (int L = 1; L <= 3; L++)
     for (int iv = 0; iv < 4; iv++)
-      for (int kind = 0; kind < 2; kind++)
+      for (int kind = 0; kind < 3; kind++)
         for (int desc = 0; desc < 2; desc++)
           for (int tiny = 0; tiny < 2; tiny++) {
             cfg c = {.kind = (spw_kind)kind,
@@ -714,6 +749,134 @@ START_TEST(test_unit_reuse) {
 }
 END_TEST
 
+/* ---- bucket then sort segments (SPW_BUCKET) --------------------------------------- */
+
+/* n points in random order, level 0 in [r0, r0 + rows), the other levels
+ * in [0, cols); a quarter repeat the tuple of a random earlier point. */
+static stream grid_stream(int L, spc_vtype vt, int64_t n, int64_t r0, int64_t rows, int64_t cols, int vk,
+                          uint64_t seed) {
+  stream s;
+  memset(&s, 0, sizeof s);
+  rng_seed(seed);
+  s.L = L;
+  s.vt = vt;
+  s.W = spc_vtype_size(vt);
+  s.n = n;
+  for (int l = 0; l < L; l++)
+    s.c[l] = malloc((size_t)(n ? n : 1) * 8);
+  s.v = malloc((size_t)(n ? n : 1) * (s.W ? s.W : 1));
+  for (int64_t t = 0; t < n; t++) {
+    int64_t from = t > 0 && rnd() % 4 == 0 ? (int64_t)(rnd() % (uint64_t)t) : -1;
+    for (int l = 0; l < L; l++)
+      s.c[l][t] = from >= 0 ? s.c[l][from] : l == 0 ? r0 + (int64_t)(rnd() % (uint64_t)rows) : (int64_t)(rnd() % (uint64_t)cols);
+    fill_value(&s, t, vk);
+  }
+  return s;
+}
+
+/* The bucket kind against the serial reference: segments short
+ * (insertion sort) and long (radix), L = 1, 2, 3, negative level-0
+ * coordinates, every value type and dup policy, inexact float sums,
+ * ascending and descending, pushed in ragged chunks (Acc) and at once
+ * (spw_push_pack, read in place); bucketed where level 0's range is
+ * countable, and not (the list's sort, the same result) where it is
+ * too wide or the tuples do not pack. */
+START_TEST(test_bucket_unit) {
+  typedef struct shape {
+    int L;
+    int64_t n, r0, rows, cols;
+    int bucket; /* want_bucket, ascending (descending: the same ranges) */
+    const char *what;
+  } shape;
+  static const shape shapes[] = {
+      {2, 20000, 0, 10000, 100000, 1, "short segments"},
+      {2, 20000, -3, 5, 3000, 1, "long segments"},
+      {3, 12000, -500, 3000, 40, 1, "L=3"},
+      {1, 9000, 7, 3000, 1, 1, "L=1"},
+      {2, 5000, 0, 1000000, 50, -1, "level 0 too wide to count"},
+  };
+  long before = g_checks;
+  for (int k = 0; k < (int)(sizeof shapes / sizeof shapes[0]); k++) {
+    const shape *sh = &shapes[k];
+    for (int iv = 0; iv < 4; iv++) {
+      stream s = grid_stream(sh->L, vts[iv], sh->n, sh->r0, sh->rows, sh->cols, V_INEXACT,
+                             7000 + 10 * (uint64_t)k + (uint64_t)iv);
+      for (int pp = 0; pp < 2; pp++)
+        for (int desc = 0; desc < 2; desc++)
+          for (int dup = 0; dup < 6; dup++) {
+            cfg c = {.kind = SPW_BUCKET, .desc = desc, .dup = (spc_dup)dup, .pp = pp, .want_bucket = sh->bucket};
+            check_cfg(&c, &s);
+            if (iv == 0 && dup == 0) { /* flushes of 1000 points: bucketed where 1000 count the range */
+              cfg a = {.kind = SPW_BUCKET, .acc = 1000, .desc = desc, .dup = SPC_DUP_SUM, .pp = pp,
+                       .want_bucket = sh->rows <= 2 * 1000 + 4096 ? 1 : -1};
+              check_cfg(&a, &s);
+            }
+          }
+      stream_free(&s);
+    }
+  }
+  /* coordinates at the int64 extremes: no packing, the list's sort */
+  stream x = make_stream(2, SPC_F64, 400, S_WIDE, V_INEXACT, 7100);
+  for (int pp = 0; pp < 2; pp++)
+    for (int dup = 0; dup < 6; dup++) {
+      cfg c = {.kind = SPW_BUCKET, .dup = (spc_dup)dup, .pp = pp, .want_bucket = -1};
+      check_cfg(&c, &x);
+    }
+  stream_free(&x);
+  ck_assert_int_eq(g_checks - before, 5 * 4 * 2 * 2 * 6 + 5 * 2 * 2 + 2 * 6);
+}
+END_TEST
+
+/* Acc of a bucket workspace grows past the list's capacity (2^18) while
+ * the budget holds the points (one flush, bucketed); past the budget it
+ * flushes what it holds and goes on as the list (more flushes, merges;
+ * with 1 MiB, runs spilled and the files removed); the result is the
+ * serial reference's every time, float sums bit for bit. */
+START_TEST(test_bucket_grow) {
+  const int64_t n = 3 * SPW_DEFAULT_ACC / 2 + 1234;
+  stream s = grid_stream(2, SPC_F64, n, 0, n / 2, n, V_INEXACT, 7200);
+  char *dir = tu_mkdtemp();
+  for (int dup = 0; dup < 4; dup += 3) { /* sum, min */
+    /* room for every point: one flush */
+    cfg a = {.kind = SPW_BUCKET, .dup = (spc_dup)dup, .want_bucket = 1};
+    check_cfg(&a, &s);
+    packed p;
+    spw *w = run_spw(&a, &s, &p);
+    tu_assert_ok(p.st, &p.e);
+    ck_assert_int_eq(p.stats.flushes, 1);
+    ck_assert_int_eq(p.stats.merges, 0);
+    stream_free(&p.r);
+    spw_free(&w);
+    /* room for about 0.8 n: Acc grown, then given up */
+    int64_t mem = n * 8 / 10 * SPW_BUCKET_PER(24);
+    cfg b = {.kind = SPW_BUCKET, .mem = mem, .dup = (spc_dup)dup, .tmpdir = dir};
+    check_cfg(&b, &s);
+    w = run_spw(&b, &s, &p);
+    tu_assert_ok(p.st, &p.e);
+    ck_assert_msg(p.stats.flushes >= 2 && p.stats.merges >= 1 && p.stats.bucketed >= 1,
+                  "mem %lld: %lld flushes, %lld merges, %lld bucketed", (long long)mem,
+                  (long long)p.stats.flushes, (long long)p.stats.merges, (long long)p.stats.bucketed);
+    stream_free(&p.r);
+    spw_free(&w);
+    /* spw_push_pack past the budget: the same */
+    b.pp = true;
+    check_cfg(&b, &s);
+    /* 1 MiB: the list's flushes, spilled */
+    cfg c = {.kind = SPW_BUCKET, .mem = 1 << 20, .dup = (spc_dup)dup, .tmpdir = dir};
+    w = run_spw(&c, &s, &p);
+    tu_assert_ok(p.st, &p.e);
+    ck_assert_int_gt(p.stats.spilled_runs, 0);
+    stream_free(&p.r);
+    spw_free(&w);
+    check_cfg(&c, &s);
+    ck_assert_int_eq(tu_count_dir(dir), 0);
+  }
+  tu_rmtree(dir);
+  free(dir);
+  stream_free(&s);
+}
+END_TEST
+
 /* ---- spill ---------------------------------------------------------------------- */
 
 START_TEST(test_spill) {
@@ -724,7 +887,7 @@ START_TEST(test_spill) {
       if (L != 2 && vts[iv] != SPC_F64)
         continue;
       stream s = make_stream(L, vts[iv], 1500, S_DUPS, V_EXACT, 5000 + 10 * (uint64_t)L + (uint64_t)iv);
-      for (int kind = 0; kind < 2; kind++)
+      for (int kind = 0; kind < 3; kind++)
         for (int desc = 0; desc < 2; desc++)
           for (int dup = 0; dup < 5; dup++) {
             cfg c = {.kind = (spw_kind)kind, .mem = 1024, .desc = desc, .dup = (spc_dup)dup, .tmpdir = dir};
@@ -758,7 +921,7 @@ START_TEST(test_spill) {
           }
       stream_free(&s);
     }
-  ck_assert_int_eq(spilled_cfgs, (1 + 4 + 1) * 2 * 2 * 5);
+  ck_assert_int_eq(spilled_cfgs, (1 + 4 + 1) * 3 * 2 * 5);
   tu_rmtree(dir);
   free(dir);
 }
@@ -1071,7 +1234,8 @@ static const variant variants[] = {
     {SPC_SPW_HASH, -1, 0, "hash acc=2n+1"}, {SPC_SPW_LIST, 1, 0, "list acc=1"},
     {SPC_SPW_LIST, 3, 0, "list acc=3"},     {SPC_SPW_LIST, -1, 0, "list acc=2n+1"},
     {SPC_SPW_HASH, 0, -1, "hash mem=tiny"}, {SPC_SPW_LIST, 0, -1, "list mem=tiny"},
-    {SPC_SPW_NONE, 0, -1, "none mem=tiny"},
+    {SPC_SPW_NONE, 0, -1, "none mem=tiny"}, {SPC_SPW_BUCKET, 0, 0, "bucket"},
+    {SPC_SPW_BUCKET, 3, 0, "bucket acc=3"}, {SPC_SPW_BUCKET, 0, -1, "bucket mem=tiny"},
 };
 #define NVARIANT ((int)(sizeof variants / sizeof variants[0]))
 
@@ -1093,18 +1257,20 @@ static void check_conversion(const spc_tensor *t, const char *fmt, int which, sp
   convert(t, fmt, SPC_SPW_NONE, 0, 0, dup, &base);
   int64_t nnz = spc_tensor_nstored(t);
   /* the largest inputs (over 50000 components) take one variant each,
-   * in turn: large acc hash, large acc list, tiny hash, tiny list, none */
-  static const int big_turn[] = {2, 5, 6, 7, 8};
+   * in turn: large acc hash, large acc list, tiny hash, tiny list, none,
+   * bucket, tiny bucket */
+  static const int big_turn[] = {2, 5, 6, 7, 8, 9, 11};
   bool big = nnz > 50000;
+  static const int tiny_turn[] = {SPC_SPW_HASH, SPC_SPW_LIST, SPC_SPW_BUCKET};
   for (int k = 0; k < NVARIANT; k++) {
     const variant *v = &variants[k];
     if (big) {
-      if (k != big_turn[which % 5])
+      if (k != big_turn[which % 7])
         continue;
     } else if (!small_acc && v->acc > 0 && v->acc < 100) {
       continue;
-    } else if (v->mem < 0 && v->spw != (which % 2 ? SPC_SPW_LIST : SPC_SPW_HASH) && (v->spw || which != 1)) {
-      continue; /* one tiny budget a conversion: hash or list by turns, none on the second */
+    } else if (v->mem < 0 && v->spw != tiny_turn[which % 3] && (v->spw || which != 1)) {
+      continue; /* one tiny budget a conversion: hash, list or bucket by turns, none on the second */
     }
     /* tiny: 4 KiB, or 4 bytes a component on larger inputs (a few dozen
      * spilled runs, not thousands: Acc and every run in memory take 24 to
@@ -1310,7 +1476,7 @@ END_TEST
  * use multiples of 1/8, whose sums are exact) show the last bits. */
 START_TEST(test_sum_order) {
   stream s = make_stream(1, SPC_F64, 2048, S_DUPS, V_INEXACT, 4711); /* 500 tuples, random order */
-  for (int kind = 0; kind < 2; kind++)
+  for (int kind = 0; kind < 3; kind++)
     for (int64_t acc = 1; acc <= 64; acc *= 8)
       for (int desc = 0; desc < 2; desc++) {
         cfg c = {.kind = (spw_kind)kind, .acc = acc, .desc = desc, .dup = SPC_DUP_SUM};
@@ -1318,7 +1484,7 @@ START_TEST(test_sum_order) {
       }
   /* runs spilled to files (mem 1 KiB), their merges and the k-way pack */
   char *dir = tu_mkdtemp();
-  for (int kind = 0; kind < 2; kind++) {
+  for (int kind = 0; kind < 3; kind++) {
     cfg c = {.kind = (spw_kind)kind, .acc = 3, .mem = 1024, .dup = SPC_DUP_SUM, .tmpdir = dir};
     check_cfg(&c, &s);
     ck_assert_int_eq(tu_count_dir(dir), 0);
@@ -1644,6 +1810,8 @@ Suite *suite_spw(void) {
   tcase_add_test(tc, test_unit_edges);
   tcase_add_test(tc, test_unit_reuse);
   tcase_add_test(tc, test_unit_default_acc);
+  tcase_add_test(tc, test_bucket_unit);
+  tcase_add_test(tc, test_bucket_grow);
   suite_add_tcase(s, tc);
   tc = tcase_create("spill");
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
