@@ -125,8 +125,9 @@ typedef struct spw_pts {
 SPC_INTERNAL spc_status spw_sort_acc(spw *w, run *r, spc_error *e);
 /* The same of P's n > 0 points (the caller's columns, read in place) by
  * the bucket flush only; SPC_NOT_HANDLED (r empty) where that does not
- * apply: not a bucket workspace, ranges that do not pack with the point's
- * index, or level 0's range past SPW_BUCKET_RANGE(n). */
+ * apply: not a bucket workspace, tuples that do not pack in 64 bits,
+ * inner levels (1..) that do not pack with a point's index, or level 0's
+ * range past SPW_BUCKET_RANGE(n). */
 SPC_INTERNAL spc_status spw_sort_cols(spw *w, const spw_pts *P, run *r, spc_error *e);
 SPC_INTERNAL spc_status spw_dup_error(spc_error *e, const spw *w, const int64_t *x);
 SPC_INTERNAL void spw_run_free(run *r);

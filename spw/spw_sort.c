@@ -353,10 +353,11 @@ static spc_status sort_pts(spw *w, const spw_pts *P, run *r, bool only_bucket, s
   spw_packing_of(&pk, L, r->lo, r->hi);
   int ib = n > 1 ? 64 - __builtin_clzll((uint64_t)(n - 1)) : 0;
   bool fast = pk.ok && pk.bits + ib <= 64;
-  /* bucket: level 0's range counted (R counters) */
+  /* bucket: level 0's range counted (R counters); the tuples pack, and
+   * a segment's inner keys with a position in it (at most n) */
   const uint64_t R = (uint64_t)r->hi[0] - (uint64_t)r->lo[0] + 1;
-  const bool bucket = fast && w->o.kind == SPW_BUCKET && R && R <= (uint64_t)SPW_BUCKET_RANGE(n) &&
-                      w->W <= 16;
+  const bool bucket = pk.ok && w->o.kind == SPW_BUCKET && R && R <= (uint64_t)SPW_BUCKET_RANGE(n) &&
+                      w->W <= 16 && pk.bits - __builtin_popcountll(pk.mask[0]) + ib <= 64;
   if (only_bucket && !bucket) return SPC_NOT_HANDLED;
   spc_status st = SPC_OK;
   if (!bucket) {

@@ -794,6 +794,9 @@ START_TEST(test_bucket_unit) {
       {3, 12000, -500, 3000, 40, 1, "L=3"},
       {1, 9000, 7, 3000, 1, 1, "L=1"},
       {2, 5000, 0, 1000000, 50, -1, "level 0 too wide to count"},
+      /* 14 + 45 bits of tuple and 15 of index: no packed radix flush; the
+       * bucket needs only the inner 45 with the index */
+      {2, 20000, 0, 10000, INT64_C(1) << 45, 1, "inner levels wide"},
   };
   long before = g_checks;
   for (int k = 0; k < (int)(sizeof shapes / sizeof shapes[0]); k++) {
@@ -823,7 +826,7 @@ START_TEST(test_bucket_unit) {
       check_cfg(&c, &x);
     }
   stream_free(&x);
-  ck_assert_int_eq(g_checks - before, 5 * 4 * 2 * 2 * 6 + 5 * 2 * 2 + 2 * 6);
+  ck_assert_int_eq(g_checks - before, 6 * 4 * 2 * 2 * 6 + 6 * 2 * 2 + 2 * 6);
 }
 END_TEST
 
