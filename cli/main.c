@@ -122,7 +122,7 @@ static void usage(FILE *f) {
              "usage: spconv COMMAND [options]\n\ncommands:\n", SPCONV_VERSION);
   for (const cli_cmd *c = cli_commands; c->name; c++)
     fprintf(f, "  %-11s %s\n", c->name, c->usage);
-  fprintf(f, "\nconversion: spconv IN --to=FORMAT [-o OUT] [--mem=SIZE] [--spw=hash|list] [--acc=N]\n"
+  fprintf(f, "\nconversion: spconv IN --to=FORMAT [-o OUT] [--mem=SIZE] [--spw=hash|list|bucket] [--acc=N]\n"
              "\n'spconv COMMAND --help' describes a command.\n\n"
              "exit codes: 0 ok, 1 usage error, 2 malformed input, 3 i/o error,\n"
              "            4 out of memory, 5 unsupported, 6 internal error\n");

@@ -4,7 +4,9 @@
  *
  *   Acc   a fixed-capacity accumulator: SPW_HASH (open addressing keyed by
  *         the whole tuple, duplicates combined on insert) or SPW_LIST
- *         (append; duplicates combined when the list is sorted);
+ *         (append; duplicates combined when the list is sorted), or
+ *         SPW_BUCKET (the list, grown while the budget holds every point;
+ *         its flush counts level 0 and sorts each segment: below);
  *   flush when Acc is full: sort (ascending or descending tuples),
  *         combine, and push the result as a sorted run (spw_sort.c: an
  *         LSD radix sort of the tuples packed into 64-bit keys with the

@@ -25,7 +25,8 @@
  *              no file left, then the reference);
  *   convert    every shared matrix (read with expand) to csc, csr, coo,
  *              dia, dcsr through the workspace (hash / list, acc 1, 3 up to
- *              6000 components, acc 2n+1; a tiny mem, hash / list by turns;
+ *              6000 components, acc 2n+1; bucket, bucket acc 3; a tiny
+ *              mem, hash / list / bucket by turns;
  *              one of these by turns above 50000 components; max_positions
  *              2^21) = the same conversion without it (spw NONE): level
  *              arrays and values bit for bit, refusals with the same
@@ -34,10 +35,20 @@
  *              reordering (a user order-3 format, remap (i,j,k) ->
  *              (k,i,j), since csf takes no mode order through the API)
  *              on the shared tensors;
+ *   bucket     the bucket kind (SPW_BUCKET) against the reference on
+ *              shuffled streams with duplicates: short and long segments,
+ *              L = 1..3, negative coordinates, inner levels of 45 bits,
+ *              every value type and dup policy, inexact float sums,
+ *              ascending / descending, pushed in chunks and by
+ *              spw_push_pack; bucketed (spw_stats.bucketed) where level 0
+ *              can be counted, not where it is too wide or does not pack;
+ *              Acc grown past 2^18 points (one flush), given up past a
+ *              budget (flushes, merges) and spilled at 1 MiB;
  *   cli        --spw=hash --acc=3 to .bsp.h5, `spconv cat` back to .mtx:
  *              the file's components, and the arrays of the run without
  *              --spw; bad --spw / --acc / --mem exit 1 with a message
- *              naming the option and write nothing; --mem=4K leaves
+ *              naming the option and write nothing; --spw=bucket -v: one
+ *              flush, the same arrays; --mem=4K leaves
  *              $TMPDIR empty (and equals the run without it), fails with
  *              exit 3 when $TMPDIR does not exist (so it does spill), and
  *              leaves $TMPDIR empty when the run fails on --dup=error;
@@ -1642,6 +1653,15 @@ START_TEST(test_cli_default_kind) {
   char why[512];
   ck_assert_msg(!arrays_diff(x, y, why, sizeof why), "--acc=2: %s", why);
   ck_assert_int_eq(spc_tensor_nstored(x), 5);
+  spc_tensor_free(&x);
+  /* --spw=bucket: one flush (every point held), the same arrays */
+  tu_run(&r, "'%s' --to=csc --spw=bucket -v -o '%s'", src, out);
+  ck_assert_msg(r.status == 0, "--spw=bucket: exit %d: %s", r.status, r.err);
+  p = strstr(r.err, "sparse workspace (bucket, accumulator 0 points from --mem): 1 flushes, 0 merges");
+  ck_assert_msg(p != NULL, "--spw=bucket: -v says '%s'", r.err);
+  tu_run_free(&r);
+  x = read_ok(out, 0);
+  ck_assert_msg(!arrays_diff(x, y, why, sizeof why), "--spw=bucket: %s", why);
   spc_tensor_free(&x);
   spc_tensor_free(&y);
   free(src);
