@@ -11,8 +11,6 @@
  * (spc_sort_perm_i64) and a gather comparing tuples. */
 #include "spw_impl.h"
 #include "ir_rt.h"
-#include <sys/mman.h>
-#include <unistd.h>
 
 void spw_packing_of(spw_packing *p, int L, const int64_t *lo, const int64_t *hi) {
   int bits[MAXL], total = 0;
@@ -135,20 +133,6 @@ static inline __attribute__((always_inline)) void isort_rec(char *a, int64_t n, 
       memcpy(a + j * (int64_t)S, a + (j - 1) * (int64_t)S, S);
     memcpy(a + j * (int64_t)S, t, S);
   }
-}
-
-/* Ask for huge pages over a large scratch array (n bytes at p): its first
- * touch then faults 2 MB at a time, not 4 KB (a hint: nothing changes
- * where the kernel does not take it). */
-static void huge_hint(void *p, size_t n) {
-#ifdef MADV_HUGEPAGE
-  const uintptr_t H = (uintptr_t)2 << 20;
-  uintptr_t a = ((uintptr_t)p + H - 1) & ~(H - 1), b = ((uintptr_t)p + n) & ~(H - 1);
-  if (n >= 4 * H && b > a) (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)n;
-#endif
 }
 
 typedef struct bucket_ctx {
@@ -274,7 +258,6 @@ static spc_status sort_bucket(spw *w, const spw_pts *P, run *r, const spw_packin
   }
   spc_status st = SPC_OK;
   if (!(b.rec = spc_malloc_n(n, BUCKET_REC(W)))) st = SPC_NOMEM(e);
-  else huge_hint(b.rec, (size_t)n * BUCKET_REC(W));
   if (!st && b.s1 &&
       (!(b.pos = spc_malloc_n(((int64_t)1 << b.s1) + 1, 8)) ||
        !(b.buf = spc_malloc_n(largest, BUCKET_REC(W)))))
@@ -369,8 +352,6 @@ static spc_status sort_pts(spw *w, const spw_pts *P, run *r, bool only_bucket, s
   for (int l = 0; l < L && !st; l++)
     if (!(r->c[l] = spc_malloc_n(n, 8))) st = SPC_NOMEM(e);
   if (!st && w->W && !(r->v = spc_malloc_n(n, w->W))) st = SPC_NOMEM(e);
-  for (int l = 0; l < L && !st && bucket; l++) huge_hint(r->c[l], (size_t)n * 8);
-  if (!st && bucket && w->W) huge_hint(r->v, (size_t)n * w->W);
   if (!st && bucket)
     st = sort_bucket(w, P, r, &pk, e);
   else if (!st)
