@@ -55,13 +55,14 @@
 typedef enum spw_kind { SPW_HASH = 0, SPW_LIST = 1, SPW_BUCKET = 2 } spw_kind;
 
 /* The outer ranges a bucket flush of n points counts (else it sorts as
- * the list does): a counter per coordinate costs 8 bytes, so at most 2
- * per point (and a small floor). */
+ * the list does): it visits every coordinate of the range, so at most 2
+ * a point (and a small floor). */
 #define SPW_BUCKET_RANGE(n) (2 * (n) + 4096)
 
 /* Bytes a bucket workspace reserves per point held: Acc (L coordinates
- * and a value), the flush's run (as much), its keys and scratch (8 + 8)
- * and counters (2 per point, SPW_BUCKET_RANGE). */
+ * and a value), the flush's run (as much), its records (a key and the
+ * value: 16 or 24 bytes) and scratch (a group's records, a segment's
+ * keys), with room to spare. */
 #define SPW_BUCKET_PER(rec) (2 * (rec) + 32)
 
 /* The Acc capacity when none is given: mem / 2 / (bytes per point), at
