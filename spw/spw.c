@@ -436,25 +436,29 @@ spc_status spw_pack(spw *w, int64_t *n, int64_t **cols, void **vals,
   return st;
 }
 
+spc_status spw_bucket_pack(spw *w, int64_t n, const int64_t *const *cols, const void *vals,
+                           int64_t *nout, int64_t **out, void **vout, spc_error *e) {
+  fill_begins(w);
+  if (w->o.kind != SPW_BUCKET || w->o.acc || w->o.descending || w->n || w->nruns || n < 1 ||
+      (!vals && w->W) || bucket_bytes(w, n) > w->mem)
+    return SPC_NOT_HANDLED;
+  spw_pts P = {.n = n, .v = vals};
+  for (int l = 0; l < w->L; l++) P.c[l] = cols[l];
+  run r;
+  spc_status st = spw_sort_cols(w, &P, &r, e);
+  if (st == SPC_NOT_HANDLED) return st;
+  if (!(st = add_run(w, &r, st, e))) {
+    w->st.flushes++;
+    st = balance(w, e);
+  }
+  return st ? st : spw_pack(w, nout, out, vout, e);
+}
+
 spc_status spw_push_pack(spw *w, int64_t n, const int64_t *const *cols, const void *vals,
                          int64_t *nout, int64_t **out, void **vout, spc_error *e) {
-  fill_begins(w);
-  if (w->o.kind == SPW_BUCKET && !w->o.acc && !w->o.descending && !w->n && !w->nruns && n > 0 &&
-      (vals || !w->W) &&
-      bucket_bytes(w, n) <= w->mem) {
-    spw_pts P = {.n = n, .v = vals};
-    for (int l = 0; l < w->L; l++) P.c[l] = cols[l];
-    run r;
-    spc_status st = spw_sort_cols(w, &P, &r, e);
-    if (st != SPC_NOT_HANDLED) {
-      if (!(st = add_run(w, &r, st, e))) {
-        w->st.flushes++;
-        st = balance(w, e);
-      }
-      return st ? st : spw_pack(w, nout, out, vout, e);
-    }
-  }
-  spc_status st = spw_push(w, n, cols, vals, e);
+  spc_status st = spw_bucket_pack(w, n, cols, vals, nout, out, vout, e);
+  if (st != SPC_NOT_HANDLED) return st;
+  st = spw_push(w, n, cols, vals, e);
   return st ? st : spw_pack(w, nout, out, vout, e);
 }
 

@@ -105,6 +105,14 @@ SPC_INTERNAL spc_status spw_push(spw *w, int64_t n, const int64_t *const *cols,
  * owned by the caller) and values.  The workspace is empty afterwards. */
 SPC_INTERNAL spc_status spw_pack(spw *w, int64_t *n, int64_t **cols,
                                  void **vals, spc_error *e);
+/* The bucket flush alone: an empty bucket workspace (no acc given,
+ * ascending) whose budget holds the n > 0 points sorts them where they
+ * are, combined, into *nout tuples in out / vout (as spw_pack does);
+ * SPC_NOT_HANDLED, nothing done, where that does not apply (spw_sort_cols
+ * says when). */
+SPC_INTERNAL spc_status spw_bucket_pack(spw *w, int64_t n, const int64_t *const *cols,
+                                        const void *vals, int64_t *nout, int64_t **out,
+                                        void **vout, spc_error *e);
 /* spw_push of the n points, then spw_pack; a bucket workspace (kind
  * SPW_BUCKET, no acc given, ascending) that is empty and whose budget
  * holds the n points sorts them where they are (no copy into Acc) when

@@ -31,7 +31,10 @@
  *              2^21) = the same conversion without it (spw NONE): level
  *              arrays and values bit for bit, refusals with the same
  *              status and message, $TMPDIR left empty; hand-made matrices
- *              with duplicates under every dup policy; csf and a mode
+ *              with duplicates under every dup policy; the plan's sort by
+ *              the bucket flush (2^16 components or more, out of order,
+ *              short rows) = --plan=sort bit for bit, and not taken on
+ *              long rows; csf and a mode
  *              reordering (a user order-3 format, remap (i,j,k) ->
  *              (k,i,j), since csf takes no mode order through the API)
  *              on the shared tensors;
@@ -1436,6 +1439,62 @@ START_TEST(test_convert_dups) {
 }
 END_TEST
 
+/* The plan without options sorts by the workspace's bucket flush where
+ * the components are many (2^16 or more), out of order and at most 32 a
+ * top-level coordinate: the same arrays, bit for bit (inexact float sums
+ * left to right, every dup policy, every value type), as the packed sort
+ * (--plan=sort), and -v's plan says which ran; 100 a row: the packed
+ * sort; in order: the counting plan. */
+START_TEST(test_bucket_plan) {
+  static const struct {
+    int64_t rows, cols, n;
+    bool bucket;
+  } cases[] = {{20000, 50, 200000, true}, {1000, 500, 100000, false}};
+  int bucketed = 0;
+  for (int k = 0; k < 2; k++)
+    for (int iv = 0; iv < 4; iv++) {
+      spc_tensor *t = dup_matrix(cases[k].rows, cases[k].cols, cases[k].n, vts[iv], V_INEXACT, 800 + (uint64_t)iv);
+      for (int dup = 0; dup < 6; dup++) {
+        for (int f = 0; f < 2; f++) {
+          const char *fmt = f ? "csr" : "coo";
+          char what[200], why[512];
+          snprintf(what, sizeof what, "%lld x %lld, %lld entries (%s) -> %s dup=%s", (long long)cases[k].rows,
+                   (long long)cases[k].cols, (long long)cases[k].n, vt_label(vts[iv]), fmt, dup_names[dup]);
+          spc_convert_opts o;
+          spc_convert_info ia, is;
+          spc_tensor *xa = NULL, *xs = NULL;
+          spc_error ea, es;
+          spc_convert_opts_init(&o);
+          o.dup = (spc_dup)dup;
+          o.info = &ia;
+          spc_status sa = spc_convert_to(t, fmt, &o, &xa, &ea);
+          o.plan = SPC_PLAN_SORT;
+          o.info = &is;
+          spc_status ss = spc_convert_to(t, fmt, &o, &xs, &es);
+          ck_assert_msg(sa == ss, "%s: status %s, with --plan=sort %s", what, spc_status_name(sa),
+                        spc_status_name(ss));
+          if (sa == SPC_OK) {
+            ck_assert_msg(!arrays_diff(xa, xs, why, sizeof why), "%s: %s", what, why);
+            bool b = strstr(ia.plan, "buckets") != NULL;
+            ck_assert_msg(b == cases[k].bucket, "%s: plan '%s'", what, ia.plan);
+            ck_assert_msg(strstr(ia.plan, "sort") == ia.plan, "%s: plan '%s'", what, ia.plan);
+            ck_assert_msg(strstr(is.plan, "buckets") == NULL, "%s: --plan=sort ran '%s'", what, is.plan);
+            bucketed += b;
+          } else {
+            ck_assert_msg(dup == SPC_DUP_ERROR && sa == SPC_ERR_INPUT, "%s: %s: %s", what, spc_status_name(sa),
+                          ea.msg);
+            ck_assert_msg(strstr(ea.msg, "--dup=error") && strstr(ea.msg, fmt), "%s: '%s'", what, ea.msg);
+          }
+          spc_tensor_free(&xa);
+          spc_tensor_free(&xs);
+        }
+      }
+      spc_tensor_free(&t);
+    }
+  ck_assert_int_eq(bucketed, 4 * 5 * 2);
+}
+END_TEST
+
 /* Mode order (k, i, j) of an order-3 tensor, one compressed level each. */
 static const char kij_yaml[] = "format: csf_kij\n"
                                "description: CSF with the modes in order k, i, j (a mode reordering)\n"
@@ -1847,6 +1906,7 @@ Suite *suite_spw(void) {
   tcase_add_test(tc, test_convert_shared);
   tcase_add_test(tc, test_convert_dups);
   tcase_add_test(tc, test_convert_tensors);
+  tcase_add_test(tc, test_bucket_plan);
   suite_add_tcase(s, tc);
   tc = tcase_create("cli");
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
