@@ -126,15 +126,15 @@ spc_status asm_resolve_format(const char *format, const spc_convert_opts *o,
   return s;
 }
 
-spc_status spc_convert_to(const spc_tensor *src, const char *format,
-                          const spc_convert_opts *o, spc_tensor **out,
-                          spc_error *e) {
+/* Convert (bytes NULL) or measure: the format resolved, the options'
+ * parameters passed on. */
+static spc_status convert_or_size(const spc_tensor *src, const char *format,
+                                  const spc_convert_opts *o, spc_tensor **out, int64_t *bytes,
+                                  spc_error *e) {
   const spc_specs *reg;
   spc_specs *own;
   const spc_format_spec *fmt;
   spc_convert_opts dflt;
-  if (!out) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no output");
-  *out = NULL;
   if (!src) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no tensor");
   if (!o) {
     spc_convert_opts_init(&dflt);
@@ -145,10 +145,23 @@ spc_status spc_convert_to(const spc_tensor *src, const char *format,
   spc_remap_param ps[SPC_MAX_PARAMS];
   int np = o->nparams < SPC_MAX_PARAMS ? o->nparams : SPC_MAX_PARAMS;
   for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){o->param_names[i], o->param_values[i]};
+  if (bytes) {
+    s = asm_convert_size(src, reg, fmt, ps, np, o->dup, o, bytes, e);
+    spc_specs_free(&own);
+    return s;
+  }
   s = spc_convert_ex(src, reg, fmt, ps, np, o->dup, o, out, e);
   if (!s) ((conv_tensor *)(void *)*out)->info.own = own;
   else spc_specs_free(&own);
   return s;
+}
+
+spc_status spc_convert_to(const spc_tensor *src, const char *format,
+                          const spc_convert_opts *o, spc_tensor **out,
+                          spc_error *e) {
+  if (!out) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no output");
+  *out = NULL;
+  return convert_or_size(src, format, o, out, NULL, e);
 }
 
 /* Exact bytes in FORMAT, from the target levels' queries and init
@@ -157,25 +170,9 @@ spc_status spc_convert_to(const spc_tensor *src, const char *format,
 spc_status spc_convert_size(const spc_tensor *src, const char *format,
                             const spc_convert_opts *o, int64_t *bytes,
                             spc_error *e) {
-  const spc_specs *reg;
-  spc_specs *own;
-  const spc_format_spec *fmt;
-  spc_convert_opts dflt;
   if (!bytes) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no output");
   *bytes = 0;
-  if (!src) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no tensor");
-  if (!o) {
-    spc_convert_opts_init(&dflt);
-    o = &dflt;
-  }
-  spc_status s = asm_resolve_format(format, o, &reg, &own, &fmt, e);
-  if (s) return s;
-  spc_remap_param ps[SPC_MAX_PARAMS];
-  int np = o->nparams < SPC_MAX_PARAMS ? o->nparams : SPC_MAX_PARAMS;
-  for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){o->param_names[i], o->param_values[i]};
-  s = asm_convert_size(src, reg, fmt, ps, np, o->dup, o, bytes, e);
-  spc_specs_free(&own);
-  return s;
+  return convert_or_size(src, format, o, NULL, bytes, e);
 }
 
 /* The remapping of fmt for a tensor of this order: the spec's, or, for a

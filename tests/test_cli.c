@@ -41,6 +41,21 @@ START_TEST(test_help_version) {
 }
 END_TEST
 
+/* args with @IN and @DIR replaced by in and dir. */
+static void expand_args(const char *tmpl, const char *in, const char *dir, char *args, size_t n) {
+  size_t k = 0;
+  for (const char *t = tmpl; *t && k + 512 < n;) {
+    const char *rep = !strncmp(t, "@IN", 3) ? in : !strncmp(t, "@DIR", 4) ? dir : NULL;
+    if (rep) {
+      k += (size_t)snprintf(args + k, n - k, "%s", rep);
+      t += rep == in ? 3 : 4;
+    } else {
+      args[k++] = *t++;
+    }
+  }
+  args[k] = 0;
+}
+
 START_TEST(test_usage_errors) {
   char *dir = tu_mkdtemp(), *in = tu_file(dir, "in.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
   const char *bad[] = {"", "frobnicate", "cat @IN -o @DIR/o.mtx --bogus", "info --bogus @IN",
@@ -51,17 +66,7 @@ START_TEST(test_usage_errors) {
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     tu_run_result r;
     char args[1024];
-    size_t k = 0;
-    for (const char *t = bad[i]; *t && k + 512 < sizeof args;) {
-      const char *rep = !strncmp(t, "@IN", 3) ? in : !strncmp(t, "@DIR", 4) ? dir : NULL;
-      if (rep) {
-        k += (size_t)snprintf(args + k, sizeof args - k, "%s", rep);
-        t += rep == in ? 3 : 4;
-      } else {
-        args[k++] = *t++;
-      }
-    }
-    args[k] = 0;
+    expand_args(bad[i], in, dir, args, sizeof args);
     ck_assert_msg(tu_run(&r, "%s", args) == 1, "'%s': exit %d", args, r.status);
     if (i > 0 && i < 11) ck_assert_msg(r.err[0], "'%s': nothing on stderr", args);
     ck_assert_msg(tu_count_dir(dir) == 1, "'%s' wrote a file", args);
@@ -82,17 +87,7 @@ START_TEST(test_usage_errors) {
                               {"gen --from=coo --to=csr --all", "--all"}};
   for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
     char args[1024];
-    size_t k = 0;
-    for (const char *t = foreign[i][0]; *t && k + 512 < sizeof args;) {
-      const char *rep = !strncmp(t, "@IN", 3) ? in : !strncmp(t, "@DIR", 4) ? dir : NULL;
-      if (rep) {
-        k += (size_t)snprintf(args + k, sizeof args - k, "%s", rep);
-        t += rep == in ? 3 : 4;
-      } else {
-        args[k++] = *t++;
-      }
-    }
-    args[k] = 0;
+    expand_args(foreign[i][0], in, dir, args, sizeof args);
     ck_assert_msg(tu_run(&r, "%s", args) == 1, "'%s': exit %d", args, r.status);
     char want[96];
     snprintf(want, sizeof want, "option %s does not apply to this command", foreign[i][1]);
