@@ -2939,7 +2939,11 @@ static spc_status convert_run(const spc_tensor *src, const spc_specs *specs,
   if (plain && !counters) {
     C.comb = src;
   } else {
-    if (!plain || src->sym != SPC_GENERAL) s = spc_tensor_expand(src, &exp, e);
+    /* a dense layout's zeros are its padding, not components: dropped, as
+     * a spec's dense format reads back and as SciPy reads an array file
+     * (the layout holds both triangles of a symmetric matrix already) */
+    if (spc_native_dense(src)) s = spc_tensor_to_coo(src, 1, &exp, e);
+    else if (!plain || src->sym != SPC_GENERAL) s = spc_tensor_expand(src, &exp, e);
     if (!s && counters && spc_coo_is_combined(exp ? exp : src)) { /* nothing to combine */
       C.own_comb = exp;
     } else if (!s && counters) {

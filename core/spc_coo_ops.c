@@ -17,6 +17,13 @@ static const spc_array *coo_crd(const spc_tensor *c, int l) {
   return &c->lv[l].arr[l == 0 ? 1 : 0];
 }
 
+bool spc_native_dense(const spc_tensor *t) {
+  if (t->ext || t->nlevels < 1) return false;
+  for (int l = 0; l < t->nlevels; l++)
+    if (t->lv[l].fmt != &spc_level_dense) return false;
+  return true;
+}
+
 spc_status spc_tensor_to_coo(const spc_tensor *t, int drop_zeros,
                              spc_tensor **out, spc_error *e) {
   spc_iter *it = NULL;
@@ -24,6 +31,7 @@ spc_status spc_tensor_to_coo(const spc_tensor *t, int drop_zeros,
   int64_t x[SPC_MAX_ORDER], n = 0;
   const void *v;
   *out = NULL;
+  bool dense = spc_native_dense(t);
   if (t->ext && !drop_zeros) /* read through the spec's level functions: a COO already */
     return t->ext->to_coo(t, out, e);
   spc_status s = spc_iter_create(t, &it, e);
@@ -38,7 +46,7 @@ spc_status spc_tensor_to_coo(const spc_tensor *t, int drop_zeros,
     if (!(drop_zeros && v && spc_val_is_zero(t->vt, v))) coo_put(c, n++, x, v);
   spc_iter_free(&it);
   /* a dense tensor holds every entry: its symmetry is only a note */
-  c->sym = t->lv[0].fmt == &spc_level_dense ? SPC_GENERAL : t->sym;
+  c->sym = dense ? SPC_GENERAL : t->sym;
   *out = c;
   return SPC_OK;
 fail:
@@ -75,7 +83,7 @@ spc_status spc_tensor_expand(const spc_tensor *t, spc_tensor **out,
   const void *v;
   unsigned char mv[16];
   *out = NULL;
-  if (t->sym == SPC_GENERAL || t->lv[0].fmt == &spc_level_dense)
+  if (t->sym == SPC_GENERAL || spc_native_dense(t))
     return spc_tensor_to_coo(t, 0, out, e);
   if (t->order != 2)
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "symmetry needs order 2");
@@ -87,17 +95,25 @@ spc_status spc_tensor_expand(const spc_tensor *t, spc_tensor **out,
   while (spc_iter_next(it, x, &v)) n += 1 + (x[0] != x[1]);
   spc_iter_free(&it);
   if ((s = spc_coo_alloc(2, t->dims, n, t->vt, &c, e))) return s;
-  if ((s = spc_iter_create(t, &it, e))) goto fail;
+  /* the stored entries in their order, then their mirrors in the same
+   * order: the layout of SciPy's mmread, so a file written from the
+   * expansion with duplicates kept (cat to .npz) hands a reader that sums
+   * duplicates with an unstable sort (SciPy) the same sequence, and the
+   * same sums, as the original file */
   n = 0;
-  while (spc_iter_next(it, x, &v)) {
-    coo_put(c, n++, x, v);
-    if (x[0] != x[1]) {
-      int64_t y[2] = {x[1], x[0]};
-      mirror_value(t->vt, t->sym, v, mv);
-      coo_put(c, n++, y, mv);
+  for (int pass = 0; pass < 2; pass++) {
+    if ((s = spc_iter_create(t, &it, e))) goto fail;
+    while (spc_iter_next(it, x, &v)) {
+      if (!pass) {
+        coo_put(c, n++, x, v);
+      } else if (x[0] != x[1]) {
+        int64_t y[2] = {x[1], x[0]};
+        mirror_value(t->vt, t->sym, v, mv);
+        coo_put(c, n++, y, mv);
+      }
     }
+    spc_iter_free(&it);
   }
-  spc_iter_free(&it);
   *out = c;
   return SPC_OK;
 fail:

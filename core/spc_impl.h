@@ -143,6 +143,11 @@ SPC_INTERNAL spc_status spc_dense_alloc(int order, const int64_t *dims,
 /* t is a plain COO (level l on dimension l, read in place) whose entries
  * come strictly increasing: spc_tensor_combine would only copy it. */
 SPC_INTERNAL bool spc_coo_is_combined(const spc_tensor *t);
+/* Every level dense, no spec behind it (an array file read, a binsparse
+ * dense): the layout holds every entry, both triangles of a symmetric
+ * matrix included, and its zeros are padding.  A CSR (dense, compressed)
+ * is not one. */
+SPC_INTERNAL bool spc_native_dense(const spc_tensor *t);
 /* Shrink a COO tensor's arrays to nnz entries (nnz <= allocated). */
 SPC_INTERNAL void spc_coo_truncate(spc_tensor *t, int64_t nnz);
 

@@ -105,7 +105,9 @@ spc_status spc_write(const spc_tensor *t, const char *path,
   spc_tensor *x = NULL;
   const spc_tensor *w = t;
   spc_status s = SPC_OK;
-  bool expand = t->sym != SPC_GENERAL &&
+  /* (a dense layout holds both triangles already; its writers drop the
+   * zeros, which are padding) */
+  bool expand = t->sym != SPC_GENERAL && !spc_native_dense(t) &&
                 (k == SPC_FILE_TNS || k == SPC_FILE_NPZ ||
                  (k == SPC_FILE_BSP && !o->keep_symmetry));
   if (expand) {

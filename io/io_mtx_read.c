@@ -75,8 +75,9 @@ static spc_status parse_banner(const char *path, const char *p, const char *le,
   h->sym = (spc_symmetry)v[3];
   if (h->array && h->field == 3)
     return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: an array file cannot be pattern");
-  if (h->sym == SPC_HERMITIAN && h->field != 2)
-    return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: hermitian needs complex values");
+  /* hermitian is defined for complex values; on real, integer or pattern
+   * ones (conjugation changes nothing) it means symmetric, as SciPy reads it */
+  if (h->sym == SPC_HERMITIAN && h->field != 2) h->sym = SPC_SYMMETRIC;
   if (h->sym == SPC_SKEW && h->field == 3)
     return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: skew-symmetric cannot be pattern");
   if (h->vector && h->sym != SPC_GENERAL)

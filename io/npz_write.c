@@ -73,7 +73,7 @@ spc_status spc_npz_write(const spc_tensor *t, const char *path,
                        "npz holds matrices (order 2); this tensor has order %d",
                        t->order);
   const spc_tensor *m = t;
-  if (t->sym != SPC_GENERAL) { /* scipy has no symmetric storage */
+  if (t->sym != SPC_GENERAL && !spc_native_dense(t)) { /* scipy has no symmetric storage */
     if ((s = spc_tensor_expand(t, &own, e))) goto done;
     m = own;
   }

@@ -509,6 +509,56 @@ START_TEST(test_bsp_symmetry) {
 }
 END_TEST
 
+/* A binsparse CSR with structure symmetric_lower (what another writer
+ * produces): its first level is dense, yet it is no dense layout, so the
+ * mirror entries are made on expansion, on writing .npz and on
+ * conversion (they were silently dropped). */
+START_TEST(test_bsp_symmetric_csr) {
+  char *dir = tu_mkdtemp(), *p = tu_path(dir, "s.bsp.h5"), *z = tu_path(dir, "s.npz");
+  spc_error e;
+  const int64_t ptr[4] = {0, 1, 2, 4}, idx[4] = {0, 0, 1, 2};
+  const double v[4] = {1, 2, 3, 4};
+  spc_tensor *t = mk_csx(3, 3, 0, ptr, idx, SPC_IDX64, SPC_F64, v), *x = NULL, *b = NULL;
+  t->sym = SPC_SYMMETRIC;
+  const int64_t r6[6] = {0, 1, 0, 2, 1, 2}, c6[6] = {0, 0, 1, 1, 2, 2};
+  const double v6[6] = {1, 2, 2, 3, 3, 4};
+  spc_tensor *want = mk_coo2(3, 3, 6, r6, c6, 0, SPC_IDX64, SPC_F64, v6);
+  tu_assert_ok(spc_tensor_expand(t, &x, &e), &e);
+  ck_assert_int_eq(spc_tensor_symmetry(x), SPC_GENERAL);
+  tu_assert_same_tensor(want, x, 0, "csr expanded");
+  spc_tensor_free(&x);
+  spc_write_opts wo;
+  spc_write_opts_init(&wo);
+  wo.keep_symmetry = 1;
+  tu_assert_ok(spc_write(t, p, &wo, &e), &e);
+  char *desc = h5_attr(p, "binsparse");
+  ck_assert_ptr_nonnull(strstr(desc, "\"structure\": \"symmetric_lower\""));
+  free(desc);
+  tu_assert_ok(spc_read(p, NULL, &b, &e), &e);
+  ck_assert_str_eq(spc_tensor_format(b), "csr");
+  ck_assert_int_eq(spc_tensor_symmetry(b), SPC_SYMMETRIC);
+  tu_assert_ok(spc_write(b, z, NULL, &e), &e); /* scipy has no symmetric storage */
+  spc_tensor_free(&x);
+  tu_assert_ok(spc_read(z, NULL, &x, &e), &e);
+  ck_assert_int_eq(spc_tensor_nstored(x), 6);
+  tu_assert_same_tensor(want, x, 0, "csr written to npz");
+  spc_tensor_free(&x);
+  spc_convert_opts co;
+  spc_convert_opts_init(&co);
+  tu_assert_ok(spc_convert_to(b, "csc", &co, &x, &e), &e);
+  ck_assert_int_eq(spc_tensor_nstored(x), 6);
+  tu_assert_same_tensor(want, x, 0, "csr converted to csc");
+  spc_tensor_free(&x);
+  spc_tensor_free(&b);
+  spc_tensor_free(&want);
+  spc_tensor_free(&t);
+  tu_rmtree(dir);
+  free(p);
+  free(z);
+  free(dir);
+}
+END_TEST
+
 START_TEST(test_bsp_read_vtype) {
   char *dir = tu_mkdtemp(), *p = tu_path(dir, "v.bsp.h5");
   spc_error e;
@@ -1079,6 +1129,7 @@ Suite *suite_containers(void) {
   tcase_add_test(tc, test_bsp_dense_and_empty);
   tcase_add_test(tc, test_bsp_native);
   tcase_add_test(tc, test_bsp_symmetry);
+  tcase_add_test(tc, test_bsp_symmetric_csr);
   tcase_add_test(tc, test_bsp_read_vtype);
   tcase_add_test(tc, test_bsp_foreign);
   tcase_add_test(tc, test_bsp_bad_files);

@@ -276,12 +276,42 @@ START_TEST(test_combine_error_and_order) {
 }
 END_TEST
 
+/* Duplicates of one position in a symmetric COO: the expansion lists the
+ * stored entries in their order, then the mirrors in the same order (as
+ * SciPy's mmread does), so (i,j) and (j,i) get the same sum whoever adds
+ * them. */
+START_TEST(test_expand_order) {
+  int64_t dims[2] = {3, 3};
+  int64_t x[] = {1, 0, 2, 2, 1, 0, 2, 1};
+  double v[] = {0.1, 5, 0.2, 7};
+  spc_tensor *t = core_make_coo(2, dims, 4, SPC_F64, x, v), *c = NULL;
+  t->sym = SPC_SYMMETRIC;
+  spc_error e;
+  tu_assert_ok(spc_tensor_expand(t, &c, &e), &e);
+  ck_assert_int_eq(spc_tensor_nstored(c), 7);
+  spc_iter *it = NULL;
+  tu_assert_ok(spc_iter_create(c, &it, &e), &e);
+  core_expect_next_f64(it, 1, 0, 0.1);
+  core_expect_next_f64(it, 2, 2, 5);
+  core_expect_next_f64(it, 1, 0, 0.2);
+  core_expect_next_f64(it, 2, 1, 7);
+  core_expect_next_f64(it, 0, 1, 0.1);
+  core_expect_next_f64(it, 0, 1, 0.2);
+  core_expect_next_f64(it, 1, 2, 7);
+  int64_t y[2];
+  ck_assert_int_eq(spc_iter_next(it, y, NULL), 0);
+  spc_iter_free(&it);
+  spc_tensor_free(&c);
+  spc_tensor_free(&t);
+}
+END_TEST
 
 void core_add_ops_tcases(Suite *s) {
   TCase *tc = tcase_create("expand");
   tcase_add_test(tc, test_expand_symmetric);
   tcase_add_test(tc, test_expand_skew);
   tcase_add_test(tc, test_expand_hermitian);
+  tcase_add_test(tc, test_expand_order);
   suite_add_tcase(s, tc);
   tc = tcase_create("combine");
   tcase_add_test(tc, test_combine_policies);

@@ -40,7 +40,6 @@ static const bad_case bad_cases[] = {
     B("no symmetry", "b.mtx", "%%MatrixMarket matrix coordinate real\n3 3 1\n1 1 1\n", SPC_ERR_INPUT, 1, 38),
     B("extra banner word", "b.mtx", "%%MatrixMarket matrix coordinate real general extra\n3 3 1\n1 1 1\n", SPC_ERR_INPUT, 1, ANY),
     B("array pattern", "b.mtx", "%%MatrixMarket matrix array pattern general\n2 2\n", SPC_ERR_INPUT, 1, ANY),
-    B("hermitian real", "b.mtx", BAN("real", "hermitian") "2 2 1\n1 1 1\n", SPC_ERR_INPUT, 1, ANY),
     B("skew pattern", "b.mtx", BAN("pattern", "skew-symmetric") "2 2 1\n2 1\n", SPC_ERR_INPUT, 1, ANY),
     B("symmetric vector", "b.mtx", "%%MatrixMarket vector coordinate real symmetric\n2 1\n1 1\n", SPC_ERR_INPUT, 1, ANY),
     /* size line */

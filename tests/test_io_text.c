@@ -216,6 +216,107 @@ START_TEST(test_mtx_arrays) {
 }
 END_TEST
 
+/* "hermitian" on real, integer or pattern values means symmetric (SciPy
+ * reads such files so); skew pattern stays refused. */
+START_TEST(test_mtx_hermitian_not_complex) {
+  int64_t d[2] = {3, 3};
+  const int64_t x[] = {2, 1, 1, 2, 3, 3};
+  const double v[] = {1.5, 1.5, -2};
+  spc_tensor *t = read_expect("hr.mtx", "%%MatrixMarket matrix coordinate real hermitian\n3 3 2\n"
+                                        "2 1 1.5\n3 3 -2\n",
+                              1, SPC_F64, 2, d, 3, x, v);
+  spc_tensor_free(&t);
+  t = read_expect("hr.mtx", "%%MatrixMarket matrix coordinate real hermitian\n3 3 2\n2 1 1.5\n3 3 -2\n",
+                  0, SPC_F64, 2, d, 2, (const int64_t[]){2, 1, 3, 3}, (const double[]){1.5, -2});
+  ck_assert_int_eq(spc_tensor_symmetry(t), SPC_SYMMETRIC);
+  spc_tensor_free(&t);
+  const int64_t iv[] = {7, 7, 9};
+  t = read_expect("hi.mtx", "%%MatrixMarket matrix coordinate integer Hermitian\n3 3 2\n2 1 7\n3 3 9\n",
+                  1, SPC_I64, 2, d, 3, x, iv);
+  spc_tensor_free(&t);
+  t = read_expect("hp.mtx", "%%MatrixMarket matrix coordinate pattern hermitian\n3 3 2\n2 1\n3 3\n",
+                  1, SPC_PATTERN, 2, d, 3, x, NULL);
+  spc_tensor_free(&t);
+  /* array real hermitian: the lower triangle mirrored */
+  const int64_t xa[] = {1, 1, 2, 1, 1, 2, 2, 2};
+  t = read_expect("ha.mtx", "%%MatrixMarket matrix array real hermitian\n2 2\n1\n-3\n4\n",
+                  1, SPC_F64, 2, (const int64_t[]){2, 2}, 4, xa, (const double[]){1, -3, -3, 4});
+  spc_tensor_free(&t);
+}
+END_TEST
+
+/* Zeros of an array file are padding, not stored entries, once the matrix
+ * leaves the dense layout -- written to .npz / .bsp.h5 / .tns or converted
+ * -- as SciPy reads them; the symmetric and skew kinds (whose mirrored
+ * dense layout was expanded again, keeping the zero diagonal) too. */
+START_TEST(test_mtx_array_zeros_leave_dense) {
+  char *dir = tu_mkdtemp();
+  const char *texts[] = {"%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n",
+                         "%%MatrixMarket matrix array real symmetric\n3 3\n0\n1\n2\n0\n3\n0\n",
+                         "%%MatrixMarket matrix array integer general\n3 2\n0\n1\n2\n0\n3\n0\n"};
+  const int64_t want_n[] = {6, 6, 3};
+  const char *outs[] = {"o.npz", "o.bsp.h5", "o.tns"};
+  spc_error e;
+  for (int f = 0; f < 3; f++) {
+    char *in = tu_file(dir, "a.mtx", texts[f]);
+    spc_tensor *t = tu_read_ok(in, 0, SPC_VTYPE_AUTO), *b = NULL, *c = NULL;
+    ck_assert_str_eq(spc_tensor_format(t), "dense");
+    for (int k = 0; k < 3; k++) {
+      char *out = tu_path(dir, outs[k]);
+      spc_read_opts ro; /* .tns does not record the value type */
+      spc_read_opts_init(&ro);
+      ro.vtype = spc_tensor_vtype(t);
+      tu_assert_ok(spc_write(t, out, NULL, &e), &e);
+      tu_assert_ok(spc_read(out, &ro, &b, &e), &e);
+      ck_assert_msg(spc_tensor_nstored(b) == want_n[f], "%s -> %s: %lld stored, want %lld",
+                    texts[f], outs[k], (long long)spc_tensor_nstored(b), (long long)want_n[f]);
+      tu_assert_ok(spc_tensor_to_coo(t, 1, &c, &e), &e);
+      tu_assert_same_tensor(c, b, 0, outs[k]);
+      spc_tensor_free(&c);
+      spc_tensor_free(&b);
+      free(out);
+    }
+    spc_convert_opts co;
+    spc_convert_opts_init(&co);
+    tu_assert_ok(spc_convert_to(t, "csr", &co, &b, &e), &e);
+    ck_assert_int_eq(spc_tensor_nstored(b), want_n[f]);
+    tu_assert_ok(spc_tensor_to_coo(t, 1, &c, &e), &e);
+    tu_assert_same_tensor(c, b, 0, "to csr");
+    spc_tensor_free(&c);
+    spc_tensor_free(&b);
+    spc_tensor_free(&t);
+    free(in);
+  }
+  /* the skew one: 2 at (3,1), -2 at (1,3) */
+  char *in = tu_file(dir, "k.mtx", texts[0]);
+  spc_tensor *t = tu_read_ok(in, 0, SPC_VTYPE_AUTO), *b = NULL;
+  spc_convert_opts co;
+  spc_convert_opts_init(&co);
+  tu_assert_ok(spc_convert_to(t, "coo", &co, &b, &e), &e);
+  spc_iter *it = NULL;
+  int64_t x[2];
+  const void *v;
+  double sum13 = 0, sum31 = 0;
+  int n = 0;
+  tu_assert_ok(spc_iter_create(b, &it, &e), &e);
+  while (spc_iter_next(it, x, &v)) {
+    ck_assert_int_ne(x[0], x[1]);
+    if (x[0] == 0 && x[1] == 2) sum13 += *(const double *)v;
+    if (x[0] == 2 && x[1] == 0) sum31 += *(const double *)v;
+    n++;
+  }
+  spc_iter_free(&it);
+  ck_assert_int_eq(n, 6);
+  ck_assert_double_eq(sum31, 2);
+  ck_assert_double_eq(sum13, -2);
+  spc_tensor_free(&b);
+  spc_tensor_free(&t);
+  free(in);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 START_TEST(test_mtx_symmetric_coordinate) {
   int64_t d[2] = {3, 3};
   /* hermitian: (1,1)=1, (2,1)=2-1i, (3,3)=5 */
@@ -544,6 +645,8 @@ void io_add_text_tcases(Suite *s) {
   tcase_add_test(tc, test_mtx_vectors);
   tcase_add_test(tc, test_mtx_arrays);
   tcase_add_test(tc, test_mtx_symmetric_coordinate);
+  tcase_add_test(tc, test_mtx_hermitian_not_complex);
+  tcase_add_test(tc, test_mtx_array_zeros_leave_dense);
   tcase_add_test(tc, test_small_shapes_round_trip);
   suite_add_tcase(s, tc);
   tc = tcase_create("tns_variants");
