@@ -148,6 +148,8 @@ void spc_text_parse_chunk(const spc_text_job *j, spc_text_chunk *c,
                order, j->ntok, j->ntok == 1 ? "" : "s");
         FAIL(SPC_ERR_INPUT, "expected a positive integer %s", dim_name(j, d, nb));
       }
+      if (x < 1 && j->infer_dims)
+        FAIL(SPC_ERR_INPUT, "%s is 0: indices start at 1", dim_name(j, d, nb));
       if (x < 1 || (!j->infer_dims && x > (uint64_t)j->dims[d]))
         FAIL(SPC_ERR_INPUT, "%s %llu is outside 1..%lld", dim_name(j, d, nb),
              (unsigned long long)x, (long long)j->dims[d]);

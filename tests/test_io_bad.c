@@ -98,6 +98,28 @@ static const bad_case bad_cases[] = {
 };
 #define NBAD ((int)(sizeof bad_cases / sizeof bad_cases[0]))
 
+/* The messages a user reads for an index 0 (FROSTT with inferred
+ * dimensions said "outside 1..0") and an index past the size. */
+START_TEST(test_index_messages) {
+  const struct { const char *name, *text, *want; } m[] = {
+      {"z.tns", "1 1 1.0\n1 0 1.0\n", "index of mode 2 is 0: indices start at 1"},
+      {"z.mtx", RE "3 3 1\n0 1 1\n", "row index 0 is outside 1..3"},
+      {"z.mtx", RE "3 3 1\n1 4 1\n", "column index 4 is outside 1..3"}};
+  for (int i = 0; i < 3; i++) {
+    spc_read_opts o;
+    spc_read_opts_init(&o);
+    spc_tensor *t = NULL;
+    spc_error e;
+    char *dir = NULL;
+    ck_assert_int_eq(io_read_text(m[i].name, m[i].text, &o, &t, &e, &dir), SPC_ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, m[i].want), "'%s' lacks '%s'", e.msg, m[i].want);
+    ck_assert_ptr_null(t);
+    tu_rmtree(dir);
+    free(dir);
+  }
+}
+END_TEST
+
 START_TEST(test_bad_input) {
   const bad_case *b = &bad_cases[_i];
   spc_read_opts o;
@@ -285,6 +307,7 @@ END_TEST
 void io_add_bad_tcases(Suite *s) {
   TCase *tc = tcase_create("bad_input");
   tcase_add_loop_test(tc, test_bad_input, 0, NBAD);
+  tcase_add_test(tc, test_index_messages);
   suite_add_tcase(s, tc);
   tc = tcase_create("bad_write");
   tcase_add_test(tc, test_write_failures);
