@@ -296,7 +296,10 @@ static spc_status call_compiled(entry_fn fn, const ir_func *f, ir_arg *args,
   if (rc == 0) return SPC_OK;
   spc_status s = (spc_status)rc;
   if (s >= 0 || s < SPC_ERR_INTERNAL) s = SPC_ERR_INTERNAL;
-  return spc_err(e, s, NULL, 0, 0, "%s", msg[0] ? msg : ir_func_name((ir_func *)f));
+  if (!msg[0]) /* the compiled code says nothing more for these */
+    snprintf(msg, sizeof msg, s == SPC_ERR_NOMEM ? "out of memory (in %s)" : "%s failed",
+             ir_func_name((ir_func *)f));
+  return spc_err(e, s, NULL, 0, 0, "%s", msg);
 }
 
 void asm_engine_init(asm_engine *E, const spc_convert_opts *o) {

@@ -815,10 +815,24 @@ typedef struct lvfunc {
  * queries, over the components whose prefix is new at this level. */
 static spc_status build_queries(ir_func *f, ir_stmt *body,
                                 lvbind *b, ir_var pp, ir_var isnew, ir_var crd,
-                                ir_var n, ir_var *tofree, int *nfree,
-                                spc_error *e) {
+                                ir_var n, ir_var limit, int lnum, const char *fmt_name,
+                                ir_var *tofree, int *nfree, spc_error *e) {
   const spc_level_spec *ls = b->ls;
   spc_status s = SPC_OK;
+  /* a query grouped by the coordinate keeps one entry per coordinate of
+   * the level's extent N: past the position limit that is "too large"
+   * (as the level's own size is), not an allocation failing later */
+  bool by_coord = false;
+  for (int k = 0; k < ls->nqueries; k++) by_coord |= !strstr(ls->queries[k].text, "[*]");
+  if (by_coord) {
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "level %d (%s) of format %s: its attribute queries would need %%lld "
+             "entries: too large (limit %%lld)", lnum, ls->name, fmt_name);
+    ir_expr *fa[2] = {ir_ref(f, b->N), ir_ref(f, limit)};
+    ir_stmt *iff = ir_add(f, body, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, b->N), ir_ref(f, limit)), NULL, NULL));
+    ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, msg, fa, 2));
+  }
   for (int k = 0; k < ls->nqueries && !s; k++) {
     spc_query *q = NULL;
     lang_src src = ls->queries[k].at;
@@ -950,7 +964,8 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
   ir_add(f, body, ir_assign(f, b.lo, ir_ref(f, loin)));
   ir_var tofree[SPC_SPEC_MAX * 8];
   int nfree = 0;
-  spc_status s = build_queries(f, body, &b, pp, isnew, crd, n, tofree, &nfree, e);
+  spc_status s = build_queries(f, body, &b, pp, isnew, crd, n, limit, l + 1,
+                               C->fmt->name, tofree, &nfree, e);
   if (!s && asm_lfn(&b, SPC_LF_INIT))
     s = asm_lower_fn(f, body, &b, SPC_LF_INIT, -1, NULL, e);
   if (!s) s = asm_lower_fn(f, body, &b, SPC_LF_SIZE, size, NULL, e);

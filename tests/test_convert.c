@@ -2669,6 +2669,52 @@ END_TEST
  * explicit zeros (fixed in dae701e: before, its native levels were
  * walked cell by cell: 6 components for 1 entry below, dense -> csr stored
  * 6, dense -> dia was refused for "5 explicit zeros"). */
+/* A hypersparse matrix (2^31 + 5 square, 2 entries) to DIA: the
+ * diagonal level's query groups by 2^32 + 9 diagonals.  Refused as "too
+ * large" up front by every engine (it was an allocation failing inside
+ * the compiled routine, reported as "spc_conv_level"). */
+START_TEST(test_query_extent_too_large) {
+  int64_t hd[2] = {2147483653LL, 2147483653LL};
+  spc_tensor *h = NULL, *x = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, hd, 2, SPC_F64, &h, &e), &e);
+  for (int l = 0; l < 2; l++) {
+    int64_t *p = spc_tensor_level_array_mut(h, l, "crd");
+    p[0] = 0;
+    p[1] = 2147483652LL;
+  }
+  double *v = spc_tensor_values_mut(h);
+  v[0] = 1, v[1] = 2;
+  const spc_engine eng[2] = {SPC_ENGINE_AUTO, SPC_ENGINE_GENERIC};
+  for (int g = 0; g < 2; g++) {
+    spc_convert_opts o;
+    opts(&o, eng[g], NULL);
+    o.max_positions = 0; /* the default limit: below 2^32 on any machine here */
+    spc_error_clear(&e);
+    ck_assert_int_eq(spc_convert_to(h, "dia", &o, &x, &e), SPC_ERR_UNSUPPORTED);
+    assert_has(e.msg, "attribute queries would need 4294967305 entries: too large");
+    ck_assert_ptr_null(x);
+  }
+  /* the same entries in a 1000 x 1000 matrix: two diagonals */
+  spc_tensor_free(&h);
+  int64_t sd[2] = {1000, 1000};
+  tu_assert_ok(spc_tensor_create_coo(2, sd, 2, SPC_F64, &h, &e), &e);
+  for (int l = 0; l < 2; l++) {
+    spc_itype ty;
+    spc_tensor_level_array(h, l, "crd", NULL, &ty, NULL);
+    void *p = spc_tensor_level_array_mut(h, l, "crd");
+    if (ty == SPC_IDX32) ((int32_t *)p)[0] = 0, ((int32_t *)p)[1] = l ? 999 : 5;
+    else ((int64_t *)p)[0] = 0, ((int64_t *)p)[1] = l ? 999 : 5;
+  }
+  v = spc_tensor_values_mut(h);
+  v[0] = 1, v[1] = 2;
+  tu_assert_ok(spc_convert_to(h, "dia", NULL, &x, &e), &e);
+  ck_assert_int_eq(spc_tensor_nstored(x), 2000); /* two diagonals of 1000 */
+  spc_tensor_free(&x);
+  spc_tensor_free(&h);
+}
+END_TEST
+
 START_TEST(test_dense_padding) {
   int64_t dims[2] = {2, 3};
   spc_tensor *t = NULL, *d = NULL, *c = NULL, *x = NULL;
@@ -2775,6 +2821,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_convert_args);
   tcase_add_test(tc, test_sizes_api);
   tcase_add_test(tc, test_dense_padding);
+  tcase_add_test(tc, test_query_extent_too_large);
   tc = tcase(s, "data");
   tcase_add_test(tc, test_pairs);
   tcase_add_test(tc, test_engines);
