@@ -62,6 +62,9 @@ static spc_status group_space(const spc_query *q, const spc_remap *r,
                      q->group[g], by);
     lay->lo[g] = v.lo;
     lay->ext[g]++;
+    /* a source index over an empty dimension takes no value (the interval
+     * analysis gives such an index [0, 0]): no groups, no row 0 printed */
+    if (r->identity && sh->dims[q->group_out[g]] == 0) lay->ext[g] = 0;
     over |= __builtin_mul_overflow(total, lay->ext[g], &total);
   }
   if (over)

@@ -430,6 +430,27 @@ START_TEST(test_query_limits) {
   for (int i = 0; i < 3; i++) ck_assert(vals(r, "n")[i] == 0 && !r->present[i]);
   spc_query_results_free(&r);
   spc_tensor_free(&t);
+  /* 0 x 5 and 0 x 0: no rows at all (a row 0 was reported, and
+   * `--all` printed "0<TAB>0"); 5 x 0: five empty rows, no column */
+  t = coo(2, (int64_t[]){0, 5}, 0, NULL);
+  r = eval_ok("select [i] -> count(j) as n", NULL, t, NULL);
+  ck_assert_int_eq(r->ngroups, 0);
+  ck_assert_int_eq(r->ext[0], 0);
+  spc_query_results_free(&r);
+  r = eval_ok("select [j] -> count(i) as n", NULL, t, NULL);
+  ck_assert_int_eq(r->ngroups, 5);
+  for (int j = 0; j < 5; j++) ck_assert_int_eq(vals(r, "n")[j], 0);
+  spc_query_results_free(&r);
+  r = eval_ok("select [] -> count(j) as n", NULL, t, NULL);
+  ck_assert_int_eq(r->ngroups, 1);
+  ck_assert_int_eq(vals(r, "n")[0], 0);
+  spc_query_results_free(&r);
+  spc_tensor_free(&t);
+  t = coo(2, (int64_t[]){0, 0}, 0, NULL);
+  r = eval_ok("select [i, j] -> count(j) as n", NULL, t, NULL);
+  ck_assert_int_eq(r->ngroups, 0);
+  spc_query_results_free(&r);
+  spc_tensor_free(&t);
 }
 END_TEST
 
