@@ -49,8 +49,8 @@ spc_status spc_counter_begin(const spc_remap *r, int c, spc_counter_mode mode,
     if (__builtin_mul_overflow(total, ext, &total) ||
         (max_entries > 0 && total > max_entries))
       return spc_err(err, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
-                     "counter %s needs a count array larger than %lld "
-                     "entries",
+                     "counter %s needs a count array of more than %lld "
+                     "entries: too large",
                      name + 4, (long long)max_entries);
   }
   snprintf(arr, sizeof arr, "%s_cnt", name);

@@ -2672,7 +2672,8 @@ END_TEST
 /* A hypersparse matrix (2^31 + 5 square, 2 entries) to DIA: the
  * diagonal level's query groups by 2^32 + 9 diagonals.  Refused as "too
  * large" up front by every engine (it was an allocation failing inside
- * the compiled routine, reported as "spc_conv_level"). */
+ * the compiled routine, reported as "spc_conv_level"); to ELL, whose row
+ * counter needs 2^31 + 5 counts, the refusal says "too large" too. */
 START_TEST(test_query_extent_too_large) {
   int64_t hd[2] = {2147483653LL, 2147483653LL};
   spc_tensor *h = NULL, *x = NULL;
@@ -2693,6 +2694,12 @@ START_TEST(test_query_extent_too_large) {
     spc_error_clear(&e);
     ck_assert_int_eq(spc_convert_to(h, "dia", &o, &x, &e), SPC_ERR_UNSUPPORTED);
     assert_has(e.msg, "attribute queries would need 4294967305 entries: too large");
+    ck_assert_ptr_null(x);
+    /* ELL's counter #i counts per row: refused the same way */
+    spc_error_clear(&e);
+    ck_assert_int_eq(spc_convert_to(h, "ell", &o, &x, &e), SPC_ERR_UNSUPPORTED);
+    assert_has(e.msg, "counter i needs a count array of more than");
+    assert_has(e.msg, "entries: too large");
     ck_assert_ptr_null(x);
   }
   /* the same entries in a 1000 x 1000 matrix: two diagonals */
