@@ -85,84 +85,6 @@ typedef struct rd {
   ir_var stop;
 } rd;
 
-/* canonical index d of the current component (the remapping inverted) */
-static ir_expr *canon(rd *R, int d) {
-  ir_func *f = R->f;
-  const inv *v = &R->iv[d];
-  ir_expr *x = ir_cast(f, IR_I64, ir_ref(f, R->c[v->a]));
-  if (v->b >= 0)
-    x = ir_bin(f, IR_ADD, ir_bin(f, IR_MUL, x, ir_int(f, v->K)), ir_cast(f, IR_I64, ir_ref(f, R->c[v->b])));
-  return x;
-}
-
-/* SpMV's product at position q of the leaf level: A's value times x at
- * the component's other index */
-static ir_expr *spmv_prod(rd *R, ir_var q) {
-  ir_func *f = R->f;
-  ir_expr *a = R->vals >= 0 ? ir_cast(f, R->sty, ir_load(f, R->vals, ir_ref(f, q)))
-                            : ir_cast(f, R->sty, ir_f64(f, 1.0));
-  return ir_bin(f, IR_MUL, a, ir_load(f, R->x, canon(R, R->transpose ? 0 : 1)));
-}
-
-/* SpMV: a run of at least SPMV_SPLIT leaf positions is summed in four
- * partial sums (position qb + u, qb + 4 + u, ... into s[u]; the last
- * (en - qb) mod 4 into s[0]), added to y as (s0 + s1) + (s2 + s3): a long
- * row is then not one chain of dependent additions (4 cycles each, the
- * whole time of a cached dense row); shorter runs add into y in position
- * order.  The order is the IR's, so generic, factory and JIT agree. */
-#define SPMV_SPLIT 32
-
-/* Whether the leaf level l of an SpMV nest takes the split sums: real
- * (F64) arithmetic, y's index not from level l's coordinate (it is fixed
- * over the run), and every position a component (no valid, no fill-zero
- * skip). */
-static bool spmv_splits(const rd *R, int l, const lvbind *b) {
-  const inv *v = &R->iv[R->transpose ? 1 : 0];
-  return R->spmv && !R->leaf && l + 1 == R->I->nlevels && R->sty == IR_F64 && v->a != l && v->b != l &&
-         !asm_lfn(b, SPC_LF_VALID) && !(R->vals >= 0 && R->I->fmt->fill_zero);
-}
-
-/* the split sums over [bg, en) of leaf level l (bound in b), else the
- * plain loop: y[yi] += product, position by position */
-static spc_status spmv_leaf(rd *R, lvbind *b, ir_stmt *dst, ir_var bg, ir_var en, spc_error *e) {
-  ir_func *f = R->f;
-  ir_ty it = R->I->index_ty;
-  ir_var yi = lang_fresh_local(f, "yi", IR_I64, false), s[4];
-  ir_add(f, dst, ir_assign(f, yi, canon(R, R->transpose ? 1 : 0)));
-  ir_expr *len = ir_bin(f, IR_SUB, ir_cast(f, IR_I64, ir_ref(f, en)), ir_cast(f, IR_I64, ir_ref(f, bg)));
-  ir_stmt *br = ir_add(f, dst, ir_if(f, ir_bin(f, IR_GE, len, ir_int(f, SPMV_SPLIT)), NULL, NULL));
-  ir_stmt *body = ir_then(br);
-  spc_status st = SPC_OK;
-  for (int u = 0; u < 4 && !st; u++) { /* s[u] = the product at bg + u */
-    s[u] = lang_fresh_local(f, "s", R->sty, false);
-    ir_add(f, body, ir_assign(f, b->q, ir_bin(f, IR_ADD, ir_ref(f, bg), ir_cast(f, it, ir_int(f, u)))));
-    if (!(st = asm_lower_fn(f, body, b, SPC_LF_ACCESS, b->c, NULL, e)))
-      ir_add(f, body, ir_assign(f, s[u], spmv_prod(R, b->q)));
-  }
-  ir_var qq = lang_fresh_local(f, "qq", it, false);
-  ir_add(f, body, ir_assign(f, qq, ir_bin(f, IR_ADD, ir_ref(f, bg), ir_cast(f, it, ir_int(f, 4)))));
-  ir_expr *left = ir_bin(f, IR_SUB, ir_cast(f, IR_I64, ir_ref(f, en)), ir_cast(f, IR_I64, ir_ref(f, qq)));
-  ir_stmt *w = ir_body(ir_add(f, body, ir_while(f, ir_bin(f, IR_GE, left, ir_int(f, 4)), NULL)));
-  for (int u = 0; u < 4 && !st; u++) { /* s[u] += the product at qq + u */
-    ir_add(f, w, ir_assign(f, b->q, ir_bin(f, IR_ADD, ir_ref(f, qq), ir_cast(f, it, ir_int(f, u)))));
-    if (!(st = asm_lower_fn(f, w, b, SPC_LF_ACCESS, b->c, NULL, e)))
-      ir_add(f, w, ir_assign(f, s[u], ir_bin(f, IR_ADD, ir_ref(f, s[u]), spmv_prod(R, b->q))));
-  }
-  ir_add(f, w, ir_assign(f, qq, ir_bin(f, IR_ADD, ir_ref(f, qq), ir_cast(f, it, ir_int(f, 4)))));
-  ir_stmt *tail = ir_body(ir_add(f, body, ir_for(f, b->q, ir_ref(f, qq), ir_ref(f, en), NULL)));
-  if (!st && !(st = asm_lower_fn(f, tail, b, SPC_LF_ACCESS, b->c, NULL, e)))
-    ir_add(f, tail, ir_assign(f, s[0], ir_bin(f, IR_ADD, ir_ref(f, s[0]), spmv_prod(R, b->q))));
-  if (st) return st;
-  ir_expr *tot = ir_bin(f, IR_ADD, ir_bin(f, IR_ADD, ir_ref(f, s[0]), ir_ref(f, s[1])),
-                        ir_bin(f, IR_ADD, ir_ref(f, s[2]), ir_ref(f, s[3])));
-  ir_add(f, body, ir_store(f, R->y, ir_ref(f, yi), ir_bin(f, IR_ADD, ir_load(f, R->y, ir_ref(f, yi)), tot)));
-  ir_stmt *plain = ir_body(ir_add(f, ir_else(f, br), ir_for(f, b->q, ir_ref(f, bg), ir_ref(f, en), NULL)));
-  if ((st = asm_lower_fn(f, plain, b, SPC_LF_ACCESS, b->c, NULL, e))) return st;
-  ir_add(f, plain, ir_store(f, R->y, ir_ref(f, yi),
-                            ir_bin(f, IR_ADD, ir_load(f, R->y, ir_ref(f, yi)), spmv_prod(R, b->q))));
-  return SPC_OK;
-}
-
 static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
                        spc_error *e) {
   ir_func *f = R->f;
@@ -193,7 +115,6 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
     ir_add(f, dst, ir_assign(f, bg, ir_bin(f, IR_MAX, ir_ref(f, bg), ir_cast(f, I->index_ty, ir_ref(f, R->r0)))));
     ir_add(f, dst, ir_assign(f, en, ir_bin(f, IR_MIN, ir_ref(f, en), ir_cast(f, I->index_ty, ir_ref(f, R->r1)))));
   }
-  if (spmv_splits(R, l, &b)) return spmv_leaf(R, &b, dst, bg, en, e);
   ir_stmt *loop = ir_add(f, dst, ir_for(f, b.q, ir_ref(f, bg), ir_ref(f, en), NULL));
   ir_stmt *body = ir_body(loop);
   if (R->leaf && R->stop >= 0) {
