@@ -128,18 +128,12 @@ spc_status asm_resolve_format(const char *format, const spc_convert_opts *o,
 
 /* Convert (bytes NULL) or measure: the format resolved, the options'
  * parameters passed on. */
-static spc_status convert_or_size(const spc_tensor *src, const char *format,
-                                  const spc_convert_opts *o, spc_tensor **out, int64_t *bytes,
-                                  spc_error *e) {
+static spc_status convert_or_size_1(const spc_tensor *src, const char *format,
+                                    const spc_convert_opts *o, spc_tensor **out, int64_t *bytes,
+                                    spc_error *e) {
   const spc_specs *reg;
   spc_specs *own;
   const spc_format_spec *fmt;
-  spc_convert_opts dflt;
-  if (!src) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no tensor");
-  if (!o) {
-    spc_convert_opts_init(&dflt);
-    o = &dflt;
-  }
   spc_status s = asm_resolve_format(format, o, &reg, &own, &fmt, e);
   if (s) return s;
   spc_remap_param ps[SPC_MAX_PARAMS];
@@ -153,6 +147,37 @@ static spc_status convert_or_size(const spc_tensor *src, const char *format,
   s = spc_convert_ex(src, reg, fmt, ps, np, o->dup, o, out, e);
   if (!s) ((conv_tensor *)(void *)*out)->info.own = own;
   else spc_specs_free(&own);
+  return s;
+}
+
+/* A pattern summed (the default) whose coordinates repeat converts as
+ * int64 counts, as SciPy reads it (every component 1, duplicates summed):
+ * converted first with duplicates refused, so a pattern without them stays
+ * a pattern at no cost, and only a refused duplicate converts the counts. */
+static spc_status convert_or_size(const spc_tensor *src, const char *format,
+                                  const spc_convert_opts *o, spc_tensor **out, int64_t *bytes,
+                                  spc_error *e) {
+  spc_convert_opts dflt;
+  if (!src) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no tensor");
+  if (!o) {
+    spc_convert_opts_init(&dflt);
+    o = &dflt;
+  }
+  if (spc_tensor_vtype(src) != SPC_PATTERN || o->dup != SPC_DUP_SUM)
+    return convert_or_size_1(src, format, o, out, bytes, e);
+  spc_convert_opts o1 = *o;
+  o1.dup = SPC_DUP_ERROR;
+  spc_error le;
+  spc_error_clear(&le);
+  spc_status s = convert_or_size_1(src, format, &o1, out, bytes, &le);
+  if (!spc_err_is_dup(s, &le)) {
+    if (s && e) *e = le;
+    return s;
+  }
+  spc_tensor *ones = NULL;
+  if ((s = spc_tensor_pattern_counts(src, &ones, e))) return s;
+  s = convert_or_size_1(ones, format, o, out, bytes, e);
+  spc_tensor_free(&ones);
   return s;
 }
 

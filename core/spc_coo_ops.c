@@ -187,8 +187,7 @@ bool spc_coo_is_combined(const spc_tensor *t) {
 
 /* A source whose entries come strictly increasing already (a converted CSR
  * read back, a file in row order) is copied as it is: one pass to see. */
-spc_status spc_tensor_combine(const spc_tensor *t, spc_dup pol,
-                              spc_tensor **out, spc_error *e) {
+static spc_status combine(const spc_tensor *t, spc_dup pol, spc_tensor **out, spc_error *e) {
   spc_tensor *own = NULL, *c = NULL;
   const spc_tensor *in = t;
   const spc_array *crd[SPC_MAX_ORDER];
@@ -258,5 +257,53 @@ done:
   spc_free(tmp);
   spc_tensor_free(&own);
   spc_tensor_free(&c);
+  return s;
+}
+
+/* A pattern's components as a COO of int64 ones: summed, its duplicates
+ * count how often a coordinate repeats. */
+spc_status spc_tensor_pattern_counts(const spc_tensor *t, spc_tensor **out, spc_error *e) {
+  spc_tensor *c = NULL;
+  *out = NULL;
+  if (t->vt != SPC_PATTERN)
+    return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "pattern counts of a tensor with values");
+  spc_status s = spc_tensor_to_coo(t, 0, &c, e);
+  if (s) return s;
+  int64_t n = spc_tensor_nstored(c);
+  int64_t *v = spc_malloc_n(n ? n : 1, sizeof *v);
+  if (!v) {
+    spc_tensor_free(&c);
+    return SPC_NOMEM(e);
+  }
+  for (int64_t k = 0; k < n; k++) v[k] = 1;
+  c->vt = SPC_I64;
+  c->val = v;
+  c->nval = n;
+  c->val_owned = true;
+  *out = c;
+  return SPC_OK;
+}
+
+bool spc_err_is_dup(spc_status s, const spc_error *e) {
+  return s == SPC_ERR_INPUT && e && strstr(e->msg, "--dup=error");
+}
+
+/* A pattern (no values: every component 1) summed keeps SciPy's reading:
+ * a coordinate stored k times becomes the int64 value k.  Tried with
+ * duplicates refused, so a pattern without them stays a pattern. */
+spc_status spc_tensor_combine(const spc_tensor *t, spc_dup pol, spc_tensor **out, spc_error *e) {
+  if (!t || !out) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no tensor or no output");
+  if (t->vt != SPC_PATTERN || pol != SPC_DUP_SUM) return combine(t, pol, out, e);
+  spc_error le;
+  spc_error_clear(&le);
+  spc_status s = combine(t, SPC_DUP_ERROR, out, &le);
+  if (!spc_err_is_dup(s, &le)) {
+    if (s && e) *e = le;
+    return s;
+  }
+  spc_tensor *ones = NULL;
+  if ((s = spc_tensor_pattern_counts(t, &ones, e))) return s;
+  s = combine(ones, SPC_DUP_SUM, out, e);
+  spc_tensor_free(&ones);
   return s;
 }

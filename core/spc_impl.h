@@ -130,6 +130,12 @@ SPC_INTERNAL spc_tensor *spc_tensor_alloc(int order, const int64_t *dims,
 SPC_INTERNAL spc_status spc_level_add_array(spc_level *lv, const char *name,
                                             spc_itype ty, int64_t len,
                                             spc_error *e);
+/* t (a pattern) as a COO of int64 ones (spc_tensor_combine, spc_convert_to:
+ * a pattern's duplicates summed are counts). */
+SPC_INTERNAL spc_status spc_tensor_pattern_counts(const spc_tensor *t, spc_tensor **out,
+                                                  spc_error *e);
+/* s, e: a duplicate refused under SPC_DUP_ERROR (the message says --dup=error). */
+SPC_INTERNAL bool spc_err_is_dup(spc_status s, const spc_error *e);
 /* COO shell with arrays for nnz components: level 0 compressed (pos =
  * {0, nnz}), levels 1.. singleton; crd widths from dims. Values allocated
  * unless pattern. */

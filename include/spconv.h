@@ -160,7 +160,9 @@ SPC_API spc_status spc_tensor_to_coo(const spc_tensor *t, int drop_zeros,
                                      spc_tensor **out, spc_error *err);
 /* A new COO, sorted lexicographically by dimension order, with entries of
  * equal coordinates combined by policy (SPC_DUP_ERROR: SPC_ERR_INPUT naming
- * the first duplicate). */
+ * the first duplicate).  A pattern summed (SPC_DUP_SUM) whose coordinates
+ * repeat becomes int64 counts, every component being 1 (as SciPy reads it);
+ * without repeats it stays a pattern. */
 SPC_API spc_status spc_tensor_combine(const spc_tensor *t, spc_dup policy,
                                       spc_tensor **out, spc_error *err);
 
@@ -272,7 +274,9 @@ struct spc_convert_info {
 SPC_API void spc_convert_opts_init(spc_convert_opts *o);
 /* Convert src (any tensor) to FORMAT.  The result owns everything it
  * needs (the spec included); refusals are SPC_ERR_UNSUPPORTED with a
- * message saying "cannot ..." or "too large". */
+ * message saying "cannot ..." or "too large".  Duplicates combine by
+ * o->dup; a pattern summed whose coordinates repeat gives int64 counts
+ * (as spc_tensor_combine). */
 SPC_API spc_status spc_convert_to(const spc_tensor *src, const char *format,
                                   const spc_convert_opts *o, spc_tensor **out,
                                   spc_error *err);

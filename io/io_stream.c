@@ -48,23 +48,34 @@ static bool ends_with(const char *s, const char *suf) {
   return n >= m && !strcmp(s + n - m, suf);
 }
 
+/* counts: a pattern's components pushed as int64 ones (its duplicates
+ * summed are counts); else a pattern summed is built with duplicates
+ * refused, so that the caller can tell it needs the counts. */
 static spc_status push_block(spc_builder **b, const char *format,
                              const spc_convert_opts *o, const spc_tensor *t,
-                             const int64_t *dims, bool dims_known, spc_error *e) {
+                             const int64_t *dims, bool dims_known, bool counts,
+                             spc_error *e) {
+  counts = counts && t->vt == SPC_PATTERN;
   if (!*b) {
-    spc_status s = spc_builder_create(format, t->order, dims_known ? dims : NULL, t->vt, o, b, e);
+    spc_convert_opts o1 = *o;
+    if (t->vt == SPC_PATTERN && !counts && o->dup == SPC_DUP_SUM) o1.dup = SPC_DUP_ERROR;
+    spc_status s = spc_builder_create(format, t->order, dims_known ? dims : NULL,
+                                      counts ? SPC_I64 : t->vt, &o1, b, e);
     if (s) return s;
   }
   int64_t n = spc_tensor_nstored(t);
-  int64_t *cols[SPC_MAX_ORDER] = {0};
+  int64_t *cols[SPC_MAX_ORDER] = {0}, *ones = NULL;
   spc_status s = SPC_OK;
   for (int d = 0; d < t->order && !s; d++) { /* widen to int64 */
     const spc_array *a = spc_level_array_c(&t->lv[d], "crd");
     if (!(cols[d] = spc_malloc_n(n ? n : 1, 8))) s = SPC_NOMEM(e);
     for (int64_t i = 0; i < n && !s; i++) cols[d][i] = spc_arr_get(a, i);
   }
-  if (!s) s = spc_builder_push(*b, n, (const int64_t *const *)cols, t->val, e);
+  if (!s && counts && !(ones = spc_malloc_n(n ? n : 1, 8))) s = SPC_NOMEM(e);
+  for (int64_t i = 0; ones && i < n; i++) ones[i] = 1;
+  if (!s) s = spc_builder_push(*b, n, (const int64_t *const *)cols, counts ? ones : t->val, e);
   for (int d = 0; d < t->order; d++) spc_free(cols[d]);
+  spc_free(ones);
   return s;
 }
 
@@ -215,17 +226,19 @@ static spc_status reader_next(reader *R, spc_tensor **t, spc_error *e) {
   return SPC_OK;
 }
 
-/* Into the sparse workspace: one pass, memory bounded by o->mem. */
-static spc_status stream_convert(const char *path, const char *format,
-                                 const spc_read_opts *ro, const spc_convert_opts *o,
-                                 spc_tensor **out, spc_error *e) {
+/* Into the sparse workspace: one pass, memory bounded by o->mem.  A
+ * pattern summed whose coordinates repeat is read a second time as int64
+ * counts (push_block). */
+static spc_status stream_convert_1(const char *path, const char *format,
+                                   const spc_read_opts *ro, const spc_convert_opts *o,
+                                   bool counts, spc_tensor **out, spc_error *e) {
   reader R;
   spc_status s = reader_open(&R, path, ro, o->mem / 4, e);
   if (s) return s;
   spc_builder *b = NULL;
   spc_tensor *t = NULL;
   while (!(s = reader_next(&R, &t, e)) && t) {
-    s = push_block(&b, format, o, t, R.dims, R.dims_known, e);
+    s = push_block(&b, format, o, t, R.dims, R.dims_known, counts, e);
     spc_tensor_free(&t);
     if (s) break;
   }
@@ -240,6 +253,20 @@ static spc_status stream_convert(const char *path, const char *format,
   spc_builder_free(&b);
   reader_close(&R);
   return s;
+}
+
+static spc_status stream_convert(const char *path, const char *format,
+                                 const spc_read_opts *ro, const spc_convert_opts *o,
+                                 spc_tensor **out, spc_error *e) {
+  if (o->dup != SPC_DUP_SUM) return stream_convert_1(path, format, ro, o, false, out, e);
+  spc_error le;
+  spc_error_clear(&le);
+  spc_status s = stream_convert_1(path, format, ro, o, false, out, &le);
+  if (!spc_err_is_dup(s, &le)) {
+    if (s && e) *e = le;
+    return s;
+  }
+  return stream_convert_1(path, format, ro, o, true, out, e);
 }
 
 /* Straight into the target by counting: the file read twice (count, then

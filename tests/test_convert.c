@@ -2804,6 +2804,224 @@ START_TEST(test_jit_dir_readback) {
 }
 END_TEST
 
+/* ---- a pattern's duplicates summed are counts -------------------------------
+ * SciPy reads a pattern file as ones and sums repeated coordinates, so
+ * (i, j) stored k times is the value k.  Every path that combines
+ * duplicates (counting, sort, workspace kinds, the streamed file, sizes,
+ * spc_tensor_combine, the kernels' operands) must give those counts as
+ * int64, and a pattern without repeats must stay a pattern. */
+enum { PD_M = 37, PD_N = 29, PD_NNZ = 420 };
+
+/* A pattern file with repeated coordinates (sym: lower triangle of a
+ * symmetric square one); cnt gets the expanded counts. */
+static char *pattern_dup_file(const char *dir, const char *name, bool sym, bool dups,
+                              int64_t *cnt) {
+  int m = PD_M, n = sym ? PD_M : PD_N;
+  memset(cnt, 0, sizeof(int64_t) * PD_M * PD_M);
+  size_t cap = 64 + 24 * PD_NNZ, len = 0;
+  char *txt = malloc(cap);
+  int nnz = 0;
+  char *body = malloc(cap);
+  uint64_t x = 12345;
+  for (int k = 0; k < PD_NNZ; k++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    int i = (int)((x >> 33) % (uint64_t)m), j = (int)((x >> 13) % (uint64_t)n);
+    if (sym && j > i) { int t = i; i = j; j = t; }
+    if (!dups && cnt[i * PD_M + j]) continue;
+    cnt[i * PD_M + j]++;
+    if (sym && i != j) cnt[j * PD_M + i]++;
+    len += (size_t)snprintf(body + len, cap - len, "%d %d\n", i + 1, j + 1);
+    nnz++;
+  }
+  int h = snprintf(txt, cap, "%%%%MatrixMarket matrix coordinate pattern %s\n%d %d %d\n",
+                   sym ? "symmetric" : "general", m, n, nnz);
+  char *all = malloc((size_t)h + len + 1);
+  memcpy(all, txt, (size_t)h);
+  memcpy(all + h, body, len + 1);
+  char *path = tu_file(dir, name, all);
+  free(txt);
+  free(body);
+  free(all);
+  return path;
+}
+
+/* t's components summed into a dense m x n array equal cnt exactly, and
+ * its values are int64. */
+static void check_counts(const spc_tensor *t, const int64_t *cnt, int m, int n, const char *what) {
+  ck_assert_msg(spc_tensor_vtype(t) == SPC_I64, "%s: value type %s, not int64 counts", what,
+                spc_vtype_name(spc_tensor_vtype(t)));
+  int64_t *got = calloc((size_t)m * (size_t)n, sizeof *got);
+  spc_iter *it = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  tu_assert_ok(spc_iter_create(t, &it, &e), &e);
+  int64_t x[SPC_MAX_ORDER];
+  const void *v;
+  while (spc_iter_next(it, x, &v)) {
+    ck_assert_msg(x[0] >= 0 && x[0] < m && x[1] >= 0 && x[1] < n, "%s: coordinate", what);
+    got[x[0] * n + x[1]] += *(const int64_t *)v;
+  }
+  spc_iter_free(&it);
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      ck_assert_msg(got[i * n + j] == cnt[i * PD_M + j], "%s: (%d, %d) holds %lld, want %lld",
+                    what, i, j, (long long)got[i * n + j], (long long)cnt[i * PD_M + j]);
+  free(got);
+}
+
+START_TEST(test_pattern_duplicates) {
+  jit_env();
+  char *dir = tu_mkdtemp();
+  static int64_t cnt[PD_M * PD_M], cnt1[PD_M * PD_M];
+  for (int sym = 0; sym < 2; sym++) {
+    int m = PD_M, n = sym ? PD_M : PD_N;
+    char *path = pattern_dup_file(dir, sym ? "ps.mtx" : "pd.mtx", sym, true, cnt);
+    char *upath = pattern_dup_file(dir, sym ? "us.mtx" : "ud.mtx", sym, false, cnt1);
+    spc_tensor *a = tu_read_ok(path, 0, SPC_VTYPE_AUTO), *u = tu_read_ok(upath, 0, SPC_VTYPE_AUTO);
+    ck_assert_int_eq(spc_tensor_vtype(a), SPC_PATTERN);
+    long converted = 0;
+    for (int k = 0; k < spc_format_count(); k++) {
+      if (spc_format_order(k) != 0 && spc_format_order(k) != 2) continue;
+      const char *f = spc_format_name(k);
+      for (int g = 0; g < 2; g++) {
+        char what[256];
+        snprintf(what, sizeof what, "%s -> %s (%s)", sym ? "ps" : "pd", f, g ? "generic" : "auto");
+        spc_convert_opts o;
+        spc_convert_info info;
+        opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &info);
+        spc_tensor *x = NULL;
+        spc_error e;
+        spc_error_clear(&e);
+        spc_status s = spc_convert_to(a, f, &o, &x, &e);
+        if (s == SPC_ERR_UNSUPPORTED) { /* sky: upper entries; the valued file is refused alike */
+          ck_assert_msg(strstr(e.msg, "cannot"), "%s: %s", what, e.msg);
+          ck_assert_msg(!strcmp(f, "sky"), "%s refused: %s", what, e.msg);
+          continue;
+        }
+        tu_assert_ok(s, &e);
+        check_counts(x, cnt, m, n, what);
+        int64_t b = -1;
+        tu_assert_ok(spc_convert_size(a, f, &o, &b, &e), &e);
+        ck_assert_msg(b == spc_tensor_bytes(x), "%s: sizes %lld != %lld", what, (long long)b,
+                      (long long)spc_tensor_bytes(x));
+        spc_tensor_free(&x);
+        converted++;
+        /* without repeats the pattern stays as it converts with no sum
+         * (a pattern, or float64 where the format pads: bcsr) */
+        tu_assert_ok(spc_convert_to(u, f, &o, &x, &e), &e);
+        spc_tensor *x1 = NULL;
+        o.dup = SPC_DUP_FIRST;
+        tu_assert_ok(spc_convert_to(u, f, &o, &x1, &e), &e);
+        ck_assert_msg(spc_tensor_vtype(x) == spc_tensor_vtype(x1) &&
+                      spc_tensor_vtype(x) != SPC_I64, "%s without repeats: %s", what,
+                      spc_vtype_name(spc_tensor_vtype(x)));
+        same_arrays(x, x1, what);
+        spc_tensor_free(&x);
+        spc_tensor_free(&x1);
+      }
+    }
+    ck_assert_int_ge(converted, 2 * 10);
+    /* the sort plan, the workspace kinds, another policy, --dup=error */
+    for (int v = 0; v < 6; v++) {
+      spc_convert_opts o;
+      opts(&o, SPC_ENGINE_AUTO, NULL);
+      if (v == 0) o.plan = SPC_PLAN_SORT;
+      if (v >= 1 && v <= 3) o.spw = v, o.acc = 3;
+      if (v == 4) o.dup = SPC_DUP_FIRST;
+      if (v == 5) o.dup = SPC_DUP_ERROR;
+      spc_tensor *x = NULL;
+      spc_error e;
+      spc_error_clear(&e);
+      spc_status s = spc_convert_to(a, v == 0 ? "csf" : "csc", &o, &x, &e);
+      if (v == 5) {
+        ck_assert_int_eq(s, SPC_ERR_INPUT);
+        ck_assert_ptr_null(x);
+        continue;
+      }
+      tu_assert_ok(s, &e);
+      if (v == 4) {
+        ck_assert_int_eq(spc_tensor_vtype(x), SPC_PATTERN);
+        int64_t distinct = 0;
+        for (int i = 0; i < PD_M * PD_M; i++) distinct += cnt[i] > 0;
+        ck_assert_int_eq(spc_tensor_nstored(x), distinct);
+      } else {
+        check_counts(x, cnt, m, n, "plan or workspace");
+      }
+      spc_tensor_free(&x);
+    }
+    /* the file streamed (--mem) and read whole */
+    const char *sf[] = {"csr", "csc", "csf", "dia"};
+    for (int k = 0; k < 8; k++) {
+      spc_read_opts ro;
+      spc_read_opts_init(&ro);
+      spc_convert_opts o;
+      opts(&o, SPC_ENGINE_AUTO, NULL);
+      if (k < 4) o.mem = 1 << 20;
+      spc_tensor *x = NULL;
+      spc_error e;
+      spc_error_clear(&e);
+      tu_assert_ok(spc_convert_file(path, sf[k % 4], &ro, &o, &x, &e), &e);
+      check_counts(x, cnt, m, n, k < 4 ? "streamed" : "file");
+      spc_tensor_free(&x);
+      spc_error_clear(&e);
+      tu_assert_ok(spc_convert_file(upath, sf[k % 4], &ro, &o, &x, &e), &e);
+      ck_assert_int_eq(spc_tensor_vtype(x), k % 4 == 3 ? SPC_F64 : SPC_PATTERN); /* dia pads */
+      spc_tensor_free(&x);
+    }
+    /* spc_tensor_combine */
+    spc_tensor *c = NULL;
+    spc_error e;
+    spc_error_clear(&e);
+    tu_assert_ok(spc_tensor_combine(a, SPC_DUP_SUM, &c, &e), &e);
+    if (sym) { /* symmetric storage kept: expanded to compare */
+      spc_tensor *c2 = NULL;
+      tu_assert_ok(spc_tensor_expand(c, &c2, &e), &e);
+      spc_tensor_free(&c);
+      c = c2;
+    }
+    check_counts(c, cnt, m, n, "combine");
+    spc_tensor_free(&c);
+    tu_assert_ok(spc_tensor_combine(u, SPC_DUP_SUM, &c, &e), &e);
+    ck_assert_int_eq(spc_tensor_vtype(c), SPC_PATTERN);
+    spc_tensor_free(&c);
+    ck_assert_int_eq(spc_tensor_combine(a, SPC_DUP_ERROR, &c, &e), SPC_ERR_INPUT);
+    /* SpMV with x all ones: the row sums of the counts */
+    double *xv = malloc(sizeof(double) * (size_t)n), *y = malloc(sizeof(double) * (size_t)m);
+    for (int j = 0; j < n; j++) xv[j] = 1;
+    spc_kernel_opts ko = {.engine = SPC_ENGINE_AUTO};
+    tu_assert_ok(spc_spmv(a, 0, xv, y, &ko, &e), &e);
+    for (int i = 0; i < m; i++) {
+      int64_t r = 0;
+      for (int j = 0; j < n; j++) r += cnt[i * PD_M + j];
+      ck_assert_msg(y[i] == (double)r, "spmv row %d: %g != %lld", i, y[i], (long long)r);
+    }
+    free(xv);
+    free(y);
+    /* SpGEMM A A (square): the counted product, every algorithm */
+    for (int al = 0; sym && al <= SPC_SPGEMM_OUTER; al++) {
+      spc_kernel_opts ko2 = {.engine = SPC_ENGINE_AUTO, .algo = al};
+      spc_tensor *C = NULL;
+      tu_assert_ok(spc_spgemm(a, a, "csr", &ko2, &C, &e), &e);
+      static int64_t want[PD_M * PD_M];
+      for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) {
+          int64_t z = 0;
+          for (int q = 0; q < m; q++) z += cnt[i * PD_M + q] * cnt[q * PD_M + j];
+          want[i * PD_M + j] = z;
+        }
+      check_counts(C, want, m, m, spc_spgemm_algo_name(al));
+      spc_tensor_free(&C);
+    }
+    spc_tensor_free(&a);
+    spc_tensor_free(&u);
+    free(path);
+    free(upath);
+  }
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 static TCase *tcase(Suite *s, const char *name) {
   TCase *tc = tcase_create(name);
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
@@ -2821,6 +3039,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_sizes_api);
   tcase_add_test(tc, test_dense_padding);
   tcase_add_test(tc, test_query_extent_too_large);
+  tcase_add_test(tc, test_pattern_duplicates);
   tc = tcase(s, "data");
   tcase_add_test(tc, test_pairs);
   tcase_add_test(tc, test_engines);
