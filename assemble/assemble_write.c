@@ -1284,6 +1284,7 @@ typedef struct cbody {
   ir_var ok, g, k0, k1, pk0, pk1, sa, sb, cnt, last, vout;
   ir_var stop; /* fused: set before every break (-1: a plain loop) */
   ir_var t, from; /* pcount: count only components t >= from (-1: all) */
+  ir_var brk;     /* build_count pass 3: the first component out of (c0, c1) order */
   ir_var seen, f0, f1; /* fcount: the first component's keys (-1: none) */
   ir_var size;         /* fplace: every position checked below it (0: not) */
 } cbody;
@@ -1318,7 +1319,7 @@ static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const 
   int pass = X->pass;
   req_ctx rq = {.C = C};
   ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
-  spc_status s = lower_source_x(C, f, lb, x, pass < 2, &rq, src, e);
+  spc_status s = lower_source_x(C, f, lb, x, pass != 2 && pass != 4, &rq, src, e);
   if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
   if (s) return s;
   ir_add(f, lb, ir_assign(f, b0->p, ir_cast(f, C->index_ty, ir_int(f, 0))));
@@ -1326,13 +1327,33 @@ static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const 
   if ((s = asm_lower_fn(f, lb, b0, SPC_LF_YIELD, b0->q, NULL, e))) return s;
   ir_var g = X->g, k0 = X->k0, k1 = X->k1, pk0 = X->pk0, pk1 = X->pk1, sa = X->sa, sb = X->sb;
   ir_var ok = X->ok, cnt = X->cnt, last = X->last;
-  if (pass < 2) {
+  if (pass != 2) {
     ir_add(f, lb, ir_assign(f, g, ir_cast(f, IR_I64, ir_ref(f, b0->q))));
     /* past lo, +1: 0 is "none yet" */
     ir_add(f, lb, ir_assign(f, k1, ir_bin(f, IR_ADD, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, outs[1]),
                                                             ir_ref(f, b1->lo)), ir_int(f, 1))));
   }
-  if (pass == 0) {
+  if (pass == 3 || pass == 4) { /* build_count's pass 0 in two loops */
+    ir_add(f, lb, ir_assign(f, k0, ir_bin(f, IR_ADD, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, ir_ref(f, b0->c)),
+                                                            ir_ref(f, b0->lo)), ir_int(f, 1))));
+    ir_expr *up = pass == 3
+      ? ir_bin(f, IR_LOR, ir_bin(f, IR_GT, ir_ref(f, k0), ir_ref(f, pk0)),
+               ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, k0), ir_ref(f, pk0)),
+                      ir_bin(f, IR_GT, ir_ref(f, k1), ir_ref(f, pk1))))
+      : ir_bin(f, IR_LOR, ir_bin(f, IR_GT, ir_ref(f, k1), ir_ref(f, pk1)),
+               ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, k1), ir_ref(f, pk1)),
+                      ir_bin(f, IR_GT, ir_ref(f, k0), ir_ref(f, pk0))));
+    ir_stmt *i0 = ir_add(f, lb, ir_if(f, ir_un(f, IR_NOT, up), NULL, NULL));
+    if (pass == 3) { /* the first component not increasing in (c0, c1) */
+      ir_add(f, ir_then(i0), ir_assign(f, X->brk, ir_ref(f, X->t)));
+      cbreak(X, f, ir_then(i0));
+    } else {
+      ir_add(f, ir_then(i0), ir_assign(f, sb, ir_int(f, 0)));
+    }
+    ir_add(f, lb, ir_assign(f, pk0, ir_ref(f, k0)));
+    ir_add(f, lb, ir_assign(f, pk1, ir_ref(f, k1)));
+    if (pass == 4) return SPC_OK; /* counted by pass 3 already */
+  } else if (pass == 0) {
     ir_add(f, lb, ir_assign(f, k0, ir_bin(f, IR_ADD, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, ir_ref(f, b0->c)),
                                                             ir_ref(f, b0->lo)), ir_int(f, 1))));
     if (X->seen >= 0) {
@@ -1372,7 +1393,7 @@ static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const 
     cbreak(X, f, ir_then(bad));
     ir_add(f, lb, ir_store(f, last, ir_ref(f, g), ir_ref(f, k1)));
   }
-  if (pass < 2) {
+  if (pass != 2) {
     ir_stmt *at = lb;
     if (X->from >= 0)
       at = ir_then(ir_add(f, lb, ir_if(f, ir_bin(f, IR_GE, ir_ref(f, X->t), ir_ref(f, X->from)), NULL, NULL)));
@@ -1477,10 +1498,37 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
       ir_expr *fa[2] = {ir_ref(f, size), ir_ref(f, limit)};
       ir_stmt *big = ir_add(f, into, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, size), ir_ref(f, limit)), NULL, NULL));
       ir_add(f, ir_then(big), ir_fail(f, SPC_ERR_UNSUPPORTED, name, fa, 2));
-      if (vout >= 0) ir_add(f, into, ir_alloc(f, vout, ir_ref(f, size), true));
+      /* not zeroed: every position gets exactly one component */
+      if (vout >= 0) ir_add(f, into, ir_alloc(f, vout, ir_ref(f, size), false));
+    }
+    ir_expr *from = ir_int(f, 0);
+    if (pass == 0) {
+      /* pass 0 in up to three loops: while (c0, c1) strictly increases
+       * (a file sorted by rows), counting with one test a component; at
+       * the first that does not (brk), the (c1, c0) order of the
+       * components before it, then the full checks from brk on */
+      X.brk = lang_fresh_local(f, "brk", IR_I64, false);
+      X.t = t;
+      ir_add(f, into, ir_assign(f, X.brk, ir_ref(f, n)));
+      for (int sub = 0; sub < 2 && !s; sub++) {
+        X.pass = sub == 0 ? 3 : 4;
+        if (sub == 1) {
+          ir_stmt *iff = ir_add(f, into, ir_if(f, ir_bin(f, IR_LT, ir_ref(f, X.brk), ir_ref(f, n)), NULL, NULL));
+          into = ir_then(iff);
+          ir_add(f, into, ir_assign(f, X.pk0, ir_int(f, -1)));
+          ir_add(f, into, ir_assign(f, X.pk1, ir_int(f, -1)));
+        }
+        ir_stmt *loop = ir_add(f, into, ir_for(f, t, ir_int(f, 0), ir_ref(f, sub == 0 ? n : X.brk), NULL));
+        ir_expr *in[SPC_MAX_ORDER];
+        for (int k = 0; k < C->order; k++) in[k] = ir_load(f, crd[k], ir_ref(f, t));
+        s = count_leaf(&X, f, ir_body(loop), in, NULL, e);
+      }
+      if (s) break;
+      from = ir_ref(f, X.brk);
+      X.t = -1;
     }
     X.pass = pass;
-    ir_stmt *loop = ir_add(f, into, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
+    ir_stmt *loop = ir_add(f, into, ir_for(f, t, from, ir_ref(f, n), NULL));
     ir_expr *in[SPC_MAX_ORDER];
     for (int k = 0; k < C->order; k++) in[k] = ir_load(f, crd[k], ir_ref(f, t));
     s = count_leaf(&X, f, ir_body(loop), in, vals >= 0 ? ir_load(f, vals, ir_ref(f, t)) : NULL, e);
