@@ -489,7 +489,9 @@ spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B, const char *out_
   sg_mat a, b;
   sg_view(ta, &a);
   sg_view(tb, &b);
-  sg_kind kind = sg_kind_of(a.vt, b.vt);
+  /* by the operands' own types: a pattern whose coordinates repeat
+   * converts as int64 counts, and still multiplies as a pattern */
+  sg_kind kind = sg_kind_of(A->vt, B->vt);
   int nt = ko && ko->threads > 0 ? ko->threads : 1;
   const char *of = out_format ? out_format : "csr";
   if (algo == SPC_SPGEMM_OUTER) {

@@ -2847,9 +2847,10 @@ static char *pattern_dup_file(const char *dir, const char *name, bool sym, bool 
 
 /* t's components summed into a dense m x n array equal cnt exactly, and
  * its values are int64. */
-static void check_counts(const spc_tensor *t, const int64_t *cnt, int m, int n, const char *what) {
-  ck_assert_msg(spc_tensor_vtype(t) == SPC_I64, "%s: value type %s, not int64 counts", what,
-                spc_vtype_name(spc_tensor_vtype(t)));
+static void check_counts_vt(const spc_tensor *t, const int64_t *cnt, int m, int n, spc_vtype vt,
+                            const char *what) {
+  ck_assert_msg(spc_tensor_vtype(t) == vt, "%s: value type %s, not %s counts", what,
+                spc_vtype_name(spc_tensor_vtype(t)), spc_vtype_name(vt));
   int64_t *got = calloc((size_t)m * (size_t)n, sizeof *got);
   spc_iter *it = NULL;
   spc_error e;
@@ -2859,7 +2860,7 @@ static void check_counts(const spc_tensor *t, const int64_t *cnt, int m, int n, 
   const void *v;
   while (spc_iter_next(it, x, &v)) {
     ck_assert_msg(x[0] >= 0 && x[0] < m && x[1] >= 0 && x[1] < n, "%s: coordinate", what);
-    got[x[0] * n + x[1]] += *(const int64_t *)v;
+    got[x[0] * n + x[1]] += vt == SPC_I64 ? *(const int64_t *)v : (int64_t)*(const double *)v;
   }
   spc_iter_free(&it);
   for (int i = 0; i < m; i++)
@@ -2867,6 +2868,10 @@ static void check_counts(const spc_tensor *t, const int64_t *cnt, int m, int n, 
       ck_assert_msg(got[i * n + j] == cnt[i * PD_M + j], "%s: (%d, %d) holds %lld, want %lld",
                     what, i, j, (long long)got[i * n + j], (long long)cnt[i * PD_M + j]);
   free(got);
+}
+
+static void check_counts(const spc_tensor *t, const int64_t *cnt, int m, int n, const char *what) {
+  check_counts_vt(t, cnt, m, n, SPC_I64, what);
 }
 
 START_TEST(test_pattern_duplicates) {
@@ -2997,7 +3002,8 @@ START_TEST(test_pattern_duplicates) {
     }
     free(xv);
     free(y);
-    /* SpGEMM A A (square): the counted product, every algorithm */
+    /* SpGEMM A A (square): the counted product, every algorithm; a
+     * pattern times a pattern is double (spc_spgemm), counts or not */
     for (int al = 0; sym && al <= SPC_SPGEMM_OUTER; al++) {
       spc_kernel_opts ko2 = {.engine = SPC_ENGINE_AUTO, .algo = al};
       spc_tensor *C = NULL;
@@ -3009,7 +3015,7 @@ START_TEST(test_pattern_duplicates) {
           for (int q = 0; q < m; q++) z += cnt[i * PD_M + q] * cnt[q * PD_M + j];
           want[i * PD_M + j] = z;
         }
-      check_counts(C, want, m, m, spc_spgemm_algo_name(al));
+      check_counts_vt(C, want, m, m, SPC_F64, spc_spgemm_algo_name(al));
       spc_tensor_free(&C);
     }
     spc_tensor_free(&a);

@@ -110,7 +110,8 @@ typedef struct cm {
 static bool is_cplx(const cm *M) { return M->vt == SPC_C128; }
 
 /* Entries of equal coordinates summed as a conversion sums them (in the
- * value type: float32 in float, integers wrapping, a pattern stays one),
+ * value type: float32 in float, integers wrapping, a pattern's repeats
+ * counted, as SciPy reads them),
  * sorted by (i, j): the matrix every kernel sees. */
 static const cm *g_sort;
 static int cmp_ij(const void *a, const void *b) {
@@ -135,7 +136,7 @@ static void cm_combine(cm *M) {
     int64_t k = p[t];
     if (o >= 0 && ri[o] == M->ri[k] && ci[o] == M->ci[k]) {
       switch (M->vt) {
-      case SPC_PATTERN: break;
+      case SPC_PATTERN: u[o] += M->u[k], re[o] = (long double)u[o]; break;
       case SPC_I64: u[o] += M->u[k], re[o] = (long double)(int64_t)u[o]; break;
       case SPC_U64: u[o] += M->u[k], re[o] = (long double)u[o]; break;
       case SPC_F32: re[o] = (float)re[o] + (float)M->re[k]; break;
