@@ -23,6 +23,10 @@ import os
 import sys
 import time
 
+# the tool column: "scipy", or another name for another SciPy (the run
+# scripts give the venv of bench/setup_peers.sh SCIPY_TOOL=scipy-MAJOR.MINOR)
+TOOL = os.environ.get("SCIPY_TOOL") or "scipy"
+
 
 def load(path):
     import numpy as np
@@ -91,14 +95,14 @@ def main(argv):
         import numpy  # noqa: F401
         import scipy.sparse  # noqa: F401
     except ImportError as e:
-        print("skip\tscipy\t*\t-\t(not installed: %s)" % e)
+        print("skip\t" + TOOL + "\t*\t-\t(not installed: %s)" % e)
         return 0
     fails = 0
     for path in files:
         try:
             coo = load(path)
         except Exception as e:
-            print("error\tscipy\tread\t%s\t(%s)" % (path, str(e).splitlines()[0][:100]))
+            print("error\t" + TOOL + "\tread\t%s\t(%s)" % (path, str(e).splitlines()[0][:100]))
             fails += 1
             continue
         srcs, pads = {"coo": coo}, {}
@@ -106,7 +110,7 @@ def main(argv):
             if only and name not in only:
                 continue
             if name == "coo_bcsr" and (coo.shape[0] % 4 or coo.shape[1] % 4):
-                print("skip\tscipy\t%s\t%s\t(shape %dx%d not a multiple of the 4x4 "
+                print("skip\t" + TOOL + "\t%s\t%s\t(shape %dx%d not a multiple of the 4x4 "
                       "blocks: SciPy refuses)" % (name, path, coo.shape[0], coo.shape[1]),
                       flush=True)
                 continue
@@ -115,7 +119,7 @@ def main(argv):
                     pads[pad] = padded(pad, coo)
                 ps = pads[pad]
                 if ps > padmax * coo.nnz:
-                    print("skip\tscipy\t%s\t%s\t(padded size %.1fx nnz)"
+                    print("skip\t" + TOOL + "\t%s\t%s\t(padded size %.1fx nnz)"
                           % (name, path, ps / max(coo.nnz, 1)), flush=True)
                     continue
             try:
@@ -135,10 +139,10 @@ def main(argv):
                     best, best_cpu = min(best, dt), min(best_cpu, dc)
             except Exception as e:
                 gc.enable()
-                print("error\tscipy\t%s\t%s\t(%s)" % (name, path, str(e).splitlines()[0][:100]))
+                print("error\t" + TOOL + "\t%s\t%s\t(%s)" % (name, path, str(e).splitlines()[0][:100]))
                 fails += 1
                 continue
-            print("scipy\t%s\t%.6f\t%d\t%s\tmethod=%s\tcpu=%.6f\tsorted=1"
+            print(TOOL + "\t%s\t%.6f\t%d\t%s\tmethod=%s\tcpu=%.6f\tsorted=1"
                   % (name, best, coo.nnz, path, METHOD[name], best_cpu), flush=True)
         del srcs, coo
     return 1 if fails else 0

@@ -15,7 +15,7 @@ import time
 clock = time.thread_time if os.environ.get("BENCH_CLOCK") == "thread" else time.perf_counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer_scipy_conv import load  # noqa: E402
+from peer_scipy_conv import TOOL, load  # noqa: E402
 
 
 def main(argv):
@@ -33,7 +33,7 @@ def main(argv):
         try:
             a = load(path)
         except Exception as e:  # noqa: BLE001
-            print("skip\tscipy\tspgemm\t%s\t(%s)" % (path, e))
+            print("skip\t" + TOOL + "\tspgemm\t%s\t(%s)" % (path, e))
             continue
         A = a.tocsr()
         B = A if a.shape[0] == a.shape[1] else a.T.tocsr()
@@ -44,7 +44,7 @@ def main(argv):
             dt = clock() - t0
             r, spent, best, nnz = r + 1, spent + dt, min(best, dt), C.nnz
             del C
-        print("scipy\tspgemm\t%.6f\t%d\t%s" % (best, nnz, path), flush=True)
+        print(TOOL + "\tspgemm\t%.6f\t%d\t%s" % (best, nnz, path), flush=True)
 
 
 if __name__ == "__main__":

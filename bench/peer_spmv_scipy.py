@@ -20,7 +20,7 @@ import time
 clock = time.thread_time if os.environ.get("BENCH_CLOCK") == "thread" else time.perf_counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer_scipy_conv import load  # noqa: E402
+from peer_scipy_conv import TOOL, load  # noqa: E402
 
 
 def main(argv):
@@ -35,13 +35,13 @@ def main(argv):
         try:
             a = load(path).tocsr()
         except Exception as e:  # noqa: BLE001
-            print("error\tscipy\tspmv\t%s\t(%s)" % (path, e))
+            print("error\t" + TOOL + "\tspmv\t%s\t(%s)" % (path, e))
             continue
         a.sum_duplicates()
         x = 1.0 + (np.arange(a.shape[1]) % 7) / 8.0
         for t in threads:
             if t != 1:
-                print("skip\tscipy\tspmv\t%s\t(single-threaded: %d threads)" % (path, t))
+                print("skip\t" + TOOL + "\tspmv\t%s\t(single-threaded: %d threads)" % (path, t))
                 continue
             gc.disable()
             best, y = 1e30, None
@@ -50,7 +50,7 @@ def main(argv):
                 y = a @ x
                 best = min(best, clock() - t0)
             gc.enable()
-            print("scipy\tspmv\t%.6f\t%d\t%s\tmethod=csr_matrix@x\tthreads=1\tsum=%.10e"
+            print(TOOL + "\tspmv\t%.6f\t%d\t%s\tmethod=csr_matrix@x\tthreads=1\tsum=%.10e"
                   % (best, a.nnz, path, float(np.sum(y))))
             sys.stdout.flush()
 

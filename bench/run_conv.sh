@@ -29,6 +29,10 @@
 #                first), raw lines to OUT/conv_results.tsv
 #   SPC_DATA     the shared data folder (default ../shared/data from the repo)
 #   PYTHON       a python3 with scipy (default: the first that imports it)
+#   PEERS_DIR    the venv of bench/setup_peers.sh (default bench/out/peers):
+#                its newer SciPy is one more peer column, scipy-MAJOR.MINOR
+#                (Debian's stays in the column scipy); the MKL peer
+#                (build/peer_mkl) is built from it by make -C bench
 #   THREADS=1    OMP_NUM_THREADS for every tool (1: the single-threaded
 #                comparison; 2: spconv's threaded counting plan against the
 #                peers that thread, GraphBLAS)
@@ -131,23 +135,28 @@ missing=""
 [ -x "$B/peer_cxsparse" ] || missing="$missing cxsparse"
 [ -x "$B/peer_graphblas" ] || missing="$missing graphblas"
 [ -x "$B/peer_eigen_conv" ] || missing="$missing eigen"
-# TACO and MKL: no peer program yet; say whether they are there at all
+# the venv of bench/setup_peers.sh: a newer SciPy, column scipy-MAJOR.MINOR
+PEERS_DIR=${PEERS_DIR:-$here/out/peers}
+py_new="" scipy_new=""
+if [ -x "$PEERS_DIR/bin/python" ] &&
+   v=$("$PEERS_DIR/bin/python" -c 'import scipy.sparse, scipy; print(".".join(scipy.__version__.split(".")[:2]))' 2>/dev/null); then
+  py_new=$PEERS_DIR/bin/python scipy_new=scipy-$v
+else
+  missing="$missing scipy-new: not installed (bench/setup_peers.sh);"
+fi
+[ -x "$B/peer_mkl" ] || missing="$missing mkl: not installed (bench/setup_peers.sh);"
+# TACO: no peer program yet; say whether it is there at all
 if command -v taco >/dev/null || ldconfig -p 2>/dev/null | grep -q libtaco ||
    "${py:-python3}" -c 'import pytaco' 2>/dev/null; then
   missing="$missing taco(installed, no peer program yet)"
 else
   missing="$missing taco"
 fi
-if [ -e /usr/include/mkl.h ] || [ -d /opt/intel/oneapi/mkl ] || ldconfig -p 2>/dev/null | grep -q libmkl_rt; then
-  missing="$missing mkl(installed, no peer program yet)"
-else
-  missing="$missing mkl"
-fi
 
 run() { # command...: keep result lines, show the rest
   "$@" 2>&1 | while IFS= read -r line; do
     case "$line" in
-      spconv$'\t'*|scipy$'\t'*|cxsparse$'\t'*|graphblas$'\t'*|eigen$'\t'*|memcpy$'\t'*|skip$'\t'*|error$'\t'*)
+      spconv$'\t'*|scipy$'\t'*|scipy-*$'\t'*|cxsparse$'\t'*|graphblas$'\t'*|eigen$'\t'*|mkl$'\t'*|memcpy$'\t'*|skip$'\t'*|error$'\t'*)
         printf '%s\n' "$line" >> "$res"
         case "$line" in error*) echo "  $line" >&2 ;; esac ;;
       *) echo "  $line" >&2 ;;
@@ -182,9 +191,11 @@ for f in "${files[@]}"; do
   done
   case "$f" in *.tns) continue ;; esac # no peer does CSF
   [ -n "$py" ] && run "$py" "$here/peer_scipy_conv.py" "${opt[@]}" "$f"
+  [ -n "$py_new" ] && SCIPY_TOOL=$scipy_new run "$py_new" "$here/peer_scipy_conv.py" "${opt[@]}" "$f"
   [ -x "$B/peer_cxsparse" ] && run "$B/peer_cxsparse" "${opt[@]}" "$f"
   [ -x "$B/peer_graphblas" ] && run "$B/peer_graphblas" "${opt[@]}" "$f"
   [ -x "$B/peer_eigen_conv" ] && run "$B/peer_eigen_conv" "${opt[@]}" "$f"
+  [ -x "$B/peer_mkl" ] && run "$B/peer_mkl" "${opt[@]}" "$f"
 done
 run "$B/conv_bench" --bw "$BW_MIB" -r 5
 printf 'load\tafter\t%s\n' "$(load)" >> "$res"
@@ -202,7 +213,7 @@ echo "csr_csc on inputs beyond the last-level cache).  bound: that time in ns/nn
 echo "Cells: pad = skipped, padded size over ${PADMAX}x nnz; err = refused or failed,"
 echo "skip = not done (raw lines say why); - = the tool has no such conversion."
 missing=$(field missing)
-[ -n "$missing" ] && echo "Peers skipped (not installed):$missing."
+[ -n "$missing" ] && echo "Peers skipped:$missing"
 echo "Load average (1, 5, 15 min): $(field load before) before, $(field load after) after."
 table() { # wall|cpu
 awk -F'\t' -v metric="$1" -v engs="$engs" -v files="$(printf '%s\n' "${files[@]}")" '
@@ -213,10 +224,14 @@ BEGIN {
   nc = split("coo_csr csr_csc csr_dia csr_ell coo_bcsr csc_dia coo_csf csf_mode", convs, " ")
   ne = split(engs, eng, " ")
   np = split("scipy cxsparse graphblas eigen", peers, " ")
+  for (p = 1; p <= np; p++) ispeer[peers[p]] = 1
 }
+# a peer not in the list above (the venv SciPy scipy-X.Y, mkl): one more column
+function addpeer(t) { if (t != "spconv" && t != "memcpy" && !(t in ispeer)) { ispeer[t] = 1; peers[++np] = t } }
 $1 == "engines" || $1 == "file" || $1 == "missing" || $1 == "params" || $1 == "load" || $1 == "library" { next }
 $1 == "memcpy" { g = $4 / $3; if (g > bw) bw = g; next }
 $1 == "skip" || $1 == "error" {
+  addpeer($2)
   pad = $1 == "skip" && $5 ~ /padded/
   m = $1 == "error" ? "err" : pad ? "pad" : "skip"
   if ($2 == "spconv") { for (e = 1; e <= ne; e++) mark[$3, $4, "spc:" eng[e]] = m; mark[$3, $4, "spconv"] = m }
@@ -226,6 +241,7 @@ $1 == "skip" || $1 == "error" {
 }
 {
   c = $2; f = $5; t = $3 + 0
+  addpeer($1)
   if (metric == "cpu") { t = kv("cpu") + 0; if (t <= 0) next } # below the resolution
   tool = $1
   if (tool == "spconv") {
@@ -251,7 +267,7 @@ END {
   printf "\n"
   printf "%-9s %-24s %7s", "convert", "input", "nnz"
   for (e = 1; e <= ne; e++) printf " %11s", substr("spc-" eng[e], 1, 11)
-  for (p = 1; p <= np; p++) printf " %9s", peers[p]
+  for (p = 1; p <= np; p++) printf " %10s", peers[p]
   printf " %7s %8s %-11s %7s\n", "bound", "vs peer", "(fastest)", "x bound"
   for (k = 1; k <= nc; k++) for (i = 1; i <= nf; i++) {
     c = convs[k]; f = order[i]
@@ -269,7 +285,7 @@ END {
     }
     pb = -1; pn = ""
     for (p = 1; p <= np; p++) {
-      printf " %9s", ns(c, f, peers[p])
+      printf " %10s", ns(c, f, peers[p])
       if ((c, f, peers[p]) in sec && (pb < 0 || sec[c, f, peers[p]] < pb)) { pb = sec[c, f, peers[p]]; pn = peers[p] }
     }
     bt = bw > 0 && bytes[c, f] > 0 ? bytes[c, f] / bw : -1

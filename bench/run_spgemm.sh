@@ -24,6 +24,10 @@
 #   OUT=bench/out   inputs under OUT/spgemm, raw lines OUT/spgemm_results.tsv
 #   SPC_DATA        the shared data folder (default ../shared/data)
 #   PYTHON          a python3 with scipy
+#   PEERS_DIR       the venv of bench/setup_peers.sh (default bench/out/peers):
+#                   its newer SciPy is one more column, scipy-MAJOR.MINOR
+#                   (Debian's stays in scipy); MKL's mkl_sparse_spmm
+#                   (build/peer_spgemm_mkl, built from it) the column mkl
 # OMP_NUM_THREADS=1 and spgemm_bench -t 1: single-threaded comparison.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,14 +59,24 @@ if [ "${1:-}" != "--table" ]; then
       if "$p" -c "import scipy" 2>/dev/null; then py=$p; break; fi
     done
   fi
+  PEERS_DIR=${PEERS_DIR:-$here/out/peers}
+  py_new="" scipy_new=""
+  if [ -x "$PEERS_DIR/bin/python" ] &&
+     v=$("$PEERS_DIR/bin/python" -c 'import scipy.sparse, scipy; print(".".join(scipy.__version__.split(".")[:2]))' 2>/dev/null); then
+    py_new=$PEERS_DIR/bin/python scipy_new=scipy-$v
+  else
+    echo "scipy-new: not installed (bench/setup_peers.sh)" >&2
+  fi
+  [ -x "$B/peer_spgemm_mkl" ] || echo "mkl: not installed (bench/setup_peers.sh)" >&2
   : > "$res"
   echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   for round in $(seq "$ROUNDS"); do
     "$B/spgemm_bench" -r "$R" -b "$BUDGET" -t 1 "${files[@]}" >> "$res"
-    for p in peer_spgemm_cxsparse peer_spgemm_graphblas peer_spgemm_eigen; do
+    for p in peer_spgemm_cxsparse peer_spgemm_graphblas peer_spgemm_eigen peer_spgemm_mkl; do
       [ -x "$B/$p" ] && "$B/$p" -r "$R" -b "$BUDGET" "${files[@]}" >> "$res"
     done
     [ -n "$py" ] && "$py" "$here/peer_scipy_spgemm.py" -r "$R" -b "$BUDGET" "${files[@]}" >> "$res"
+    [ -n "$py_new" ] && SCIPY_TOOL=$scipy_new "$py_new" "$here/peer_scipy_spgemm.py" -r "$R" -b "$BUDGET" "${files[@]}" >> "$res"
   done
   echo "# end $(date -u '+%H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 fi
@@ -75,10 +89,13 @@ awk -F'\t' '
   $1 == "spconv" { f = $5; n = split(f, p, "/"); b = p[n]; files[b] = 1; keep(b SUBSEP $2, $3); nnz[b] = $4;
                    if ($6 ~ /^chose=/) chose[b] = substr($6, 7); next }
   $1 == "skip" || $1 == "error" { n = split($4, p, "/"); if ($2 == "spconv") t[p[n], $3] = "-"; next }
-  $2 == "spgemm" { n = split($5, p, "/"); b = p[n]; keep(b SUBSEP $1, $3); if (!(b in best) || $3 < best[b]) { best[b] = $3; who[b] = $1 } }
+  $2 == "spgemm" { if (!($1 in seentool)) { seentool[$1] = 1; tools[++ntools] = $1 }
+                   n = split($5, p, "/"); b = p[n]; keep(b SUBSEP $1, $3); if (!(b in best) || $3 < best[b]) { best[b] = $3; who[b] = $1 } }
   END {
     na = split("gustavson_dense gustavson_hash inner outer auto", al, " ")
     np = split("cxsparse graphblas eigen scipy", pe, " ")
+    for (k = 1; k <= np; k++) ispe[pe[k]] = 1
+    for (k = 1; k <= ntools; k++) if (!(tools[k] in ispe)) pe[++np] = tools[k] # scipy-X.Y, mkl
     printf "%-24s %10s", "file", "nnz(C)"
     for (k = 1; k <= np; k++) printf " %10s", pe[k]
     for (k = 1; k <= na; k++) printf " %17s", al[k]

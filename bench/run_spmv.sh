@@ -28,6 +28,12 @@
 #                OUT/spmv_results.tsv
 #   SPC_DATA     the shared data folder (default ../shared/data from the repo)
 #   PYTHON       a python3 with scipy (default: the first that imports it)
+#   PEERS_DIR    the venv of bench/setup_peers.sh (default bench/out/peers):
+#                its newer SciPy is one more column, scipy-MAJOR.MINOR
+#                (Debian's stays in scipy).  MKL (build/peer_spmv_mkl, built
+#                from it by make -C bench): two columns, mkl (mkl_sparse_d_mv
+#                on the CSR handle) and mkl-opt (after mkl_sparse_optimize,
+#                untimed)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -65,11 +71,14 @@ table() {
         keep(sp, f SUBSEP t SUBSEP m, $3); bytes[f] = kv("", "bytes"); ran[f, t, m] = kv("", "ran")
         sum[f, "spconv"] = kv("", "sum")
       } else {
-        keep(pt, f SUBSEP t SUBSEP tool, $3); tools[tool] = 1; sum[f, tool] = kv("", "sum")
+        keep(pt, f SUBSEP t SUBSEP tool, $3); sum[f, tool] = kv("", "sum")
+        if (!(tool in tools)) { tools[tool] = 1; tl_order[++ntl] = tool }
       }
     }
     END {
       np = split("scipy cxsparse graphblas eigen", peers, " ")
+      for (p = 1; p <= np; p++) ispeer[peers[p]] = 1
+      for (i = 1; i <= ntl; i++) if (!(tl_order[i] in ispeer)) peers[++np] = tl_order[i] # scipy-X.Y, mkl, mkl-opt
       printf "| matrix | nnz | threads | copy GB/s | spconv rows | spconv positions | spconv auto |"
       for (p = 1; p <= np; p++) printf " %s |", peers[p]
       printf " auto vs fastest peer |\n|---|---|---|---|---|---|---|"
@@ -114,6 +123,14 @@ table() {
 
 if [ "${1:-}" = "--table" ]; then table; exit 0; fi
 
+PEERS_DIR=${PEERS_DIR:-$here/out/peers}
+py_new="" scipy_new=""
+if [ -x "$PEERS_DIR/bin/python" ] &&
+   v=$("$PEERS_DIR/bin/python" -c 'import scipy.sparse, scipy; print(".".join(scipy.__version__.split(".")[:2]))' 2>/dev/null); then
+  py_new=$PEERS_DIR/bin/python scipy_new=scipy-$v
+fi
+[ -n "$py_new" ] || echo "scipy-new: not installed (bench/setup_peers.sh)" >&2
+[ -x "$B/peer_spmv_mkl" ] || echo "mkl: not installed (bench/setup_peers.sh)" >&2
 PYTHON=${PYTHON:-}
 if [ -z "$PYTHON" ]; then
   for p in python3 /usr/bin/python3; do
@@ -139,6 +156,10 @@ peers() {
   done
   if [ -n "$PYTHON" ]; then "$PYTHON" "$here/peer_spmv_scipy.py" -r "$r" "$@"
   else for f in "$@"; do printf 'skip\tscipy\tspmv\t%s\t(not installed)\n' "$f"; done; fi
+  if [ -n "$py_new" ]; then SCIPY_TOOL=$scipy_new "$py_new" "$here/peer_spmv_scipy.py" -r "$r" "$@"
+  else for f in "$@"; do printf 'skip\tscipy-new\tspmv\t%s\t(not installed: bench/setup_peers.sh)\n' "$f"; done; fi
+  if [ -x "$B/peer_spmv_mkl" ]; then "$B/peer_spmv_mkl" -r "$r" "$@"
+  else for f in "$@"; do printf 'skip\tmkl\tspmv\t%s\t(not installed: bench/setup_peers.sh)\n' "$f"; done; fi
 }
 if [ ${#files[@]} -gt 0 ]; then
   "$B/spmv_bench" -r "$R" -t "$THREADS" "${files[@]}" | tee -a "$RAW" >&2
