@@ -182,6 +182,15 @@ export OMP_NUM_THREADS=1
 rm -rf "$SPCONV_JIT_DIR"
 
 convs_of() { case $1 in *.tns) echo "coo_csf csf_mode" ;; *) echo "coo_csr csr_csc" ;; esac; }
+# the venv of bench/setup_peers.sh: a newer SciPy, tool scipy-MAJOR.MINOR
+PEERS_DIR=${PEERS_DIR:-$here/out/peers}
+py_new="" scipy_new=""
+if [ -x "$PEERS_DIR/bin/python" ] &&
+   v=$("$PEERS_DIR/bin/python" -c 'import scipy.sparse, scipy; print(".".join(scipy.__version__.split(".")[:2]))' 2>/dev/null); then
+  py_new=$PEERS_DIR/bin/python scipy_new=scipy-$v
+else
+  echo "scipy-new: not installed (bench/setup_peers.sh)" >&2
+fi
 bench_file() { # FILE CONFIGS [CONVS]
   local f=$1 cfgs=$2 convs=${3:-$(convs_of "$1")}
   for cv in $convs; do
@@ -197,6 +206,9 @@ bench_file() { # FILE CONFIGS [CONVS]
       fi
     done
     CONV_CACHE=$CACHE measured "$PYTHON" "$here/peer_scipy_conv.py" -r "$R" -b "$BUDGET" -x coo_csr "$f"
+    # the newer SciPy of bench/setup_peers.sh's venv, a peer of its own
+    [ -n "$py_new" ] && CONV_CACHE=$CACHE SCIPY_TOOL=$scipy_new \
+      measured "$py_new" "$here/peer_scipy_conv.py" -r "$R" -b "$BUDGET" -x coo_csr "$f"
   esac
 }
 if [ "$INPROC" != 0 ]; then
