@@ -370,40 +370,39 @@ static void gus_copy(sg_out *out, const int64_t *rp, int64_t m, const char *cj, 
 }
 
 /* One thread, dense workspace, a small product: one pass.  Row i's bound
- * (min(its flops, n), row_bound) is at least its count, so rows written
- * one after the other into arrays of the bounds' sum never overrun; the
- * result is made at its exact size after and the rows copied in: no
- * symbolic pass (a quarter of a small product's time: the same walk over
- * the products as the numeric pass), the arrays' copy instead (12 bytes an
- * entry, in cache at this size).  Each row is the same row_fill as the
- * two passes', so the result is bit for bit theirs. */
+ * (min(its flops, n), row_bound; rp[i + 1] on entry) is at least its
+ * count, so rows written one after the other into arrays of the bounds'
+ * sum tb never overrun; the result is made at its exact size after and
+ * the rows copied in: no symbolic pass (a quarter of a small product's
+ * time: the same walk over the products as the numeric pass), the
+ * arrays' copy instead (12 bytes an entry, in cache at this size).  Each
+ * row is the same row_fill as the two passes', so the result is bit for
+ * bit theirs.  rp: m + 1 row pointers on return. */
 #define SG_ONEPASS_BYTES ((int64_t)4 << 20)
-static spc_status gus_onepass(const sg_mat *a, const sg_mat *b, sg_kind kind, rowfns f, int64_t tb,
-                              int64_t mb, bool c32, const spc_convert_opts *co, sg_out *out,
+static spc_status gus_onepass(const sg_mat *a, const sg_mat *b, sg_kind kind, rowfns f, int64_t *rp,
+                              int64_t tb, int64_t mb, bool c32, const spc_convert_opts *co, sg_out *out,
                               spc_error *e) {
   int64_t m = a->major, n = b->minor;
   size_t cw = c32 ? 4 : 8, vw = sg_width(kind);
-  /* one block for the row pointers, values and columns: freed with the
-   * result after it, the top of the heap then holds at most twice it,
-   * which glibc's trimming leaves alone (separate blocks were given back
-   * and faulted in again every call of a loop) */
-  size_t rb = ((size_t)m + 1) * sizeof(int64_t);
-  char *blk = spc_malloc_n(1, rb + (size_t)tb * (vw + cw));
-  int64_t *rp = (int64_t *)(void *)blk;
-  char *val = blk ? blk + rb : NULL, *cj = blk ? val + (size_t)tb * vw : NULL;
-  if (rp) rp[0] = 0;
+  /* one block for the values and columns: freed before the result, the
+   * top of the heap then holds about twice it at most, which glibc's
+   * trimming leaves alone (separate blocks were given back and faulted
+   * in again on every call of a loop) */
+  char *val = spc_malloc_n(1, (size_t)(tb ? tb : 1) * (vw + cw)), *cj = val ? val + (size_t)tb * vw : NULL;
   gws w;
-  bool ok = gws_init(&w, false, true, n, kind) && blk && gws_room(&w, mb, cw, false);
-  for (int64_t i = 0; ok && i < m; i++) {
-    /* the bound for cnt: row_fill's dense path only asks whether it is 0 */
-    int64_t bd = f.bound(a, b, i);
-    rp[i + 1] = rp[i] + f.fill(a, b, kind, i, bd, false, w.mark, gws_stamp(&w), w.seen, w.sum, w.acc, &w.h,
-                               w.sc, cj + (size_t)rp[i] * cw, val + (size_t)rp[i] * vw);
-  }
+  bool ok = gws_init(&w, false, true, n, kind) && val;
+  /* the scratch columns of the widest row (not gws_room: a third caller
+   * and GCC no longer inlines it in the two passes' loops) */
+  if (ok && !(w.sc = spc_malloc_n(mb + 1, cw))) ok = false;
+  w.sccap = mb + 1;
+  rp[0] = 0;
+  for (int64_t i = 0; ok && i < m; i++) /* the bound for cnt: the dense path only asks whether it is 0 */
+    rp[i + 1] = rp[i] + f.fill(a, b, kind, i, rp[i + 1], false, w.mark, gws_stamp(&w), w.seen, w.sum, w.acc,
+                               &w.h, w.sc, cj + (size_t)rp[i] * cw, val + (size_t)rp[i] * vw);
   gws_free(&w);
   spc_status s = ok ? sg_out_make(co, m, n, rp, kind, out, e) : SPC_NOMEM(e);
   if (!s) gus_copy(out, rp, m, cj, val, cw, vw);
-  spc_free(blk);
+  spc_free(val);
   return s;
 }
 
@@ -420,16 +419,20 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
   size_t cw = c32 ? 4 : 8, vw = sg_width(kind);
   rowfns f = pick_rows(a, b, c32);
   if (nt > m) nt = m > 1 ? (int)m : 1;
-  if (nt == 1 && !hash) {
-    int64_t tb = 0, mb = 0; /* the rows' bounds: their sum, the largest */
-    for (int64_t i = 0; i < m && tb * (int64_t)(cw + vw) <= SG_ONEPASS_BYTES; i++) {
-      int64_t bd = f.bound(a, b, i);
-      tb += bd, mb = bd > mb ? bd : mb;
-    }
-    if (tb * (int64_t)(cw + vw) <= SG_ONEPASS_BYTES) return gus_onepass(a, b, kind, f, tb, mb, c32, co, out, e);
-  }
   int64_t *rp = spc_calloc((size_t)m + 1, sizeof *rp);
   if (!rp) return SPC_NOMEM(e);
+  if (nt == 1 && !hash) {
+    int64_t tb = 0, mb = 0; /* the rows' bounds (rp[i + 1]): their sum, the largest */
+    for (int64_t i = 0; i < m && tb * (int64_t)(cw + vw) <= SG_ONEPASS_BYTES; i++) {
+      int64_t bd = rp[i + 1] = f.bound(a, b, i);
+      tb += bd, mb = bd > mb ? bd : mb;
+    }
+    if (tb * (int64_t)(cw + vw) <= SG_ONEPASS_BYTES) {
+      spc_status s = gus_onepass(a, b, kind, f, rp, tb, mb, c32, co, out, e);
+      spc_free(rp);
+      return s;
+    }
+  }
   int fail = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
