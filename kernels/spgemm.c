@@ -16,7 +16,9 @@
  *                      summed in the sparse workspace (spgemm_outer.c).
  *
  * Gustavson and inner are two-phase: a symbolic pass counts each row's
- * entries, the numeric pass fills them; rows are split across OpenMP
+ * entries, the numeric pass fills them (Gustavson on one thread with the
+ * dense workspace and a small product: one pass, gus_onepass, the same
+ * rows); rows are split across OpenMP
  * threads (each its own workspace), so results do not depend on the
  * thread count.  Structure is the symbolic product in every algorithm. */
 #include "spgemm_internal.h"
