@@ -204,11 +204,65 @@ spc_status spc_convert_size(const spc_tensor *src, const char *format,
  * format without one, the mode order `modes` (NULL: identity) written as
  * "(x0, x1, ...) -> (x<m0>, x<m1>, ...)" into buf (which must outlive *r:
  * the remapping borrows its text). */
+/* The parsed remappings of built-in formats, by order and parameter
+ * values: a parse costs a few microseconds (about a sixth of a small
+ * SpGEMM's time), paid on every conversion before.  Read-only once
+ * parsed, so shared between threads; kept for the process's life. */
+enum { REMAP_CACHE = 64 };
+static struct rcache {
+  const spc_format_spec *fmt;
+  int order, nps;
+  spc_remap_param ps[SPC_MAX_PARAMS];
+  spc_remap *r;
+} rcache[REMAP_CACHE];
+static int nrcache;
+static pthread_mutex_t rcache_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static bool rcache_hit(const struct rcache *c, const spc_format_spec *fmt, int order,
+                       const spc_remap_param *ps, int nps) {
+  if (c->fmt != fmt || c->order != order || c->nps != nps) return false;
+  for (int k = 0; k < nps; k++)
+    if (c->ps[k].value != ps[k].value || strcmp(c->ps[k].name, ps[k].name)) return false;
+  return true;
+}
+
+static spc_status remap_cached(const spc_format_spec *fmt, int order, const spc_remap_param *ps,
+                               int nps, spc_remap **r, spc_error *e) {
+  const spc_specs *reg;
+  if (nps > SPC_MAX_PARAMS || asm_builtin_specs(&reg, NULL) ||
+      spc_specs_format(reg, fmt->name) != fmt) /* a user's spec: freed with its registry */
+    return spc_remap_parse(&fmt->remap.at, order, ps, nps, r, e);
+  pthread_mutex_lock(&rcache_mu);
+  for (int k = 0; k < nrcache; k++)
+    if (rcache_hit(&rcache[k], fmt, order, ps, nps)) {
+      *r = rcache[k].r;
+      pthread_mutex_unlock(&rcache_mu);
+      return SPC_OK;
+    }
+  spc_status s = spc_remap_parse(&fmt->remap.at, order, ps, nps, r, e);
+  /* parameter names live in the built-in registry (or are copied here) */
+  if (!s && nrcache < REMAP_CACHE) {
+    struct rcache *c = &rcache[nrcache];
+    bool ok = true;
+    for (int k = 0; k < nps && ok; k++)
+      ok = (c->ps[k].name = spc_strdup(ps[k].name)) != NULL, c->ps[k].value = ps[k].value;
+    if (ok) {
+      c->fmt = fmt, c->order = order, c->nps = nps, c->r = *r;
+      (*r)->shared = true;
+      nrcache++;
+    } else {
+      for (int k = 0; k < nps; k++) spc_free((void *)c->ps[k].name), c->ps[k].name = NULL;
+    }
+  }
+  pthread_mutex_unlock(&rcache_mu);
+  return s;
+}
+
 spc_status asm_remap(const spc_format_spec *fmt, int order, const spc_remap_param *ps,
                      int nps, const int *modes, int nmodes, char *buf, size_t nbuf,
                      spc_remap **r, spc_error *e) {
   if (!nmodes)
-    return fmt->remap.text ? spc_remap_parse(&fmt->remap.at, order, ps, nps, r, e)
+    return fmt->remap.text ? remap_cached(fmt, order, ps, nps, r, e)
                            : spc_remap_identity(order, r, e);
   if (fmt->remap.text)
     return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,

@@ -63,9 +63,9 @@ typedef struct conv {
 
 static int64_t default_limit(void) {
   int64_t lim = INT32_MAX;
-  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && psz > 0) {
-    int64_t q = (int64_t)pages / 4 * (int64_t)psz / 24; /* value + indices */
+  int64_t phys = spc_phys_bytes();
+  if (phys > 0) {
+    int64_t q = phys / 4 / 24; /* value + indices */
     if (q > 0 && q < lim) lim = q;
   }
   return lim;

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
@@ -60,4 +61,17 @@ void spc_free(void *p) { free(p); }
 void *spc_malloc_n(int64_t n, size_t size) {
   if (n < 0 || (size && (uint64_t)n > SIZE_MAX / size)) return NULL;
   return spc_malloc((size_t)n * size);
+}
+
+/* The machine's memory in bytes (0: unknown), asked once: sysconf's
+ * _SC_PHYS_PAGES is a sysinfo system call, and conversions, the workspace
+ * and SpGEMM size their limits from it on every call. */
+int64_t spc_phys_bytes(void) {
+  static _Atomic int64_t cached = -1;
+  int64_t v = atomic_load(&cached);
+  if (v >= 0) return v;
+  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+  v = pages > 0 && psz > 0 && (int64_t)pages <= INT64_MAX / psz ? (int64_t)pages * psz : 0;
+  atomic_store(&cached, v);
+  return v;
 }

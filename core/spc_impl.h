@@ -19,6 +19,8 @@ SPC_INTERNAL void *spc_realloc(void *p, size_t n);
 SPC_INTERNAL void spc_free(void *p);
 /* Allocate n*size bytes, failing cleanly on overflow of the product. */
 SPC_INTERNAL void *spc_malloc_n(int64_t n, size_t size);
+/* the machine's memory in bytes, asked once (0: unknown) */
+SPC_INTERNAL int64_t spc_phys_bytes(void);
 SPC_API void spc_alloc_fail_at(int64_t k); /* 0: off; k: k-th from now fails */
 SPC_API int64_t spc_alloc_count(void);     /* allocations made so far */
 

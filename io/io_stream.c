@@ -331,11 +331,11 @@ static spc_status stream_count(const char *path, const char *format, const spc_r
 static bool big_file(const char *path) {
   struct stat sb;
   if (stat(path, &sb)) return false;
-  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || psz <= 0) return false;
+  int64_t phys = spc_phys_bytes();
+  if (phys <= 0) return false;
   /* text: about 20 bytes a component; a COO of a matrix 24 (gzip: x3) */
   double coo = (double)sb.st_size * (ends_with(path, ".gz") ? 3.0 : 1.0) * 24.0 / 20.0;
-  return coo > (double)pages * (double)psz / 8.0;
+  return coo > (double)phys / 8.0;
 }
 
 int spc_convert_file_streams(const char *in, const spc_convert_opts *o) {

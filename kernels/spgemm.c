@@ -52,9 +52,8 @@ int sg_cmp_i64(const void *a, const void *b) {
 
 spc_status sg_check_fits(int64_t nnz, sg_kind k, spc_error *e) {
   /* the product, its COO and the converted result must fit in memory */
-  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
   double need = (double)nnz * (16.0 + (double)sg_width(k)) * 2.0;
-  double have = pages > 0 && psz > 0 ? (double)pages * (double)psz : 0;
+  double have = (double)spc_phys_bytes();
   if (have > 0 && need > 0.8 * have)
     return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
                    "the product has %lld entries: too large for this machine's memory "

@@ -24,9 +24,9 @@
 
 int64_t spc_query_default_limit(void) {
   int64_t lim = (int64_t)1 << 31;
-  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && psz > 0) {
-    int64_t quarter = (int64_t)pages / 4 * (int64_t)psz / 8;
+  int64_t phys = spc_phys_bytes();
+  if (phys > 0) {
+    int64_t quarter = phys / 4 / 8;
     if (quarter > 0 && quarter < lim) lim = quarter;
   }
   return lim;

@@ -163,6 +163,10 @@ spc_status spc_remap_identity(int order, spc_remap **out, spc_error *err) {
 
 void spc_remap_free(spc_remap **pr) {
   if (!pr || !*pr) return;
+  if ((*pr)->shared) { /* a cached one lives as long as the process */
+    *pr = NULL;
+    return;
+  }
   lang_ast_free(&(*pr)->ast);
   spc_free(*pr);
   *pr = NULL;

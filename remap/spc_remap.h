@@ -47,6 +47,7 @@ typedef struct spc_remap {
   int ncounters;
   spc_remap_counter counters[SPC_MAX_ORDER];
   bool identity; /* outputs are the source indices */
+  bool shared;   /* kept by asm_remap's cache: spc_remap_free leaves it */
   /* positions for messages */
   lang_node *in_decl[SPC_MAX_ORDER]; /* NAME nodes of the source list */
   lang_node **let_decl;              /* NAME nodes of the let names */

@@ -313,8 +313,8 @@ spc_status spw_create(int L, spc_vtype vt, const spw_opts *o, spw **out,
              (vt == SPC_F32 || vt == SPC_F64 || vt == SPC_C128);
   int64_t mem = w->o.mem;
   if (mem <= 0) {
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    mem = pages > 0 && psz > 0 ? (int64_t)pages / 4 * psz : ((int64_t)1 << 30);
+    int64_t phys = spc_phys_bytes();
+    mem = phys > 0 ? phys / 4 : ((int64_t)1 << 30);
   }
   int64_t per = spw_rec_bytes(w) + (w->o.kind == SPW_HASH ? 16 : 0);
   w->mem = mem;
