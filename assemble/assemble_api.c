@@ -128,7 +128,7 @@ spc_status asm_resolve_format(const char *format, const spc_convert_opts *o,
 
 /* Convert (bytes NULL) or measure: the format resolved, the options'
  * parameters passed on. */
-static spc_status convert_or_size_1(const spc_tensor *src, const char *format,
+static spc_status convert_or_size_1(const spc_tensor *src, spc_tensor *eat, const char *format,
                                     const spc_convert_opts *o, spc_tensor **out, int64_t *bytes,
                                     spc_error *e) {
   const spc_specs *reg;
@@ -144,7 +144,8 @@ static spc_status convert_or_size_1(const spc_tensor *src, const char *format,
     spc_specs_free(&own);
     return s;
   }
-  s = spc_convert_ex(src, reg, fmt, ps, np, o->dup, o, out, e);
+  s = eat ? asm_convert_eat(eat, reg, fmt, ps, np, o->dup, o, out, e)
+          : spc_convert_ex(src, reg, fmt, ps, np, o->dup, o, out, e);
   if (!s) ((conv_tensor *)(void *)*out)->info.own = own;
   else spc_specs_free(&own);
   return s;
@@ -164,19 +165,19 @@ static spc_status convert_or_size(const spc_tensor *src, const char *format,
     o = &dflt;
   }
   if (spc_tensor_vtype(src) != SPC_PATTERN || o->dup != SPC_DUP_SUM)
-    return convert_or_size_1(src, format, o, out, bytes, e);
+    return convert_or_size_1(src, NULL, format, o, out, bytes, e);
   spc_convert_opts o1 = *o;
   o1.dup = SPC_DUP_ERROR;
   spc_error le;
   spc_error_clear(&le);
-  spc_status s = convert_or_size_1(src, format, &o1, out, bytes, &le);
+  spc_status s = convert_or_size_1(src, NULL, format, &o1, out, bytes, &le);
   if (!spc_err_is_dup(s, &le)) {
     if (s && e) *e = le;
     return s;
   }
   spc_tensor *ones = NULL;
   if ((s = spc_tensor_pattern_counts(src, &ones, e))) return s;
-  s = convert_or_size_1(ones, format, o, out, bytes, e);
+  s = convert_or_size_1(ones, NULL, format, o, out, bytes, e);
   spc_tensor_free(&ones);
   return s;
 }
@@ -187,6 +188,29 @@ spc_status spc_convert_to(const spc_tensor *src, const char *format,
   if (!out) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no output");
   *out = NULL;
   return convert_or_size(src, format, o, out, NULL, e);
+}
+
+spc_status asm_convert_to_eat(spc_tensor **src, const char *format,
+                              const spc_convert_opts *o, spc_tensor **out, spc_error *e) {
+  spc_convert_opts dflt;
+  spc_status s;
+  if (!out || !src || !*src) {
+    if (src) spc_tensor_free(src);
+    return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no tensor or no output");
+  }
+  *out = NULL;
+  if (!o) {
+    spc_convert_opts_init(&dflt);
+    o = &dflt;
+  }
+  /* a pattern summed may convert twice (refused duplicates, then counts):
+   * from the source kept whole */
+  if (spc_tensor_vtype(*src) == SPC_PATTERN && o->dup == SPC_DUP_SUM)
+    s = convert_or_size(*src, format, o, out, NULL, e);
+  else
+    s = convert_or_size_1(*src, *src, format, o, out, NULL, e);
+  spc_tensor_free(src);
+  return s;
 }
 
 /* Exact bytes in FORMAT, from the target levels' queries and init

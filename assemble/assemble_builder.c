@@ -1,8 +1,10 @@
 /* assemble_builder.c -- the public builder (spconv.h): points pushed in
  * any order, with duplicates, in batches, go into a sparse workspace over
  * their canonical coordinates (memory bounded by opts->mem: sorted runs
- * spill to temporary files); finish packs them into a sorted,
- * duplicate-free COO and converts that to the target format. */
+ * spill to temporary files); finish streams them into a target the
+ * counting path places, else packs them into a sorted, duplicate-free COO
+ * whose arrays are the pack's own (no copy) and hands it over to the
+ * conversion, which frees them as it consumes them (asm_convert_to_eat). */
 #include "assemble_internal.h"
 #include "spw.h"
 #include <stdio.h>
@@ -114,6 +116,47 @@ static spc_status finish_counting(spc_builder *b, spc_tensor **out, spc_error *e
   return s;
 }
 
+/* A COO over the packed stream's own arrays (int64 coordinates, values):
+ * adopted, not copied; cols and vals are the COO's (or freed) after. */
+static spc_status adopt_coo(const spc_builder *b, int64_t n, int64_t **cols, void **vals,
+                            spc_tensor **out, spc_error *e) {
+  spc_tensor *t = NULL;
+  spc_status s = spc_coo_alloc(b->order, b->dims, 0, b->vt, &t, e);
+  spc_array *pos = s ? NULL : spc_level_array(&t->lv[0], "pos");
+  if (!s && !pos) s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "builder: a COO without pos");
+  if (!s && pos->type != SPC_IDX64) { /* {0, n}: n may pass int32 */
+    int64_t *p2 = spc_malloc_n(2, sizeof *p2);
+    if (!p2) {
+      s = SPC_NOMEM(e);
+    } else {
+      if (pos->owned) spc_free(pos->data);
+      *pos = (spc_array){.name = pos->name, .type = SPC_IDX64, .len = 2, .data = p2,
+                         .owned = true};
+    }
+  }
+  if (!s) {
+    spc_arr_set(pos, 0, 0);
+    spc_arr_set(pos, 1, n);
+  }
+  for (int d = 0; d < b->order && !s; d++) {
+    spc_array *a = spc_level_array(&t->lv[d], "crd");
+    if (a->owned) spc_free(a->data);
+    *a = (spc_array){.name = a->name, .type = SPC_IDX64, .len = n, .data = cols[d],
+                     .owned = true};
+    cols[d] = NULL;
+  }
+  if (!s && spc_vtype_size(b->vt)) {
+    if (t->val_owned) spc_free(t->val);
+    t->val = *vals;
+    t->nval = n;
+    t->val_owned = true;
+    *vals = NULL;
+  }
+  if (s) spc_tensor_free(&t);
+  *out = t;
+  return s;
+}
+
 spc_status spc_builder_finish(spc_builder *b, spc_tensor **out, spc_error *e) {
   *out = NULL;
   if (!b || !b->w) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "builder: finished already");
@@ -132,16 +175,20 @@ spc_status spc_builder_finish(spc_builder *b, spc_tensor **out, spc_error *e) {
   }
   s = spw_pack(b->w, &n, cols, &vals, e);
   spw_free(&b->w);
-  if (!s) s = spc_coo_alloc(b->order, b->dims, n, b->vt, &coo, e);
-  for (int d = 0; d < b->order && !s; d++) {
-    spc_array *a = spc_level_array(&coo->lv[d], "crd");
-    for (int64_t i = 0; i < n; i++) spc_arr_set(a, i, cols[d][i]);
-  }
-  if (!s && vals && n) memcpy(coo->val, vals, (size_t)n * spc_vtype_size(b->vt));
+  if (!s) s = adopt_coo(b, n, cols, &vals, &coo, e);
   for (int d = 0; d < b->order; d++) spc_free(cols[d]);
   spc_free(vals);
-  if (!s) s = spc_convert_to(coo, b->format, &b->o, out, e);
+  /* the conversion frees the COO's coordinates once remapped and takes
+   * its values: the stream is held once, never copied */
+  if (!s) s = asm_convert_to_eat(&coo, b->format, &b->o, out, e);
   spc_tensor_free(&coo);
+  if (!s && b->o.info) {
+    char p[sizeof b->o.info->plan];
+    snprintf(p, sizeof p, "%s", b->o.info->plan);
+    snprintf(b->o.info->plan, sizeof b->o.info->plan,
+             "sparse workspace, packed and handed over (no copy, freed as consumed), then %s",
+             strncmp(p, "sort", 4) ? "placed" : "sorted");
+  }
   return s;
 }
 

@@ -37,6 +37,10 @@ typedef struct conv {
   const spc_tensor *comb; /* the source components (COO, levels in
                              dimension order): src itself or own_comb */
   spc_tensor *own_comb;
+  /* comb's arrays the conversion may free as it consumes them (its
+   * coordinates once remapped, its values once in level order): own_comb,
+   * or a source handed over (asm_convert_eat); NULL: none */
+  spc_tensor *eat;
   int order, L;
   int64_t n;
   spc_remap *r;
@@ -250,6 +254,30 @@ static bool same_tuple(const conv *C, int64_t a, int64_t b) {
 
 static spc_status finish_components(conv *C, spc_error *e);
 
+/* The eaten source's values, where it owns them: taken (*v, the caller
+ * owns them; NULL: not its to give), or freed once read (v NULL). */
+static void eat_vals(conv *C, void **v) {
+  spc_tensor *t = C->eat;
+  if (v) *v = NULL;
+  if (!t || !t->val_owned || !t->val) return;
+  if (v) *v = t->val;
+  else spc_free(t->val);
+  t->val = NULL;
+  t->val_owned = false;
+}
+
+/* The eaten source's coordinates, once remapped. */
+static void eat_crd(conv *C) {
+  for (int k = 0; C->eat && k < C->eat->nlevels; k++) {
+    spc_array *a = spc_level_array(&C->eat->lv[k], "crd");
+    if (a && a->owned) {
+      spc_free(a->data);
+      a->data = NULL;
+      a->len = 0;
+    }
+  }
+}
+
 static spc_status order_components(conv *C, int64_t **lc, const int64_t *perm,
                                    spc_dup dup, spc_error *e) {
   size_t w = spc_vtype_size(C->comb->vt);
@@ -261,7 +289,8 @@ static spc_status order_components(conv *C, int64_t **lc, const int64_t *perm,
 #pragma omp parallel for schedule(static) if (n > 65536)
     for (int64_t t = 0; t < n; t++) dst[t] = sl[perm[t]];
   }
-  if (w) {
+  if (w && !perm) eat_vals(C, &C->vals); /* in order already: the source's own */
+  if (w && !C->vals) {
     if (!(C->vals = spc_malloc_n(n ? n : 1, w))) return SPC_NOMEM(e);
     const char *sv = C->comb->val;
     char *dv = C->vals;
@@ -276,6 +305,7 @@ static spc_status order_components(conv *C, int64_t **lc, const int64_t *perm,
     } else {
       for (int64_t t = 0; t < n; t++) memcpy(dv + t * (int64_t)w, sv + perm[t] * (int64_t)w, w);
     }
+    eat_vals(C, NULL);
   }
   /* equal level tuples: duplicates of the source, or a remapping that is
    * not one-to-one; most tensors have none (one pass to see) */
@@ -659,16 +689,21 @@ static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *
   bool sorted = i0 >= n;
   spc_status s = SPC_OK;
   const char *sv = C->comb->val;
+  /* an eaten source's values are the payload (out of order) or the result
+   * (in order) themselves: not copied */
+  void *own = NULL;
+  if (pw && !byidx) eat_vals(C, &own);
   if (!sorted) {
     k2 = spc_malloc_n(n, sizeof *k2);
     if (pw) {
-      p = spc_malloc_n(n, (size_t)pw);
+      p = own ? own : spc_malloc_n(n, (size_t)pw);
+      own = NULL;
       p2 = spc_malloc_n(n, (size_t)pw);
     }
     if (!k2 || (pw && (!p || !p2))) s = SPC_NOMEM(e);
     if (!s && byidx)
       for (int64_t t = 0; t < n; t++) ((uint32_t *)p)[t] = (uint32_t)t;
-    else if (!s && pw)
+    else if (!s && pw && p != sv)
       memcpy(p, sv, (size_t)n * w);
     /* the top level's field as one digit first, when narrow enough */
     int top = 0, where = s ? 0 : -2;
@@ -697,8 +732,11 @@ static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *
   for (int l = 0; l < L && !s; l++)
     if (!(C->isnew[l] = spc_malloc_n(n, sizeof(bool)))) s = SPC_NOMEM(e);
   /* the values in level order: the sorted payload itself, else gathered */
-  bool inplace = !sorted && pw && !byidx;
-  if (!s && inplace) {
+  bool inplace = (!sorted && pw && !byidx) || own;
+  if (!s && own) {
+    C->vals = own;
+    own = NULL;
+  } else if (!s && inplace) {
     C->vals = p;
     p = NULL;
   } else if (!s && w && !(C->vals = spc_malloc_n(n, w))) {
@@ -747,7 +785,9 @@ static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *
   }
   spc_free(key);
   spc_free(p);
+  spc_free(own);
   if (s) return s;
+  eat_vals(C, NULL); /* read (byidx, sorted): no longer needed */
   for (int l = 0; l < L; l++) C->lc[l] = lc[l];
   C->n = m;
   *done = true;
@@ -1150,6 +1190,16 @@ static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
     }
     ir_func_free(&F.f);
     spc_free(args);
+    /* level l placed: its coordinates and flags are consumed (and the
+     * values at the last level, copied into the result's) */
+    spc_free(C->lc[l]);
+    spc_free(C->isnew[l]);
+    C->lc[l] = NULL;
+    C->isnew[l] = NULL;
+    if (l == C->L - 1) {
+      spc_free(C->vals);
+      C->vals = NULL;
+    }
   }
   spc_free(pp);
   return s;
@@ -2836,6 +2886,7 @@ static spc_status workspace_components(conv *C, int64_t **lc, bool only_bucket, 
   } else if (!s) {
     s = spw_push_pack(w, C->n, cols, wv ? C->comb->val : NULL, &C->n, C->lc, &C->vals, e);
   }
+  if (!s) eat_vals(C, NULL);
   if (!s && C->o && C->o->info) {
     spw_stats st;
     spw_get_stats(w, &st);
@@ -2896,6 +2947,7 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
     }
     s = asm_run(&C->eng, f, args, e);
   }
+  if (!s) eat_crd(C); /* remapped: the source coordinates are read */
   if (!s) {
     int64_t *lc[SPC_MAX_ORDER], cmax[SPC_MAX_ORDER];
     lang_ival iv[SPC_MAX_ORDER];
@@ -2941,7 +2993,7 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
  * path's levels run their queries and init, the last level places
  * nothing (build_level), no array is kept and *bytes receives what the
  * result would hold. */
-static spc_status convert_run(const spc_tensor *src, const spc_specs *specs,
+static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, const spc_specs *specs,
                               const spc_format_spec *fmt,
                               const spc_remap_param *params, int nparams,
                               spc_dup dup, const spc_convert_opts *o,
@@ -3021,6 +3073,9 @@ static spc_status convert_run(const spc_tensor *src, const spc_specs *specs,
   C.n = spc_tensor_nstored(C.comb);
   if (!C.measure && (s = run_count(&C, NULL, &ct, &done_count, e))) goto done;
   if (done_count) goto done;
+  /* the components' arrays freed as they are consumed where they are the
+   * conversion's own (expanded, combined) or handed over */
+  C.eat = C.own_comb ? C.own_comb : C.comb == src ? eat : NULL;
   if ((s = remap_and_bounds(&C, e))) goto done;
   if (o && o->info)
     snprintf(o->info->plan, sizeof o->info->plan, "%s",
@@ -3054,7 +3109,13 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
                           const spc_remap_param *params, int nparams,
                           spc_dup dup, const spc_convert_opts *o,
                           spc_tensor **out, spc_error *e) {
-  return convert_run(src, specs, fmt, params, nparams, dup, o, out, NULL, e);
+  return convert_run(src, NULL, specs, fmt, params, nparams, dup, o, out, NULL, e);
+}
+
+spc_status asm_convert_eat(spc_tensor *src, const spc_specs *specs, const spc_format_spec *fmt,
+                           const spc_remap_param *params, int nparams, spc_dup dup,
+                           const spc_convert_opts *o, spc_tensor **out, spc_error *e) {
+  return convert_run(src, src, specs, fmt, params, nparams, dup, o, out, NULL, e);
 }
 
 spc_status asm_convert_size(const spc_tensor *src, const spc_specs *specs,
@@ -3063,7 +3124,7 @@ spc_status asm_convert_size(const spc_tensor *src, const spc_specs *specs,
                             int64_t *bytes, spc_error *e) {
   spc_tensor *none = NULL;
   *bytes = 0;
-  return convert_run(src, specs, fmt, params, nparams, dup, o, &none, bytes, e);
+  return convert_run(src, NULL, specs, fmt, params, nparams, dup, o, &none, bytes, e);
 }
 
 spc_status spc_convert(const spc_tensor *src, const spc_specs *specs,

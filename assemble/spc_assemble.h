@@ -47,6 +47,21 @@ SPC_INTERNAL spc_status spc_convert_ex(const spc_tensor *src,
                                        int nparams, spc_dup dup,
                                        const spc_convert_opts *o,
                                        spc_tensor **out, spc_error *e);
+/* spc_convert_ex of a source handed over: its coordinate arrays are freed
+ * once remapped and its values taken (or freed) once in level order, so
+ * the conversion never holds two copies of the components; src is left
+ * to the caller to free (its arrays possibly gone), success or not. */
+SPC_INTERNAL spc_status asm_convert_eat(spc_tensor *src, const spc_specs *specs,
+                                        const spc_format_spec *fmt,
+                                        const spc_remap_param *params, int nparams,
+                                        spc_dup dup, const spc_convert_opts *o,
+                                        spc_tensor **out, spc_error *e);
+/* spc_convert_to of a source handed over (asm_convert_eat; a pattern
+ * summed converts as spc_convert_to does, from the source kept): *src is
+ * freed, success or not. */
+SPC_INTERNAL spc_status asm_convert_to_eat(spc_tensor **src, const char *format,
+                                           const spc_convert_opts *o, spc_tensor **out,
+                                           spc_error *e);
 /* The bytes (level arrays and values) spc_convert_ex would give, without
  * placing the components: the target levels' queries and init functions
  * size the arrays (the levels above the last one yield their positions,

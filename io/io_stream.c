@@ -247,7 +247,7 @@ static spc_status stream_convert_1(const char *path, const char *format,
   if (!s && o->info) {
     char p[sizeof o->info->plan];
     snprintf(p, sizeof p, "%s", o->info->plan);
-    snprintf(o->info->plan, sizeof o->info->plan, "file in blocks -> %.110s",
+    snprintf(o->info->plan, sizeof o->info->plan, "file in blocks -> %.140s",
              strncmp(p, "sparse", 6) ? "sparse workspace, packed, then sorted" : p);
   }
   spc_builder_free(&b);
