@@ -78,6 +78,18 @@ spc_status spc_builder_push(spc_builder *b, int64_t n, const int64_t *const *coo
   return s;
 }
 
+/* The workspace's statistics into the caller's info (--verbose), after
+ * the conversion (which clears the info). */
+static void record_stats(const spc_builder *b, const spw_stats *st0) {
+  if (!b->o.info) return;
+  const spw_stats st = *st0;
+  b->o.info->spw.flushes = st.flushes;
+  b->o.info->spw.merges = st.merges;
+  b->o.info->spw.spilled_runs = st.spilled_runs;
+  b->o.info->spw.spilled_bytes = st.spilled_bytes;
+  b->o.info->spw.peak_bytes = st.peak_bytes;
+}
+
 static spc_status count_chunk(void *ctx, int64_t n, int64_t *const *cols, const void *vals,
                                spc_error *e) {
   (void)vals;
@@ -168,12 +180,19 @@ spc_status spc_builder_finish(spc_builder *b, spc_tensor **out, spc_error *e) {
   spc_status s = SPC_OK;
   if (b->o.plan != SPC_PLAN_SORT) {
     s = finish_counting(b, out, e);
+    if (!s && *out) {
+      spw_stats st;
+      spw_get_stats(b->w, &st);
+      record_stats(b, &st);
+    }
     if (s || *out) {
       spw_free(&b->w);
       return s;
     }
   }
   s = spw_pack(b->w, &n, cols, &vals, e);
+  spw_stats st = {0};
+  if (!s) spw_get_stats(b->w, &st);
   spw_free(&b->w);
   if (!s) s = adopt_coo(b, n, cols, &vals, &coo, e);
   for (int d = 0; d < b->order; d++) spc_free(cols[d]);
@@ -182,6 +201,7 @@ spc_status spc_builder_finish(spc_builder *b, spc_tensor **out, spc_error *e) {
    * its values: the stream is held once, never copied */
   if (!s) s = asm_convert_to_eat(&coo, b->format, &b->o, out, e);
   spc_tensor_free(&coo);
+  if (!s) record_stats(b, &st);
   if (!s && b->o.info) {
     char p[sizeof b->o.info->plan];
     snprintf(p, sizeof p, "%s", b->o.info->plan);

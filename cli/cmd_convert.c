@@ -48,6 +48,13 @@ int cmd_convert(int argc, char **argv) {
     if (!s && o.verbose)
       fprintf(stderr, "spconv: %s converted to %s in %.3f s; plan: %s\n", pos[0],
               spc_tensor_format(x), now() - t0, info.plan[0] ? info.plan : "-");
+    if (!s && o.verbose && strstr(info.plan, "sparse workspace"))
+      fprintf(stderr,
+              "spconv: sparse workspace: %lld flushes, %lld merges, %lld runs spilled (%lld "
+              "bytes), peak %lld bytes of runs in memory\n",
+              (long long)info.spw.flushes, (long long)info.spw.merges,
+              (long long)info.spw.spilled_runs, (long long)info.spw.spilled_bytes,
+              (long long)info.spw.peak_bytes);
     goto write;
   }
   s = spc_read(pos[0], &r, &t, &e);
