@@ -213,6 +213,30 @@ spc_status asm_convert_to_eat(spc_tensor **src, const char *format,
   return s;
 }
 
+spc_status asm_convert_stream_to(spc_tensor *shell, spw *w, int64_t nmax, const char *format,
+                                 const spc_convert_opts *o, spc_tensor **out, spc_error *e) {
+  spc_convert_opts dflt;
+  if (!out || !shell || !w) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no stream or no output");
+  *out = NULL;
+  if (!o) {
+    spc_convert_opts_init(&dflt);
+    o = &dflt;
+  }
+  if (spc_tensor_vtype(shell) == SPC_PATTERN && o->dup == SPC_DUP_SUM) return SPC_NOT_HANDLED;
+  const spc_specs *reg;
+  spc_specs *own;
+  const spc_format_spec *fmt;
+  spc_status s = asm_resolve_format(format, o, &reg, &own, &fmt, e);
+  if (s) return s;
+  spc_remap_param ps[SPC_MAX_PARAMS];
+  int np = o->nparams < SPC_MAX_PARAMS ? o->nparams : SPC_MAX_PARAMS;
+  for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){o->param_names[i], o->param_values[i]};
+  s = asm_convert_stream(shell, w, nmax, reg, fmt, ps, np, o->dup, o, out, e);
+  if (!s) ((conv_tensor *)(void *)*out)->info.own = own;
+  else spc_specs_free(&own);
+  return s;
+}
+
 /* Exact bytes in FORMAT, from the target levels' queries and init
  * functions without placing the components (asm_convert_size): exact for
  * any spec, user specs included. */

@@ -169,6 +169,15 @@ static spc_status adopt_coo(const spc_builder *b, int64_t n, int64_t **cols, voi
   return s;
 }
 
+/* A COO shell for the workspace's stream: no components, int64
+ * coordinates (the stream's), the builder's dims and value type. */
+static spc_status stream_shell(const spc_builder *b, spc_tensor **out, spc_error *e) {
+  spc_status s = spc_coo_alloc(b->order, b->dims, 0, b->vt, out, e);
+  for (int d = 0; !s && d < b->order; d++)
+    spc_level_array(&(*out)->lv[d], "crd")->type = SPC_IDX64;
+  return s;
+}
+
 spc_status spc_builder_finish(spc_builder *b, spc_tensor **out, spc_error *e) {
   *out = NULL;
   if (!b || !b->w) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "builder: finished already");
@@ -190,23 +199,42 @@ spc_status spc_builder_finish(spc_builder *b, spc_tensor **out, spc_error *e) {
       return s;
     }
   }
-  s = spw_pack(b->w, &n, cols, &vals, e);
+  /* any other target: the stream remapped chunk by chunk into the
+   * conversion (never held whole), else packed and handed over */
   spw_stats st = {0};
-  if (!s) spw_get_stats(b->w, &st);
-  spw_free(&b->w);
-  if (!s) s = adopt_coo(b, n, cols, &vals, &coo, e);
-  for (int d = 0; d < b->order; d++) spc_free(cols[d]);
-  spc_free(vals);
-  /* the conversion frees the COO's coordinates once remapped and takes
-   * its values: the stream is held once, never copied */
-  if (!s) s = asm_convert_to_eat(&coo, b->format, &b->o, out, e);
+  bool streamed = false;
+  s = stream_shell(b, &coo, e);
+  if (!s) {
+    s = asm_convert_stream_to(coo, b->w, b->pushed, b->format, &b->o, out, e);
+    streamed = s != SPC_NOT_HANDLED;
+    if (!streamed) s = SPC_OK;
+  }
   spc_tensor_free(&coo);
+  if (!s && !streamed) {
+    spc_error_clear(e);
+    s = spw_pack(b->w, &n, cols, &vals, e);
+    if (!s) spw_get_stats(b->w, &st);
+    spw_free(&b->w);
+    if (!s) s = adopt_coo(b, n, cols, &vals, &coo, e);
+    for (int d = 0; d < b->order; d++) spc_free(cols[d]);
+    spc_free(vals);
+    /* the conversion frees the COO's coordinates once remapped and takes
+     * its values: the stream is held once, never copied */
+    if (!s) s = asm_convert_to_eat(&coo, b->format, &b->o, out, e);
+    spc_tensor_free(&coo);
+  } else if (!s) {
+    spw_get_stats(b->w, &st);
+  }
+  spw_free(&b->w);
   if (!s) record_stats(b, &st);
   if (!s && b->o.info) {
     char p[sizeof b->o.info->plan];
     snprintf(p, sizeof p, "%s", b->o.info->plan);
     snprintf(b->o.info->plan, sizeof b->o.info->plan,
-             "sparse workspace, packed and handed over (no copy, freed as consumed), then %s",
+             streamed ? "sparse workspace, streamed through the remapping in chunks (never held "
+                        "whole), then %s"
+                      : "sparse workspace, packed and handed over (no copy, freed as consumed), "
+                        "then %s",
              strncmp(p, "sort", 4) ? "placed" : "sorted");
   }
   return s;

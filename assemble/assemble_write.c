@@ -41,6 +41,11 @@ typedef struct conv {
    * coordinates once remapped, its values once in level order): own_comb,
    * or a source handed over (asm_convert_eat); NULL: none */
   spc_tensor *eat;
+  /* the components as a sorted, combined workspace stream (comb: a COO
+   * shell, int64 coordinates, no components): remapped chunk by chunk
+   * (remap_stream), never held whole; stream_max bounds their count */
+  spw *stream;
+  int64_t stream_max;
   int order, L;
   int64_t n;
   spc_remap *r;
@@ -2924,13 +2929,83 @@ static bool bucket_plan(const conv *C, int64_t *const *lc) {
 
 /* ---- the entry point ------------------------------------------------------ */
 
+typedef struct remap_ctx {
+  conv *C;
+  const ir_func *f;
+  asm_entry fn;
+  int np;
+  int64_t off, cap;
+  int64_t *lc[SPC_MAX_ORDER];
+  char *vals;
+} remap_ctx;
+
+/* One chunk of the stream through the remapping, appended to the level
+ * coordinates (and its values to the values). */
+static spc_status remap_chunk(void *ctx, int64_t n, int64_t *const *cols, const void *vals,
+                              spc_error *e) {
+  remap_ctx *R = ctx;
+  conv *C = R->C;
+  if (n > R->cap - R->off)
+    return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
+                   "the workspace streamed more than the %lld components pushed",
+                   (long long)R->cap);
+  ir_arg *a = spc_calloc((size_t)R->np, sizeof *a);
+  if (!a) return SPC_NOMEM(e);
+  for (int k = 0; k < C->order; k++) a[k] = (ir_arg){.data = cols[k], .len = n};
+  a[C->order].s.i64 = n;
+  spc_status s = asm_call(R->fn, R->f, a, e);
+  int p0 = C->order + 1;
+  for (int l = 0; l < C->L; l++) {
+    if (!s && n) memcpy(R->lc[l] + R->off, a[p0 + l].data, (size_t)n * sizeof(int64_t));
+    spc_free(a[p0 + l].data);
+  }
+  spc_free(a);
+  size_t w = spc_vtype_size(C->comb->vt);
+  if (!s && w && n) memcpy(R->vals + (size_t)R->off * w, vals, (size_t)n * w);
+  if (!s) R->off += n;
+  return s;
+}
+
+/* The remapping over the workspace's stream, chunk by chunk: the level
+ * coordinates and values of every component into args' lc arrays and the
+ * shell's values (owned, eaten later), C->n set; the stream's own columns
+ * are never held whole. */
+static spc_status remap_stream(conv *C, const ir_func *f, ir_arg *args, spc_error *e) {
+  remap_ctx R = {.C = C, .f = f, .np = ir_nparams(f), .cap = C->stream_max > 0 ? C->stream_max : 1};
+  size_t w = spc_vtype_size(C->comb->vt);
+  int p0 = C->order + 1;
+  spc_status s = asm_prepare(&C->eng, f, &R.fn, e);
+  for (int l = 0; l < C->L && !s; l++) /* pages touched as filled */
+    if (!(R.lc[l] = args[p0 + l].data = spc_malloc_n(R.cap, sizeof(int64_t)))) s = SPC_NOMEM(e);
+  if (!s && w && !(R.vals = spc_malloc_n(R.cap, w))) s = SPC_NOMEM(e);
+  if (!s) s = spw_stream(C->stream, (int64_t)1 << 16, remap_chunk, &R, e);
+  if (!s && R.off < R.cap) { /* fewer after combining: the tails given back */
+    for (int l = 0; l < C->L; l++) {
+      void *p = spc_realloc(R.lc[l], (size_t)(R.off ? R.off : 1) * sizeof(int64_t));
+      if (p) args[p0 + l].data = R.lc[l] = p;
+    }
+    void *v = w ? spc_realloc(R.vals, (size_t)(R.off ? R.off : 1) * w) : NULL;
+    if (v) R.vals = v;
+  }
+  for (int l = 0; l < C->L; l++) args[p0 + l].len = R.off;
+  spc_tensor *t = C->eat;
+  if (t->val_owned) spc_free(t->val);
+  t->val = R.vals;
+  t->nval = R.off;
+  t->val_owned = R.vals != NULL;
+  C->n = R.off;
+  return s;
+}
+
 static spc_status remap_and_bounds(conv *C, spc_error *e) {
   ir_func *f = NULL;
   ir_arg *args = NULL;
   spc_status s = build_remap(C, &f, e);
   int np = f ? ir_nparams(f) : 0;
   if (!s && !(args = spc_calloc((size_t)np, sizeof *args))) s = SPC_NOMEM(e);
-  if (!s) {
+  if (!s && C->stream) {
+    s = remap_stream(C, f, args, e);
+  } else if (!s) {
     for (int k = 0; k < C->order; k++) {
       const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
       args[k] = (ir_arg){.data = a->data, .len = C->n};
@@ -2993,7 +3068,8 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
  * path's levels run their queries and init, the last level places
  * nothing (build_level), no array is kept and *bytes receives what the
  * result would hold. */
-static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, const spc_specs *specs,
+static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, spw *stream,
+                              int64_t stream_max, const spc_specs *specs,
                               const spc_format_spec *fmt,
                               const spc_remap_param *params, int nparams,
                               spc_dup dup, const spc_convert_opts *o,
@@ -3015,6 +3091,12 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, const spc_
     plain = src->lv[l].dim == l && (l == 0 || src->lv[l].fmt == &spc_level_singleton) &&
             spc_level_array_c(&src->lv[l], "crd") != NULL;
   bool counters = fmt->remap.text && strchr(fmt->remap.text, '#') != NULL;
+  /* a stream is remapped chunk by chunk: a plain shell, no counter (whose
+   * count would have to persist across the chunks), the sort path */
+  if (stream && (!plain || counters || C.measure || C.nosort || !eat || eat != src))
+    return SPC_NOT_HANDLED;
+  C.stream = stream;
+  C.stream_max = stream_max;
   C.order = src->order;
   if (fmt->order && fmt->order != C.order) {
     s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
@@ -3071,7 +3153,7 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, const spc_
     if (s) goto done;
   }
   C.n = spc_tensor_nstored(C.comb);
-  if (!C.measure && (s = run_count(&C, NULL, &ct, &done_count, e))) goto done;
+  if (!C.measure && !C.stream && (s = run_count(&C, NULL, &ct, &done_count, e))) goto done;
   if (done_count) goto done;
   /* the components' arrays freed as they are consumed where they are the
    * conversion's own (expanded, combined) or handed over */
@@ -3109,13 +3191,20 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
                           const spc_remap_param *params, int nparams,
                           spc_dup dup, const spc_convert_opts *o,
                           spc_tensor **out, spc_error *e) {
-  return convert_run(src, NULL, specs, fmt, params, nparams, dup, o, out, NULL, e);
+  return convert_run(src, NULL, NULL, 0, specs, fmt, params, nparams, dup, o, out, NULL, e);
 }
 
 spc_status asm_convert_eat(spc_tensor *src, const spc_specs *specs, const spc_format_spec *fmt,
                            const spc_remap_param *params, int nparams, spc_dup dup,
                            const spc_convert_opts *o, spc_tensor **out, spc_error *e) {
-  return convert_run(src, src, specs, fmt, params, nparams, dup, o, out, NULL, e);
+  return convert_run(src, src, NULL, 0, specs, fmt, params, nparams, dup, o, out, NULL, e);
+}
+
+spc_status asm_convert_stream(spc_tensor *shell, spw *w, int64_t nmax, const spc_specs *specs,
+                              const spc_format_spec *fmt, const spc_remap_param *params,
+                              int nparams, spc_dup dup, const spc_convert_opts *o,
+                              spc_tensor **out, spc_error *e) {
+  return convert_run(shell, shell, w, nmax, specs, fmt, params, nparams, dup, o, out, NULL, e);
 }
 
 spc_status asm_convert_size(const spc_tensor *src, const spc_specs *specs,
@@ -3124,7 +3213,7 @@ spc_status asm_convert_size(const spc_tensor *src, const spc_specs *specs,
                             int64_t *bytes, spc_error *e) {
   spc_tensor *none = NULL;
   *bytes = 0;
-  return convert_run(src, NULL, specs, fmt, params, nparams, dup, o, &none, bytes, e);
+  return convert_run(src, NULL, NULL, 0, specs, fmt, params, nparams, dup, o, &none, bytes, e);
 }
 
 spc_status spc_convert(const spc_tensor *src, const spc_specs *specs,

@@ -56,6 +56,25 @@ SPC_INTERNAL spc_status asm_convert_eat(spc_tensor *src, const spc_specs *specs,
                                         const spc_remap_param *params, int nparams,
                                         spc_dup dup, const spc_convert_opts *o,
                                         spc_tensor **out, spc_error *e);
+/* The conversion of a sparse workspace's sorted, combined stream (spw.h;
+ * at most nmax components) whose shape is the plain COO shell `shell` (no
+ * components, int64 coordinates): the stream is remapped chunk by chunk
+ * (spw_stream), so its columns are never held whole, then sorted and
+ * assembled as spc_convert_ex does, bit for bit; the shell's arrays are
+ * the conversion's to replace and free.  SPC_NOT_HANDLED, nothing done,
+ * where that does not apply (a remapping with a counter, a workspace
+ * option in o). */
+typedef struct spw spw;
+SPC_INTERNAL spc_status asm_convert_stream(spc_tensor *shell, spw *w, int64_t nmax,
+                                           const spc_specs *specs, const spc_format_spec *fmt,
+                                           const spc_remap_param *params, int nparams,
+                                           spc_dup dup, const spc_convert_opts *o,
+                                           spc_tensor **out, spc_error *e);
+/* The same by format name or path (asm_convert_to_eat's resolution);
+ * SPC_NOT_HANDLED also for a pattern summed (it may need counts). */
+SPC_INTERNAL spc_status asm_convert_stream_to(spc_tensor *shell, spw *w, int64_t nmax,
+                                              const char *format, const spc_convert_opts *o,
+                                              spc_tensor **out, spc_error *e);
 /* spc_convert_to of a source handed over (asm_convert_eat; a pattern
  * summed converts as spc_convert_to does, from the source kept): *src is
  * freed, success or not. */
