@@ -213,10 +213,10 @@ spc_status asm_convert_to_eat(spc_tensor **src, const char *format,
   return s;
 }
 
-spc_status asm_convert_stream_to(spc_tensor *shell, spw *w, int64_t nmax, const char *format,
+spc_status asm_convert_stream_to(spc_tensor *shell, asm_stream *S, const char *format,
                                  const spc_convert_opts *o, spc_tensor **out, spc_error *e) {
   spc_convert_opts dflt;
-  if (!out || !shell || !w) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no stream or no output");
+  if (!out || !shell || !S || !S->w) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no stream or no output");
   *out = NULL;
   if (!o) {
     spc_convert_opts_init(&dflt);
@@ -231,7 +231,7 @@ spc_status asm_convert_stream_to(spc_tensor *shell, spw *w, int64_t nmax, const 
   spc_remap_param ps[SPC_MAX_PARAMS];
   int np = o->nparams < SPC_MAX_PARAMS ? o->nparams : SPC_MAX_PARAMS;
   for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){o->param_names[i], o->param_values[i]};
-  s = asm_convert_stream(shell, w, nmax, reg, fmt, ps, np, o->dup, o, out, e);
+  s = asm_convert_stream(shell, S, reg, fmt, ps, np, o->dup, o, out, e);
   if (!s) ((conv_tensor *)(void *)*out)->info.own = own;
   else spc_specs_free(&own);
   return s;

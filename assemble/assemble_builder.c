@@ -205,7 +205,9 @@ spc_status spc_builder_finish(spc_builder *b, spc_tensor **out, spc_error *e) {
   bool streamed = false;
   s = stream_shell(b, &coo, e);
   if (!s) {
-    s = asm_convert_stream_to(coo, b->w, b->pushed, b->format, &b->o, out, e);
+    asm_stream S = {.w = b->w, .nmax = b->pushed, .stats = &st};
+    s = asm_convert_stream_to(coo, &S, b->format, &b->o, out, e);
+    b->w = S.w; /* NULL once streamed */
     streamed = s != SPC_NOT_HANDLED;
     if (!streamed) s = SPC_OK;
   }
@@ -222,8 +224,6 @@ spc_status spc_builder_finish(spc_builder *b, spc_tensor **out, spc_error *e) {
      * its values: the stream is held once, never copied */
     if (!s) s = asm_convert_to_eat(&coo, b->format, &b->o, out, e);
     spc_tensor_free(&coo);
-  } else if (!s) {
-    spw_get_stats(b->w, &st);
   }
   spw_free(&b->w);
   if (!s) record_stats(b, &st);
@@ -231,10 +231,8 @@ spc_status spc_builder_finish(spc_builder *b, spc_tensor **out, spc_error *e) {
     char p[sizeof b->o.info->plan];
     snprintf(p, sizeof p, "%s", b->o.info->plan);
     snprintf(b->o.info->plan, sizeof b->o.info->plan,
-             streamed ? "sparse workspace, streamed through the remapping in chunks (never held "
-                        "whole), then %s"
-                      : "sparse workspace, packed and handed over (no copy, freed as consumed), "
-                        "then %s",
+             streamed ? "sparse workspace, merged runs remapped chunk by chunk, then %s"
+                      : "sparse workspace, packed and handed over (no copy), then %s",
              strncmp(p, "sort", 4) ? "placed" : "sorted");
   }
   return s;

@@ -44,8 +44,7 @@ typedef struct conv {
   /* the components as a sorted, combined workspace stream (comb: a COO
    * shell, int64 coordinates, no components): remapped chunk by chunk
    * (remap_stream), never held whole; stream_max bounds their count */
-  spw *stream;
-  int64_t stream_max;
+  asm_stream *stream;
   int order, L;
   int64_t n;
   spc_remap *r;
@@ -2971,14 +2970,19 @@ static spc_status remap_chunk(void *ctx, int64_t n, int64_t *const *cols, const 
  * shell's values (owned, eaten later), C->n set; the stream's own columns
  * are never held whole. */
 static spc_status remap_stream(conv *C, const ir_func *f, ir_arg *args, spc_error *e) {
-  remap_ctx R = {.C = C, .f = f, .np = ir_nparams(f), .cap = C->stream_max > 0 ? C->stream_max : 1};
+  remap_ctx R = {.C = C, .f = f, .np = ir_nparams(f),
+                 .cap = C->stream->nmax > 0 ? C->stream->nmax : 1};
   size_t w = spc_vtype_size(C->comb->vt);
   int p0 = C->order + 1;
   spc_status s = asm_prepare(&C->eng, f, &R.fn, e);
   for (int l = 0; l < C->L && !s; l++) /* pages touched as filled */
     if (!(R.lc[l] = args[p0 + l].data = spc_malloc_n(R.cap, sizeof(int64_t)))) s = SPC_NOMEM(e);
   if (!s && w && !(R.vals = spc_malloc_n(R.cap, w))) s = SPC_NOMEM(e);
-  if (!s) s = spw_stream(C->stream, (int64_t)1 << 16, remap_chunk, &R, e);
+  if (!s) s = spw_stream(C->stream->w, (int64_t)1 << 16, remap_chunk, &R, e);
+  /* streamed: the workspace's runs and Acc give their memory back before
+   * the sort and the assembly */
+  if (C->stream->stats) spw_get_stats(C->stream->w, C->stream->stats);
+  spw_free(&C->stream->w);
   if (!s && R.off < R.cap) { /* fewer after combining: the tails given back */
     for (int l = 0; l < C->L; l++) {
       void *p = spc_realloc(R.lc[l], (size_t)(R.off ? R.off : 1) * sizeof(int64_t));
@@ -3068,8 +3072,8 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
  * path's levels run their queries and init, the last level places
  * nothing (build_level), no array is kept and *bytes receives what the
  * result would hold. */
-static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, spw *stream,
-                              int64_t stream_max, const spc_specs *specs,
+static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream *stream,
+                              const spc_specs *specs,
                               const spc_format_spec *fmt,
                               const spc_remap_param *params, int nparams,
                               spc_dup dup, const spc_convert_opts *o,
@@ -3096,7 +3100,6 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, spw *strea
   if (stream && (!plain || counters || C.measure || C.nosort || !eat || eat != src))
     return SPC_NOT_HANDLED;
   C.stream = stream;
-  C.stream_max = stream_max;
   C.order = src->order;
   if (fmt->order && fmt->order != C.order) {
     s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
@@ -3191,20 +3194,20 @@ spc_status spc_convert_ex(const spc_tensor *src, const spc_specs *specs,
                           const spc_remap_param *params, int nparams,
                           spc_dup dup, const spc_convert_opts *o,
                           spc_tensor **out, spc_error *e) {
-  return convert_run(src, NULL, NULL, 0, specs, fmt, params, nparams, dup, o, out, NULL, e);
+  return convert_run(src, NULL, NULL, specs, fmt, params, nparams, dup, o, out, NULL, e);
 }
 
 spc_status asm_convert_eat(spc_tensor *src, const spc_specs *specs, const spc_format_spec *fmt,
                            const spc_remap_param *params, int nparams, spc_dup dup,
                            const spc_convert_opts *o, spc_tensor **out, spc_error *e) {
-  return convert_run(src, src, NULL, 0, specs, fmt, params, nparams, dup, o, out, NULL, e);
+  return convert_run(src, src, NULL, specs, fmt, params, nparams, dup, o, out, NULL, e);
 }
 
-spc_status asm_convert_stream(spc_tensor *shell, spw *w, int64_t nmax, const spc_specs *specs,
+spc_status asm_convert_stream(spc_tensor *shell, asm_stream *S, const spc_specs *specs,
                               const spc_format_spec *fmt, const spc_remap_param *params,
                               int nparams, spc_dup dup, const spc_convert_opts *o,
                               spc_tensor **out, spc_error *e) {
-  return convert_run(shell, shell, w, nmax, specs, fmt, params, nparams, dup, o, out, NULL, e);
+  return convert_run(shell, shell, S, specs, fmt, params, nparams, dup, o, out, NULL, e);
 }
 
 spc_status asm_convert_size(const spc_tensor *src, const spc_specs *specs,
@@ -3213,7 +3216,7 @@ spc_status asm_convert_size(const spc_tensor *src, const spc_specs *specs,
                             int64_t *bytes, spc_error *e) {
   spc_tensor *none = NULL;
   *bytes = 0;
-  return convert_run(src, NULL, NULL, 0, specs, fmt, params, nparams, dup, o, &none, bytes, e);
+  return convert_run(src, NULL, NULL, specs, fmt, params, nparams, dup, o, &none, bytes, e);
 }
 
 spc_status spc_convert(const spc_tensor *src, const spc_specs *specs,

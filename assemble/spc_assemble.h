@@ -65,14 +65,23 @@ SPC_INTERNAL spc_status asm_convert_eat(spc_tensor *src, const spc_specs *specs,
  * where that does not apply (a remapping with a counter, a workspace
  * option in o). */
 typedef struct spw spw;
-SPC_INTERNAL spc_status asm_convert_stream(spc_tensor *shell, spw *w, int64_t nmax,
+typedef struct spw_stats spw_stats;
+/* The stream: the workspace (freed, *w NULL, once streamed: its runs
+ * give their memory back before the assembly; left as it is when
+ * SPC_NOT_HANDLED), its statistics filled then (stats may be NULL). */
+typedef struct asm_stream {
+  spw *w;
+  int64_t nmax;
+  spw_stats *stats;
+} asm_stream;
+SPC_INTERNAL spc_status asm_convert_stream(spc_tensor *shell, asm_stream *S,
                                            const spc_specs *specs, const spc_format_spec *fmt,
                                            const spc_remap_param *params, int nparams,
                                            spc_dup dup, const spc_convert_opts *o,
                                            spc_tensor **out, spc_error *e);
 /* The same by format name or path (asm_convert_to_eat's resolution);
  * SPC_NOT_HANDLED also for a pattern summed (it may need counts). */
-SPC_INTERNAL spc_status asm_convert_stream_to(spc_tensor *shell, spw *w, int64_t nmax,
+SPC_INTERNAL spc_status asm_convert_stream_to(spc_tensor *shell, asm_stream *S,
                                               const char *format, const spc_convert_opts *o,
                                               spc_tensor **out, spc_error *e);
 /* spc_convert_to of a source handed over (asm_convert_eat; a pattern

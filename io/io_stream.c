@@ -374,8 +374,8 @@ spc_status spc_convert_file(const char *in, const char *format,
   }
   spc_tensor *t = NULL;
   spc_status s = spc_read(in, ro, &t, e);
-  if (!s) {
-    s = spc_convert_to(t, format, o, out, e);
+  if (!s) { /* handed over: its arrays freed as the conversion consumes them */
+    s = asm_convert_to_eat(&t, format, o, out, e);
     if (s && e && !e->file[0]) snprintf(e->file, sizeof e->file, "%s", in);
   }
   spc_tensor_free(&t);

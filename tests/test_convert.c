@@ -3041,7 +3041,7 @@ static TCase *tcase(Suite *s, const char *name) {
  * spc_convert_file with a tiny budget (runs spilled to TMPDIR, a fresh
  * folder) to every format the counting path does not place: the
  * workspace's merged stream goes through the remapping chunk by chunk,
- * never held whole (the plan says "streamed through the remapping"), or
+ * never held whole (the plan says "merged runs remapped chunk by chunk"), or
  * for ell (a counter) is packed and handed over to the conversion with no
  * copy ("handed over"); either way the result equals reading the file
  * whole and converting, bit for bit, and no temporary file is left, after
@@ -3126,14 +3126,14 @@ START_TEST(test_stream_workspace) {
           /* ell's counter (#i) must count the whole: packed and handed
            * over; every other format remapped chunk by chunk */
           bool ell = !pass && !strcmp(fmt, "ell");
-          ck_assert_msg(strstr(info.plan, ell ? "packed and handed over (no copy, freed as consumed)"
-                                              : "streamed through the remapping in chunks (never "
-                                                "held whole)"),
+          ck_assert_msg(strstr(info.plan, ell ? "packed and handed over (no copy), then sorted"
+                                              : "merged runs remapped chunk by chunk, then "
+                                                "sorted"),
                         "%s: plan '%s'", what, info.plan);
           handed += ell;
           streamed += !ell;
-        } else if (pass && strstr(info.plan, "file in blocks -> sparse workspace, streamed "
-                                             "through the remapping in chunks") == info.plan) {
+        } else if (pass && strstr(info.plan, "file in blocks -> sparse workspace, merged runs "
+                                             "remapped chunk by chunk") == info.plan) {
           streamed++;
         } else if (strstr(info.plan, "file in blocks") != info.plan &&
                    strstr(info.plan, "counting, the file read twice") != info.plan) {
