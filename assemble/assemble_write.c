@@ -701,6 +701,13 @@ static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *
   void *own = NULL;
   if (pw && !byidx) eat_vals(C, &own);
   if (!sorted) {
+    /* the keys hold every level coordinate: the level arrays are freed
+     * for the sort's scratch and made again from the keys after it (the
+     * caller's lc[l] follows: C->lc[l] == lc[l] on return) */
+    for (int l = 0; l < L; l++) {
+      spc_free(lc[l]);
+      lc[l] = NULL;
+    }
     k2 = spc_malloc_n(n, sizeof *k2);
     if (pw) {
       p = own ? own : spc_malloc_n(n, (size_t)pw);
@@ -735,6 +742,8 @@ static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *
     }
     spc_free(k2);
     spc_free(p2);
+    for (int l = 0; l < L && !s; l++)
+      if (!(lc[l] = spc_malloc_n(n, sizeof(int64_t)))) s = SPC_NOMEM(e);
   }
   for (int l = 0; l < L && !s; l++)
     if (!(C->isnew[l] = spc_malloc_n(n, sizeof(bool)))) s = SPC_NOMEM(e);
@@ -3067,8 +3076,10 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
       }
       if (!done && !(s = pack_components(C, lc, &done, e)) && !done) s = sort_components(C, lc, e);
     }
-    for (int l = 0; l < C->L; l++) /* C->lc took the remapping's arrays */
+    for (int l = 0; l < C->L; l++) { /* C->lc took the remapping's arrays */
+      args[p0 + l].data = lc[l]; /* pack_components may have made them again */
       if (C->lc[l] == lc[l]) args[p0 + l].data = NULL;
+    }
   }
   for (int k = C->order + 1; args && k < np; k++)
     if (ir_var_get(f, ir_param_var(f, k))->array) spc_free(args[k].data);
