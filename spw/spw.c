@@ -12,8 +12,11 @@ static spw *live;
 
 void spw_cleanup_files(void) {
   for (spw *w = live; w; w = w->next_live)
+  {
     for (int i = 0; i < w->nruns; i++)
       if (w->runs[i].file) unlink(w->runs[i].path);
+    if (w->writing_on) unlink(w->writing);
+  }
 }
 
 spc_status spw_dup_error(spc_error *e, const spw *w, const int64_t *x) {
@@ -57,6 +60,7 @@ static spc_status balance(spw *w, spc_error *e) {
         spw_run_free(a);
         spw_run_free(b);
         *a = m;
+        w->writing_on = 0; /* among runs now */
       }
     }
     if (st) {
@@ -76,6 +80,7 @@ static spc_status balance(spw *w, spc_error *e) {
     w->mem_runs -= run_mem(w, r);
     spw_run_free(r);
     *r = f;
+    w->writing_on = 0; /* among runs now */
     w->st.spilled_runs++;
   }
   if (w->mem_runs > w->st.peak_bytes) w->st.peak_bytes = w->mem_runs;

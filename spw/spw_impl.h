@@ -5,6 +5,7 @@
 #define SPC_SPW_IMPL_H
 
 #include "spw.h"
+#include <signal.h>
 #include <string.h>
 
 #define MAXL SPC_MAX_ORDER
@@ -55,6 +56,10 @@ struct spw {
                        into runs[0] and the pack add them left to right */
   bool packed;      /* a pack ended the last filling: st is reset when the
                        next one begins */
+  /* the file a merge is writing (not yet among runs): removed too by
+   * spw_cleanup_files; writing_on while it exists unregistered */
+  char writing[512];
+  volatile sig_atomic_t writing_on;
   struct spw *next_live;
 };
 

@@ -111,6 +111,8 @@ static spc_status snk_open(snk *s, spw *w, run *r, int64_t cap, bool file, spc_e
                      strerror(errno));
     }
     r->file = true;
+    memcpy(w->writing, r->path, sizeof w->writing);
+    w->writing_on = 1;
     w->files_made++;
     setvbuf(s->f, NULL, _IOFBF, 1 << 16);
     s->cap = BLK;
@@ -317,6 +319,7 @@ spc_status spw_merge(spw *w, run *rs, int k, run *out, bool file, bool final, sp
   spc_free(tree);
   if (st || cb) {
     spw_run_free(out);
+    w->writing_on = 0;
   } else {
     if (k) w->st.merges++; /* (none: the pack of an empty workspace) */
     for (int l = 0; l < w->L && any; l++) out->lo[l] = lo[l], out->hi[l] = hi[l];
