@@ -71,7 +71,7 @@ raw, oocraw = sys.argv[1], sys.argv[2]
 rows = collections.OrderedDict()   # (file, conv) -> list of dicts
 peers = collections.defaultdict(list)
 notes = []
-for line in open(raw):
+for line in (open(raw) if os.path.exists(raw) else []):  # INPROC=0: none
     f = line.rstrip("\n").split("\t")
     if f[0] in ("skip", "error"):
         notes.append(" ".join(f)); continue
