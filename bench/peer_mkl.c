@@ -48,17 +48,18 @@ static sparse_status_t export_bsr(sparse_matrix_t d, MKL_INT *mb, MKL_INT *nb, M
   return mkl_sparse_d_export_bsr(d, &ix, lay, mb, nb, bs, rb, re, col, val);
 }
 
-static sparse_status_t run_coo_csr(sparse_matrix_t s, sparse_matrix_t *d) {
+/* s (op) converted to CSR and exported, as a caller would use it */
+static sparse_status_t to_csr(sparse_matrix_t s, sparse_operation_t op, sparse_matrix_t *d) {
   MKL_INT m, n, *rb, *re, *col;
   double *val;
-  sparse_status_t st = mkl_sparse_convert_csr(s, SPARSE_OPERATION_NON_TRANSPOSE, d);
+  sparse_status_t st = mkl_sparse_convert_csr(s, op, d);
   return st ? st : export_csr(*d, &m, &n, &rb, &re, &col, &val);
 }
+static sparse_status_t run_coo_csr(sparse_matrix_t s, sparse_matrix_t *d) {
+  return to_csr(s, SPARSE_OPERATION_NON_TRANSPOSE, d);
+}
 static sparse_status_t run_csr_t(sparse_matrix_t s, sparse_matrix_t *d) {
-  MKL_INT m, n, *rb, *re, *col;
-  double *val;
-  sparse_status_t st = mkl_sparse_convert_csr(s, SPARSE_OPERATION_TRANSPOSE, d);
-  return st ? st : export_csr(*d, &m, &n, &rb, &re, &col, &val);
+  return to_csr(s, SPARSE_OPERATION_TRANSPOSE, d);
 }
 static sparse_status_t run_csc(sparse_matrix_t s, sparse_matrix_t *d) {
   MKL_INT m, n, *cb, *ce, *row;

@@ -136,14 +136,8 @@ missing=""
 [ -x "$B/peer_graphblas" ] || missing="$missing graphblas"
 [ -x "$B/peer_eigen_conv" ] || missing="$missing eigen"
 # the venv of bench/setup_peers.sh: a newer SciPy, column scipy-MAJOR.MINOR
-PEERS_DIR=${PEERS_DIR:-$here/out/peers}
-py_new="" scipy_new=""
-if [ -x "$PEERS_DIR/bin/python" ] &&
-   v=$("$PEERS_DIR/bin/python" -c 'import scipy.sparse, scipy; print(".".join(scipy.__version__.split(".")[:2]))' 2>/dev/null); then
-  py_new=$PEERS_DIR/bin/python scipy_new=scipy-$v
-else
-  missing="$missing scipy-new: not installed (bench/setup_peers.sh);"
-fi
+. "$here/peers_env.sh"
+new_scipy || missing="$missing scipy-new: not installed (bench/setup_peers.sh);"
 [ -x "$B/peer_mkl" ] || missing="$missing mkl: not installed (bench/setup_peers.sh);"
 # TACO: no peer program yet; say whether it is there at all
 if command -v taco >/dev/null || ldconfig -p 2>/dev/null | grep -q libtaco ||

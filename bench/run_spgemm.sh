@@ -59,14 +59,8 @@ if [ "${1:-}" != "--table" ]; then
       if "$p" -c "import scipy" 2>/dev/null; then py=$p; break; fi
     done
   fi
-  PEERS_DIR=${PEERS_DIR:-$here/out/peers}
-  py_new="" scipy_new=""
-  if [ -x "$PEERS_DIR/bin/python" ] &&
-     v=$("$PEERS_DIR/bin/python" -c 'import scipy.sparse, scipy; print(".".join(scipy.__version__.split(".")[:2]))' 2>/dev/null); then
-    py_new=$PEERS_DIR/bin/python scipy_new=scipy-$v
-  else
-    echo "scipy-new: not installed (bench/setup_peers.sh)" >&2
-  fi
+  . "$here/peers_env.sh"
+  new_scipy || echo "scipy-new: not installed (bench/setup_peers.sh)" >&2
   [ -x "$B/peer_spgemm_mkl" ] || echo "mkl: not installed (bench/setup_peers.sh)" >&2
   : > "$res"
   echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2

@@ -123,13 +123,8 @@ table() {
 
 if [ "${1:-}" = "--table" ]; then table; exit 0; fi
 
-PEERS_DIR=${PEERS_DIR:-$here/out/peers}
-py_new="" scipy_new=""
-if [ -x "$PEERS_DIR/bin/python" ] &&
-   v=$("$PEERS_DIR/bin/python" -c 'import scipy.sparse, scipy; print(".".join(scipy.__version__.split(".")[:2]))' 2>/dev/null); then
-  py_new=$PEERS_DIR/bin/python scipy_new=scipy-$v
-fi
-[ -n "$py_new" ] || echo "scipy-new: not installed (bench/setup_peers.sh)" >&2
+. "$here/peers_env.sh"
+new_scipy || echo "scipy-new: not installed (bench/setup_peers.sh)" >&2
 [ -x "$B/peer_spmv_mkl" ] || echo "mkl: not installed (bench/setup_peers.sh)" >&2
 PYTHON=${PYTHON:-}
 if [ -z "$PYTHON" ]; then

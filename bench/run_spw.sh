@@ -183,14 +183,8 @@ rm -rf "$SPCONV_JIT_DIR"
 
 convs_of() { case $1 in *.tns) echo "coo_csf csf_mode" ;; *) echo "coo_csr csr_csc" ;; esac; }
 # the venv of bench/setup_peers.sh: a newer SciPy, tool scipy-MAJOR.MINOR
-PEERS_DIR=${PEERS_DIR:-$here/out/peers}
-py_new="" scipy_new=""
-if [ -x "$PEERS_DIR/bin/python" ] &&
-   v=$("$PEERS_DIR/bin/python" -c 'import scipy.sparse, scipy; print(".".join(scipy.__version__.split(".")[:2]))' 2>/dev/null); then
-  py_new=$PEERS_DIR/bin/python scipy_new=scipy-$v
-else
-  echo "scipy-new: not installed (bench/setup_peers.sh)" >&2
-fi
+. "$here/peers_env.sh"
+new_scipy || echo "scipy-new: not installed (bench/setup_peers.sh)" >&2
 bench_file() { # FILE CONFIGS [CONVS]
   local f=$1 cfgs=$2 convs=${3:-$(convs_of "$1")}
   for cv in $convs; do
