@@ -126,6 +126,19 @@ spc_status asm_resolve_format(const char *format, const spc_convert_opts *o,
   return s;
 }
 
+int asm_opts_params(const spc_convert_opts *o, spc_remap_param *ps) {
+  int np = !o ? 0 : o->nparams < SPC_MAX_PARAMS ? o->nparams : SPC_MAX_PARAMS;
+  for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){o->param_names[i], o->param_values[i]};
+  return np;
+}
+
+/* A converted result owns the registry its (user) spec lives in. */
+static spc_status own_result(spc_status s, spc_tensor **out, spc_specs *own) {
+  if (!s) ((conv_tensor *)(void *)*out)->info.own = own;
+  else spc_specs_free(&own);
+  return s;
+}
+
 /* Convert (bytes NULL) or measure: the format resolved, the options'
  * parameters passed on. */
 static spc_status convert_or_size_1(const spc_tensor *src, spc_tensor *eat, const char *format,
@@ -137,8 +150,7 @@ static spc_status convert_or_size_1(const spc_tensor *src, spc_tensor *eat, cons
   spc_status s = asm_resolve_format(format, o, &reg, &own, &fmt, e);
   if (s) return s;
   spc_remap_param ps[SPC_MAX_PARAMS];
-  int np = o->nparams < SPC_MAX_PARAMS ? o->nparams : SPC_MAX_PARAMS;
-  for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){o->param_names[i], o->param_values[i]};
+  int np = asm_opts_params(o, ps);
   if (bytes) {
     s = asm_convert_size(src, reg, fmt, ps, np, o->dup, o, bytes, e);
     spc_specs_free(&own);
@@ -146,9 +158,7 @@ static spc_status convert_or_size_1(const spc_tensor *src, spc_tensor *eat, cons
   }
   s = eat ? asm_convert_eat(eat, reg, fmt, ps, np, o->dup, o, out, e)
           : spc_convert_ex(src, reg, fmt, ps, np, o->dup, o, out, e);
-  if (!s) ((conv_tensor *)(void *)*out)->info.own = own;
-  else spc_specs_free(&own);
-  return s;
+  return own_result(s, out, own);
 }
 
 /* A pattern summed (the default) whose coordinates repeat converts as
@@ -229,12 +239,9 @@ spc_status asm_convert_stream_to(spc_tensor *shell, asm_stream *S, const char *f
   spc_status s = asm_resolve_format(format, o, &reg, &own, &fmt, e);
   if (s) return s;
   spc_remap_param ps[SPC_MAX_PARAMS];
-  int np = o->nparams < SPC_MAX_PARAMS ? o->nparams : SPC_MAX_PARAMS;
-  for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){o->param_names[i], o->param_values[i]};
+  int np = asm_opts_params(o, ps);
   s = asm_convert_stream(shell, S, reg, fmt, ps, np, o->dup, o, out, e);
-  if (!s) ((conv_tensor *)(void *)*out)->info.own = own;
-  else spc_specs_free(&own);
-  return s;
+  return own_result(s, out, own);
 }
 
 /* Exact bytes in FORMAT, from the target levels' queries and init

@@ -486,8 +486,7 @@ spc_status spc_gen_source(const char *from, const char *to, spc_vtype vt,
     s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0, "formats %s and %s hold different orders",
                 A->name, Bf->name);
   spc_remap_param ps[SPC_MAX_PARAMS];
-  int np = o ? (o->nparams < SPC_MAX_PARAMS ? o->nparams : SPC_MAX_PARAMS) : 0;
-  for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){o->param_names[i], o->param_values[i]};
+  int np = asm_opts_params(o, ps);
   /* what the target keeps: pattern into a padded format keeps ones */
   spc_vtype vout = Bf && Bf->fill_zero && vt == SPC_PATTERN ? SPC_F64 : vt;
   char fn[160];

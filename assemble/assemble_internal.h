@@ -139,6 +139,11 @@ spc_status asm_fused_routines(const spc_specs *specs, const spc_format_spec *src
                               ir_ty coord_ty, spc_vtype vt, asm_routine_cb cb, void *ctx,
                               spc_error *e);
 
+/* The options' format parameters (o may be NULL) as remapping parameters
+ * into ps[SPC_MAX_PARAMS]; their count. */
+int asm_opts_params(const spc_convert_opts *o, spc_remap_param *ps);
+/* fmt's remapping for a tensor of this order (built-in formats' parsed
+ * once and shared), or the mode order `modes` written into buf. */
 spc_status asm_remap(const spc_format_spec *fmt, int order, const spc_remap_param *ps,
                      int nps, const int *modes, int nmodes, char *buf, size_t nbuf,
                      spc_remap **r, spc_error *e);

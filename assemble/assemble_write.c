@@ -2671,8 +2671,7 @@ spc_status asm_counter_create(const char *format, const spc_convert_opts *o, con
   C->limit = c->o.max_positions > 0 ? c->o.max_positions : default_limit();
   asm_engine_init(&C->eng, &c->o);
   spc_remap_param ps[SPC_MAX_PARAMS];
-  int np = c->o.nparams < SPC_MAX_PARAMS ? c->o.nparams : SPC_MAX_PARAMS;
-  for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){c->o.param_names[i], c->o.param_values[i]};
+  int np = asm_opts_params(&c->o, ps);
   bool fits = !fmt->order || fmt->order == C->order;
   if (fits) s = set_params(C, ps, np, e);
   if (fits && !s) {
@@ -3527,8 +3526,7 @@ spc_status spc_conv_result_shell(const char *format, const spc_convert_opts *o, 
     s = SPC_NOT_HANDLED;
   if (!s) {
     spc_remap_param ps[SPC_MAX_PARAMS] = {{0}};
-    int np = o ? (o->nparams < SPC_MAX_PARAMS ? o->nparams : SPC_MAX_PARAMS) : 0;
-    for (int i = 0; i < np; i++) ps[i] = (spc_remap_param){o->param_names[i], o->param_values[i]};
+    int np = asm_opts_params(o, ps);
     s = set_params(&C, ps, np, e);
   }
   if (!s && o && o->nmodes > 0 && o->nmodes <= SPC_MAX_ORDER) {
