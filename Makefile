@@ -134,12 +134,12 @@ CUDA_DATA   ?= $(or $(SPC_DATA),../shared/data)
 CUDA_TEST_MATRICES := data/sample.mtx $(wildcard $(addprefix $(CUDA_DATA)/matrices/,A.mtx west0067.mtx can___24.mtx bcspwr01.mtx LFAT5_hypersparse.mtx))
 HAVE_NVCC   := $(shell command -v $(NVCC) 2>/dev/null)
 
-.PHONY: cuda cuda-test
+.PHONY: cuda cuda-test cuda-bench
 ifeq ($(HAVE_NVCC),)
-cuda cuda-test:
+cuda cuda-test cuda-bench:
 	@echo "nvcc not found: CUDA kernels skipped"
 else
-cuda: $(CUDA_DIR)/spconv_cuda_test
+cuda: $(CUDA_DIR)/spconv_cuda_test $(CUDA_DIR)/spconv_cuda_bench
 .SECONDARY: $(CUDA_CU)
 
 # rewritten only when the text changes, so nvcc reruns only then
@@ -174,8 +174,20 @@ $(CUDA_DIR)/spconv_cuda_test: $(CUDA_DIR)/kernels_all.o $(CUDA_DIR)/spconv_cuda_
 	@echo "  LINK    $@"
 	@$(NVCC) $(CUDA_ARCH) -o $@ $^ $(DEP_LIBS) -lgomp
 
+# the GPU benchmark (README "CUDA", bench/README.md "GPU"): the kernels
+# against cuSPARSE, linked whenever nvcc exists, run by hand on a GPU
+$(CUDA_DIR)/spconv_cuda_bench.o: cuda/spconv_cuda_bench.cu $(CUDA_DIR)/spc_cu_types.h \
+    $(CUDA_DIR)/registry.h assemble/spc_cuda_host.h include/spconv.h
+	@echo "  NVCC    $<"
+	@$(NVCC) $(CUDA_FLAGS) $(CUDA_ARCH) -Iinclude -Iassemble -I$(CUDA_DIR) -c $< -o $@
+$(CUDA_DIR)/spconv_cuda_bench: $(CUDA_DIR)/kernels_all.o $(CUDA_DIR)/spconv_cuda_bench.o $(BUILD)/libspconv.a
+	@echo "  LINK    $@"
+	@$(NVCC) $(CUDA_ARCH) -o $@ $^ -lcusparse $(DEP_LIBS) -lgomp
+
 cuda-test: cuda
 	$(CUDA_DIR)/spconv_cuda_test $(CUDA_TEST_MATRICES)
+cuda-bench: cuda
+	$(CUDA_DIR)/spconv_cuda_bench $(CUDA_BENCH_ARGS)
 endif
 
 fuzz:
