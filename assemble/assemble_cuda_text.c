@@ -7,8 +7,10 @@
  *
  * SpMV schedules (spc_cu_spmv_kernels.run, schedule 0, 1, 2):
  *   0 thread per row: one thread per top-level position;
- *   1 warp per row: 32 lanes stride the level-1 positions, a warp shuffle
- *     sums them (row mode), or each lane adds atomically;
+ *   1 lanes per row: a group of L lanes per top-level position (L a power
+ *     of two up to 32, the least at or above the mean level-1 positions
+ *     per top position) strides its level-1 positions; shuffles within
+ *     the group sum them (row mode), or each lane adds atomically;
  *   2 position split: the level-1 positions in equal windows, one per
  *     thread, each finding its first and last top position by binary
  *     search over the level's begin and end; rows crossing a window's
@@ -37,7 +39,7 @@ static const char cu_types[] =
     "  const int64_t *ext;\n"
     "  int64_t next;\n"
     "} spc_cu_mat;\n"
-    "/* y += A x on the device (schedule 0 thread, 1 warp, 2 position split);\n"
+    "/* y += A x on the device (schedule 0 thread, 1 lanes, 2 position split);\n"
     " * returns a cudaError_t. */\n"
     "typedef struct spc_cu_spmv_kernels {\n"
     "  const char *format;\n"
@@ -130,21 +132,23 @@ static void spmv_kernels(cu_text *T) {
                "}\n\n",
                F, F, F);
   spc_str_addf(o,
-               "/* schedule 1: one warp per top-level position, lanes stride its\n"
-               " * level-1 positions */\n"
-               "__global__ void spc_cu_%s_spmv_warp(spc_cu_mat A, int64_t b0, int64_t e0,\n"
+               "/* schedule 1: a group of L lanes per top-level position (L a power of\n"
+               " * two, at most a warp: the launcher picks the least L at or above the\n"
+               " * mean level-1 positions per top position); lanes stride its level-1\n"
+               " * positions */\n"
+               "__global__ void spc_cu_%s_spmv_warp(spc_cu_mat A, int64_t b0, int64_t e0, int L,\n"
                "                                    const double *x, int64_t nx, double *y, int64_t ny) {\n"
-               "  int64_t q = b0 + ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"
-               "  int lane = threadIdx.x & 31;\n"
-               "  if (q >= e0) return; /* the same for the whole warp */\n"
+               "  int64_t q = b0 + ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / L;\n"
+               "  int lane = threadIdx.x & (L - 1);\n"
                "  double acc = 0;\n"
                "  int64_t yrow = 0;\n"
                "  bool hit = false;\n"
-               "  spc_cu_%s_spmv(SPC_CU_%s_SPMV_ARGS(A), x, nx, y, ny, y, ny, q, q + 1, INT64_MIN,\n"
-               "                 INT64_MAX, lane, 32, false, &acc, &yrow, &hit, NULL, 0);\n",
+               "  if (q < e0) /* past the end, lanes still take part in the shuffles */\n"
+               "    spc_cu_%s_spmv(SPC_CU_%s_SPMV_ARGS(A), x, nx, y, ny, y, ny, q, q + 1, INT64_MIN,\n"
+               "                   INT64_MAX, lane, L, false, &acc, &yrow, &hit, NULL, 0);\n",
                F, F, F);
   if (row)
-    spc_str_addf(o, "  for (int d = 16; d > 0; d /= 2) acc += __shfl_down_sync(0xffffffffu, acc, d);\n"
+    spc_str_addf(o, "  for (int d = L / 2; d > 0; d /= 2) acc += __shfl_down_sync(0xffffffffu, acc, d, L);\n"
                     "  if (lane == 0 && hit) y[yrow] += acc;\n");
   else
     spc_str_addf(o, "  (void)acc;\n  (void)yrow;\n  (void)hit;\n");
@@ -192,9 +196,11 @@ static void spmv_kernels(cu_text *T) {
                "  if (st == cudaSuccess && n > 0) {\n"
                "    if (schedule == 0)\n"
                "      spc_cu_%s_spmv_thread<<<(unsigned)((n + 255) / 256), 256>>>(*A, b[0], b[1], x, nx, y, ny);\n"
-               "    else if (schedule == 1)\n"
-               "      spc_cu_%s_spmv_warp<<<(unsigned)((32 * n + 255) / 256), 256>>>(*A, b[0], b[1], x, nx, y, ny);\n"
-               "    else {\n"
+               "    else if (schedule == 1) {\n"
+               "      int L = 1;\n"
+               "      while (L < 32 && L * n < P) L *= 2;\n"
+               "      spc_cu_%s_spmv_warp<<<(unsigned)((L * n + 255) / 256), 256>>>(*A, b[0], b[1], L, x, nx, y, ny);\n"
+               "    } else {\n"
                "      int64_t nt = P / 64 + 1;\n"
                "      if (nt > (1 << 20)) nt = 1 << 20;\n"
                "      spc_cu_%s_spmv_split<<<(unsigned)((nt + 255) / 256), 256>>>(*A, bd, nt, x, nx, y, ny);\n"

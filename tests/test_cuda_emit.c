@@ -11,7 +11,7 @@
  *              ONE file, compiled by one `nvcc -c`;
  *   schedules  the device routines each GPU thread runs, run by the IR
  *              interpreter in the order the kernels would (thread per
- *              row, 32 lanes with the shuffle's reduction tree, position
+ *              row, groups of L lanes with the shuffle's reduction tree, position
  *              windows of several sizes with the binary searches), on
  *              data/sample.mtx, shared matrices and a made-up matrix with
  *              empty and long rows, against spc_spmv (1e-12 of the row's
@@ -216,7 +216,7 @@ static void range(routine *R, const spc_cu_operand *m, int64_t lvl, int64_t q, i
 
 /* y += A x the way schedule sched runs it (nt: threads of position split) */
 static void spmv(routine *S, routine *Rg, const spc_cu_operand *m, int sched, int64_t nt,
-                 const double *x, int64_t nx, double *y, int64_t ny) {
+                 const double *x, int64_t nx, double *y, int64_t ny, int *lanes_seen) {
   int64_t b0, e0, P0 = 0, P1 = 0, t;
   range(Rg, m, 0, 0, &b0, &e0);
   if (b0 < e0) {
@@ -253,22 +253,26 @@ static void spmv(routine *S, routine *Rg, const spc_cu_operand *m, int sched, in
     }
     return;
   }
+  /* schedule 1's group of L lanes, as its launcher picks L */
+  int L = 1;
+  while (sched == 1 && L < 32 && L * (e0 - b0) < P1 - P0) L *= 2;
+  if (lanes_seen) *lanes_seen |= sched == 1 ? L : 0;
   for (int64_t q = b0; q < e0; q++) {
     double acc[32] = {0};
     int64_t yrow = 0;
     bool hit = false;
-    for (int lane = 0; lane < (sched ? 32 : 1); lane++) {
+    for (int lane = 0; lane < L; lane++) {
       sc[0].s.i64 = q, sc[1].s.i64 = q + 1, sc[2].s.i64 = INT64_MIN, sc[3].s.i64 = INT64_MAX;
-      sc[4].s.i64 = lane, sc[5].s.i64 = sched ? 32 : 1, sc[6].s.b = !sched;
+      sc[4].s.i64 = lane, sc[5].s.i64 = L, sc[6].s.b = !sched;
       call(S, a);
       acc[lane] = sc[7].s.f64;
       yrow = sc[8].s.i64;
       hit = sc[9].s.b;
     }
-    if (sched == 1 && S->C.rowmode) { /* __shfl_down_sync's tree; lane 0 adds */
-      for (int d = 16; d > 0; d /= 2) {
+    if (sched == 1 && S->C.rowmode) { /* __shfl_down_sync's tree of width L; lane 0 adds */
+      for (int d = L / 2; d > 0; d /= 2) {
         double nw[32];
-        for (int l = 0; l < 32; l++) nw[l] = acc[l] + (l + d < 32 ? acc[l + d] : acc[l]);
+        for (int l = 0; l < L; l++) nw[l] = acc[l] + (l + d < L ? acc[l + d] : acc[l]);
         memcpy(acc, nw, sizeof acc);
       }
       if (hit) y[yrow] += acc[0];
@@ -356,7 +360,7 @@ static const char csr_desc_yaml[] = "format: csr_desc\n"
 
 START_TEST(test_schedules_spmv) {
   spc_tensor *M[8];
-  int nm = matrices(M), runs = 0;
+  int nm = matrices(M), runs = 0, widths = 0; /* widths: schedule 1's group sizes seen */
   char *dir = tu_mkdtemp(), *user = tu_path(dir, "csr_desc.yaml");
   ck_assert_int_eq(tu_write_str(user, csr_desc_yaml), 0);
   for (int k = 0; k <= spc_format_count(); k++) {
@@ -382,12 +386,12 @@ START_TEST(test_schedules_spmv) {
       ck_assert_int_eq(spc_cu_operand_of(A, &m, &e), SPC_OK);
       ck_assert_int_eq(spc_cu_operand_of(A, &am, &e), SPC_OK);
       for (int64_t q = 0; q < am.nvals; q++) am.vals[q] = fabs(am.vals[q]);
-      spmv(&S, &Rg, &am, 0, 1, ax, nc, abs_y, nr); /* sum |a x| per row */
+      spmv(&S, &Rg, &am, 0, 1, ax, nc, abs_y, nr, NULL); /* sum |a x| per row */
       int64_t nts[3] = {1, 3, 1000};
       for (int sched = 0; sched < 3; sched++)
         for (int ti = 0; ti < (sched == 2 ? 3 : 1); ti++) {
           memset(y, 0, (size_t)nr * sizeof *y);
-          spmv(&S, &Rg, &m, sched, nts[ti], x, nc, y, nr);
+          spmv(&S, &Rg, &m, sched, nts[ti], x, nc, y, nr, &widths);
           for (int64_t r = 0; r < nr; r++)
             ck_assert_msg(fabs(y[r] - ref[r]) <= 1e-12 * abs_y[r], "%s matrix %d schedule %d (%lld threads) row %lld: %.17g, want %.17g",
                           f, i, sched, (long long)nts[ti], (long long)r, y[r], ref[r]);
@@ -403,6 +407,9 @@ START_TEST(test_schedules_spmv) {
   }
   for (int i = 0; i < nm; i++) spc_tensor_free(&M[i]);
   ck_assert_int_ge(runs, 12 * 5 * 2);
+  /* groups of a whole warp (dia, ell: few long top positions) and of
+   * fewer lanes (short rows) were both run */
+  ck_assert_msg((widths & 32) && __builtin_popcount((unsigned)widths) >= 3, "group widths seen: %#x", widths);
   free(user);
   tu_rmtree(dir);
   free(dir);
