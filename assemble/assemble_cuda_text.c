@@ -8,9 +8,9 @@
  * SpMV schedules (spc_cu_spmv_kernels.run, schedule 0, 1, 2):
  *   0 thread per row: one thread per top-level position;
  *   1 lanes per row: a group of L lanes per top-level position (L a power
- *     of two up to 32, the least at or above the mean level-1 positions
- *     per top position) strides its level-1 positions; shuffles within
- *     the group sum them (row mode), or each lane adds atomically;
+ *     of two up to 32, the least at or above a quarter of the mean level-1
+ *     positions per top position) strides its level-1 positions; shuffles
+ *     within the group sum them (row mode), or each lane adds atomically;
  *   2 position split: the level-1 positions in equal windows, one per
  *     thread, each finding its first and last top position by binary
  *     search over the level's begin and end; rows crossing a window's
@@ -133,9 +133,9 @@ static void spmv_kernels(cu_text *T) {
                F, F, F);
   spc_str_addf(o,
                "/* schedule 1: a group of L lanes per top-level position (L a power of\n"
-               " * two, at most a warp: the launcher picks the least L at or above the\n"
-               " * mean level-1 positions per top position); lanes stride its level-1\n"
-               " * positions */\n"
+               " * two, at most a warp: the launcher picks the least L at or above a\n"
+               " * quarter of the mean level-1 positions per top position); lanes\n"
+               " * stride its level-1 positions */\n"
                "__global__ void spc_cu_%s_spmv_warp(spc_cu_mat A, int64_t b0, int64_t e0, int L,\n"
                "                                    const double *x, int64_t nx, double *y, int64_t ny) {\n"
                "  int64_t q = b0 + ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / L;\n"
@@ -197,8 +197,8 @@ static void spmv_kernels(cu_text *T) {
                "    if (schedule == 0)\n"
                "      spc_cu_%s_spmv_thread<<<(unsigned)((n + 255) / 256), 256>>>(*A, b[0], b[1], x, nx, y, ny);\n"
                "    else if (schedule == 1) {\n"
-               "      int L = 1;\n"
-               "      while (L < 32 && L * n < P) L *= 2;\n"
+               "      int L = 1; /* each lane about four positions */\n"
+               "      while (L < 32 && 4 * L * n < P) L *= 2;\n"
                "      spc_cu_%s_spmv_warp<<<(unsigned)((L * n + 255) / 256), 256>>>(*A, b[0], b[1], L, x, nx, y, ny);\n"
                "    } else {\n"
                "      int64_t nt = P / 64 + 1;\n"

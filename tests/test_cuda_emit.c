@@ -255,7 +255,7 @@ static void spmv(routine *S, routine *Rg, const spc_cu_operand *m, int sched, in
   }
   /* schedule 1's group of L lanes, as its launcher picks L */
   int L = 1;
-  while (sched == 1 && L < 32 && L * (e0 - b0) < P1 - P0) L *= 2;
+  while (sched == 1 && L < 32 && 4 * L * (e0 - b0) < P1 - P0) L *= 2;
   if (lanes_seen) *lanes_seen |= sched == 1 ? L : 0;
   for (int64_t q = b0; q < e0; q++) {
     double acc[32] = {0};
