@@ -166,7 +166,7 @@ $(CUDA_DIR)/registry.h: Makefile
 	@mkdir -p $(dir $@)
 	@{ for f in $(CUDA_SPMV); do echo "SPC_CU_SPMV($$f)"; done; \
 	   for f in $(CUDA_SPGEMM); do echo "SPC_CU_SPGEMM($$f)"; done; } > $@
-$(CUDA_DIR)/spconv_cuda_test.o: cuda/spconv_cuda_test.cu $(CUDA_DIR)/spc_cu_types.h \
+$(CUDA_DIR)/spconv_cuda_test.o: cuda/spconv_cuda_test.cu cuda/cu_host.cuh $(CUDA_DIR)/spc_cu_types.h \
     $(CUDA_DIR)/registry.h assemble/spc_cuda_host.h include/spconv.h
 	@echo "  NVCC    $<"
 	@$(NVCC) $(CUDA_FLAGS) $(CUDA_ARCH) -Iinclude -Iassemble -I$(CUDA_DIR) -c $< -o $@
@@ -176,7 +176,7 @@ $(CUDA_DIR)/spconv_cuda_test: $(CUDA_DIR)/kernels_all.o $(CUDA_DIR)/spconv_cuda_
 
 # the GPU benchmark (README "CUDA", bench/README.md "GPU"): the kernels
 # against cuSPARSE, linked whenever nvcc exists, run by hand on a GPU
-$(CUDA_DIR)/spconv_cuda_bench.o: cuda/spconv_cuda_bench.cu $(CUDA_DIR)/spc_cu_types.h \
+$(CUDA_DIR)/spconv_cuda_bench.o: cuda/spconv_cuda_bench.cu cuda/cu_host.cuh $(CUDA_DIR)/spc_cu_types.h \
     $(CUDA_DIR)/registry.h assemble/spc_cuda_host.h include/spconv.h
 	@echo "  NVCC    $<"
 	@$(NVCC) $(CUDA_FLAGS) $(CUDA_ARCH) -Iinclude -Iassemble -I$(CUDA_DIR) -c $< -o $@

@@ -24,39 +24,14 @@
  *     C's structure compared with each other.
  * The device-to-device copy bandwidth (cudaMemcpy of 1 GiB, read + write)
  * is printed first: SpMV's GB/s is compared with it. */
-#include "spc_cu_types.h"
-#include "spc_cuda_host.h"
+#define CU_PROG "spconv_cuda_bench"
+#include "cu_host.cuh"
 #include <cusparse.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <algorithm>
 #include <chrono>
 #include <string>
-#include <vector>
 
-#define SPC_CU_SPMV(f) extern "C" const spc_cu_spmv_kernels spc_cu_spmv_##f;
-#define SPC_CU_SPGEMM(f) extern "C" const spc_cu_spgemm_kernels spc_cu_spgemm_##f;
-#include "registry.h"
-#undef SPC_CU_SPMV
-#undef SPC_CU_SPGEMM
-#define SPC_CU_SPMV(f) &spc_cu_spmv_##f,
-#define SPC_CU_SPGEMM(f)
-static const spc_cu_spmv_kernels *const spmv_tables[] = {
-#include "registry.h"
-    NULL};
-#undef SPC_CU_SPMV
-#undef SPC_CU_SPGEMM
-
-#define CU(x)                                                                            \
-  do {                                                                                   \
-    cudaError_t e_ = (cudaError_t)(x);                                                   \
-    if (e_ != cudaSuccess) {                                                             \
-      fprintf(stderr, "spconv_cuda_bench: %s: %s\n", #x, cudaGetErrorString(e_));        \
-      exit(2);                                                                           \
-    }                                                                                    \
-  } while (0)
 #define CS(x)                                                                            \
   do {                                                                                   \
     cusparseStatus_t s_ = (x);                                                           \
@@ -90,50 +65,6 @@ template <class F> static double median_time(int n, F f) {
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
-}
-
-template <class T> static T *dev_copy(const T *h, int64_t n) {
-  T *p = NULL;
-  CU(cudaMalloc(&p, (size_t)(n ? n : 1) * sizeof *p));
-  if (n) CU(cudaMemcpy(p, h, (size_t)n * sizeof *p, cudaMemcpyHostToDevice));
-  return p;
-}
-
-struct dev_mat {
-  spc_cu_mat m;
-  std::vector<void *> owned;
-  int64_t bytes = 0; /* arrays and values */
-  explicit dev_mat(const spc_cu_operand &o) {
-    memset(&m, 0, sizeof m);
-    for (int k = 0; k < o.narr; k++) {
-      m.arr[k] = keep(dev_copy(o.arr[k], o.len[k]));
-      m.len[k] = o.len[k];
-      bytes += o.len[k] * 8;
-    }
-    m.vals = keep(dev_copy(o.vals, o.nvals));
-    m.nvals = o.nvals;
-    bytes += o.nvals * 8;
-    m.ext = keep(dev_copy(o.ext, o.next));
-    m.next = o.next;
-  }
-  template <class T> T *keep(T *p) {
-    owned.push_back((void *)p);
-    return p;
-  }
-  ~dev_mat() {
-    for (void *p : owned) cudaFree(p);
-  }
-};
-
-static spc_tensor *convert(const spc_tensor *A, const char *f) {
-  spc_tensor *B = NULL;
-  spc_error e;
-  spc_error_clear(&e);
-  if (spc_convert_to(A, f, NULL, &B, &e)) {
-    printf("  %-22s skipped: %s\n", f, e.msg);
-    return NULL;
-  }
-  return B;
 }
 
 static double copy_bandwidth(void) {
@@ -434,13 +365,7 @@ int main(int argc, char **argv) {
       files.push_back(argv[a]);
   }
   if (reps < 1) reps = 1;
-  int ndev = 0;
-  cudaError_t st = cudaGetDeviceCount(&ndev);
-  if (st != cudaSuccess || ndev == 0) {
-    printf("no CUDA device: GPU benchmark skipped (%s)\n",
-           st != cudaSuccess ? cudaGetErrorString(st) : "0 devices");
-    return 0;
-  }
+  if (!cuda_device("GPU benchmark")) return 0;
   cudaDeviceProp prop;
   CU(cudaGetDeviceProperties(&prop, 0));
   double bw = copy_bandwidth();
@@ -449,18 +374,9 @@ int main(int argc, char **argv) {
   cusparseHandle_t hd;
   CS(cusparseCreate(&hd));
   for (const char *path : files) {
-    spc_read_opts ro;
-    spc_read_opts_init(&ro);
-    ro.expand = 1;
-    ro.vtype = SPC_F64;
-    spc_tensor *A = NULL;
-    spc_error e;
-    spc_error_clear(&e);
     double t0 = now();
-    if (spc_read(path, &ro, &A, &e)) {
-      fprintf(stderr, "spconv_cuda_bench: %s: %s\n", path, e.msg);
-      return 2;
-    }
+    spc_tensor *A = read_real(path);
+    if (!A) continue;
     csr_host h;
     csr_of(A, h);
     printf("%s: %lld x %lld, %lld nonzeros (read in %.1f s)\n", path, (long long)h.nr, (long long)h.nc,

@@ -10,88 +10,17 @@
  * build/cuda/spc_cu_types.h (the kernels' tables, cut from an emitted
  * file) and build/cuda/registry.h (the formats built) come from `make
  * cuda`. */
-#include "spc_cu_types.h"
-#include "spc_cuda_host.h"
+#define CU_PROG "spconv_cuda_test"
+#include "cu_host.cuh"
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <algorithm>
-#include <vector>
-
-#define SPC_CU_SPMV(f) extern "C" const spc_cu_spmv_kernels spc_cu_spmv_##f;
-#define SPC_CU_SPGEMM(f) extern "C" const spc_cu_spgemm_kernels spc_cu_spgemm_##f;
-#include "registry.h"
-#undef SPC_CU_SPMV
-#undef SPC_CU_SPGEMM
-#define SPC_CU_SPMV(f) &spc_cu_spmv_##f,
-#define SPC_CU_SPGEMM(f)
-static const spc_cu_spmv_kernels *const spmv_tables[] = {
-#include "registry.h"
-    NULL};
-#undef SPC_CU_SPMV
-#undef SPC_CU_SPGEMM
-#define SPC_CU_SPMV(f)
-#define SPC_CU_SPGEMM(f) &spc_cu_spgemm_##f,
-static const spc_cu_spgemm_kernels *const spgemm_tables[] = {
-#include "registry.h"
-    NULL};
 
 static int failures;
-
-#define CU(x)                                                                            \
-  do {                                                                                   \
-    cudaError_t e_ = (x);                                                                \
-    if (e_ != cudaSuccess) {                                                             \
-      fprintf(stderr, "spconv_cuda_test: %s: %s\n", #x, cudaGetErrorString(e_));         \
-      exit(2);                                                                           \
-    }                                                                                    \
-  } while (0)
-
-/* a matrix's arrays on the device */
-struct dev_mat {
-  spc_cu_mat m;
-  std::vector<void *> owned;
-  ~dev_mat() {
-    for (void *p : owned) cudaFree(p);
-  }
-};
-
-template <class T> static T *upload(dev_mat &d, const T *h, int64_t n) {
-  T *p = NULL;
-  CU(cudaMalloc(&p, (size_t)(n ? n : 1) * sizeof *p));
-  if (n) CU(cudaMemcpy(p, h, (size_t)n * sizeof *p, cudaMemcpyHostToDevice));
-  d.owned.push_back(p);
-  return p;
-}
-
-static void to_device(const spc_cu_operand &o, dev_mat &d) {
-  memset(&d.m, 0, sizeof d.m);
-  for (int k = 0; k < o.narr; k++) {
-    d.m.arr[k] = upload(d, o.arr[k], o.len[k]);
-    d.m.len[k] = o.len[k];
-  }
-  d.m.vals = upload(d, o.vals, o.nvals);
-  d.m.nvals = o.nvals;
-  d.m.ext = upload(d, o.ext, o.next);
-  d.m.next = o.next;
-}
 
 /* GPU and CPU agree: within 1e-12 of the sum of |terms|, or the same
  * value (an infinite sum on both sides; NaN on both) */
 static bool same(double gpu, double cpu, double absum) {
   return gpu == cpu || (isnan(gpu) && isnan(cpu)) || fabs(gpu - cpu) <= 1e-12 * absum;
-}
-
-static spc_tensor *convert(const spc_tensor *A, const char *f) {
-  spc_tensor *B = NULL;
-  spc_error e;
-  spc_error_clear(&e);
-  if (spc_convert_to(A, f, NULL, &B, &e)) {
-    printf("  %-6s skipped: %s\n", f, e.msg);
-    return NULL;
-  }
-  return B;
 }
 
 static void spmv_all(const char *path, const spc_tensor *A) {
@@ -121,9 +50,7 @@ static void spmv_all(const char *path, const spc_tensor *A) {
       fprintf(stderr, "spconv_cuda_test: %s: %d arrays, kernels take %d\n", K->format, o.narr, K->narrays);
       exit(2);
     }
-    dev_mat d, ad;
-    to_device(o, d);
-    to_device(ao, ad);
+    dev_mat d(o), ad(ao);
     double *dax = NULL;
     CU(cudaMalloc(&dax, (size_t)(nc + 1) * sizeof *dax));
     CU(cudaMemcpy(dax, ax.data(), (size_t)nc * sizeof *dax, cudaMemcpyHostToDevice));
@@ -158,8 +85,7 @@ static void spmv_all(const char *path, const spc_tensor *A) {
 /* C = A A on the GPU into host vectors */
 static void gpu_product(const spc_cu_spgemm_kernels *K, const spc_cu_operand &o, int64_t n,
                         std::vector<int64_t> &pos, std::vector<int64_t> &crd, std::vector<double> &val) {
-  dev_mat d;
-  to_device(o, d);
+  dev_mat d(o);
   int64_t *cpos = NULL, *ccrd = NULL, nnz = 0;
   double *cval = NULL;
   CU(cudaMalloc(&cpos, (size_t)(n + 1) * sizeof *cpos));
@@ -222,35 +148,10 @@ static void spgemm_all(const char *path, const spc_tensor *A) {
 }
 
 int main(int argc, char **argv) {
-  int ndev = 0;
-  cudaError_t st = cudaGetDeviceCount(&ndev);
-  if (st != cudaSuccess || ndev == 0) {
-    printf("no CUDA device: GPU comparison skipped (%s)\n",
-           st != cudaSuccess ? cudaGetErrorString(st) : "0 devices");
-    return 0;
-  }
+  if (!cuda_device("GPU comparison")) return 0;
   for (int a = 1; a < argc; a++) {
-    spc_read_opts ro;
-    spc_read_opts_init(&ro);
-    ro.expand = 1;
-    ro.vtype = SPC_F64;
-    spc_tensor *A = NULL;
-    spc_error e;
-    spc_error_clear(&e);
-    if (spc_read(argv[a], &ro, &A, &e)) {
-      /* complex values: the kernels take real ones (README "CUDA") */
-      spc_read_opts_init(&ro);
-      spc_error e2;
-      spc_error_clear(&e2);
-      if (!spc_read(argv[a], &ro, &A, &e2) && spc_tensor_vtype(A) == SPC_C128) {
-        printf("%s: complex values: skipped (the CUDA kernels take real values)\n", argv[a]);
-        spc_tensor_free(&A);
-        continue;
-      }
-      spc_tensor_free(&A);
-      fprintf(stderr, "spconv_cuda_test: %s: %s\n", argv[a], e.msg);
-      return 2;
-    }
+    spc_tensor *A = read_real(argv[a]);
+    if (!A) continue;
     printf("%s: %lld x %lld, %lld stored\n", argv[a], (long long)spc_tensor_dim(A, 0),
            (long long)spc_tensor_dim(A, 1), (long long)spc_tensor_nstored(A));
     spmv_all(argv[a], A);
