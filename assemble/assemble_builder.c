@@ -22,6 +22,8 @@ struct spc_builder {
   const char *param_names[SPC_MAX_PARAMS];
   spw *w;
   int64_t pushed;
+  int spw0; /* the workspace options given (o's are cleared) */
+  int64_t acc0, mem0;
 };
 
 spc_status spc_builder_create(const char *format, int order, const int64_t *dims,
@@ -50,6 +52,9 @@ spc_status spc_builder_create(const char *format, int order, const int64_t *dims
     spc_builder_free(&b);
     return s;
   }
+  b->spw0 = b->o.spw;
+  b->acc0 = b->o.acc;
+  b->mem0 = b->o.mem;
   b->o.spw = SPC_SPW_NONE; /* the packed COO is sorted: the plain path */
   b->o.mem = 0;
   b->o.acc = 0;
@@ -205,7 +210,8 @@ spc_status spc_builder_finish(spc_builder *b, spc_tensor **out, spc_error *e) {
   bool streamed = false;
   s = stream_shell(b, &coo, e);
   if (!s) {
-    asm_stream S = {.w = b->w, .nmax = b->pushed, .stats = &st};
+    asm_stream S = {.w = b->w, .nmax = b->pushed, .stats = &st, .spw = b->spw0, .acc = b->acc0,
+                    .mem = b->mem0};
     s = asm_convert_stream_to(coo, &S, b->format, &b->o, out, e);
     b->w = S.w; /* NULL once streamed */
     streamed = s != SPC_NOT_HANDLED;
@@ -230,10 +236,11 @@ spc_status spc_builder_finish(spc_builder *b, spc_tensor **out, spc_error *e) {
   if (!s && b->o.info) {
     char p[sizeof b->o.info->plan];
     snprintf(p, sizeof p, "%s", b->o.info->plan);
+    bool levels = !strncmp(p, "level by level", 14);
     snprintf(b->o.info->plan, sizeof b->o.info->plan,
              streamed ? "sparse workspace, merged runs remapped chunk by chunk, then %s"
                       : "sparse workspace, packed and handed over (no copy), then %s",
-             strncmp(p, "sort", 4) ? "placed" : "sorted");
+             levels ? p : strncmp(p, "sort", 4) ? "placed" : "sorted");
   }
   return s;
 }

@@ -126,8 +126,9 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
                               spc_error *e);
 /* what: ASM_W_NOSORT the remapping for the sparse workspace (no sort);
  * ASM_W_COUNT also the counting path's routines (count, bucket);
- * ASM_W_SIZES also the last level's measuring routine (spc_convert_size) */
-enum { ASM_W_NOSORT = 1, ASM_W_COUNT = 2, ASM_W_SIZES = 4 };
+ * ASM_W_SIZES also the last level's measuring routine (spc_convert_size);
+ * ASM_W_STREAM also every level's routines over a stream (stream_levels) */
+enum { ASM_W_NOSORT = 1, ASM_W_COUNT = 2, ASM_W_SIZES = 4, ASM_W_STREAM = 8 };
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
                             ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
                             asm_routine_cb cb, void *ctx, spc_error *e);

@@ -25,6 +25,8 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <errno.h>
+#include <stdlib.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -869,10 +871,36 @@ typedef struct lvfunc {
 
 /* Per-parent ("[*]") or per-coordinate ("[c]") aggregates of the level's
  * queries, over the components whose prefix is new at this level. */
+/* How build_queries_m makes the results: QM_ALL locals, allocated,
+ * aggregated over the n components and freed by the caller (tofree);
+ * over a stream (stream_levels) parameters q_NAME (and q_present for
+ * min/max), in one order: QM_ALLOC allocated (OUT) with the size check,
+ * QM_LOOP aggregated over a chunk (INOUT), QM_BIND only named (IN). */
+enum { QM_ALL, QM_ALLOC, QM_LOOP, QM_BIND };
+
+static spc_status build_queries_m(ir_func *f, ir_stmt *body,
+                                  lvbind *b, ir_var pp, ir_var isnew, ir_var crd,
+                                  ir_var n, ir_var limit, int lnum, const char *fmt_name,
+                                  ir_var *tofree, int *nfree, int mode, spc_error *e);
 static spc_status build_queries(ir_func *f, ir_stmt *body,
                                 lvbind *b, ir_var pp, ir_var isnew, ir_var crd,
                                 ir_var n, ir_var limit, int lnum, const char *fmt_name,
                                 ir_var *tofree, int *nfree, spc_error *e) {
+  return build_queries_m(f, body, b, pp, isnew, crd, n, limit, lnum, fmt_name, tofree, nfree,
+                         QM_ALL, e);
+}
+
+/* A query result as a parameter of a streamed level routine. */
+static ir_var qparam(ir_func *f, const char *name, int mode) {
+  char nm[80];
+  snprintf(nm, sizeof nm, "q_%s", name);
+  return ir_param(f, nm, IR_I64, true, mode == QM_ALLOC ? IR_OUT : mode == QM_LOOP ? IR_INOUT : IR_IN);
+}
+
+static spc_status build_queries_m(ir_func *f, ir_stmt *body,
+                                  lvbind *b, ir_var pp, ir_var isnew, ir_var crd,
+                                  ir_var n, ir_var limit, int lnum, const char *fmt_name,
+                                  ir_var *tofree, int *nfree, int mode, spc_error *e) {
   const spc_level_spec *ls = b->ls;
   spc_status s = SPC_OK;
   /* a query grouped by the coordinate keeps one entry per coordinate of
@@ -880,7 +908,7 @@ static spc_status build_queries(ir_func *f, ir_stmt *body,
    * (as the level's own size is), not an allocation failing later */
   bool by_coord = false;
   for (int k = 0; k < ls->nqueries; k++) by_coord |= !strstr(ls->queries[k].text, "[*]");
-  if (by_coord) {
+  if (by_coord && (mode == QM_ALL || mode == QM_ALLOC)) {
     char msg[160];
     snprintf(msg, sizeof msg,
              "level %d (%s) of format %s: its attribute queries would need %%lld "
@@ -906,16 +934,32 @@ static spc_status build_queries(ir_func *f, ir_stmt *body,
                   "level %s: queries group by [*] or [c] only", ls->name);
     ir_expr *G = per_parent ? ir_ref(f, b->np) : ir_ref(f, b->N);
     ir_var present = -1;
-    ir_var t = lang_fresh_local(f, "qt", IR_I64, false);
-    ir_var g = lang_fresh_local(f, "qg", IR_I64, false);
-    ir_var cv = lang_fresh_local(f, "qc", IR_I64, false);
-    ir_stmt *loop = ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL);
-    ir_stmt *iff = ir_add(f, ir_body(loop),
-                          ir_if(f, ir_load(f, isnew, ir_ref(f, t)), NULL, NULL));
-    ir_stmt *tb = ir_then(iff);
-    ir_add(f, tb, ir_assign(f, cv, ir_load(f, crd, ir_ref(f, t))));
-    ir_add(f, tb, ir_assign(f, g, per_parent ? ir_load(f, pp, ir_ref(f, t))
-                                             : ir_bin(f, IR_SUB, ir_ref(f, cv), ir_ref(f, b->lo))));
+    if (mode != QM_ALL && q->nagg > 0) { /* one per query: min and max of any query */
+      bool mm = false;
+      for (int a = 0; a < q->nagg; a++)
+        mm |= q->aggs[a].kind != SPC_AGG_COUNT && q->aggs[a].kind != SPC_AGG_ID;
+      if (mm) {
+        char pn[32];
+        snprintf(pn, sizeof pn, "present%d", k);
+        present = qparam(f, pn, mode);
+        if (mode == QM_ALLOC) ir_add(f, body, ir_alloc(f, present, G, true));
+      }
+    }
+    bool agg = mode == QM_ALL || mode == QM_LOOP; /* the aggregation loop */
+    ir_var g = -1, cv = -1;
+    ir_stmt *loop = NULL, *tb = NULL;
+    if (agg) {
+      ir_var t = lang_fresh_local(f, "qt", IR_I64, false);
+      g = lang_fresh_local(f, "qg", IR_I64, false);
+      cv = lang_fresh_local(f, "qc", IR_I64, false);
+      loop = ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL);
+      ir_stmt *iff = ir_add(f, ir_body(loop),
+                            ir_if(f, ir_load(f, isnew, ir_ref(f, t)), NULL, NULL));
+      tb = ir_then(iff);
+      ir_add(f, tb, ir_assign(f, cv, ir_load(f, crd, ir_ref(f, t))));
+      ir_add(f, tb, ir_assign(f, g, per_parent ? ir_load(f, pp, ir_ref(f, t))
+                                               : ir_bin(f, IR_SUB, ir_ref(f, cv), ir_ref(f, b->lo))));
+    }
     bool minmax = false;
     for (int a = 0; a < q->nagg && !s; a++) {
       const spc_query_agg *A = &q->aggs[a];
@@ -928,12 +972,19 @@ static spc_status build_queries(ir_func *f, ir_stmt *body,
         s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0, "too many query results");
         break;
       }
-      ir_var o = lang_fresh_local(f, A->name, IR_I64, true);
-      ir_add(f, body, ir_alloc(f, o, G, true));
-      tofree[(*nfree)++] = o;
+      ir_var o;
+      if (mode == QM_ALL) {
+        o = lang_fresh_local(f, A->name, IR_I64, true);
+        ir_add(f, body, ir_alloc(f, o, G, true));
+        tofree[(*nfree)++] = o;
+      } else {
+        o = qparam(f, A->name, mode);
+        if (mode == QM_ALLOC) ir_add(f, body, ir_alloc(f, o, G, true));
+      }
       snprintf(b->qbuf[b->nq], sizeof b->qbuf[0], "%s", A->name);
       b->qnames[b->nq] = b->qbuf[b->nq];
       b->qvars[b->nq++] = o;
+      if (!agg) continue;
       ir_expr *cur = ir_load(f, o, ir_ref(f, g));
       switch (A->kind) {
       case SPC_AGG_COUNT:
@@ -954,7 +1005,7 @@ static spc_status build_queries(ir_func *f, ir_stmt *body,
       }
     }
     if (minmax) ir_add(f, tb, ir_store(f, present, ir_ref(f, g), ir_int(f, 1)));
-    ir_add(f, body, loop);
+    if (agg) ir_add(f, body, loop);
     spc_query_free(&q);
   }
   return s;
@@ -1055,6 +1106,160 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
     s = asm_lower_fn(f, body, &b, SPC_LF_FINALIZE, -1, NULL, e);
   for (int k = 0; k < nfree && !s; k++) ir_add(f, body, ir_free(f, tofree[k]));
   for (int k = 0; k < ls->nwork && !s; k++) ir_add(f, body, ir_free(f, b.work[k]));
+  if (!s) s = ir_verify(f, e);
+  return s;
+}
+
+/* ---- one level over a stream ------------------------------------------------
+ * build_level's routine cut at its phases, for a stream of components in
+ * level order that is never held whole (stream_levels): the level's
+ * state -- its arrays, workspaces, query results and values -- lives
+ * here between calls, and the per-component parts run chunk by chunk.
+ *   spc_conv_lqalloc(np_in, N_in, lo_in, limit, q_..)          queries' arrays (OUT)
+ *   spc_conv_lquery(pp, isnew, lcrd, n, np_in, N_in, lo_in, q_..)   per chunk (INOUT)
+ *   spc_conv_linit(np_in, N_in, lo_in, limit, q_.., arrays.., work.., size, [vout])
+ *   spc_conv_lplace(pp, isnew, lcrd, n, np_in, N_in, lo_in, [vals], q_.., arrays..,
+ *                   work.., [qpos], [vout])                    per chunk
+ *   spc_conv_lfinal(np_in, N_in, lo_in, q_.., arrays.., work..)
+ * The same level functions in the same order per component as
+ * build_level's one routine: the same bits. */
+enum { LK_QALLOC, LK_QUERY, LK_INIT, LK_PLACE, LK_FINAL };
+
+typedef struct lchunk {
+  ir_func *f;
+  asm_entry fn;
+  int p_pp, p_isnew, p_crd, p_n, p_np, p_N, p_lo, p_limit, p_vals;
+  int p_q0, nq, p_arr0, narr, p_work0, nwork, p_qpos, p_qlast, p_size, p_vout;
+} lchunk;
+
+/* Level functions that allocate after init cannot run on state kept
+ * between calls: such a level is assembled in memory (stream_applies). */
+static bool lfn_allocs(const lvbind *b, spc_lfn_kind k) {
+  const spc_lfn *fn = asm_lfn(b, k);
+  return fn && strstr(fn->text, "alloc");
+}
+
+static spc_status build_lchunk(conv *C, int l, int kind, lchunk *R, spc_error *e) {
+  static const char *const names[] = {"spc_conv_lqalloc", "spc_conv_lquery", "spc_conv_linit",
+                                      "spc_conv_lplace", "spc_conv_lfinal"};
+  const spc_format_level *fl = C->lv[l];
+  const spc_level_spec *ls = fl->lf;
+  bool last = l == C->L - 1, chunk = kind == LK_QUERY || kind == LK_PLACE;
+  bool state = kind >= LK_INIT; /* arrays and workspaces */
+  *R = (lchunk){.p_pp = -1, .p_isnew = -1, .p_crd = -1, .p_n = -1, .p_limit = -1, .p_vals = -1,
+                .p_arr0 = -1, .p_work0 = -1, .p_qpos = -1, .p_qlast = -1, .p_size = -1,
+                .p_vout = -1};
+  ir_func *f = R->f = ir_func_new(names[kind]);
+  if (!f) return SPC_NOMEM(e);
+  ir_stmt *body = ir_func_body(f);
+  lvbind b;
+  asm_bind_init(&b, ls, fl, C->index_ty, C->coord_ty);
+  ir_var pp = -1, isnew = -1, crd = -1, n = -1, limit = -1, vals = -1, vout = -1, qpos = -1;
+  ir_var size = -1;
+  ir_ty vty = asm_value_ty(C->vt);
+  bool values = last && C->vt != SPC_PATTERN;
+  if (chunk) {
+    R->p_pp = ir_nparams(f);
+    pp = ir_param(f, "pp", IR_I64, true, IR_IN);
+    isnew = ir_param(f, "isnew", IR_BOOL, true, IR_IN);
+    crd = ir_param(f, "lcrd", IR_I64, true, IR_IN);
+    n = ir_param(f, "n", IR_I64, false, IR_IN);
+    R->p_isnew = R->p_pp + 1, R->p_crd = R->p_pp + 2, R->p_n = R->p_pp + 3;
+  }
+  R->p_np = ir_nparams(f);
+  ir_var npin = ir_param(f, "np_in", IR_I64, false, IR_IN);
+  ir_var Nin = ir_param(f, "N_in", IR_I64, false, IR_IN);
+  ir_var loin = ir_param(f, "lo_in", IR_I64, false, IR_IN);
+  R->p_N = R->p_np + 1, R->p_lo = R->p_np + 2;
+  if (kind == LK_QALLOC || kind == LK_INIT) {
+    R->p_limit = ir_nparams(f);
+    limit = ir_param(f, "limit", IR_I64, false, IR_IN);
+  }
+  if (kind == LK_PLACE && values) {
+    R->p_vals = ir_nparams(f);
+    vals = ir_param(f, "vals", vty, true, IR_IN);
+  }
+  b.p = lang_fresh_local(f, "p", C->index_ty, false);
+  b.q = lang_fresh_local(f, "q", C->index_ty, false);
+  b.c = lang_fresh_local(f, "c", C->coord_ty, false);
+  b.np = lang_fresh_local(f, "np", C->index_ty, false);
+  b.N = lang_fresh_local(f, "N", IR_I64, false);
+  b.lo = lang_fresh_local(f, "lo", IR_I64, false);
+  ir_add(f, body, ir_assign(f, b.np, ir_cast(f, C->index_ty, ir_ref(f, npin))));
+  ir_add(f, body, ir_assign(f, b.N, ir_ref(f, Nin)));
+  ir_add(f, body, ir_assign(f, b.lo, ir_ref(f, loin)));
+  static const int qmode[] = {QM_ALLOC, QM_LOOP, QM_BIND, QM_BIND, QM_BIND};
+  R->p_q0 = ir_nparams(f);
+  int nfree = 0;
+  spc_status s = build_queries_m(f, body, &b, pp, isnew, crd, n, limit, l + 1, C->fmt->name,
+                                 NULL, &nfree, qmode[kind], e);
+  R->nq = ir_nparams(f) - R->p_q0;
+  if (!s && state) {
+    ir_dir d = kind == LK_INIT ? IR_OUT : IR_INOUT;
+    R->p_arr0 = ir_nparams(f);
+    R->narr = ls->narrays;
+    for (int k = 0; k < ls->narrays; k++)
+      b.arr[k] = ir_param(f, ls->arrays[k].name,
+                          asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty), true, d);
+    R->p_work0 = ir_nparams(f);
+    R->nwork = ls->nwork;
+    for (int k = 0; k < ls->nwork; k++) {
+      char nm[80];
+      snprintf(nm, sizeof nm, "w_%s", ls->work[k].name);
+      b.work[k] = ir_param(f, nm, asm_tname_ty(ls->work[k].type, C->index_ty, C->coord_ty),
+                           true, d);
+    }
+  }
+  if (!s && kind == LK_PLACE && !last) {
+    R->p_qpos = ir_nparams(f);
+    qpos = ir_param(f, "qpos", IR_I64, true, IR_INOUT);
+  }
+  ir_var qlast = -1; /* the last position yielded, carried across chunks */
+  if (!s && kind == LK_PLACE) {
+    R->p_qlast = ir_nparams(f);
+    qlast = ir_param(f, "qlast", IR_I64, false, IR_INOUT);
+    ir_add(f, body, ir_assign(f, b.q, ir_cast(f, C->index_ty, ir_ref(f, qlast))));
+  }
+  if (!s && kind == LK_INIT) {
+    R->p_size = ir_nparams(f);
+    size = ir_param(f, "size", IR_I64, false, IR_OUT);
+  }
+  if (!s && values && (kind == LK_INIT || kind == LK_PLACE)) {
+    R->p_vout = ir_nparams(f);
+    vout = ir_param(f, "vout", vty, true, kind == LK_INIT ? IR_OUT : IR_INOUT);
+  }
+  if (!s && kind == LK_INIT) {
+    char msg[160];
+    if (asm_lfn(&b, SPC_LF_INIT)) s = asm_lower_fn(f, body, &b, SPC_LF_INIT, -1, NULL, e);
+    if (!s) s = asm_lower_fn(f, body, &b, SPC_LF_SIZE, size, NULL, e);
+    if (!s) {
+      snprintf(msg, sizeof msg,
+               "level %d (%s) of format %s would hold %%lld positions: too large "
+               "(limit %%lld)", l + 1, ls->name, C->fmt->name);
+      ir_expr *fa[2] = {ir_ref(f, size), ir_ref(f, limit)};
+      ir_stmt *iff = ir_add(f, body, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, size), ir_ref(f, limit)),
+                                           NULL, NULL));
+      ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, msg, fa, 2));
+      if (vout >= 0) ir_add(f, body, ir_alloc(f, vout, ir_ref(f, size), true));
+    }
+  }
+  if (!s && kind == LK_PLACE) {
+    ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+    ir_stmt *loop = ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
+    ir_stmt *lb = ir_body(loop);
+    ir_add(f, lb, ir_assign(f, b.p, ir_cast(f, C->index_ty, ir_load(f, pp, ir_ref(f, t)))));
+    ir_add(f, lb, ir_assign(f, b.c, ir_cast(f, C->coord_ty, ir_load(f, crd, ir_ref(f, t)))));
+    ir_stmt *iff = ir_add(f, lb, ir_if(f, ir_load(f, isnew, ir_ref(f, t)), NULL, NULL));
+    s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_YIELD, b.q, NULL, e);
+    if (!s && asm_lfn(&b, SPC_LF_INSERT))
+      s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_INSERT, -1, NULL, e);
+    if (qpos >= 0) ir_add(f, lb, ir_store(f, qpos, ir_ref(f, t), ir_cast(f, IR_I64, ir_ref(f, b.q))));
+    if (vout >= 0)
+      ir_add(f, lb, ir_store(f, vout, ir_ref(f, b.q), ir_load(f, vals, ir_ref(f, t))));
+    ir_add(f, body, ir_assign(f, qlast, ir_cast(f, IR_I64, ir_ref(f, b.q))));
+  }
+  if (!s && kind == LK_FINAL && asm_lfn(&b, SPC_LF_FINALIZE))
+    s = asm_lower_fn(f, body, &b, SPC_LF_FINALIZE, -1, NULL, e);
   if (!s) s = ir_verify(f, e);
   return s;
 }
@@ -2937,6 +3142,451 @@ static bool bucket_plan(const conv *C, int64_t *const *lc) {
   return false;
 }
 
+/* ---- the stream assembled level by level ----------------------------------------
+ * The workspace's merged stream (sorted by the canonical coordinates,
+ * combined) into a target the counting path does not place, never held
+ * whole: where the remapping keeps the canonical order (level l is index l
+ * for every index: coo, csf, dcsr, sky, dense, ...) the stream is already
+ * in level order and duplicate-free, and each pass remaps it chunk by
+ * chunk again; else (dia, dcsc, bcsr, morton, csf in another mode order)
+ * one pass pushes the remapped chunks into a second workspace, in level
+ * order, duplicates of the remapping combined by --dup, with the same
+ * budget, and the passes stream that one.  Then L + 1 passes over the
+ * stream, levels top first (build_lchunk's routines):
+ *   pass 0      level 0's queries (and the count, the `fill: zero` check);
+ *   pass k      level k-1 placed (yield_pos, insert_coord, the values at the
+ *               last level) from its parents' positions, read back from a
+ *               temporary file, its own positions written to the next, and
+ *               fed straight to level k's queries;
+ * with level k-1's init before pass k and its finalize after.  The per-
+ * component "new prefix" flags are made chunk by chunk, the previous tuple
+ * carried over.  Peak: the output, the workspace's budget, a chunk's
+ * buffers and the level's query results (per parent or per coordinate,
+ * as in memory); the positions of a level go to an unlinked file in
+ * $TMPDIR (8 bytes a component, read once). */
+
+#define LS_CHUNK ((int64_t)1 << 16)
+
+typedef struct lstate {
+  ir_arg q[SPC_SPEC_MAX * 8], arr[SPC_LEVEL_MAX_ARRAYS], work[SPC_SPEC_MAX], vout;
+  int64_t np, size; /* parents (np_in); positions, once init ran */
+  int64_t qlast;    /* the position placing left off at */
+} lstate;
+
+static void lstate_free(lstate *S) {
+  for (size_t k = 0; k < sizeof S->q / sizeof S->q[0]; k++) spc_free(S->q[k].data);
+  for (int k = 0; k < SPC_LEVEL_MAX_ARRAYS; k++) spc_free(S->arr[k].data);
+  for (int k = 0; k < SPC_SPEC_MAX; k++) spc_free(S->work[k].data);
+  spc_free(S->vout.data);
+  memset(S, 0, sizeof *S);
+}
+
+/* One routine of level l on its state (OUT results kept in S). */
+static spc_status lcall(const conv *C, const lchunk *R, int kind, lstate *S, int l,
+                        const int64_t *pp, const bool *isnew, const int64_t *crd, int64_t n,
+                        const void *vals, int64_t *qpos, spc_error *e) {
+  ir_arg *a = spc_calloc((size_t)ir_nparams(R->f), sizeof *a);
+  if (!a) return SPC_NOMEM(e);
+  if (R->p_pp >= 0) {
+    a[R->p_pp] = (ir_arg){.data = (void *)pp, .len = n};
+    a[R->p_isnew] = (ir_arg){.data = (void *)isnew, .len = n};
+    a[R->p_crd] = (ir_arg){.data = (void *)crd, .len = n};
+    a[R->p_n].s.i64 = n;
+  }
+  a[R->p_np].s.i64 = S->np;
+  a[R->p_N].s.i64 = C->N[l];
+  a[R->p_lo].s.i64 = C->lo[l];
+  if (R->p_limit >= 0) a[R->p_limit].s.i64 = C->limit;
+  if (R->p_vals >= 0) a[R->p_vals] = (ir_arg){.data = (void *)vals, .len = n};
+  for (int k = 0; k < R->nq; k++) a[R->p_q0 + k] = S->q[k];
+  for (int k = 0; R->p_arr0 >= 0 && k < R->narr; k++) a[R->p_arr0 + k] = S->arr[k];
+  for (int k = 0; R->p_work0 >= 0 && k < R->nwork; k++) a[R->p_work0 + k] = S->work[k];
+  if (R->p_qpos >= 0) a[R->p_qpos] = (ir_arg){.data = qpos, .len = n};
+  if (R->p_vout >= 0) a[R->p_vout] = S->vout;
+  if (R->p_qlast >= 0) a[R->p_qlast].s.i64 = S->qlast;
+  spc_status s = asm_call(R->fn, R->f, a, e);
+  if (!s && R->p_qlast >= 0) S->qlast = a[R->p_qlast].s.i64;
+  /* OUT arrays: the caller's (NULL after a failure) */
+  if (kind == LK_QALLOC)
+    for (int k = 0; k < R->nq; k++) S->q[k] = a[R->p_q0 + k];
+  if (kind == LK_INIT) {
+    for (int k = 0; k < R->narr; k++) S->arr[k] = a[R->p_arr0 + k];
+    for (int k = 0; k < R->nwork; k++) S->work[k] = a[R->p_work0 + k];
+    if (R->p_vout >= 0) S->vout = a[R->p_vout];
+    if (!s) S->size = a[R->p_size].s.i64;
+  }
+  spc_free(a);
+  return s;
+}
+
+/* The stream in level order, replayable. */
+typedef spc_status (*lsrc_fn)(void *ctx, int64_t n, int64_t *const *lc, const void *vals,
+                              spc_error *e);
+typedef struct lsrc {
+  conv *C;
+  spw *w2; /* the second workspace (level order); NULL: the first, remapped */
+  const ir_func *rf;
+  asm_entry rfn;
+  lsrc_fn cb;
+  void *ctx;
+} lsrc;
+
+static spc_status lsrc_remap(void *ctx, int64_t n, int64_t *const *cols, const void *vals,
+                             spc_error *e) {
+  lsrc *S = ctx;
+  conv *C = S->C;
+  int np = ir_nparams(S->rf), p0 = C->order + 1;
+  ir_arg *a = spc_calloc((size_t)np, sizeof *a);
+  if (!a) return SPC_NOMEM(e);
+  for (int k = 0; k < C->order; k++) a[k] = (ir_arg){.data = cols[k], .len = n};
+  a[C->order].s.i64 = n;
+  spc_status s = asm_call(S->rfn, S->rf, a, e);
+  int64_t *lc[SPC_MAX_ORDER];
+  for (int l = 0; l < C->L; l++) lc[l] = a[p0 + l].data;
+  if (!s) s = S->cb(S->ctx, n, lc, vals, e);
+  for (int l = 0; l < C->L; l++) spc_free(lc[l]);
+  spc_free(a);
+  return s;
+}
+
+static spc_status lsrc_pass(void *ctx, int64_t n, int64_t *const *cols, const void *vals,
+                            spc_error *e) {
+  lsrc *S = ctx;
+  return S->cb(S->ctx, n, cols, vals, e);
+}
+
+static spc_status lsrc_run(lsrc *S, lsrc_fn cb, void *ctx, spc_error *e) {
+  S->cb = cb;
+  S->ctx = ctx;
+  return S->w2 ? spw_stream(S->w2, LS_CHUNK, lsrc_pass, S, e)
+               : spw_stream(S->C->stream->w, LS_CHUNK, lsrc_remap, S, e);
+}
+
+static spc_status push_w2(void *ctx, int64_t n, int64_t *const *lc, const void *vals,
+                          spc_error *e) {
+  lsrc *S = ctx;
+  return spw_push(S->w2, n, (const int64_t *const *)lc, vals, e);
+}
+
+/* An unlinked temporary file in $TMPDIR (or /tmp). */
+static spc_status tmp_file(FILE **out, spc_error *e) {
+  const char *d = getenv("TMPDIR");
+  char path[600];
+  snprintf(path, sizeof path, "%s/spconv-pos-XXXXXX", d && *d ? d : "/tmp");
+  int fd = mkstemp(path);
+  if (fd < 0 || !(*out = fdopen(fd, "w+b"))) {
+    if (fd >= 0) close(fd), unlink(path);
+    return spc_err(e, SPC_ERR_IO, path, 0, 0, "cannot create a temporary file: %s", strerror(errno));
+  }
+  unlink(path);
+  return SPC_OK;
+}
+
+typedef struct lpass {
+  conv *C;
+  int k; /* this pass: level k-1 placed, level k queried */
+  lchunk *place, *query;
+  lstate *sp, *sq;
+  FILE *pin, *pout;
+  int64_t *ppbuf, *zeros, *qpos;
+  bool *isnew[SPC_MAX_ORDER];
+  void *ones; /* a pattern padded with zeros: its values are ones */
+  int64_t prev[SPC_MAX_ORDER];
+  bool have_prev, count_zeros;
+  int64_t n, zero_vals;
+} lpass;
+
+static spc_status lpass_chunk(void *ctx, int64_t n, int64_t *const *lc, const void *vals,
+                              spc_error *e) {
+  lpass *P = ctx;
+  conv *C = P->C;
+  if (n > LS_CHUNK || n < 0)
+    return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "a stream chunk of %lld components",
+                   (long long)n);
+  if (!n) return SPC_OK;
+  for (int l = 0; l < C->L; l++) { /* finish_components' flags, across chunks */
+    bool uniq = C->lv[l]->unique, *nw = P->isnew[l];
+    const bool *up = l > 0 ? P->isnew[l - 1] : NULL;
+    const int64_t *x = lc[l];
+    nw[0] = !P->have_prev || !uniq || (up && up[0]) || x[0] != P->prev[l];
+    for (int64_t t = 1; t < n; t++) nw[t] = !uniq || (up && up[t]) || x[t] != x[t - 1];
+    P->prev[l] = x[n - 1];
+  }
+  P->have_prev = true;
+  size_t w = spc_vtype_size(C->comb->vt);
+  for (int64_t t = 0; P->count_zeros && w && t < n; t++)
+    P->zero_vals += spc_val_is_zero(C->comb->vt, (const char *)vals + t * (int64_t)w);
+  P->n += n;
+  spc_status s = SPC_OK;
+  const int64_t *qp = P->zeros; /* level 0's parent: the root */
+  if (P->place) {
+    int l = P->k - 1;
+    const int64_t *pp = P->zeros;
+    if (P->pin) {
+      if (fread(P->ppbuf, sizeof(int64_t), (size_t)n, P->pin) != (size_t)n)
+        return spc_err(e, SPC_ERR_IO, NULL, 0, 0, "cannot read back the positions of level %d",
+                       l);
+      pp = P->ppbuf;
+    }
+    s = lcall(C, P->place, LK_PLACE, P->sp, l, pp, P->isnew[l], lc[l], n,
+              P->ones ? P->ones : vals, P->qpos, e);
+    if (!s && P->pout && fwrite(P->qpos, sizeof(int64_t), (size_t)n, P->pout) != (size_t)n)
+      s = spc_err(e, SPC_ERR_IO, NULL, 0, 0, "cannot write the positions of level %d: %s",
+                  l + 1, strerror(errno));
+    qp = P->qpos;
+  }
+  if (!s && P->query)
+    s = lcall(C, P->query, LK_QUERY, P->sq, P->k, qp, P->isnew[P->k], lc[P->k], n, NULL, NULL, e);
+  return s;
+}
+
+/* Whether the stream can be assembled level by level: no counter, the
+ * level functions keep their state in arrays made by init, integer
+ * level arrays. */
+static bool stream_applies(const conv *C) {
+  if (C->r->ncounters || C->L < 1) return false;
+  for (int l = 0; l < C->L; l++) {
+    const spc_level_spec *ls = C->lv[l]->lf;
+    if (ls->narrays > SPC_LEVEL_MAX_ARRAYS || ls->nwork > SPC_SPEC_MAX) return false;
+    for (int k = 0; k < ls->narrays; k++) {
+      ir_ty ty = asm_tname_ty(ls->arrays[k].type, IR_I32, IR_I32);
+      if (ty != IR_I32 && ty != IR_I64) return false;
+    }
+    lvbind b;
+    asm_bind_init(&b, ls, C->lv[l], IR_I64, IR_I64);
+    if (lfn_allocs(&b, SPC_LF_YIELD) || lfn_allocs(&b, SPC_LF_INSERT) ||
+        lfn_allocs(&b, SPC_LF_FINALIZE))
+      return false;
+  }
+  return true;
+}
+
+/* Level l holds canonical index l, for every index: the canonical order
+ * is the level order. */
+static bool keeps_order(const conv *C) {
+  if (C->L < C->order) return false;
+  for (int l = 0; l < C->order; l++)
+    if (level_dim(C->r, l) != l) return false;
+  return true;
+}
+
+static void free_lchunks(lchunk *R, int n) {
+  for (int k = 0; k < n; k++) ir_func_free(&R[k].f);
+}
+
+static spc_status prep_lchunk(conv *C, int l, int kind, lchunk *R, spc_error *e) {
+  spc_status s = build_lchunk(C, l, kind, R, e);
+  return s ? s : asm_prepare(&C->eng, R->f, &R->fn, e);
+}
+
+/* Pass k (0 .. L) over the stream. */
+static spc_status run_pass(conv *C, lsrc *S, lpass *P, int k, lchunk (*R)[5], lstate *st,
+                           FILE **files, spc_error *e) {
+  P->k = k;
+  P->place = k > 0 ? &R[k - 1][LK_PLACE] : NULL;
+  P->sp = k > 0 ? &st[k - 1] : NULL;
+  P->query = k < C->L && R[k][LK_QUERY].f ? &R[k][LK_QUERY] : NULL;
+  P->sq = k < C->L ? &st[k] : NULL;
+  P->have_prev = false;
+  P->n = 0;
+  P->pin = k > 1 ? files[(k - 1) & 1] : NULL; /* level k-1's parents */
+  P->pout = k > 0 && k < C->L ? files[k & 1] : NULL;
+  if (P->pin && fflush(P->pin) == 0) rewind(P->pin);
+  if (P->pout) rewind(P->pout);
+  spc_status s = lsrc_run(S, lpass_chunk, P, e);
+  if (!s && P->pout && fflush(P->pout))
+    s = spc_err(e, SPC_ERR_IO, NULL, 0, 0, "cannot write the positions of level %d: %s", k,
+                strerror(errno));
+  return s;
+}
+
+/* Level l's routines (the queries' when it has any), made for the
+ * current types. */
+static spc_status level_routines(conv *C, int l, lchunk *R, spc_error *e) {
+  spc_status s = SPC_OK;
+  free_lchunks(R, 5);
+  memset(R, 0, 5 * sizeof *R);
+  for (int k = 0; k < 5 && !s; k++) {
+    if ((k == LK_QALLOC || k == LK_QUERY) && !C->lv[l]->lf->nqueries) continue;
+    s = prep_lchunk(C, l, k, &R[k], e);
+  }
+  return s;
+}
+
+static spc_status stream_levels(conv *C, conv_tensor **ctp, spc_error *e) {
+  lang_ival iv[SPC_MAX_ORDER];
+  spc_status s = spc_remap_bounds(C->r, C->comb->dims, NULL, iv, e);
+  for (int l = 0; l < C->L && !s; l++) {
+    int64_t ext;
+    if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) || ext == INT64_MAX)
+      s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
+                  "cannot bound level coordinate '%s' of format %s: no finite "
+                  "range (unsupported)", C->r->out_names[l], C->fmt->name);
+    else
+      C->lo[l] = iv[l].lo, C->N[l] = ext + 1;
+  }
+  if (s) return s;
+  ir_func *rf = NULL;
+  lsrc S = {.C = C};
+  lchunk R[SPC_MAX_ORDER][5];
+  memset(R, 0, sizeof R);
+  lstate st[SPC_MAX_ORDER];
+  memset(st, 0, sizeof st);
+  lpass P = {.C = C};
+  FILE *files[2] = {NULL, NULL};
+  conv_tensor *ct = NULL;
+  bool direct = keeps_order(C);
+  C->vt = C->comb->vt;
+  bool ones = C->fmt->fill_zero && C->vt == SPC_PATTERN;
+  if (ones) C->vt = SPC_F64;
+  if (!(s = build_remap(C, &rf, e))) s = asm_prepare(&C->eng, rf, &S.rfn, e);
+  S.rf = rf;
+  if (!s && !direct) { /* into level order: a second workspace, the same budget */
+    spw_opts wo = {.kind = spw_kind_of(C->stream->spw), .acc = C->stream->acc,
+                   .mem = C->stream->mem, .dup = C->dup};
+    s = spw_create(C->L, C->comb->vt, &wo, &S.w2, e);
+    S.cb = push_w2;
+    S.ctx = &S;
+    if (!s) s = spw_stream(C->stream->w, LS_CHUNK, lsrc_remap, &S, e);
+    if (C->stream->stats) spw_get_stats(C->stream->w, C->stream->stats);
+    spw_free(&C->stream->w); /* its runs and files given back */
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+    if (s && s != SPC_ERR_NOMEM && s != SPC_ERR_IO && e && strstr(e->msg, "--dup=error"))
+      snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg), " (format %s)",
+               C->fmt->name);
+  }
+  for (int l = 0; l < C->L && !s; l++)
+    if (!(P.isnew[l] = spc_malloc_n(LS_CHUNK, sizeof(bool)))) s = SPC_NOMEM(e);
+  if (!s && (!(P.ppbuf = spc_malloc_n(LS_CHUNK, sizeof(int64_t))) ||
+             !(P.qpos = spc_malloc_n(LS_CHUNK, sizeof(int64_t))) ||
+             !(P.zeros = spc_calloc(LS_CHUNK, sizeof(int64_t)))))
+    s = SPC_NOMEM(e);
+  if (!s && ones) {
+    double *v = spc_malloc_n(LS_CHUNK, sizeof *v);
+    if (!v) s = SPC_NOMEM(e);
+    for (int64_t t = 0; v && t < LS_CHUNK; t++) v[t] = 1.0;
+    P.ones = v;
+  }
+  for (int k = 0; k < 2 && !s && C->L > 1; k++) s = tmp_file(&files[k], e);
+  /* the index types: from the count combined (as in memory), known after
+   * pass 0; the stream's length bounds it */
+  C->n = C->stream->nmax;
+  choose_types(C);
+  st[0].np = 1;
+  bool pass0 = C->lv[0]->lf->nqueries > 0 || C->fmt->fill_zero || C->fmt->nrequires > 0;
+  if (!pass0) { /* no count needed when no count changes the types */
+    ir_ty it = C->index_ty, ct0 = C->coord_ty;
+    C->n = 0;
+    choose_types(C);
+    pass0 = it != C->index_ty || ct0 != C->coord_ty;
+    C->n = C->stream->nmax;
+    choose_types(C);
+  }
+  int npass = 0;
+  for (int round = 0; round < 2 && pass0 && !s; round++) {
+    s = level_routines(C, 0, R[0], e);
+    if (!s && R[0][LK_QALLOC].f) {
+      lstate_free(&st[0]);
+      st[0].np = 1;
+      s = lcall(C, &R[0][LK_QALLOC], LK_QALLOC, &st[0], 0, NULL, NULL, NULL, 0, NULL, NULL, e);
+    }
+    P.count_zeros = C->fmt->fill_zero;
+    P.zero_vals = 0;
+    if (!s) s = run_pass(C, &S, &P, 0, R, st, files, e);
+    npass++;
+    P.count_zeros = false;
+    if (!s && P.zero_vals)
+      s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
+                  "cannot hold the %lld explicit zeros of this tensor: format %s pads with zeros",
+                  (long long)P.zero_vals, C->fmt->name);
+    if (s) break;
+    ir_ty it = C->index_ty, ct0 = C->coord_ty;
+    C->n = P.n;
+    choose_types(C);
+    if (it == C->index_ty && ct0 == C->coord_ty) break;
+  }
+  if (!s && !pass0) s = level_routines(C, 0, R[0], e);
+  if (!s && !(ct = new_result(C, C->comb->dims))) s = SPC_NOMEM(e);
+  for (int k = 1; k <= C->L && !s; k++) {
+    int l = k - 1;
+    s = lcall(C, &R[l][LK_INIT], LK_INIT, &st[l], l, NULL, NULL, NULL, 0, NULL, NULL, e);
+    if (!s && k < C->L) {
+      st[k].np = st[l].size;
+      s = level_routines(C, k, R[k], e);
+      if (!s && R[k][LK_QALLOC].f)
+        s = lcall(C, &R[k][LK_QALLOC], LK_QALLOC, &st[k], k, NULL, NULL, NULL, 0, NULL, NULL, e);
+    }
+    int64_t n0 = P.n;
+    if (!s) s = run_pass(C, &S, &P, k, R, st, files, e);
+    npass++;
+    if (!s && pass0 && P.n != n0)
+      s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "the stream gave %lld components, then %lld",
+                  (long long)n0, (long long)P.n);
+    if (!s) s = lcall(C, &R[l][LK_FINAL], LK_FINAL, &st[l], l, NULL, NULL, NULL, 0, NULL, NULL, e);
+    if (!s) { /* level l done: its arrays are the result's */
+      spc_level *lv = &ct->t.lv[l];
+      const spc_level_spec *ls = C->lv[l]->lf;
+      for (int x = 0; x < ls->narrays; x++) {
+        ir_ty ty = asm_tname_ty(ls->arrays[x].type, C->index_ty, C->coord_ty);
+        lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[x].name,
+                                          .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
+                                          .len = st[l].arr[x].len, .data = st[l].arr[x].data,
+                                          .owned = true};
+        st[l].arr[x].data = NULL;
+      }
+      if (k == C->L && C->vt != SPC_PATTERN) {
+        ct->t.val = st[l].vout.data;
+        ct->t.nval = st[l].vout.len;
+        ct->t.val_owned = true;
+        st[l].vout.data = NULL;
+      } else if (k == C->L) {
+        ct->t.nval = st[l].size;
+      }
+      lstate_free(&st[l]);
+      free_lchunks(R[l], 5);
+    }
+    pass0 = true; /* P.n known from here */
+  }
+  if (!s && C->o && C->o->info)
+    snprintf(C->o->info->plan, sizeof C->o->info->plan,
+             "level by level (%d passes%s)", npass,
+             direct ? "" : "; level order by a second workspace");
+  if (S.w2 && C->stream->stats) { /* both workspaces' work */
+    spw_stats b;
+    spw_get_stats(S.w2, &b);
+    spw_stats *a = C->stream->stats;
+    a->flushes += b.flushes;
+    a->merges += b.merges;
+    a->spilled_runs += b.spilled_runs;
+    a->spilled_bytes += b.spilled_bytes;
+    if (b.peak_bytes > a->peak_bytes) a->peak_bytes = b.peak_bytes;
+  }
+  if (!S.w2 && C->stream->w && C->stream->stats) spw_get_stats(C->stream->w, C->stream->stats);
+  spw_free(&S.w2);
+  spw_free(&C->stream->w);
+  for (int l = 0; l < C->L; l++) {
+    lstate_free(&st[l]);
+    free_lchunks(R[l], 5);
+    spc_free(P.isnew[l]);
+  }
+  for (int k = 0; k < 2; k++)
+    if (files[k]) fclose(files[k]);
+  spc_free(P.ppbuf);
+  spc_free(P.qpos);
+  spc_free(P.zeros);
+  spc_free(P.ones);
+  ir_func_free(&rf);
+  if (s) {
+    spc_tensor *t = ct ? &ct->t : NULL;
+    spc_tensor_free(&t);
+    ct = NULL;
+  }
+  *ctp = ct;
+  return s;
+}
+
 /* ---- the entry point ------------------------------------------------------ */
 
 typedef struct remap_ctx {
@@ -3180,6 +3830,10 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream
   /* the components' arrays freed as they are consumed where they are the
    * conversion's own (expanded, combined) or handed over */
   C.eat = C.own_comb ? C.own_comb : C.comb == src ? eat : NULL;
+  if (C.stream && stream_applies(&C)) { /* never held whole: level by level */
+    s = stream_levels(&C, &ct, e);
+    goto done;
+  }
   if ((s = remap_and_bounds(&C, e))) goto done;
   if (o && o->info)
     snprintf(o->info->plan, sizeof o->info->plan, "%s",
@@ -3318,6 +3972,14 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     if (!(s = build_level(&C, l, &F, e))) s = cb(ctx, F.f, e);
     ir_func_free(&F.f);
   }
+  /* a stream assembled level by level (stream_levels) */
+  for (int l = 0; (what & ASM_W_STREAM) && !s && stream_applies(&C) && l < C.L; l++)
+    for (int k = 0; k < 5 && !s; k++) {
+      if ((k == LK_QALLOC || k == LK_QUERY) && !C.lv[l]->lf->nqueries) continue;
+      lchunk R;
+      if (!(s = build_lchunk(&C, l, k, &R, e))) s = cb(ctx, R.f, e);
+      ir_func_free(&R.f);
+    }
   if (!s && (what & ASM_W_SIZES) && C.L > 0 &&
       C.lv[C.L - 1]->lf->narrays <= SPC_LEVEL_MAX_ARRAYS) {
     lvfunc F = {0};

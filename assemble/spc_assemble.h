@@ -73,6 +73,10 @@ typedef struct asm_stream {
   spw *w;
   int64_t nmax;
   spw_stats *stats;
+  /* the workspace's options (a second one puts a remapped stream in level
+   * order): spc_convert_opts' spw, acc, mem */
+  int spw;
+  int64_t acc, mem;
 } asm_stream;
 SPC_INTERNAL spc_status asm_convert_stream(spc_tensor *shell, asm_stream *S,
                                            const spc_specs *specs, const spc_format_spec *fmt,

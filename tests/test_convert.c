@@ -3069,6 +3069,7 @@ START_TEST(test_stream_workspace) {
                       "dense", "csf", dpath, bpath, "csr", "csc"};
   const int nmf = (int)(sizeof mf / sizeof mf[0]), ncount = 2; /* csr, csc: counting */
   long handed = 0, streamed = 0, counted = 0, refused = 0, spilled = 0, unstreamed = 0;
+  long levels = 0; /* assembled level by level over the stream */
   for (int pass = 0; pass < 2; pass++) {
     int nf = 0;
     char **files = tu_list_files(pass ? tdir : mdir, pass ? ".tns" : ".mtx", &nf);
@@ -3128,13 +3129,25 @@ START_TEST(test_stream_workspace) {
           bool ell = !pass && !strcmp(fmt, "ell");
           ck_assert_msg(strstr(info.plan, ell ? "packed and handed over (no copy), then sorted"
                                               : "merged runs remapped chunk by chunk, then "
-                                                "sorted"),
+                                                "level by level ("),
                         "%s: plan '%s'", what, info.plan);
+          /* the remappings that keep the canonical order stream it as it
+           * is; the others through a second workspace in level order */
+          bool keeps = !strcmp(fmt, "coo") || !strcmp(fmt, "dcsr") || !strcmp(fmt, "sky") ||
+                       !strcmp(fmt, "dense") || !strcmp(fmt, "csf");
+          if (!ell)
+            ck_assert_msg(!strstr(info.plan, "second workspace") == keeps, "%s: plan '%s'", what,
+                          info.plan);
+          levels += !ell;
           handed += ell;
           streamed += !ell;
         } else if (pass && strstr(info.plan, "file in blocks -> sparse workspace, merged runs "
-                                             "remapped chunk by chunk") == info.plan) {
+                                             "remapped chunk by chunk, then level by level (") ==
+                               info.plan) {
+          ck_assert_msg(!strstr(info.plan, "second workspace") == (f != 1), "%s: plan '%s'", what,
+                        info.plan);
           streamed++;
+          levels++;
         } else if (strstr(info.plan, "file in blocks") != info.plan &&
                    strstr(info.plan, "counting, the file read twice") != info.plan) {
           char head[64] = {0};
@@ -3161,9 +3174,9 @@ START_TEST(test_stream_workspace) {
     }
     tu_free_list(files);
   }
-  ck_assert_msg(streamed > 500 && handed > 40 && spilled > 50,
-                "streamed %ld, handed over %ld, spilled %ld, read whole %ld", streamed, handed,
-                spilled, unstreamed);
+  ck_assert_msg(streamed > 500 && handed > 40 && spilled > 50 && levels == streamed,
+                "streamed %ld (%ld level by level), handed over %ld, spilled %ld, read whole %ld",
+                streamed, levels, handed, spilled, unstreamed);
   /* a failure in the conversion (sky refuses an upper entry) after runs
    * spilled: refused, and the files gone */
   {

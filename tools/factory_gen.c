@@ -92,7 +92,8 @@ int main(int argc, char **argv) {
         for (int b = 0; b < 4 && !s; b++)
           for (int v = 0; v < 6 && !s; v++) {
             s = asm_write_routines(r, fmt, order, src[a], ic[b][0], ic[b][1], vts[v], NULL, 0,
-                                   ASM_W_COUNT | ASM_W_SIZES, add, &g, &e);
+                                   ASM_W_COUNT | ASM_W_SIZES | (a == 1 ? ASM_W_STREAM : 0), add,
+                                   &g, &e);
             /* the sparse workspace's remapping (no sort): int32 sources */
             if (!s && a == 0 && b == 0 && v == 0)
               s = asm_write_routines(r, fmt, order, src[a], ic[b][0], ic[b][1], vts[v], NULL, 0,
