@@ -3204,13 +3204,126 @@ START_TEST(test_stream_workspace) {
   else unsetenv("TMPDIR");
   free(old);
   printf("convert: files through the workspace (mem 64 KiB): %ld conversions remapped chunk by "
-         "chunk, %ld packed and handed over (ell), equal to the whole-file conversion bit for bit "
-         "(%ld with runs spilled), %ld counted, %ld not streamed, %ld refused alike, no temporary "
-         "file left; %.1f s\n",
+         "chunk and assembled level by level, %ld packed and handed over (ell), equal to the "
+         "whole-file conversion bit for bit (%ld with runs spilled), %ld counted, %ld not "
+         "streamed, %ld refused alike, no temporary file left; %.1f s\n",
          streamed, handed, spilled, counted, unstreamed, refused, now_s() - t0);
   free(dpath);
   free(xpath);
   free(bpath);
+  free(spill);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
+/* ---- a generated file, a tiny budget, level by level --------------------------
+ * Shuffled files with repeated coordinates (a real matrix, a pattern
+ * matrix, a real order-3 tensor), converted by spc_convert_file with a
+ * 4 KiB budget (runs spill; the stream assembled level by level over
+ * chunks, several chunks of 65536 components) into every non-counting
+ * target, on the interpreter, the factory and (dia, csf) the JIT: equal
+ * bit for bit to the whole file read and converted in memory, with the
+ * plan saying so, and no temporary file left. */
+static void write_random(const char *path, int order, const int64_t *dims, int64_t n, bool pattern,
+                         uint64_t seed) {
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  if (order == 2)
+    fprintf(f, "%%%%MatrixMarket matrix coordinate %s general\n%lld %lld %lld\n",
+            pattern ? "pattern" : "real", (long long)dims[0], (long long)dims[1], (long long)n);
+  uint64_t x = seed;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t c[3];
+    for (int d = 0; d < order; d++) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      c[d] = (int64_t)((x >> 33) % (uint64_t)dims[d]);
+    }
+    if (order == 2 && k % 3) { /* mostly near the diagonal: few diagonals */
+      c[1] = c[0] + (int64_t)((x >> 20) % 9) - 4;
+      c[1] = c[1] < 0 ? 0 : c[1] >= dims[1] ? dims[1] - 1 : c[1];
+    }
+    for (int d = 0; d < order; d++) fprintf(f, "%lld ", (long long)c[d] + 1);
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    if (!pattern) fprintf(f, "%.6g", (double)((x >> 44) % 100000) / 8.0 + 0.25); /* never 0 */
+    fprintf(f, "\n");
+  }
+  fclose(f);
+}
+
+START_TEST(test_stream_levels_tiny) {
+  jit_env();
+  char *dir = tu_mkdtemp(), *spill = tu_path(dir, "spill");
+  ck_assert_int_eq(mkdir(spill, 0700), 0);
+  char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+  setenv("TMPDIR", spill, 1);
+  char *mpath = tu_path(dir, "m.mtx"), *ppath = tu_path(dir, "p.mtx"), *tpath = tu_path(dir, "t.tns");
+  const int64_t md[2] = {700, 600}, td[3] = {80, 60, 50}; /* several chunks of 65536 */
+  write_random(mpath, 2, md, 200000, false, 7);
+  write_random(ppath, 2, md, 150000, true, 11);
+  write_random(tpath, 3, td, 160000, false, 13);
+  const char *mf[] = {"coo", "dcsr", "dcsc", "dia", "bcsr", "morton", "dense", "csf"};
+  const char *tf[] = {"csf", "coo", "dense"};
+  long conversions = 0, second = 0;
+  for (int in = 0; in < 3; in++) {
+    const char *path = in == 0 ? mpath : in == 1 ? ppath : tpath;
+    int nf = in == 2 ? 3 : 8;
+    spc_read_opts ro;
+    spc_read_opts_init(&ro);
+    if (in == 2) {
+      ro.ndims = 3;
+      for (int d = 0; d < 3; d++) ro.dims[d] = td[d];
+    }
+    spc_tensor *whole = NULL;
+    spc_error e;
+    spc_error_clear(&e);
+    tu_assert_ok(spc_read(path, &ro, &whole, &e), &e);
+    for (int f = 0; f < nf; f++) {
+      const char *fmt = in == 2 ? tf[f] : mf[f];
+      bool jit = !strcmp(fmt, "dia") || !strcmp(fmt, "csf");
+      for (int g = 0; g < (jit ? 3 : 2); g++) {
+        static const spc_engine eg[] = {SPC_ENGINE_GENERIC, SPC_ENGINE_FACTORY, SPC_ENGINE_JIT};
+        char what[200];
+        snprintf(what, sizeof what, "%s -> %s (%s)", in == 0 ? "matrix" : in == 1 ? "pattern" : "tensor",
+                 fmt, spc_engine_name(eg[g]));
+        spc_convert_opts o;
+        spc_convert_info info;
+        opts(&o, eg[g], &info);
+        /* a pattern summed converts through counts (read whole): first */
+        o.dup = in == 1 ? SPC_DUP_FIRST : SPC_DUP_SUM;
+        spc_tensor *t = NULL, *x = NULL;
+        spc_error_clear(&e);
+        tu_assert_ok(spc_convert_to(whole, fmt, &o, &t, &e), &e);
+        o.mem = 1 << 12;
+        info.plan[0] = 0;
+        spc_error_clear(&e);
+        tu_assert_ok(spc_convert_file(path, fmt, &ro, &o, &x, &e), &e);
+        ck_assert_msg(strstr(info.plan, "file in blocks -> sparse workspace, merged runs remapped "
+                                        "chunk by chunk, then level by level (") == info.plan,
+                      "%s: plan '%s'", what, info.plan);
+        ck_assert_msg(info.spw.spilled_runs > 0, "%s: no run spilled", what);
+        ck_assert_int_eq(tu_count_dir(spill), 0);
+        second += strstr(info.plan, "second workspace") != NULL;
+        same_arrays(x, t, what);
+        conversions++;
+        spc_tensor_free(&t);
+        spc_tensor_free(&x);
+      }
+    }
+    spc_tensor_free(&whole);
+  }
+  ck_assert_int_eq(conversions, 8 * 2 * 2 + 2 * 2 + 3 * 2 + 1);
+  ck_assert_int_eq(second, 2 * (4 * 2 + 1)); /* dcsc dia bcsr morton, matrix and pattern */
+  printf("convert: generated files (200000 / 150000 / 160000 lines, repeats) with a 4 KiB budget: "
+         "%ld conversions level by level over the stream (%ld through a second workspace) equal "
+         "to the whole file in memory bit for bit, no temporary file left\n",
+         conversions, second);
+  if (old) setenv("TMPDIR", old, 1);
+  else unsetenv("TMPDIR");
+  free(old);
+  free(mpath);
+  free(ppath);
+  free(tpath);
   free(spill);
   tu_rmtree(dir);
   free(dir);
@@ -3251,5 +3364,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_cli_convert);
   tcase_add_test(tc, test_cli_formats_sizes);
   tcase_add_test(tc, test_jit_dir_readback);
+  tc = tcase(s, "stream");
+  tcase_add_test(tc, test_stream_levels_tiny);
   return s;
 }
