@@ -3413,9 +3413,11 @@ static spc_status level_routines(conv *C, int l, lchunk *R, spc_error *e) {
   return s;
 }
 
-static spc_status stream_levels(conv *C, conv_tensor **ctp, spc_error *e) {
+/* Level extents [lo, lo+N) from the dimensions (and the counters'
+ * maxima cmax, NULL: none). */
+static spc_status level_bounds(conv *C, const int64_t *cmax, spc_error *e) {
   lang_ival iv[SPC_MAX_ORDER];
-  spc_status s = spc_remap_bounds(C->r, C->comb->dims, NULL, iv, e);
+  spc_status s = spc_remap_bounds(C->r, C->comb->dims, cmax, iv, e);
   for (int l = 0; l < C->L && !s; l++) {
     int64_t ext;
     if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) || ext == INT64_MAX)
@@ -3425,66 +3427,82 @@ static spc_status stream_levels(conv *C, conv_tensor **ctp, spc_error *e) {
     else
       C->lo[l] = iv[l].lo, C->N[l] = ext + 1;
   }
-  if (s) return s;
-  ir_func *rf = NULL;
-  lsrc S = {.C = C};
-  lchunk R[SPC_MAX_ORDER][5];
-  memset(R, 0, sizeof R);
-  lstate st[SPC_MAX_ORDER];
-  memset(st, 0, sizeof st);
-  lpass P = {.C = C};
-  FILE *files[2] = {NULL, NULL};
-  conv_tensor *ct = NULL;
-  bool direct = keeps_order(C);
-  C->vt = C->comb->vt;
-  bool ones = C->fmt->fill_zero && C->vt == SPC_PATTERN;
-  if (ones) C->vt = SPC_F64;
-  if (!(s = build_remap(C, &rf, e))) s = asm_prepare(&C->eng, rf, &S.rfn, e);
-  S.rf = rf;
-  if (!s && !direct) { /* into level order: a second workspace, the same budget */
-    spw_opts wo = {.kind = spw_kind_of(C->stream->spw), .acc = C->stream->acc,
-                   .mem = C->stream->mem, .dup = C->dup};
-    s = spw_create(C->L, C->comb->vt, &wo, &S.w2, e);
-    S.cb = push_w2;
-    S.ctx = &S;
-    if (!s) s = spw_stream(C->stream->w, LS_CHUNK, lsrc_remap, &S, e);
-    if (C->stream->stats) spw_get_stats(C->stream->w, C->stream->stats);
-    spw_free(&C->stream->w); /* its runs and files given back */
+  return s;
+}
+
+/* The stream in level order: the first workspace remapped (direct), or
+ * its remapped components pushed into a second one (then the first is
+ * freed: its runs and files given back). */
+static spc_status stream_source(conv *C, lsrc *S, ir_func **rf, bool direct, spc_error *e) {
+  spc_status s = build_remap(C, rf, e);
+  if (!s) s = asm_prepare(&C->eng, *rf, &S->rfn, e);
+  S->rf = *rf;
+  if (s || direct) return s;
+  spw_opts wo = {.kind = spw_kind_of(C->stream->spw), .acc = C->stream->acc,
+                 .mem = C->stream->mem, .dup = C->dup};
+  s = spw_create(C->L, C->comb->vt, &wo, &S->w2, e);
+  S->cb = push_w2;
+  S->ctx = S;
+  if (!s) s = spw_stream(C->stream->w, LS_CHUNK, lsrc_remap, S, e);
+  if (C->stream->stats) spw_get_stats(C->stream->w, C->stream->stats);
+  spw_free(&C->stream->w);
 #ifdef __GLIBC__
-    malloc_trim(0);
+  malloc_trim(0);
 #endif
-    if (s && s != SPC_ERR_NOMEM && s != SPC_ERR_IO && e && strstr(e->msg, "--dup=error"))
-      snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg), " (format %s)",
-               C->fmt->name);
+  if (s && s != SPC_ERR_NOMEM && s != SPC_ERR_IO && e && strstr(e->msg, "--dup=error"))
+    snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg), " (format %s)",
+             C->fmt->name);
+  return s;
+}
+
+/* The chunk buffers, the positions' files (ones: a pattern's values). */
+static spc_status pass_buffers(conv *C, lpass *P, FILE **files, bool ones, spc_error *e) {
+  for (int l = 0; l < C->L; l++)
+    if (!(P->isnew[l] = spc_malloc_n(LS_CHUNK, sizeof(bool)))) return SPC_NOMEM(e);
+  if (!(P->ppbuf = spc_malloc_n(LS_CHUNK, sizeof(int64_t))) ||
+      !(P->qpos = spc_malloc_n(LS_CHUNK, sizeof(int64_t))) ||
+      !(P->zeros = spc_calloc(LS_CHUNK, sizeof(int64_t))))
+    return SPC_NOMEM(e);
+  if (ones) {
+    double *v = P->ones = spc_malloc_n(LS_CHUNK, sizeof *v);
+    if (!v) return SPC_NOMEM(e);
+    for (int64_t t = 0; t < LS_CHUNK; t++) v[t] = 1.0;
   }
-  for (int l = 0; l < C->L && !s; l++)
-    if (!(P.isnew[l] = spc_malloc_n(LS_CHUNK, sizeof(bool)))) s = SPC_NOMEM(e);
-  if (!s && (!(P.ppbuf = spc_malloc_n(LS_CHUNK, sizeof(int64_t))) ||
-             !(P.qpos = spc_malloc_n(LS_CHUNK, sizeof(int64_t))) ||
-             !(P.zeros = spc_calloc(LS_CHUNK, sizeof(int64_t)))))
-    s = SPC_NOMEM(e);
-  if (!s && ones) {
-    double *v = spc_malloc_n(LS_CHUNK, sizeof *v);
-    if (!v) s = SPC_NOMEM(e);
-    for (int64_t t = 0; v && t < LS_CHUNK; t++) v[t] = 1.0;
-    P.ones = v;
-  }
+  spc_status s = SPC_OK;
   for (int k = 0; k < 2 && !s && C->L > 1; k++) s = tmp_file(&files[k], e);
-  /* the index types: from the count combined (as in memory), known after
-   * pass 0; the stream's length bounds it */
+  return s;
+}
+
+static void pass_free(conv *C, lpass *P, FILE **files) {
+  for (int l = 0; l < C->L; l++) spc_free(P->isnew[l]);
+  for (int k = 0; k < 2; k++)
+    if (files[k]) fclose(files[k]);
+  spc_free(P->ppbuf);
+  spc_free(P->qpos);
+  spc_free(P->zeros);
+  spc_free(P->ones);
+}
+
+/* Pass 0 (level 0's queries, the count, the fill check, the `requires`
+ * conditions) where needed; level 0's routines made for the index types
+ * the combined count gives, as in memory (the stream's length bounds it;
+ * pass 0 again in the rare case the count changes them). */
+static spc_status first_pass(conv *C, lsrc *S, lpass *P, lchunk (*R)[5], lstate *st,
+                             FILE **files, bool *counted, int *npass, spc_error *e) {
   C->n = C->stream->nmax;
   choose_types(C);
   st[0].np = 1;
   bool pass0 = C->lv[0]->lf->nqueries > 0 || C->fmt->fill_zero || C->fmt->nrequires > 0;
   if (!pass0) { /* no count needed when no count changes the types */
-    ir_ty it = C->index_ty, ct0 = C->coord_ty;
+    ir_ty it = C->index_ty, ct = C->coord_ty;
     C->n = 0;
     choose_types(C);
-    pass0 = it != C->index_ty || ct0 != C->coord_ty;
+    pass0 = it != C->index_ty || ct != C->coord_ty;
     C->n = C->stream->nmax;
     choose_types(C);
   }
-  int npass = 0;
+  *counted = pass0;
+  spc_status s = SPC_OK;
   for (int round = 0; round < 2 && pass0 && !s; round++) {
     s = level_routines(C, 0, R[0], e);
     if (!s && R[0][LK_QALLOC].f) {
@@ -3492,66 +3510,96 @@ static spc_status stream_levels(conv *C, conv_tensor **ctp, spc_error *e) {
       st[0].np = 1;
       s = lcall(C, &R[0][LK_QALLOC], LK_QALLOC, &st[0], 0, NULL, NULL, NULL, 0, NULL, NULL, e);
     }
-    P.count_zeros = C->fmt->fill_zero;
-    P.zero_vals = 0;
-    if (!s) s = run_pass(C, &S, &P, 0, R, st, files, e);
-    npass++;
-    P.count_zeros = false;
-    if (!s && P.zero_vals)
+    P->count_zeros = C->fmt->fill_zero;
+    P->zero_vals = 0;
+    if (!s) s = run_pass(C, S, P, 0, R, st, files, e);
+    (*npass)++;
+    P->count_zeros = false;
+    if (!s && P->zero_vals)
       s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
                   "cannot hold the %lld explicit zeros of this tensor: format %s pads with zeros",
-                  (long long)P.zero_vals, C->fmt->name);
+                  (long long)P->zero_vals, C->fmt->name);
     if (s) break;
-    ir_ty it = C->index_ty, ct0 = C->coord_ty;
-    C->n = P.n;
+    ir_ty it = C->index_ty, ct = C->coord_ty;
+    C->n = P->n;
     choose_types(C);
-    if (it == C->index_ty && ct0 == C->coord_ty) break;
+    if (it == C->index_ty && ct == C->coord_ty) break;
   }
   if (!s && !pass0) s = level_routines(C, 0, R[0], e);
-  if (!s && !(ct = new_result(C, C->comb->dims))) s = SPC_NOMEM(e);
-  for (int k = 1; k <= C->L && !s; k++) {
-    int l = k - 1;
-    s = lcall(C, &R[l][LK_INIT], LK_INIT, &st[l], l, NULL, NULL, NULL, 0, NULL, NULL, e);
-    if (!s && k < C->L) {
-      st[k].np = st[l].size;
-      s = level_routines(C, k, R[k], e);
-      if (!s && R[k][LK_QALLOC].f)
-        s = lcall(C, &R[k][LK_QALLOC], LK_QALLOC, &st[k], k, NULL, NULL, NULL, 0, NULL, NULL, e);
-    }
-    int64_t n0 = P.n;
-    if (!s) s = run_pass(C, &S, &P, k, R, st, files, e);
-    npass++;
-    if (!s && pass0 && P.n != n0)
-      s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "the stream gave %lld components, then %lld",
-                  (long long)n0, (long long)P.n);
-    if (!s) s = lcall(C, &R[l][LK_FINAL], LK_FINAL, &st[l], l, NULL, NULL, NULL, 0, NULL, NULL, e);
-    if (!s) { /* level l done: its arrays are the result's */
-      spc_level *lv = &ct->t.lv[l];
-      const spc_level_spec *ls = C->lv[l]->lf;
-      for (int x = 0; x < ls->narrays; x++) {
-        ir_ty ty = asm_tname_ty(ls->arrays[x].type, C->index_ty, C->coord_ty);
-        lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[x].name,
-                                          .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
-                                          .len = st[l].arr[x].len, .data = st[l].arr[x].data,
-                                          .owned = true};
-        st[l].arr[x].data = NULL;
-      }
-      if (k == C->L && C->vt != SPC_PATTERN) {
-        ct->t.val = st[l].vout.data;
-        ct->t.nval = st[l].vout.len;
-        ct->t.val_owned = true;
-        st[l].vout.data = NULL;
-      } else if (k == C->L) {
-        ct->t.nval = st[l].size;
-      }
-      lstate_free(&st[l]);
-      free_lchunks(R[l], 5);
-    }
-    pass0 = true; /* P.n known from here */
+  return s;
+}
+
+/* Level l's arrays (and the values at the last level) into the result. */
+static void take_level(conv *C, conv_tensor *ct, lstate *S, int l) {
+  spc_level *lv = &ct->t.lv[l];
+  const spc_level_spec *ls = C->lv[l]->lf;
+  for (int x = 0; x < ls->narrays; x++) {
+    ir_ty ty = asm_tname_ty(ls->arrays[x].type, C->index_ty, C->coord_ty);
+    lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[x].name,
+                                      .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
+                                      .len = S->arr[x].len, .data = S->arr[x].data,
+                                      .owned = true};
+    S->arr[x].data = NULL;
   }
+  if (l == C->L - 1 && C->vt != SPC_PATTERN) {
+    ct->t.val = S->vout.data;
+    ct->t.nval = S->vout.len;
+    ct->t.val_owned = true;
+    S->vout.data = NULL;
+  } else if (l == C->L - 1) {
+    ct->t.nval = S->size;
+  }
+}
+
+/* Pass k >= 1: level k-1's init, level k's query arrays, the pass, level
+ * k-1's finalize; its arrays go to the result. */
+static spc_status level_pass(conv *C, lsrc *S, lpass *P, lchunk (*R)[5], lstate *st,
+                             FILE **files, int k, bool counted, conv_tensor *ct, spc_error *e) {
+  int l = k - 1;
+  spc_status s = lcall(C, &R[l][LK_INIT], LK_INIT, &st[l], l, NULL, NULL, NULL, 0, NULL, NULL, e);
+  if (!s && k < C->L) {
+    st[k].np = st[l].size;
+    s = level_routines(C, k, R[k], e);
+    if (!s && R[k][LK_QALLOC].f)
+      s = lcall(C, &R[k][LK_QALLOC], LK_QALLOC, &st[k], k, NULL, NULL, NULL, 0, NULL, NULL, e);
+  }
+  int64_t n0 = P->n;
+  if (!s) s = run_pass(C, S, P, k, R, st, files, e);
+  if (!s && counted && P->n != n0)
+    s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "the stream gave %lld components, then %lld",
+                (long long)n0, (long long)P->n);
+  if (!s) s = lcall(C, &R[l][LK_FINAL], LK_FINAL, &st[l], l, NULL, NULL, NULL, 0, NULL, NULL, e);
+  if (!s) take_level(C, ct, &st[l], l);
+  lstate_free(&st[l]);
+  free_lchunks(R[l], 5);
+  return s;
+}
+
+static spc_status stream_levels(conv *C, conv_tensor **ctp, spc_error *e) {
+  spc_status s = level_bounds(C, NULL, e);
+  if (s) return s;
+  ir_func *rf = NULL;
+  lsrc S = {.C = C};
+  lchunk R[SPC_MAX_ORDER][5];
+  lstate st[SPC_MAX_ORDER];
+  memset(R, 0, sizeof R);
+  memset(st, 0, sizeof st);
+  lpass P = {.C = C};
+  FILE *files[2] = {NULL, NULL};
+  conv_tensor *ct = NULL;
+  bool direct = keeps_order(C), counted = false;
+  int npass = 0;
+  C->vt = C->comb->vt;
+  bool ones = C->fmt->fill_zero && C->vt == SPC_PATTERN; /* padding needs values */
+  if (ones) C->vt = SPC_F64;
+  s = stream_source(C, &S, &rf, direct, e);
+  if (!s) s = pass_buffers(C, &P, files, ones, e);
+  if (!s) s = first_pass(C, &S, &P, R, st, files, &counted, &npass, e);
+  if (!s && !(ct = new_result(C, C->comb->dims))) s = SPC_NOMEM(e);
+  for (int k = 1; k <= C->L && !s; k++, npass++, counted = true)
+    s = level_pass(C, &S, &P, R, st, files, k, counted, ct, e);
   if (!s && C->o && C->o->info)
-    snprintf(C->o->info->plan, sizeof C->o->info->plan,
-             "level by level (%d passes%s)", npass,
+    snprintf(C->o->info->plan, sizeof C->o->info->plan, "level by level (%d passes%s)", npass,
              direct ? "" : "; level order by a second workspace");
   if (S.w2 && C->stream->stats) { /* both workspaces' work */
     spw_stats b;
@@ -3569,14 +3617,8 @@ static spc_status stream_levels(conv *C, conv_tensor **ctp, spc_error *e) {
   for (int l = 0; l < C->L; l++) {
     lstate_free(&st[l]);
     free_lchunks(R[l], 5);
-    spc_free(P.isnew[l]);
   }
-  for (int k = 0; k < 2; k++)
-    if (files[k]) fclose(files[k]);
-  spc_free(P.ppbuf);
-  spc_free(P.qpos);
-  spc_free(P.zeros);
-  spc_free(P.ones);
+  pass_free(C, &P, files);
   ir_func_free(&rf);
   if (s) {
     spc_tensor *t = ct ? &ct->t : NULL;
@@ -3696,23 +3738,10 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
   if (!s) eat_crd(C); /* remapped: the source coordinates are read */
   if (!s) {
     int64_t *lc[SPC_MAX_ORDER], cmax[SPC_MAX_ORDER];
-    lang_ival iv[SPC_MAX_ORDER];
     int p0 = C->order + 1;
     for (int l = 0; l < C->L; l++) lc[l] = args[p0 + l].data;
     for (int c = 0; c < C->r->ncounters; c++) cmax[c] = args[p0 + C->L + c].s.i64;
-    s = spc_remap_bounds(C->r, C->comb->dims, cmax, iv, e);
-    for (int l = 0; l < C->L && !s; l++) {
-      int64_t ext;
-      if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) ||
-          ext == INT64_MAX)
-        s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
-                    "cannot bound level coordinate '%s' of format %s: no finite "
-                    "range (unsupported)", C->r->out_names[l], C->fmt->name);
-      else {
-        C->lo[l] = iv[l].lo;
-        C->N[l] = ext + 1;
-      }
-    }
+    s = level_bounds(C, cmax, e);
     bool done = false;
     if (!s && C->nosort) {
       s = workspace_components(C, lc, false, e);
