@@ -17,7 +17,10 @@
  *      queries over its parent positions, init, size (with the size limit),
  *      yield_pos + insert_coord at every new prefix, the values at the last
  *      level, finalize.  The positions it yields are the next level's
- *      parent positions. */
+ *      parent positions.
+ * A sparse workspace's merged stream (the builder, a file under --mem) is
+ * not held whole: stream_levels runs the same level functions cut at
+ * their phases, chunk by chunk, level by level. */
 #include "assemble_internal.h"
 #include "spw.h"
 #include <stdio.h>
