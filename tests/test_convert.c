@@ -3040,8 +3040,10 @@ static TCase *tcase(Suite *s, const char *name) {
 /* ---- a file through the workspace into any format --------------------------------
  * spc_convert_file with a tiny budget (runs spilled to TMPDIR, a fresh
  * folder) to every format the counting path does not place: the
- * workspace's merged stream goes through the remapping chunk by chunk,
- * never held whole (the plan says "merged runs remapped chunk by chunk"), or
+ * workspace's merged stream goes through the remapping chunk by chunk and
+ * is assembled level by level, never held whole (the plan says "merged
+ * runs remapped chunk by chunk, then level by level", through a second
+ * workspace where the remapping changes the order), or
  * for ell (a counter) is packed and handed over to the conversion with no
  * copy ("handed over"); either way the result equals reading the file
  * whole and converting, bit for bit, and no temporary file is left, after
