@@ -2,9 +2,13 @@
  * any order, with duplicates, in batches, go into a sparse workspace over
  * their canonical coordinates (memory bounded by opts->mem: sorted runs
  * spill to temporary files); finish streams them into a target the
- * counting path places, else packs them into a sorted, duplicate-free COO
- * whose arrays are the pack's own (no copy) and hands it over to the
- * conversion, which frees them as it consumes them (asm_convert_to_eat). */
+ * counting path places, else streams them into the conversion, which
+ * assembles them level by level never holding them whole (assemble_write.c
+ * stream_levels; a second workspace with the same options puts a remapping
+ * that changes the order in level order), else (a counter remapping) packs
+ * them into a sorted, duplicate-free COO whose arrays are the pack's own
+ * (no copy) and hands it over to the conversion, which frees them as it
+ * consumes them (asm_convert_to_eat). */
 #include "assemble_internal.h"
 #include "spw.h"
 #include <stdio.h>
