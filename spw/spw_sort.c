@@ -97,17 +97,20 @@ static spc_status sort_packed(spw *w, run *r, const spw_packing *pk, int ib, uin
  * Counting by level 0 (stored form, offset x from lo[0]) with one scatter
  * straight into x's segment misses the cache once a point on large
  * inputs; so in two stable steps, each cache-friendly:
- *   1. the points as records (the packed key, spw_key's: x in the top
- *      bits, then the inner levels; then the value) scattered by the
- *      group g = x >> s1 (at most 2^BUCKET_GBITS groups: as many write
- *      streams as an LSD radix pass), after a count of each group;
+ *   1. the points' packed keys (spw_key's: x in the top bits, then the
+ *      inner levels) and values scattered by the group g = x >> s1 (at
+ *      most 2^BUCKET_GBITS groups: as many write streams as an LSD radix
+ *      pass), after a count of each group -- into the run's own arrays,
+ *      keys in r->c[0] and values in r->v (no scratch of n records: a
+ *      group's output never passes its end, and a group is read whole
+ *      before its output is written);
  *   2. per group, in cache: a count of its 2^s1 offsets, a stable scatter
- *      of its records into x's segments (a buffer of the largest group),
- *      then per segment a stable sort by key -- insertion sort up to
- *      BUCKET_SHORT points, else the LSD radix of inner key << sb |
- *      position in the segment (ties keep arrival order) -- and one pass
- *      writing the tuples into the run, equal keys combined in arrival
- *      order. */
+ *      of its keys and values as records into x's segments (a buffer of
+ *      the largest group), then per segment a stable sort by key --
+ *      insertion sort up to BUCKET_SHORT points, else the LSD radix of
+ *      inner key << sb | position in the segment (ties keep arrival
+ *      order) -- and one pass writing the tuples into the run, equal keys
+ *      combined in arrival order. */
 
 enum { BUCKET_SHORT = 32, BUCKET_GBITS = 9 };
 
@@ -141,7 +144,7 @@ typedef struct bucket_ctx {
   int s1, ng;        /* offsets per group 2^s1; groups */
   int64_t *gpos;     /* ng + 1: group starts */
   int64_t *pos;      /* 2^s1 + 1: a group's segment starts */
-  char *rec, *buf;   /* n records; the largest group's */
+  char *buf;         /* the largest group's records */
   uint64_t *ka, *kb; /* the longest segment's keys, twice */
   char *rs;          /* the longest segment's records */
   int64_t *cnt;      /* radix counters */
@@ -159,38 +162,44 @@ bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, sp
   const int64_t no = (int64_t)1 << s1; /* offsets per group */
   const bool combine = !w->exact || !w->nruns; /* exact: the first run only */
   int64_t *gpos = b->gpos, *pos = b->pos;
-  char *rec = b->rec, *buf = b->buf, *rv = r->v;
-  /* 1: the records, by group */
+  uint64_t *K = (uint64_t *)r->c[0]; /* step 1's keys, then level 0 */
+  char *buf = b->buf, *rv = r->v;
+  /* 1: keys and values, by group */
   for (int64_t i = 0; i < n; i++) {
     uint64_t k = 0;
     for (int l = 0; l < L; l++) k |= ((uint64_t)P->c[l][i] - (uint64_t)pk->lo[l]) << pk->sh[l];
     const int64_t d = gpos[(uint64_t)(P->c[0][i] - lo0) >> s1]++;
-    char *q = rec + d * (int64_t)S;
-    memcpy(q, &k, 8);
-    spw_val_copy(q + 8, P->v + i * (int64_t)W, W);
+    K[d] = k;
+    spw_val_copy(rv + d * (int64_t)W, P->v + i * (int64_t)W, W);
   }
-  /* 2: each group (gpos[g] now its end) */
+  /* 2: each group (gpos[g] now its end), as records in buf */
   int64_t m = 0, ga = 0;
   for (int g = 0; g < b->ng; g++) {
     const int64_t gb = gpos[g], gn = gb - ga;
     if (!gn) continue;
-    const char *grp = rec + ga * (int64_t)S;
+    const uint64_t *gk = K + ga;
+    const char *gv = rv + ga * (int64_t)W;
     ga = gb;
-    const char *src = grp;
-    if (s1) { /* into the offsets' segments (one offset: as they are) */
+    if (s1) { /* into the offsets' segments */
       memset(pos, 0, (size_t)(no + 1) * sizeof *pos);
-      for (int64_t j = 0; j < gn; j++)
-        pos[((rec_key(grp + j * (int64_t)S) >> ib) & (uint64_t)(no - 1)) + 1]++;
+      for (int64_t j = 0; j < gn; j++) pos[((gk[j] >> ib) & (uint64_t)(no - 1)) + 1]++;
       for (int64_t x = 0; x < no; x++) pos[x + 1] += pos[x];
       for (int64_t j = 0; j < gn; j++) {
-        const char *q = grp + j * (int64_t)S;
-        memcpy(buf + pos[(rec_key(q) >> ib) & (uint64_t)(no - 1)]++ * (int64_t)S, q, S);
+        char *q = buf + pos[(gk[j] >> ib) & (uint64_t)(no - 1)]++ * (int64_t)S;
+        memcpy(q, &gk[j], 8);
+        spw_val_copy(q + 8, gv + j * (int64_t)W, W);
       }
-      src = buf;
+    } else { /* one offset: as they are */
+      for (int64_t j = 0; j < gn; j++) {
+        char *q = buf + j * (int64_t)S;
+        memcpy(q, &gk[j], 8);
+        spw_val_copy(q + 8, gv + j * (int64_t)W, W);
+      }
     }
-    /* segments of equal offsets: sort, write */
+    /* segments of equal offsets: sort, write (at m <= the group's start:
+     * over its keys and values, already in buf) */
     for (int64_t a = 0; a < gn;) {
-      char *seg = (char *)src + a * (int64_t)S;
+      char *seg = buf + a * (int64_t)S;
       const uint64_t x = ib >= 64 ? 0 : rec_key(seg) >> ib;
       int64_t len = 1;
       while (a + len < gn && (ib >= 64 ? 0 : rec_key(seg + len * (int64_t)S) >> ib) == x) len++;
@@ -257,11 +266,8 @@ static spc_status sort_bucket(spw *w, const spw_pts *P, run *r, const spw_packin
     b.gpos[g + 1] += b.gpos[g];
   }
   spc_status st = SPC_OK;
-  if (!(b.rec = spc_malloc_n(n, BUCKET_REC(W)))) st = SPC_NOMEM(e);
-  if (!st && b.s1 &&
-      (!(b.pos = spc_malloc_n(((int64_t)1 << b.s1) + 1, 8)) ||
-       !(b.buf = spc_malloc_n(largest, BUCKET_REC(W)))))
-    st = SPC_NOMEM(e);
+  if (!(b.buf = spc_malloc_n(largest, BUCKET_REC(W)))) st = SPC_NOMEM(e);
+  if (!st && b.s1 && !(b.pos = spc_malloc_n(((int64_t)1 << b.s1) + 1, 8))) st = SPC_NOMEM(e);
   if (!st && largest > BUCKET_SHORT &&
       (!(b.ka = spc_malloc_n(largest, 8)) || !(b.kb = spc_malloc_n(largest, 8)) ||
        !(b.rs = spc_malloc_n(largest, BUCKET_REC(W)))))
@@ -274,7 +280,6 @@ static spc_status sort_bucket(spw *w, const spw_pts *P, run *r, const spw_packin
   if (!st) w->st.bucketed++;
   spc_free(b.gpos);
   spc_free(b.pos);
-  spc_free(b.rec);
   spc_free(b.buf);
   spc_free(b.ka);
   spc_free(b.kb);
