@@ -151,8 +151,64 @@ typedef struct bucket_ctx {
   int innerbits;
 } bucket_ctx;
 
+/* The sorted records q[0..len) (keys of one group, the first a new tuple)
+ * into the run at *mp, equal keys combined (combine) in their order.
+ * Float64 sums without a branch on "equal": the sum or the value goes to
+ * m - 1 or m, m moves by one where the key is new. */
 static inline __attribute__((always_inline)) spc_status
-bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, spc_error *e) {
+emit_recs(spw *w, run *r, const spw_packing *pk, const char *q, int64_t len, int64_t *mp,
+          const int L, const size_t W, const bool combine, spc_error *e) {
+  const size_t S = BUCKET_REC(W);
+  int64_t m = *mp;
+  char *rv = r->v;
+  uint64_t last = rec_key(q);
+  for (int l = 0; l < L; l++) r->c[l][m] = spw_unkey(pk, l, last);
+  spw_val_copy(rv + m * (int64_t)W, q + 8, W);
+  m++;
+  if (combine && W == 8 && w->vt == SPC_F64 && w->o.dup == SPC_DUP_SUM) {
+    double *rvd = (double *)(void *)rv;
+    for (int64_t j = 1; j < len; j++) {
+      const char *p = q + j * (int64_t)S;
+      const uint64_t k = rec_key(p);
+      double v;
+      memcpy(&v, p + 8, 8);
+      const int64_t nw = k != last, d = m - 1 + nw;
+      const double sum = rvd[m - 1] + v;
+      rvd[d] = nw ? v : sum;
+      for (int l = 0; l < L; l++) r->c[l][d] = spw_unkey(pk, l, k);
+      last = k;
+      m += nw;
+    }
+    *mp = m;
+    return SPC_OK;
+  }
+  for (int64_t j = 1; j < len; j++) {
+    const char *p = q + j * (int64_t)S;
+    const uint64_t k = rec_key(p);
+    if (combine && k == last) {
+      if (w->o.dup == SPC_DUP_ERROR) {
+        int64_t t[MAXL];
+        for (int l = 0; l < L; l++) t[l] = spw_unkey(pk, l, k);
+        return spw_dup_error(e, w, t);
+      }
+      spw_val_combine(w, rv + (m - 1) * (int64_t)W, p + 8);
+      continue;
+    }
+    for (int l = 0; l < L; l++) r->c[l][m] = spw_unkey(pk, l, k);
+    spw_val_copy(rv + m * (int64_t)W, p + 8, W);
+    last = k;
+    m++;
+  }
+  *mp = m;
+  return SPC_OK;
+}
+
+/* K32: step 1's keys as 32 bits, the key below the group's bits (s1 + the
+ * inner bits fit 32), in the upper half of r->c[0]: the int64 output at
+ * m <= the group's end stays below a later group's keys. */
+static inline __attribute__((always_inline)) spc_status
+bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, const bool K32,
+            spc_error *e) {
   const spw_pts *P = b->P;
   const spw_packing *pk = b->pk;
   const size_t S = BUCKET_REC(W);
@@ -163,13 +219,17 @@ bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, sp
   const bool combine = !w->exact || !w->nruns; /* exact: the first run only */
   int64_t *gpos = b->gpos, *pos = b->pos;
   uint64_t *K = (uint64_t *)r->c[0]; /* step 1's keys, then level 0 */
+  uint32_t *K4 = (uint32_t *)(void *)r->c[0] + n;
+  const int lb = s1 + ib; /* a key's bits below its group */
+  const uint64_t lm = K32 ? ((uint64_t)1 << lb) - 1 : 0;
   char *buf = b->buf, *rv = r->v;
   /* 1: keys and values, by group */
   for (int64_t i = 0; i < n; i++) {
     uint64_t k = 0;
     for (int l = 0; l < L; l++) k |= ((uint64_t)P->c[l][i] - (uint64_t)pk->lo[l]) << pk->sh[l];
     const int64_t d = gpos[(uint64_t)(P->c[0][i] - lo0) >> s1]++;
-    K[d] = k;
+    if (K32) K4[d] = (uint32_t)(k & lm);
+    else K[d] = k;
     spw_val_copy(rv + d * (int64_t)W, P->v + i * (int64_t)W, W);
   }
   /* 2: each group (gpos[g] now its end), as records in buf */
@@ -178,27 +238,44 @@ bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, sp
     const int64_t gb = gpos[g], gn = gb - ga;
     if (!gn) continue;
     const uint64_t *gk = K + ga;
+    const uint32_t *gk4 = K4 + ga;
+    const uint64_t top = K32 ? (uint64_t)g << lb : 0; /* the group's bits */
     const char *gv = rv + ga * (int64_t)W;
+    int64_t mx = s1 ? 0 : gn; /* the longest segment */
     ga = gb;
+#define GKEY(j) (K32 ? top | gk4[j] : gk[j])
     if (s1) { /* into the offsets' segments */
       memset(pos, 0, (size_t)(no + 1) * sizeof *pos);
-      for (int64_t j = 0; j < gn; j++) pos[((gk[j] >> ib) & (uint64_t)(no - 1)) + 1]++;
-      for (int64_t x = 0; x < no; x++) pos[x + 1] += pos[x];
+      for (int64_t j = 0; j < gn; j++) pos[((GKEY(j) >> ib) & (uint64_t)(no - 1)) + 1]++;
+      for (int64_t x = 0; x < no; x++) {
+        mx = pos[x + 1] > mx ? pos[x + 1] : mx;
+        pos[x + 1] += pos[x];
+      }
       for (int64_t j = 0; j < gn; j++) {
-        char *q = buf + pos[(gk[j] >> ib) & (uint64_t)(no - 1)]++ * (int64_t)S;
-        memcpy(q, &gk[j], 8);
+        const uint64_t k = GKEY(j);
+        char *q = buf + pos[(k >> ib) & (uint64_t)(no - 1)]++ * (int64_t)S;
+        memcpy(q, &k, 8);
         spw_val_copy(q + 8, gv + j * (int64_t)W, W);
       }
     } else { /* one offset: as they are */
       for (int64_t j = 0; j < gn; j++) {
+        const uint64_t k = GKEY(j);
         char *q = buf + j * (int64_t)S;
-        memcpy(q, &gk[j], 8);
+        memcpy(q, &k, 8);
         spw_val_copy(q + 8, gv + j * (int64_t)W, W);
       }
     }
-    /* segments of equal offsets: sort, write (at m <= the group's start:
-     * over its keys and values, already in buf) */
-    for (int64_t a = 0; a < gn;) {
+#undef GKEY
+    /* sort, write (at m <= the group's start: over its keys and values,
+     * already in buf); segments all short (one is x's points): one
+     * insertion sort of the whole group, no record crossing a segment */
+    if (mx <= BUCKET_SHORT) {
+      isort_rec(buf, gn, S);
+      spc_status st = emit_recs(w, r, pk, buf, gn, &m, L, W, combine, e);
+      if (st) return st;
+      continue;
+    }
+    for (int64_t a = 0; a < gn;) { /* segments of equal offsets */
       char *seg = buf + a * (int64_t)S;
       const uint64_t x = ib >= 64 ? 0 : rec_key(seg) >> ib;
       int64_t len = 1;
@@ -216,27 +293,8 @@ bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, sp
           memcpy(b->rs + j * (int64_t)S, seg + (int64_t)(sv[j] & jm) * (int64_t)S, S);
         memcpy(seg, b->rs, (size_t)len * S);
       }
-      const int64_t x0 = lo0 + (int64_t)x;
-      uint64_t last = 0;
-      for (int64_t j = 0; j < len; j++) {
-        const char *q = seg + j * (int64_t)S;
-        const uint64_t k = rec_key(q);
-        if (j && combine && k == last) {
-          if (w->o.dup == SPC_DUP_ERROR) {
-            int64_t t[MAXL];
-            t[0] = x0;
-            for (int l = 1; l < L; l++) t[l] = spw_unkey(pk, l, k);
-            return spw_dup_error(e, w, t);
-          }
-          spw_val_combine(w, rv + (m - 1) * (int64_t)W, q + 8);
-          continue;
-        }
-        r->c[0][m] = x0;
-        for (int l = 1; l < L; l++) r->c[l][m] = spw_unkey(pk, l, k);
-        spw_val_copy(rv + m * (int64_t)W, q + 8, W);
-        last = k;
-        m++;
-      }
+      spc_status st = emit_recs(w, r, pk, seg, len, &m, L, W, combine, e);
+      if (st) return st;
     }
   }
   r->n = m;
@@ -273,9 +331,10 @@ static spc_status sort_bucket(spw *w, const spw_pts *P, run *r, const spw_packin
        !(b.rs = spc_malloc_n(largest, BUCKET_REC(W)))))
     st = SPC_NOMEM(e);
   if (!st) {
-    if (L == 2 && W == 8) st = bucket_body(w, r, &b, 2, 8, e);
-    else if (L == 3 && W == 8) st = bucket_body(w, r, &b, 3, 8, e);
-    else st = bucket_body(w, r, &b, L, W, e);
+    const bool k32 = b.s1 + b.innerbits <= 32;
+    if (L == 2 && W == 8 && k32) st = bucket_body(w, r, &b, 2, 8, true, e);
+    else if (L == 3 && W == 8 && k32) st = bucket_body(w, r, &b, 3, 8, true, e);
+    else st = bucket_body(w, r, &b, L, W, k32, e);
   }
   if (!st) w->st.bucketed++;
   spc_free(b.gpos);
@@ -293,7 +352,7 @@ static spc_status sort_tuples(spw *w, run *r, int64_t *perm, int64_t *scr, spc_e
   const int L = w->L;
   const size_t W = w->W;
   const bool combine = !w->exact || !w->nruns; /* exact: the first run only */
-  spc_rt_key key[MAXL];
+  spc_rt_key key[MAXL] = {{0}};
   for (int64_t i = 0; i < n; i++) perm[i] = i;
   for (int l = 0; l < L; l++) key[l] = (spc_rt_key){w->c[l], SPC_RT_I64};
   spc_sort_perm_i64(perm, n, key, L, scr);
@@ -359,6 +418,7 @@ static spc_status sort_pts(spw *w, const spw_pts *P, run *r, bool only_bucket, s
   if (!st && w->W && !(r->v = spc_malloc_n(n, w->W))) st = SPC_NOMEM(e);
   if (!st && bucket)
     st = sort_bucket(w, P, r, &pk, e);
+
   else if (!st)
     st = fast ? sort_packed(w, r, &pk, ib, w->sk, w->tmp, w->cnt, e)
               : sort_tuples(w, r, (int64_t *)w->sk, (int64_t *)w->tmp, e);

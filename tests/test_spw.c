@@ -39,8 +39,9 @@
  *              (k,i,j), since csf takes no mode order through the API)
  *              on the shared tensors;
  *   bucket     the bucket kind (SPW_BUCKET) against the reference on
- *              shuffled streams with duplicates: short and long segments,
- *              L = 1..3, negative coordinates, inner levels of 45 bits,
+ *              shuffled streams with duplicates: short and long segments
+ *              (and both in one group), L = 1..3, negative coordinates,
+ *              inner levels of 45 bits (keys past 32 bits in a group),
  *              every value type and dup policy, inexact float sums,
  *              ascending / descending, pushed in chunks and by
  *              spw_push_pack; bucketed (spw_stats.bucketed) where level 0
@@ -805,6 +806,8 @@ START_TEST(test_bucket_unit) {
   static const shape shapes[] = {
       {2, 20000, 0, 10000, 100000, 1, "short segments"},
       {2, 20000, -3, 5, 3000, 1, "long segments"},
+      /* 20 a row: groups of two rows, most short, some past BUCKET_SHORT */
+      {2, 20000, -7, 1000, 5000, 1, "short and long segments in a group"},
       {3, 12000, -500, 3000, 40, 1, "L=3"},
       {1, 9000, 7, 3000, 1, 1, "L=1"},
       {2, 5000, 0, 1000000, 50, -1, "level 0 too wide to count"},
@@ -840,7 +843,7 @@ START_TEST(test_bucket_unit) {
       check_cfg(&c, &x);
     }
   stream_free(&x);
-  ck_assert_int_eq(g_checks - before, 6 * 4 * 2 * 2 * 6 + 6 * 2 * 2 + 2 * 6);
+  ck_assert_int_eq(g_checks - before, 7 * 4 * 2 * 2 * 6 + 7 * 2 * 2 + 2 * 6);
 }
 END_TEST
 
