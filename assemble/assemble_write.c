@@ -3100,14 +3100,18 @@ static spc_status workspace_components(conv *C, int64_t **lc, bool only_bucket, 
   size_t wv = spc_vtype_size(C->comb->vt);
   const int64_t *cols[SPC_MAX_ORDER];
   for (int l = 0; l < C->L; l++) cols[l] = lc[l];
+  /* the remapping's arrays (lc) given to the workspace: the result is
+   * written over them, no fresh pages */
   if (!s && only_bucket) {
-    s = spw_bucket_pack(w, C->n, cols, wv ? C->comb->val : NULL, &C->n, C->lc, &C->vals, e);
+    s = spw_bucket_pack(w, C->n, cols, wv ? C->comb->val : NULL, true, &C->n, C->lc, &C->vals, e);
     if (s == SPC_NOT_HANDLED) {
       spw_free(&w);
       return s;
     }
+    for (int l = 0; l < C->L; l++) lc[l] = NULL; /* the workspace's */
   } else if (!s) {
-    s = spw_push_pack(w, C->n, cols, wv ? C->comb->val : NULL, &C->n, C->lc, &C->vals, e);
+    s = spw_push_pack(w, C->n, cols, wv ? C->comb->val : NULL, true, &C->n, C->lc, &C->vals, e);
+    for (int l = 0; l < C->L; l++) lc[l] = NULL;
   }
   if (!s) eat_vals(C, NULL);
   if (!s && C->o && C->o->info) {

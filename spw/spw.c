@@ -442,12 +442,12 @@ spc_status spw_pack(spw *w, int64_t *n, int64_t **cols, void **vals,
 }
 
 spc_status spw_bucket_pack(spw *w, int64_t n, const int64_t *const *cols, const void *vals,
-                           int64_t *nout, int64_t **out, void **vout, spc_error *e) {
+                           bool take, int64_t *nout, int64_t **out, void **vout, spc_error *e) {
   fill_begins(w);
   if (w->o.kind != SPW_BUCKET || w->o.acc || w->o.descending || w->n || w->nruns || n < 1 ||
       (!vals && w->W) || bucket_bytes(w, n) > w->mem)
     return SPC_NOT_HANDLED;
-  spw_pts P = {.n = n, .v = vals};
+  spw_pts P = {.n = n, .v = vals, .take = take};
   for (int l = 0; l < w->L; l++) P.c[l] = cols[l];
   run r;
   spc_status st = spw_sort_cols(w, &P, &r, e);
@@ -460,10 +460,11 @@ spc_status spw_bucket_pack(spw *w, int64_t n, const int64_t *const *cols, const 
 }
 
 spc_status spw_push_pack(spw *w, int64_t n, const int64_t *const *cols, const void *vals,
-                         int64_t *nout, int64_t **out, void **vout, spc_error *e) {
-  spc_status st = spw_bucket_pack(w, n, cols, vals, nout, out, vout, e);
+                         bool take, int64_t *nout, int64_t **out, void **vout, spc_error *e) {
+  spc_status st = spw_bucket_pack(w, n, cols, vals, take, nout, out, vout, e);
   if (st != SPC_NOT_HANDLED) return st;
   st = spw_push(w, n, cols, vals, e);
+  for (int l = 0; take && l < w->L; l++) spc_free((void *)(uintptr_t)cols[l]); /* copied */
   return st ? st : spw_pack(w, nout, out, vout, e);
 }
 

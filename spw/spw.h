@@ -109,17 +109,22 @@ SPC_INTERNAL spc_status spw_pack(spw *w, int64_t *n, int64_t **cols,
  * ascending) whose budget holds the n > 0 points sorts them where they
  * are, combined, into *nout tuples in out / vout (as spw_pack does);
  * SPC_NOT_HANDLED, nothing done, where that does not apply (spw_sort_cols
- * says when). */
+ * says when).  take: cols[0..L) are the caller's arrays of n (spc_malloc,
+ * not const), the workspace's on every status but SPC_NOT_HANDLED: it
+ * writes the result over them (out[l] is then cols[l]) or frees them --
+ * the caller frees them only on SPC_NOT_HANDLED. */
 SPC_INTERNAL spc_status spw_bucket_pack(spw *w, int64_t n, const int64_t *const *cols,
-                                        const void *vals, int64_t *nout, int64_t **out,
-                                        void **vout, spc_error *e);
+                                        const void *vals, bool take, int64_t *nout,
+                                        int64_t **out, void **vout, spc_error *e);
 /* spw_push of the n points, then spw_pack; a bucket workspace (kind
  * SPW_BUCKET, no acc given, ascending) that is empty and whose budget
  * holds the n points sorts them where they are (no copy into Acc) when
- * the bucket flush applies to them.  The same result either way. */
+ * the bucket flush applies to them.  The same result either way.  take:
+ * cols[0..L) are the workspace's on every status (spw_bucket_pack's, or
+ * freed once pushed). */
 SPC_INTERNAL spc_status spw_push_pack(spw *w, int64_t n, const int64_t *const *cols,
-                                      const void *vals, int64_t *nout, int64_t **out,
-                                      void **vout, spc_error *e);
+                                      const void *vals, bool take, int64_t *nout,
+                                      int64_t **out, void **vout, spc_error *e);
 /* The same sorted, combined stream without holding it: delivered to cb in
  * chunks of at most `chunk` tuples (cols[l][0..n), values), the runs kept,
  * so it can be streamed again (the same tuples, the same values); spw_pack

@@ -118,19 +118,22 @@ static inline void spw_val_combine(const spw *w, char *d, const char *s) {
 static inline int64_t spw_rec_bytes(const spw *w) { return (int64_t)w->L * 8 + (int64_t)w->W; }
 
 /* Points to sort: n of them, coordinate l of point i at c[l][i] (stored
- * form), values v (W bytes each). */
+ * form), values v (W bytes each).  take: c[l] are the caller's arrays of
+ * n (spc_malloc'ed, not const), given to the bucket flush: they become the
+ * run's columns. */
 typedef struct spw_pts {
   int64_t n;
   const int64_t *c[MAXL];
   const char *v;
+  bool take;
 } spw_pts;
 
 /* Acc's w->n > 0 points, sorted and combined, into the run r (in memory,
  * with its ranges; freed by the caller on failure).  spw_sort.c. */
 SPC_INTERNAL spc_status spw_sort_acc(spw *w, run *r, spc_error *e);
-/* The same of P's n > 0 points (the caller's columns, read in place) by
- * the bucket flush only; SPC_NOT_HANDLED (r empty) where that does not
- * apply: not a bucket workspace, tuples that do not pack in 64 bits,
+/* The same of P's n > 0 points (the caller's columns, read in place, or
+ * taken: r's columns, freed with r) by the bucket flush only;
+ * SPC_NOT_HANDLED (r empty, nothing taken) where that does not apply: not a bucket workspace, tuples that do not pack in 64 bits,
  * inner levels (1..) that do not pack with a point's index, or level 0's
  * range past SPW_BUCKET_RANGE(n). */
 SPC_INTERNAL spc_status spw_sort_cols(spw *w, const spw_pts *P, run *r, spc_error *e);

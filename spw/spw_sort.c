@@ -103,7 +103,9 @@ static spc_status sort_packed(spw *w, run *r, const spw_packing *pk, int ib, uin
  *      pass), after a count of each group -- into the run's own arrays,
  *      keys in r->c[0] and values in r->v (no scratch of n records: a
  *      group's output never passes its end, and a group is read whole
- *      before its output is written);
+ *      before its output is written); where the caller gave its columns
+ *      (P->take), they become the run's and the keys go to a scratch of
+ *      n keys: no fresh pages for the run's columns;
  *   2. per group, in cache: a count of its 2^s1 offsets, a stable scatter
  *      of its keys and values as records into x's segments (a buffer of
  *      the largest group), then per segment a stable sort by key --
@@ -144,6 +146,7 @@ typedef struct bucket_ctx {
   int s1, ng;        /* offsets per group 2^s1; groups */
   int64_t *gpos;     /* ng + 1: group starts */
   int64_t *pos;      /* 2^s1 + 1: a group's segment starts */
+  void *keys;        /* step 1's keys: n of 32 or 64 bits */
   char *buf;         /* the largest group's records */
   uint64_t *ka, *kb; /* the longest segment's keys, twice */
   char *rs;          /* the longest segment's records */
@@ -204,8 +207,8 @@ emit_recs(spw *w, run *r, const spw_packing *pk, const char *q, int64_t len, int
 }
 
 /* K32: step 1's keys as 32 bits, the key below the group's bits (s1 + the
- * inner bits fit 32), in the upper half of r->c[0]: the int64 output at
- * m <= the group's end stays below a later group's keys. */
+ * inner bits fit 32).  In r->c[0], these are in its upper half: the int64
+ * output at m <= the group's end stays below a later group's keys. */
 static inline __attribute__((always_inline)) spc_status
 bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, const bool K32,
             spc_error *e) {
@@ -218,8 +221,8 @@ bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, co
   const int64_t no = (int64_t)1 << s1; /* offsets per group */
   const bool combine = !w->exact || !w->nruns; /* exact: the first run only */
   int64_t *gpos = b->gpos, *pos = b->pos;
-  uint64_t *K = (uint64_t *)r->c[0]; /* step 1's keys, then level 0 */
-  uint32_t *K4 = (uint32_t *)(void *)r->c[0] + n;
+  uint64_t *K = b->keys;
+  uint32_t *K4 = b->keys;
   const int lb = s1 + ib; /* a key's bits below its group */
   const uint64_t lm = K32 ? ((uint64_t)1 << lb) - 1 : 0;
   char *buf = b->buf, *rv = r->v;
@@ -323,21 +326,28 @@ static spc_status sort_bucket(spw *w, const spw_pts *P, run *r, const spw_packin
     largest = b.gpos[g + 1] > largest ? b.gpos[g + 1] : largest;
     b.gpos[g + 1] += b.gpos[g];
   }
+  const bool k32 = b.s1 + b.innerbits <= 32;
   spc_status st = SPC_OK;
-  if (!(b.buf = spc_malloc_n(largest, BUCKET_REC(W)))) st = SPC_NOMEM(e);
+  void *own_keys = NULL;
+  if (P->take) /* r->c[0] is the caller's level 0, read in step 1 */
+    b.keys = own_keys = spc_malloc_n(n, k32 ? 4 : 8);
+  else
+    b.keys = k32 ? (void *)((uint32_t *)(void *)r->c[0] + n) : (void *)r->c[0];
+  if (!b.keys) st = SPC_NOMEM(e);
+  if (!st && !(b.buf = spc_malloc_n(largest, BUCKET_REC(W)))) st = SPC_NOMEM(e);
   if (!st && b.s1 && !(b.pos = spc_malloc_n(((int64_t)1 << b.s1) + 1, 8))) st = SPC_NOMEM(e);
   if (!st && largest > BUCKET_SHORT &&
       (!(b.ka = spc_malloc_n(largest, 8)) || !(b.kb = spc_malloc_n(largest, 8)) ||
        !(b.rs = spc_malloc_n(largest, BUCKET_REC(W)))))
     st = SPC_NOMEM(e);
   if (!st) {
-    const bool k32 = b.s1 + b.innerbits <= 32;
     if (L == 2 && W == 8 && k32) st = bucket_body(w, r, &b, 2, 8, true, e);
     else if (L == 3 && W == 8 && k32) st = bucket_body(w, r, &b, 3, 8, true, e);
     else st = bucket_body(w, r, &b, L, W, k32, e);
   }
   if (!st) w->st.bucketed++;
   spc_free(b.gpos);
+  spc_free(own_keys);
   spc_free(b.pos);
   spc_free(b.buf);
   spc_free(b.ka);
@@ -413,8 +423,9 @@ static spc_status sort_pts(spw *w, const spw_pts *P, run *r, bool only_bucket, s
     if (fast && !w->cnt) w->cnt = spc_malloc_n(6 * 2048, 8);
     st = w->sk && w->tmp && (w->cnt || !fast) ? SPC_OK : SPC_NOMEM(e);
   }
-  for (int l = 0; l < L && !st; l++)
-    if (!(r->c[l] = spc_malloc_n(n, 8))) st = SPC_NOMEM(e);
+  for (int l = 0; l < L && !st; l++) /* taken: the caller's, written over */
+    if (!(r->c[l] = bucket && P->take ? (int64_t *)(uintptr_t)P->c[l] : spc_malloc_n(n, 8)))
+      st = SPC_NOMEM(e);
   if (!st && w->W && !(r->v = spc_malloc_n(n, w->W))) st = SPC_NOMEM(e);
   if (!st && bucket)
     st = sort_bucket(w, P, r, &pk, e);

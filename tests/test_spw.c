@@ -44,7 +44,8 @@
  *              inner levels of 45 bits (keys past 32 bits in a group),
  *              every value type and dup policy, inexact float sums,
  *              ascending / descending, pushed in chunks and by
- *              spw_push_pack; bucketed (spw_stats.bucketed) where level 0
+ *              spw_push_pack (reading the columns, or taking copies of
+ *              them: written over or freed, ASan sees); bucketed (spw_stats.bucketed) where level 0
  *              can be counted, not where it is too wide or does not pack;
  *              Acc grown past 2^18 points (one flush), given up past a
  *              budget (flushes, merges) and spilled at 1 MiB;
@@ -322,13 +323,14 @@ typedef struct cfg {
   bool desc;
   spc_dup dup;
   const char *tmpdir;
-  bool pp;         /* spw_push_pack of the whole stream, not push_all + pack */
+  int pp;          /* spw_push_pack of the whole stream, not push_all + pack:
+                      1 reading the stream, 2 taking copies of its columns */
   int want_bucket; /* 1: every flush bucketed, -1: none, 0: not checked */
 } cfg;
 
 static void cfg_text(const cfg *c, const stream *s, char *b, size_t n) {
   snprintf(b, n, "kind=%s%s acc=%lld mem=%lld %s dup=%s L=%d vt=%s n=%lld", kind_names[c->kind],
-           c->pp ? " (push_pack)" : "", (long long)c->acc, (long long)c->mem,
+           c->pp == 2 ? " (push_pack, taken)" : c->pp ? " (push_pack)" : "", (long long)c->acc, (long long)c->mem,
            c->desc ? "descending" : "ascending", dup_names[c->dup], s->L, vt_label(s->vt), (long long)s->n);
 }
 
@@ -409,9 +411,16 @@ static spw *run_spw(const cfg *c, const stream *s, packed *p) {
     const int64_t *in[SPC_MAX_ORDER];
     void *vals = NULL;
     int64_t n = -1;
-    for (int l = 0; l < s->L; l++)
+    for (int l = 0; l < s->L; l++) {
       in[l] = s->c[l];
-    p->st = spw_push_pack(w, s->n, in, s->W ? s->v : NULL, &n, cols, &vals, &p->e);
+      if (c->pp == 2) { /* the workspace's to write over or free */
+        int64_t *t = spc_malloc_n(s->n ? s->n : 1, 8);
+        tu_check(t != NULL, "no memory for a copy of the stream");
+        memcpy(t, s->c[l], (size_t)s->n * 8);
+        in[l] = t;
+      }
+    }
+    p->st = spw_push_pack(w, s->n, in, s->W ? s->v : NULL, c->pp == 2, &n, cols, &vals, &p->e);
     spw_get_stats(w, &p->stats);
     memset(&p->r, 0, sizeof p->r);
     p->r.L = s->L, p->r.vt = s->vt, p->r.W = s->W;
@@ -821,7 +830,7 @@ START_TEST(test_bucket_unit) {
     for (int iv = 0; iv < 4; iv++) {
       stream s = grid_stream(sh->L, vts[iv], sh->n, sh->r0, sh->rows, sh->cols, V_INEXACT,
                              7000 + 10 * (uint64_t)k + (uint64_t)iv);
-      for (int pp = 0; pp < 2; pp++)
+      for (int pp = 0; pp < 3; pp++)
         for (int desc = 0; desc < 2; desc++)
           for (int dup = 0; dup < 6; dup++) {
             cfg c = {.kind = SPW_BUCKET, .desc = desc, .dup = (spc_dup)dup, .pp = pp, .want_bucket = sh->bucket};
@@ -837,13 +846,13 @@ START_TEST(test_bucket_unit) {
   }
   /* coordinates at the int64 extremes: no packing, the list's sort */
   stream x = make_stream(2, SPC_F64, 400, S_WIDE, V_INEXACT, 7100);
-  for (int pp = 0; pp < 2; pp++)
+  for (int pp = 0; pp < 3; pp++)
     for (int dup = 0; dup < 6; dup++) {
       cfg c = {.kind = SPW_BUCKET, .dup = (spc_dup)dup, .pp = pp, .want_bucket = -1};
       check_cfg(&c, &x);
     }
   stream_free(&x);
-  ck_assert_int_eq(g_checks - before, 7 * 4 * 2 * 2 * 6 + 7 * 2 * 2 + 2 * 6);
+  ck_assert_int_eq(g_checks - before, 7 * 4 * 3 * 2 * 6 + 7 * 3 * 2 + 3 * 6);
 }
 END_TEST
 
@@ -879,8 +888,8 @@ START_TEST(test_bucket_grow) {
     stream_free(&p.r);
     spw_free(&w);
     /* spw_push_pack past the budget: the same */
-    b.pp = true;
-    check_cfg(&b, &s);
+    for (b.pp = 1; b.pp <= 2; b.pp++) /* read, taken */
+      check_cfg(&b, &s);
     /* 1 MiB: the list's flushes, spilled */
     cfg c = {.kind = SPW_BUCKET, .mem = 1 << 20, .dup = (spc_dup)dup, .tmpdir = dir};
     w = run_spw(&c, &s, &p);
