@@ -100,12 +100,15 @@ static spc_status sort_packed(spw *w, run *r, const spw_packing *pk, int ib, uin
  *   1. the points' packed keys (spw_key's: x in the top bits, then the
  *      inner levels) and values scattered by the group g = x >> s1 (at
  *      most 2^BUCKET_GBITS groups: as many write streams as an LSD radix
- *      pass), after a count of each group -- into the run's own arrays,
- *      keys in r->c[0] and values in r->v (no scratch of n records: a
- *      group's output never passes its end, and a group is read whole
- *      before its output is written); where the caller gave its columns
- *      (P->take), they become the run's and the keys go to a scratch of
- *      n keys: no fresh pages for the run's columns;
+ *      pass), after a count of each group -- into the run's own arrays
+ *      (no scratch of n records: a group's output never passes its end,
+ *      and a group is read whole before its output is written).  Where a
+ *      key below its group's bits fits 32 bits (K32) and values are 8
+ *      bytes, as 12-byte records (that key, the value: one write stream a
+ *      group) in r->v, allocated 12 bytes a point; else keys in r->c[0]
+ *      (K32: its upper half) and values in r->v.  Where the caller gave
+ *      its columns (P->take), they become the run's (no fresh pages for
+ *      them) and keys not in records go to a scratch of n keys;
  *   2. per group, in cache: a count of its 2^s1 offsets, a stable scatter
  *      of its keys and values as records into x's segments (a buffer of
  *      the largest group), then per segment a stable sort by key --
@@ -206,12 +209,20 @@ emit_recs(spw *w, run *r, const spw_packing *pk, const char *q, int64_t len, int
   return SPC_OK;
 }
 
+static inline uint32_t rk4(const char *p) {
+  uint32_t k;
+  memcpy(&k, p, 4);
+  return k;
+}
+
 /* K32: step 1's keys as 32 bits, the key below the group's bits (s1 + the
  * inner bits fit 32).  In r->c[0], these are in its upper half: the int64
- * output at m <= the group's end stays below a later group's keys. */
+ * output at m <= the group's end stays below a later group's keys.  R12
+ * (K32, W = 8): step 1 writes 12-byte records (key, value) to r->v; the
+ * output's values at 8 m <= 12 x the group's start stay below them too. */
 static inline __attribute__((always_inline)) spc_status
 bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, const bool K32,
-            spc_error *e) {
+            const bool R12, spc_error *e) {
   const spw_pts *P = b->P;
   const spw_packing *pk = b->pk;
   const size_t S = BUCKET_REC(W);
@@ -231,6 +242,12 @@ bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, co
     uint64_t k = 0;
     for (int l = 0; l < L; l++) k |= ((uint64_t)P->c[l][i] - (uint64_t)pk->lo[l]) << pk->sh[l];
     const int64_t d = gpos[(uint64_t)(P->c[0][i] - lo0) >> s1]++;
+    if (R12) {
+      const uint32_t k4 = (uint32_t)(k & lm);
+      memcpy(rv + d * 12, &k4, 4);
+      memcpy(rv + d * 12 + 4, P->v + i * 8, 8);
+      continue;
+    }
     if (K32) K4[d] = (uint32_t)(k & lm);
     else K[d] = k;
     spw_val_copy(rv + d * (int64_t)W, P->v + i * (int64_t)W, W);
@@ -243,10 +260,12 @@ bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, co
     const uint64_t *gk = K + ga;
     const uint32_t *gk4 = K4 + ga;
     const uint64_t top = K32 ? (uint64_t)g << lb : 0; /* the group's bits */
-    const char *gv = rv + ga * (int64_t)W;
+    const char *gv = R12 ? rv + ga * 12 + 4 : rv + ga * (int64_t)W;
+    const char *gr = rv + ga * 12;
+    const int64_t VS = R12 ? 12 : (int64_t)W; /* value stride */
     int64_t mx = s1 ? 0 : gn; /* the longest segment */
     ga = gb;
-#define GKEY(j) (K32 ? top | gk4[j] : gk[j])
+#define GKEY(j) (R12 ? top | rk4(gr + (j) * 12) : K32 ? top | gk4[j] : gk[j])
     if (s1) { /* into the offsets' segments */
       memset(pos, 0, (size_t)(no + 1) * sizeof *pos);
       for (int64_t j = 0; j < gn; j++) pos[((GKEY(j) >> ib) & (uint64_t)(no - 1)) + 1]++;
@@ -258,14 +277,14 @@ bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, co
         const uint64_t k = GKEY(j);
         char *q = buf + pos[(k >> ib) & (uint64_t)(no - 1)]++ * (int64_t)S;
         memcpy(q, &k, 8);
-        spw_val_copy(q + 8, gv + j * (int64_t)W, W);
+        spw_val_copy(q + 8, gv + j * VS, W);
       }
     } else { /* one offset: as they are */
       for (int64_t j = 0; j < gn; j++) {
         const uint64_t k = GKEY(j);
         char *q = buf + j * (int64_t)S;
         memcpy(q, &k, 8);
-        spw_val_copy(q + 8, gv + j * (int64_t)W, W);
+        spw_val_copy(q + 8, gv + j * VS, W);
       }
     }
 #undef GKEY
@@ -329,7 +348,9 @@ static spc_status sort_bucket(spw *w, const spw_pts *P, run *r, const spw_packin
   const bool k32 = b.s1 + b.innerbits <= 32;
   spc_status st = SPC_OK;
   void *own_keys = NULL;
-  if (P->take) /* r->c[0] is the caller's level 0, read in step 1 */
+  if (k32 && W == 8) /* records in r->v */
+    b.keys = r->v;
+  else if (P->take) /* r->c[0] is the caller's level 0, read in step 1 */
     b.keys = own_keys = spc_malloc_n(n, k32 ? 4 : 8);
   else
     b.keys = k32 ? (void *)((uint32_t *)(void *)r->c[0] + n) : (void *)r->c[0];
@@ -341,9 +362,9 @@ static spc_status sort_bucket(spw *w, const spw_pts *P, run *r, const spw_packin
        !(b.rs = spc_malloc_n(largest, BUCKET_REC(W)))))
     st = SPC_NOMEM(e);
   if (!st) {
-    if (L == 2 && W == 8 && k32) st = bucket_body(w, r, &b, 2, 8, true, e);
-    else if (L == 3 && W == 8 && k32) st = bucket_body(w, r, &b, 3, 8, true, e);
-    else st = bucket_body(w, r, &b, L, W, k32, e);
+    if (L == 2 && W == 8 && k32) st = bucket_body(w, r, &b, 2, 8, true, true, e);
+    else if (L == 3 && W == 8 && k32) st = bucket_body(w, r, &b, 3, 8, true, true, e);
+    else st = bucket_body(w, r, &b, L, W, k32, k32 && W == 8, e);
   }
   if (!st) w->st.bucketed++;
   spc_free(b.gpos);
@@ -426,7 +447,8 @@ static spc_status sort_pts(spw *w, const spw_pts *P, run *r, bool only_bucket, s
   for (int l = 0; l < L && !st; l++) /* taken: the caller's, written over */
     if (!(r->c[l] = bucket && P->take ? (int64_t *)(uintptr_t)P->c[l] : spc_malloc_n(n, 8)))
       st = SPC_NOMEM(e);
-  if (!st && w->W && !(r->v = spc_malloc_n(n, w->W))) st = SPC_NOMEM(e);
+  /* bucket, 8-byte values: room for step 1's 12-byte records (R12) */
+  if (!st && w->W && !(r->v = spc_malloc_n(n, bucket && w->W == 8 ? 12 : w->W))) st = SPC_NOMEM(e);
   if (!st && bucket)
     st = sort_bucket(w, P, r, &pk, e);
 
