@@ -60,9 +60,10 @@ typedef enum spw_kind { SPW_HASH = 0, SPW_LIST = 1, SPW_BUCKET = 2 } spw_kind;
 #define SPW_BUCKET_RANGE(n) (2 * (n) + 4096)
 
 /* Bytes a bucket workspace reserves per point held: Acc (L coordinates
- * and a value), the flush's run (as much), its records (a key and the
- * value: 16 or 24 bytes) and scratch (a group's records, a segment's
- * keys), with room to spare. */
+ * and a value), the flush's run (as much; its step-1 records live in the
+ * run's arrays, 12 bytes a point in its values for 8-byte values, or a
+ * scratch of keys where the caller's columns are taken) and scratch (a
+ * group's records, a segment's keys), with room to spare. */
 #define SPW_BUCKET_PER(rec) (2 * (rec) + 32)
 
 /* The Acc capacity when none is given: mem / 2 / (bytes per point), at
