@@ -172,6 +172,11 @@ emit_recs(spw *w, run *r, const spw_packing *pk, const char *q, int64_t len, int
   spw_val_copy(rv + m * (int64_t)W, q + 8, W);
   m++;
   if (combine && W == 8 && w->vt == SPC_F64 && w->o.dup == SPC_DUP_SUM) {
+    /* the packing and the columns in locals: the int64 stores would
+     * reload them from pk and r */
+    const spw_packing lp = *pk;
+    int64_t *oc[MAXL];
+    for (int l = 0; l < L; l++) oc[l] = r->c[l];
     double *rvd = (double *)(void *)rv;
     for (int64_t j = 1; j < len; j++) {
       const char *p = q + j * (int64_t)S;
@@ -181,7 +186,7 @@ emit_recs(spw *w, run *r, const spw_packing *pk, const char *q, int64_t len, int
       const int64_t nw = k != last, d = m - 1 + nw;
       const double sum = rvd[m - 1] + v;
       rvd[d] = nw ? v : sum;
-      for (int l = 0; l < L; l++) r->c[l][d] = spw_unkey(pk, l, k);
+      for (int l = 0; l < L; l++) oc[l][d] = spw_unkey(&lp, l, k);
       last = k;
       m += nw;
     }
