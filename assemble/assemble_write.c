@@ -2627,6 +2627,567 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
   return s;
 }
 
+/* ---- the direct plan ------------------------------------------------------------
+ * A padding target (`fill: zero`) whose levels place a component by its
+ * coordinates alone -- yield_pos writes no level array and there is no
+ * insert_coord (dense, offset, squeezed: DIA, dense) -- except at most one
+ * level k that keeps per-parent state (compressed: BCSR's block columns)
+ * needs no sort: every component's position follows from its level
+ * coordinates once the levels are initialized.  One IR routine:
+ *
+ *   pass 0: remap each component (its `requires` checked); per-coordinate
+ *           queries ("[c]", id: squeezed's used) set a marker; level k's
+ *           per-parent counts come from a marker of its coordinates stamped
+ *           with the parent (reset by the stamp, never cleared: SciPy's
+ *           csr_tobsr), which needs each parent's components contiguous
+ *           (the source grouped by level k's parent);
+ *   init:   every level's init and size, top first, with the sort path's
+ *           position limit and message;
+ *   pass 1: remap again and place: at level k, per parent, its distinct
+ *           coordinates gathered by the marker, sorted (insertion sort, else
+ *           sort_perm) and inserted in increasing order (yield_pos,
+ *           insert_coord), their positions kept per coordinate; below, the
+ *           stateless levels' yield_pos; the value stored at the last
+ *           position.
+ *
+ * ok = 0 (a value that is zero, a parent out of order, a marker past the
+ * position limit) or -1 (two components at one position: duplicates, or a
+ * remapping that is not one-to-one) leaves the conversion to the sort path,
+ * which combines or refuses them.  Otherwise the result is the sort path's
+ * bit for bit: every position receives at most one component, the padding
+ * is zero, and level k's coordinates are inserted in increasing order as the
+ * sort would give them.
+ *
+ * spc_conv_direct(crd0.., vals, n, N0, lo0, .., limit, ok, arrays of every
+ *                 level.., size, vout) */
+typedef struct dplan {
+  int k;             /* the stateful level (-1: none) */
+  bool idq[SPC_MAX_ORDER]; /* level l has [c] id() queries */
+} dplan;
+
+/* Whether yield_pos of level l writes one of its arrays, or it has
+ * insert_coord (its placing keeps state). */
+static spc_status level_stateful(conv *C, int l, bool *st, spc_error *e) {
+  const spc_level_spec *ls = C->lv[l]->lf;
+  lvbind b;
+  asm_bind_init(&b, ls, C->lv[l], C->index_ty, C->coord_ty);
+  *st = asm_lfn(&b, SPC_LF_INSERT) != NULL;
+  if (*st || !ls->narrays) return SPC_OK;
+  ir_func *f = ir_func_new("spc_yield_probe");
+  if (!f) return SPC_NOMEM(e);
+  ir_stmt *body = ir_func_body(f);
+  ir_var keep[SPC_LEVEL_MAX_ARRAYS];
+  bool w[SPC_LEVEL_MAX_ARRAYS] = {false};
+  for (int k = 0; k < ls->narrays; k++)
+    b.arr[k] = keep[k] = ir_param(f, ls->arrays[k].name,
+                                  asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty),
+                                  true, IR_INOUT);
+  for (int k = 0; k < ls->nwork; k++)
+    b.work[k] = lang_fresh_local(f, ls->work[k].name,
+                                 asm_tname_ty(ls->work[k].type, C->index_ty, C->coord_ty), true);
+  b.p = lang_fresh_local(f, "p", C->index_ty, false);
+  b.q = lang_fresh_local(f, "q", C->index_ty, false);
+  b.c = lang_fresh_local(f, "c", C->coord_ty, false);
+  b.np = lang_fresh_local(f, "np", C->index_ty, false);
+  b.N = lang_fresh_local(f, "N", IR_I64, false);
+  b.lo = lang_fresh_local(f, "lo", IR_I64, false);
+  spc_status s = asm_lower_fn(f, body, &b, SPC_LF_YIELD, b.q, NULL, e);
+  if (!s) writes_of(body, keep, ls->narrays, w);
+  for (int k = 0; k < ls->narrays; k++) *st |= w[k];
+  ir_func_free(&f);
+  return s;
+}
+
+/* The queries of level l parsed: every aggregate's kind and name into
+ * kinds/names (at most SPC_SPEC_MAX * 4); *per_parent when any is "[*]";
+ * false when one groups by anything but [*] or [c]. */
+static bool dqueries(const spc_level_spec *ls, int *nagg, spc_agg_kind *kinds,
+                     char (*names)[64], bool *per_parent, bool *by_coord) {
+  *nagg = 0;
+  *per_parent = *by_coord = false;
+  for (int k = 0; k < ls->nqueries; k++) {
+    spc_query *q = NULL;
+    spc_error e2;
+    lang_src src = ls->queries[k].at;
+    char *txt = spc_strdup(ls->queries[k].text);
+    if (!txt) return false;
+    char *star = strstr(txt, "[*]");
+    if (star) star[1] = ' ';
+    src.text = txt;
+    spc_error_clear(&e2);
+    bool ok = !spc_query_parse(&src, &q, &e2);
+    spc_free(txt);
+    if (ok && !star) ok = q->ngroup == 1 && !strcmp(q->group[0], "c");
+    for (int a = 0; ok && a < q->nagg; a++) {
+      const spc_query_agg *A = &q->aggs[a];
+      if (*nagg >= SPC_SPEC_MAX * 4 || A->nargs > 1 || (A->nargs == 1 && strcmp(A->args[0], "c"))) {
+        ok = false;
+        break;
+      }
+      kinds[*nagg] = A->kind;
+      snprintf(names[*nagg], 64, "%s", A->name);
+      (*nagg)++;
+    }
+    spc_query_free(&q);
+    if (!ok) return false;
+    if (star) *per_parent = true;
+    else *by_coord = true;
+  }
+  return true;
+}
+
+/* Whether the direct plan applies to C (index types chosen): *P its shape. */
+static bool direct_applies(conv *C, dplan *P) {
+  if (C->nosort || C->measure || C->r->ncounters || !C->fmt->fill_zero || C->L < 1)
+    return false;
+  if (C->vt != SPC_F64 && C->vt != SPC_F32 && C->vt != SPC_I64 && C->vt != SPC_U64) return false;
+  if (C->o && C->o->plan == SPC_PLAN_SORT) return false;
+  P->k = -1;
+  spc_error e2;
+  for (int l = 0; l < C->L; l++) {
+    const spc_level_spec *ls = C->lv[l]->lf;
+    lvbind b;
+    asm_bind_init(&b, ls, C->lv[l], C->index_ty, C->coord_ty);
+    if (!C->lv[l]->unique || ls->narrays > SPC_LEVEL_MAX_ARRAYS || !asm_lfn(&b, SPC_LF_YIELD) ||
+        !asm_lfn(&b, SPC_LF_SIZE))
+      return false;
+    for (int k = 0; k < ls->narrays; k++) {
+      ir_ty ty = asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty);
+      if (ty != IR_I32 && ty != IR_I64) return false;
+    }
+    bool st = false;
+    spc_error_clear(&e2);
+    if (level_stateful(C, l, &st, &e2)) return false;
+    int nagg;
+    spc_agg_kind kinds[SPC_SPEC_MAX * 4];
+    char names[SPC_SPEC_MAX * 4][64];
+    bool pp, bc;
+    if (!dqueries(ls, &nagg, kinds, names, &pp, &bc)) return false;
+    P->idq[l] = bc;
+    if (st) { /* the one stateful level: per-parent counts, no workspace */
+      if (P->k >= 0 || bc || ls->nwork || !(ls->props & SPC_LP_ORDERED)) return false;
+      for (int a = 0; a < nagg; a++)
+        if (kinds[a] != SPC_AGG_COUNT) return false;
+      P->k = l;
+    } else { /* stateless: per-coordinate markers only */
+      if (pp) return false;
+      for (int a = 0; a < nagg; a++)
+        if (kinds[a] != SPC_AGG_ID) return false;
+    }
+  }
+  for (int l = 0; l < P->k; l++) { /* the parents of level k: placed before any init */
+    const spc_level_spec *ls = C->lv[l]->lf;
+    lvbind b;
+    asm_bind_init(&b, ls, C->lv[l], C->index_ty, C->coord_ty);
+    if (ls->narrays || ls->nwork || ls->nqueries || asm_lfn(&b, SPC_LF_INIT) ||
+        asm_lfn(&b, SPC_LF_FINALIZE))
+      return false;
+  }
+  return true;
+}
+
+typedef struct dctx {
+  conv *C;
+  ir_func *f;
+  const dplan *P;
+  ir_var crd[SPC_MAX_ORDER];
+  lvbind b[SPC_MAX_ORDER];
+  ir_var o[SPC_MAX_ORDER]; /* one component's level coordinates */
+  ir_var Nin[SPC_MAX_ORDER], loin[SPC_MAX_ORDER];
+} dctx;
+
+/* Component t remapped into D->o (with its `requires` when reqs). */
+static spc_status dremap(dctx *D, ir_stmt *lb, ir_var t, bool reqs, spc_error *e) {
+  conv *C = D->C;
+  ir_func *f = D->f;
+  req_ctx rq = {.C = C};
+  ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
+  spc_status s = lower_source(C, f, lb, D->crd, t, reqs, &rq, src, e);
+  if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
+  for (int l = 0; l < C->L && !s; l++) ir_add(f, lb, ir_assign(f, D->o[l], ir_cast(f, IR_I64, outs[l])));
+  return s;
+}
+
+/* yield_pos of levels [from, to) down from position p (-1: the root, 0). */
+static spc_status dchain(dctx *D, ir_stmt *lb, int from, int to, ir_var p, spc_error *e) {
+  conv *C = D->C;
+  ir_func *f = D->f;
+  spc_status s = SPC_OK;
+  for (int l = from; l < to && !s; l++) {
+    lvbind *b = &D->b[l];
+    ir_expr *pe = l > from ? ir_ref(f, D->b[l - 1].q)
+                           : p >= 0 ? ir_cast(f, C->index_ty, ir_ref(f, p))
+                                    : ir_cast(f, C->index_ty, ir_int(f, 0));
+    ir_add(f, lb, ir_assign(f, b->p, pe));
+    ir_add(f, lb, ir_assign(f, b->c, ir_cast(f, C->coord_ty, ir_ref(f, D->o[l]))));
+    s = asm_lower_fn(f, lb, b, SPC_LF_YIELD, b->q, NULL, e);
+  }
+  return s;
+}
+
+/* if (cond) { ok = v; break } */
+static void dbail(ir_func *f, ir_stmt *lb, ir_expr *cond, ir_var ok, int v) {
+  ir_stmt *iff = ir_add(f, lb, ir_if(f, cond, NULL, NULL));
+  ir_add(f, ir_then(iff), ir_assign(f, ok, ir_int(f, v)));
+  ir_add(f, ir_then(iff), ir_break(f));
+}
+
+static ir_expr *dsub(ir_func *f, ir_var a, ir_var b) {
+  return ir_bin(f, IR_SUB, ir_ref(f, a), ir_ref(f, b));
+}
+
+/* Level k placed per parent in pass 1 (see above): the loop over t with
+ * the group's gathering, sorting, inserting and placing. */
+static spc_status dplace_k(dctx *D, ir_stmt *into, ir_var n, ir_var ok, ir_var mark,
+                           ir_var slot, ir_var lst, ir_var perm, ir_var vals, ir_var vout,
+                           spc_error *e) {
+  conv *C = D->C;
+  ir_func *f = D->f;
+  int k = D->P->k;
+  lvbind *bk = &D->b[k];
+  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  ir_var t1 = lang_fresh_local(f, "t1", IR_I64, false);
+  ir_var g = lang_fresh_local(f, "g", IR_I64, false);
+  ir_var m = lang_fresh_local(f, "m", IR_I64, false);
+  ir_var x = lang_fresh_local(f, "x", IR_I64, false);
+  ir_var r = lang_fresh_local(f, "r", IR_I64, false);
+  ir_var u = lang_fresh_local(f, "u", IR_I64, false);
+  ir_var cc = lang_fresh_local(f, "cc", IR_I64, false);
+  ir_var pk = lang_fresh_local(f, "pk", IR_I64, false);
+  ir_add(f, into, ir_assign(f, t, ir_int(f, 0)));
+  ir_stmt *gl = ir_body(ir_add(f, into, ir_while(f, ir_bin(f, IR_LT, ir_ref(f, t), ir_ref(f, n)), NULL)));
+  spc_status s = dremap(D, gl, t, false, e);
+  if (!s) s = dchain(D, gl, 0, k, -1, e);
+  if (s) return s;
+  ir_add(f, gl, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D->b[k - 1].q)) : ir_int(f, 0)));
+  ir_expr *stamp = ir_un(f, IR_NEG, ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1)));
+  /* gather the group's distinct coordinates */
+  ir_add(f, gl, ir_assign(f, t1, ir_ref(f, t)));
+  ir_add(f, gl, ir_assign(f, m, ir_int(f, 0)));
+  ir_stmt *cl = ir_body(ir_add(f, gl, ir_while(f, ir_bin(f, IR_LT, ir_ref(f, t1), ir_ref(f, n)), NULL)));
+  if ((s = dremap(D, cl, t1, false, e)) || (s = dchain(D, cl, 0, k, -1, e))) return s;
+  if (k > 0) {
+    ir_stmt *iff = ir_add(f, cl, ir_if(f, ir_bin(f, IR_NE, ir_cast(f, IR_I64, ir_ref(f, D->b[k - 1].q)),
+                                                 ir_ref(f, g)), NULL, NULL));
+    ir_add(f, ir_then(iff), ir_break(f));
+  }
+  ir_add(f, cl, ir_assign(f, cc, dsub(f, D->o[k], D->loin[k])));
+  ir_stmt *nw = ir_add(f, cl, ir_if(f, ir_bin(f, IR_NE, ir_load(f, mark, ir_ref(f, cc)), stamp), NULL, NULL));
+  ir_add(f, ir_then(nw), ir_store(f, mark, ir_ref(f, cc), ir_un(f, IR_NEG, ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1)))));
+  ir_add(f, ir_then(nw), ir_store(f, lst, ir_ref(f, m), ir_ref(f, cc)));
+  ir_add(f, ir_then(nw), ir_assign(f, m, ir_bin(f, IR_ADD, ir_ref(f, m), ir_int(f, 1))));
+  ir_add(f, cl, ir_assign(f, t1, ir_bin(f, IR_ADD, ir_ref(f, t1), ir_int(f, 1))));
+  /* sorted: insertion sort of a short group, else sort_perm */
+  ir_stmt *sh = ir_add(f, gl, ir_if(f, ir_bin(f, IR_LE, ir_ref(f, m), ir_int(f, 32)), NULL, NULL));
+  {
+    ir_stmt *tb = ir_then(sh);
+    ir_stmt *fl = ir_body(ir_add(f, tb, ir_for(f, r, ir_int(f, 1), ir_ref(f, m), NULL)));
+    ir_add(f, fl, ir_assign(f, x, ir_load(f, lst, ir_ref(f, r))));
+    ir_add(f, fl, ir_assign(f, u, ir_ref(f, r)));
+    ir_stmt *wl = ir_body(ir_add(f, fl, ir_while(f, ir_bin(f, IR_GT, ir_ref(f, u), ir_int(f, 0)), NULL)));
+    ir_expr *prev = ir_load(f, lst, ir_bin(f, IR_SUB, ir_ref(f, u), ir_int(f, 1)));
+    ir_stmt *le = ir_add(f, wl, ir_if(f, ir_bin(f, IR_LE, prev, ir_ref(f, x)), NULL, NULL));
+    ir_add(f, ir_then(le), ir_break(f));
+    ir_add(f, wl, ir_store(f, lst, ir_ref(f, u), ir_load(f, lst, ir_bin(f, IR_SUB, ir_ref(f, u), ir_int(f, 1)))));
+    ir_add(f, wl, ir_assign(f, u, ir_bin(f, IR_SUB, ir_ref(f, u), ir_int(f, 1))));
+    ir_add(f, fl, ir_store(f, lst, ir_ref(f, u), ir_ref(f, x)));
+    ir_stmt *fi = ir_body(ir_add(f, tb, ir_for(f, r, ir_int(f, 0), ir_ref(f, m), NULL)));
+    ir_add(f, fi, ir_store(f, perm, ir_ref(f, r), ir_ref(f, r)));
+    ir_stmt *eb = ir_else(f, sh);
+    ir_stmt *fp = ir_body(ir_add(f, eb, ir_for(f, r, ir_int(f, 0), ir_ref(f, m), NULL)));
+    ir_add(f, fp, ir_store(f, perm, ir_ref(f, r), ir_ref(f, r)));
+    ir_var sv[2] = {perm, lst};
+    ir_expr *na[1] = {ir_ref(f, m)};
+    ir_add(f, eb, ir_call(f, IR_SORT_PERM, sv, 2, na, 1));
+  }
+  /* inserted in increasing order; each coordinate's position kept */
+  ir_stmt *il = ir_body(ir_add(f, gl, ir_for(f, r, ir_int(f, 0), ir_ref(f, m), NULL)));
+  ir_add(f, il, ir_assign(f, cc, ir_load(f, lst, ir_load(f, perm, ir_ref(f, r)))));
+  ir_add(f, il, ir_assign(f, bk->p, ir_cast(f, C->index_ty, ir_ref(f, g))));
+  ir_add(f, il, ir_assign(f, bk->c, ir_cast(f, C->coord_ty, ir_bin(f, IR_ADD, ir_ref(f, cc),
+                                                                  ir_ref(f, D->loin[k])))));
+  if ((s = asm_lower_fn(f, il, bk, SPC_LF_YIELD, bk->q, NULL, e))) return s;
+  if (asm_lfn(bk, SPC_LF_INSERT) && (s = asm_lower_fn(f, il, bk, SPC_LF_INSERT, -1, NULL, e))) return s;
+  ir_add(f, il, ir_store(f, slot, ir_ref(f, cc), ir_cast(f, IR_I64, ir_ref(f, bk->q))));
+  /* the group's components placed */
+  ir_stmt *pl = ir_body(ir_add(f, gl, ir_for(f, u, ir_ref(f, t), ir_ref(f, t1), NULL)));
+  if ((s = dremap(D, pl, u, false, e))) return s;
+  ir_add(f, pl, ir_assign(f, pk, ir_load(f, slot, dsub(f, D->o[k], D->loin[k]))));
+  if ((s = dchain(D, pl, k + 1, C->L, pk, e))) return s;
+  ir_expr *q = k + 1 < C->L ? ir_ref(f, D->b[C->L - 1].q) : ir_ref(f, pk);
+  ir_var qq = lang_fresh_local(f, "qv", IR_I64, false);
+  ir_add(f, pl, ir_assign(f, qq, ir_cast(f, IR_I64, q)));
+  ir_expr *zero = ir_cast(f, asm_value_ty(C->vt), ir_int(f, 0));
+  dbail(f, pl, ir_bin(f, IR_NE, ir_load(f, vout, ir_ref(f, qq)), zero), ok, -1);
+  ir_add(f, pl, ir_store(f, vout, ir_ref(f, qq), ir_load(f, vals, ir_ref(f, u))));
+  ir_stmt *dup = ir_add(f, gl, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL));
+  ir_add(f, ir_then(dup), ir_break(f));
+  ir_add(f, gl, ir_assign(f, t, ir_ref(f, t1)));
+  return SPC_OK;
+}
+
+/* ok = 0 when cond (no break: straight-line code) */
+static void dunless(ir_func *f, ir_stmt *lb, ir_expr *cond, ir_var ok) {
+  ir_stmt *iff = ir_add(f, lb, ir_if(f, cond, NULL, NULL));
+  ir_add(f, ir_then(iff), ir_assign(f, ok, ir_int(f, 0)));
+}
+
+static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok, int *p_arr0,
+                               spc_error *e) {
+  ir_func *f = *out = ir_func_new("spc_conv_direct");
+  if (!f) return SPC_NOMEM(e);
+  char name[160];
+  dctx D = {.C = C, .f = f, .P = P};
+  int k = P->k;
+  ir_stmt *body = ir_func_body(f);
+  ir_ty vty = asm_value_ty(C->vt);
+  sparams_crd(C, f, D.crd);
+  ir_var vals = ir_param(f, "vals", vty, true, IR_IN);
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  for (int l = 0; l < C->L; l++) {
+    snprintf(name, sizeof name, "N%d_in", l);
+    D.Nin[l] = ir_param(f, name, IR_I64, false, IR_IN);
+    snprintf(name, sizeof name, "lo%d_in", l);
+    D.loin[l] = ir_param(f, name, IR_I64, false, IR_IN);
+  }
+  ir_var limit = ir_param(f, "limit", IR_I64, false, IR_IN);
+  *p_ok = ir_nparams(f);
+  ir_var ok = ir_param(f, "ok", IR_I64, false, IR_OUT);
+  *p_arr0 = ir_nparams(f);
+  for (int l = 0; l < C->L; l++) {
+    const spc_level_spec *ls = C->lv[l]->lf;
+    lvbind *b = &D.b[l];
+    asm_bind_init(b, ls, C->lv[l], C->index_ty, C->coord_ty);
+    for (int a = 0; a < ls->narrays; a++)
+      b->arr[a] = ir_param(f, ls->arrays[a].name,
+                           asm_tname_ty(ls->arrays[a].type, C->index_ty, C->coord_ty), true, IR_OUT);
+  }
+  ir_var size = ir_param(f, "size", IR_I64, false, IR_OUT);
+  ir_var vout = ir_param(f, "vout", vty, true, IR_OUT);
+  for (int l = 0; l < C->L; l++) {
+    const spc_level_spec *ls = C->lv[l]->lf;
+    lvbind *b = &D.b[l];
+    for (int a = 0; a < ls->nwork; a++)
+      b->work[a] = lang_fresh_local(f, ls->work[a].name,
+                                    asm_tname_ty(ls->work[a].type, C->index_ty, C->coord_ty), true);
+    b->p = lang_fresh_local(f, "p", C->index_ty, false);
+    b->q = lang_fresh_local(f, "q", C->index_ty, false);
+    b->c = lang_fresh_local(f, "c", C->coord_ty, false);
+    b->np = lang_fresh_local(f, "np", C->index_ty, false);
+    b->N = lang_fresh_local(f, "N", IR_I64, false);
+    b->lo = lang_fresh_local(f, "lo", IR_I64, false);
+    ir_add(f, body, ir_assign(f, b->N, ir_ref(f, D.Nin[l])));
+    ir_add(f, body, ir_assign(f, b->lo, ir_ref(f, D.loin[l])));
+    snprintf(name, sizeof name, "o%d", l);
+    D.o[l] = lang_fresh_local(f, name, IR_I64, false);
+  }
+  ir_add(f, body, ir_assign(f, ok, ir_int(f, 1)));
+  ir_add(f, body, ir_assign(f, size, ir_int(f, 0)));
+  ir_add(f, body, ir_assign(f, D.b[0].np, ir_cast(f, C->index_ty, ir_int(f, 1))));
+  spc_status s = SPC_OK;
+  ir_var sz = lang_fresh_local(f, "sz", IR_I64, false);
+  /* the parents of level k: their sizes need no init */
+  for (int l = 0; l < k && !s; l++) {
+    s = asm_lower_fn(f, body, &D.b[l], SPC_LF_SIZE, sz, NULL, e);
+    ir_add(f, body, ir_assign(f, D.b[l + 1].np, ir_cast(f, C->index_ty, ir_ref(f, sz))));
+  }
+  if (s) return s;
+  /* markers (and level k's parents) past the position limit: the sort
+   * path's to refuse */
+  ir_var used[SPC_MAX_ORDER];
+  ir_var cnt = -1, mark = -1, slot = -1, lst = -1, perm = -1, npk = -1, pg = -1, g = -1;
+  for (int l = 0; l < C->L; l++) {
+    used[l] = -1;
+    if (P->idq[l] || l == k)
+      dunless(f, body, ir_bin(f, IR_GT, ir_ref(f, D.Nin[l]), ir_ref(f, limit)), ok);
+  }
+  if (k >= 0) {
+    npk = lang_fresh_local(f, "npk", IR_I64, false);
+    ir_add(f, body, ir_assign(f, npk, ir_cast(f, IR_I64, ir_ref(f, D.b[k].np))));
+    dunless(f, body, ir_bin(f, IR_GT, ir_ref(f, npk), ir_ref(f, limit)), ok);
+    cnt = lang_fresh_local(f, "cnt", IR_I64, true);
+    mark = lang_fresh_local(f, "mark", IR_I64, true);
+    slot = lang_fresh_local(f, "slot", IR_I64, true);
+    lst = lang_fresh_local(f, "lst", IR_I64, true);
+    perm = lang_fresh_local(f, "perm", IR_I64, true);
+    pg = lang_fresh_local(f, "pg", IR_I64, false);
+    g = lang_fresh_local(f, "g", IR_I64, false);
+  }
+  ir_stmt *in = ir_then(ir_add(f, body, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
+  for (int l = 0; l < C->L; l++) {
+    if (!P->idq[l]) continue;
+    used[l] = lang_fresh_local(f, "used", IR_I64, true);
+    ir_add(f, in, ir_alloc(f, used[l], ir_ref(f, D.Nin[l]), true));
+  }
+  if (k >= 0) {
+    ir_add(f, in, ir_alloc(f, cnt, ir_ref(f, npk), true));
+    ir_add(f, in, ir_alloc(f, mark, ir_ref(f, D.Nin[k]), true));
+    ir_add(f, in, ir_assign(f, pg, ir_int(f, -1)));
+  }
+  /* pass 0 */
+  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  ir_stmt *l0 = ir_body(ir_add(f, in, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
+  if ((s = dremap(&D, l0, t, true, e))) return s;
+  ir_expr *zero = ir_cast(f, vty, ir_int(f, 0));
+  dbail(f, l0, ir_bin(f, IR_EQ, ir_load(f, vals, ir_ref(f, t)), zero), ok, 0);
+  for (int l = 0; l < C->L; l++)
+    if (used[l] >= 0)
+      ir_add(f, l0, ir_store(f, used[l], dsub(f, D.o[l], D.loin[l]), ir_int(f, 1)));
+  if (k >= 0) {
+    if ((s = dchain(&D, l0, 0, k, -1, e))) return s;
+    ir_add(f, l0, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D.b[k - 1].q)) : ir_int(f, 0)));
+    dbail(f, l0, ir_bin(f, IR_LT, ir_ref(f, g), ir_ref(f, pg)), ok, 0); /* not grouped */
+    ir_add(f, l0, ir_assign(f, pg, ir_ref(f, g)));
+    ir_expr *cc = dsub(f, D.o[k], D.loin[k]);
+    ir_expr *st = ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1));
+    ir_stmt *nw = ir_add(f, l0, ir_if(f, ir_bin(f, IR_NE, ir_load(f, mark, cc), st), NULL, NULL));
+    ir_add(f, ir_then(nw), ir_store(f, mark, dsub(f, D.o[k], D.loin[k]),
+                                    ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1))));
+    ir_add(f, ir_then(nw), ir_store(f, cnt, ir_ref(f, g),
+                                    ir_bin(f, IR_ADD, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 1))));
+  }
+  /* every level's init and size, top first */
+  ir_stmt *in2 = ir_then(ir_add(f, in, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
+  for (int l = 0; l < C->L && !s; l++) {
+    const spc_level_spec *ls = C->lv[l]->lf;
+    lvbind *b = &D.b[l];
+    if (l > 0) ir_add(f, in2, ir_assign(f, b->np, ir_cast(f, C->index_ty, ir_ref(f, sz))));
+    int nagg;
+    spc_agg_kind kinds[SPC_SPEC_MAX * 4];
+    char names[SPC_SPEC_MAX * 4][64];
+    bool pp, bc;
+    if (!dqueries(ls, &nagg, kinds, names, &pp, &bc)) return SPC_ERR_UNSUPPORTED;
+    for (int a = 0; a < nagg; a++) {
+      snprintf(b->qbuf[b->nq], sizeof b->qbuf[0], "%.63s", names[a]);
+      b->qnames[b->nq] = b->qbuf[b->nq];
+      b->qvars[b->nq++] = l == k ? cnt : used[l];
+    }
+    if (asm_lfn(b, SPC_LF_INIT)) s = asm_lower_fn(f, in2, b, SPC_LF_INIT, -1, NULL, e);
+    if (!s) s = asm_lower_fn(f, in2, b, SPC_LF_SIZE, sz, NULL, e);
+    if (s) return s;
+    snprintf(name, sizeof name,
+             "level %d (%s) of format %s would hold %%lld positions: too large "
+             "(limit %%lld)", l + 1, ls->name, C->fmt->name);
+    ir_expr *fa[2] = {ir_ref(f, sz), ir_ref(f, limit)};
+    ir_stmt *big = ir_add(f, in2, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, sz), ir_ref(f, limit)), NULL, NULL));
+    ir_add(f, ir_then(big), ir_fail(f, SPC_ERR_UNSUPPORTED, name, fa, 2));
+  }
+  ir_add(f, in2, ir_assign(f, size, ir_ref(f, sz)));
+  ir_add(f, in2, ir_alloc(f, vout, ir_ref(f, size), true));
+  /* pass 1 */
+  if (k < 0) {
+    ir_stmt *l1 = ir_body(ir_add(f, in2, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
+    if ((s = dremap(&D, l1, t, false, e)) || (s = dchain(&D, l1, 0, C->L, -1, e))) return s;
+    ir_var qq = lang_fresh_local(f, "qv", IR_I64, false);
+    ir_add(f, l1, ir_assign(f, qq, ir_cast(f, IR_I64, ir_ref(f, D.b[C->L - 1].q))));
+    dbail(f, l1, ir_bin(f, IR_NE, ir_load(f, vout, ir_ref(f, qq)), ir_cast(f, vty, ir_int(f, 0))), ok, -1);
+    ir_add(f, l1, ir_store(f, vout, ir_ref(f, qq), ir_load(f, vals, ir_ref(f, t))));
+  } else {
+    ir_var mx = lang_fresh_local(f, "mx", IR_I64, false);
+    ir_add(f, in2, ir_assign(f, mx, ir_int(f, 1)));
+    ir_stmt *ml = ir_body(ir_add(f, in2, ir_for(f, t, ir_int(f, 0), ir_ref(f, npk), NULL)));
+    ir_add(f, ml, ir_assign(f, mx, ir_bin(f, IR_MAX, ir_ref(f, mx), ir_load(f, cnt, ir_ref(f, t)))));
+    ir_add(f, in2, ir_alloc(f, lst, ir_ref(f, mx), false));
+    ir_add(f, in2, ir_alloc(f, perm, ir_ref(f, mx), false));
+    ir_add(f, in2, ir_alloc(f, slot, ir_ref(f, D.Nin[k]), false));
+    if ((s = dplace_k(&D, in2, n, ok, mark, slot, lst, perm, vals, vout, e))) return s;
+  }
+  ir_stmt *in3 = ir_then(ir_add(f, in2, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
+  for (int l = 0; l < C->L && !s; l++)
+    if (asm_lfn(&D.b[l], SPC_LF_FINALIZE)) s = asm_lower_fn(f, in3, &D.b[l], SPC_LF_FINALIZE, -1, NULL, e);
+  for (int l = 0; l < C->L && !s; l++) {
+    if (used[l] >= 0) ir_add(f, body, ir_free(f, used[l]));
+    for (int a = 0; a < C->lv[l]->lf->nwork; a++) ir_add(f, body, ir_free(f, D.b[l].work[a]));
+  }
+  if (k >= 0) {
+    ir_var fr[5] = {cnt, mark, slot, lst, perm};
+    for (int a = 0; a < 5; a++) ir_add(f, body, ir_free(f, fr[a]));
+  }
+  return s ? s : ir_verify(f, e);
+}
+
+/* The direct plan when it applies (see above): *done set and *out the
+ * result; else nothing changes. */
+static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *e) {
+  *done = false;
+  lang_ival iv[SPC_MAX_ORDER];
+  spc_error e2;
+  spc_error_clear(&e2);
+  C->vt = C->comb->vt;
+  if (C->nosort || C->r->ncounters) return SPC_OK;
+  if (spc_remap_bounds(C->r, C->comb->dims, NULL, iv, &e2)) return SPC_OK;
+  for (int l = 0; l < C->L; l++) {
+    int64_t ext;
+    if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) || ext == INT64_MAX)
+      return SPC_OK;
+    C->lo[l] = iv[l].lo;
+    C->N[l] = ext + 1;
+  }
+  choose_types(C);
+  dplan P = {0};
+  if (!direct_applies(C, &P)) return SPC_OK;
+  ir_func *f = NULL;
+  int p_ok = 0, p_arr0 = 0;
+  spc_status s = build_direct(C, &P, &f, &p_ok, &p_arr0, &e2);
+  ir_arg *args = NULL;
+  if (s) {
+    ir_func_free(&f);
+    if (s == SPC_ERR_UNSUPPORTED) return SPC_OK;
+    if (e) *e = e2;
+    return s;
+  }
+  int np = ir_nparams(f);
+  if (!(args = spc_calloc((size_t)np, sizeof *args))) s = SPC_NOMEM(e);
+  if (!s) {
+    int a = 0;
+    for (; a < C->order; a++)
+      args[a] = (ir_arg){.data = spc_level_array_c(&C->comb->lv[a], "crd")->data, .len = C->n};
+    args[a++] = (ir_arg){.data = C->comb->val, .len = C->n};
+    args[a++].s.i64 = C->n;
+    for (int l = 0; l < C->L; l++) {
+      args[a++].s.i64 = C->N[l];
+      args[a++].s.i64 = C->lo[l];
+    }
+    args[a++].s.i64 = C->limit;
+    s = asm_run(&C->eng, f, args, e);
+  }
+  conv_tensor *ct = NULL;
+  if (!s && args[p_ok].s.i64 == 1) {
+    if (!(ct = new_result(C, C->comb->dims))) {
+      s = SPC_NOMEM(e);
+    } else {
+      int a = p_arr0;
+      for (int l = 0; l < C->L; l++) {
+        spc_level *lv = &ct->t.lv[l];
+        const spc_level_spec *ls = C->lv[l]->lf;
+        for (int k = 0; k < ls->narrays; k++, a++) {
+          ir_ty ty = asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty);
+          lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[k].name,
+                                            .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
+                                            .len = args[a].len, .data = args[a].data, .owned = true};
+          args[a].data = NULL;
+        }
+      }
+      ct->t.val = args[np - 1].data;
+      ct->t.nval = args[np - 1].len;
+      ct->t.val_owned = true;
+      args[np - 1].data = NULL;
+      *out = ct;
+      *done = true;
+      if (C->o && C->o->info)
+        snprintf(C->o->info->plan, sizeof C->o->info->plan, "%s",
+                 P.k < 0 ? "direct (the levels' markers counted, values placed by position: no sort)"
+                         : "direct (coordinates marked per parent, each parent's sorted, values "
+                           "placed by position: no sort)");
+    }
+  }
+  for (int a = p_arr0; args && a < np; a++)
+    if (ir_var_get(f, ir_param_var(f, a))->array) spc_free(args[a].data);
+  spc_free(args);
+  ir_func_free(&f);
+  return s;
+}
+
 /* A converted source the fused counting routine can read through its
  * levels: general storage, every position a component (no `valid`, no
  * `fill: zero`, a last level without padding: so its stored count is the
@@ -3862,6 +4423,8 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream
   }
   C.n = spc_tensor_nstored(C.comb);
   if (!C.measure && !C.stream && (s = run_count(&C, NULL, &ct, &done_count, e))) goto done;
+  if (!done_count && !C.measure && !C.stream && (s = run_direct(&C, &ct, &done_count, e)))
+    goto done;
   if (done_count) goto done;
   /* the components' arrays freed as they are consumed where they are the
    * conversion's own (expanded, combined) or handed over */
@@ -4000,6 +4563,16 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     if (!q && !s && !(s = build_splace(&C, &f, e))) s = cb(ctx, f, e);
     ir_func_free(&f);
     if (!q && !s && !(s = build_sfinal(&C, &f, e))) s = cb(ctx, f, e);
+    ir_func_free(&f);
+  }
+  dplan P = {0};
+  if (!s && (what & ASM_W_COUNT) && direct_applies(&C, &P)) { /* the direct plan's */
+    int p_ok, p_arr0;
+    spc_error e2;
+    spc_error_clear(&e2);
+    spc_status q = build_direct(&C, &P, &f, &p_ok, &p_arr0, &e2);
+    if (!q) s = cb(ctx, f, e);
+    else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
     ir_func_free(&f);
   }
   for (int l = 0; l < C.L && !s; l++) {
