@@ -2917,8 +2917,9 @@ static spc_status dplace_k(dctx *D, ir_stmt *into, ir_var n, ir_var ok, ir_var m
   ir_expr *q = k + 1 < C->L ? ir_ref(f, D->b[C->L - 1].q) : ir_ref(f, pk);
   ir_var qq = lang_fresh_local(f, "qv", IR_I64, false);
   ir_add(f, pl, ir_assign(f, qq, ir_cast(f, IR_I64, q)));
-  ir_expr *zero = ir_cast(f, asm_value_ty(C->vt), ir_int(f, 0));
-  dbail(f, pl, ir_bin(f, IR_NE, ir_load(f, vout, ir_ref(f, qq)), zero), ok, -1);
+  ir_ty vty = asm_value_ty(C->vt);
+  dbail(f, pl, ir_bin(f, IR_EQ, ir_load(f, vals, ir_ref(f, u)), ir_cast(f, vty, ir_int(f, 0))), ok, 0);
+  dbail(f, pl, ir_bin(f, IR_NE, ir_load(f, vout, ir_ref(f, qq)), ir_cast(f, vty, ir_int(f, 0))), ok, -1);
   ir_add(f, pl, ir_store(f, vout, ir_ref(f, qq), ir_load(f, vals, ir_ref(f, u))));
   ir_stmt *dup = ir_add(f, gl, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL));
   ir_add(f, ir_then(dup), ir_break(f));
@@ -3028,15 +3029,13 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
   ir_stmt *l0 = ir_body(ir_add(f, in, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
   if ((s = dremap(&D, l0, t, true, e))) return s;
-  ir_expr *zero = ir_cast(f, vty, ir_int(f, 0));
-  dbail(f, l0, ir_bin(f, IR_EQ, ir_load(f, vals, ir_ref(f, t)), zero), ok, 0);
   for (int l = 0; l < C->L; l++)
     if (used[l] >= 0)
       ir_add(f, l0, ir_store(f, used[l], dsub(f, D.o[l], D.loin[l]), ir_int(f, 1)));
   if (k >= 0) {
     if ((s = dchain(&D, l0, 0, k, -1, e))) return s;
     ir_add(f, l0, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D.b[k - 1].q)) : ir_int(f, 0)));
-    dbail(f, l0, ir_bin(f, IR_LT, ir_ref(f, g), ir_ref(f, pg)), ok, 0); /* not grouped */
+    dbail(f, l0, ir_bin(f, IR_LT, ir_ref(f, g), ir_ref(f, pg)), ok, 2); /* not grouped */
     ir_add(f, l0, ir_assign(f, pg, ir_ref(f, g)));
     ir_expr *cc = dsub(f, D.o[k], D.loin[k]);
     ir_expr *st = ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1));
@@ -3080,6 +3079,7 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
     if ((s = dremap(&D, l1, t, false, e)) || (s = dchain(&D, l1, 0, C->L, -1, e))) return s;
     ir_var qq = lang_fresh_local(f, "qv", IR_I64, false);
     ir_add(f, l1, ir_assign(f, qq, ir_cast(f, IR_I64, ir_ref(f, D.b[C->L - 1].q))));
+    dbail(f, l1, ir_bin(f, IR_EQ, ir_load(f, vals, ir_ref(f, t)), ir_cast(f, vty, ir_int(f, 0))), ok, 0);
     dbail(f, l1, ir_bin(f, IR_NE, ir_load(f, vout, ir_ref(f, qq)), ir_cast(f, vty, ir_int(f, 0))), ok, -1);
     ir_add(f, l1, ir_store(f, vout, ir_ref(f, qq), ir_load(f, vals, ir_ref(f, t))));
   } else {
@@ -3106,8 +3106,119 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
   return s ? s : ir_verify(f, e);
 }
 
+/* Bucketing for the direct plan: the components (coordinates and values,
+ * in their own types) reordered stably by the position of level k's parent,
+ * by one counting sort, so that each parent's components come together (a
+ * CSC or a column-ordered COO into BCSR).
+ *
+ * spc_conv_dbucket(crd0.., vals, n, N0, lo0, .. (levels above k), out0..,
+ *                  vout) */
+static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_error *e) {
+  ir_func *f = *out = ir_func_new("spc_conv_dbucket");
+  if (!f) return SPC_NOMEM(e);
+  char name[64];
+  dctx D = {.C = C, .f = f, .P = P};
+  int k = P->k;
+  ir_stmt *body = ir_func_body(f);
+  ir_ty vty = asm_value_ty(C->vt);
+  sparams_crd(C, f, D.crd);
+  ir_var vals = ir_param(f, "vals", vty, true, IR_IN);
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  for (int l = 0; l < k; l++) {
+    snprintf(name, sizeof name, "N%d_in", l);
+    D.Nin[l] = ir_param(f, name, IR_I64, false, IR_IN);
+    snprintf(name, sizeof name, "lo%d_in", l);
+    D.loin[l] = ir_param(f, name, IR_I64, false, IR_IN);
+  }
+  ir_var o[SPC_MAX_ORDER];
+  for (int d = 0; d < C->order; d++) {
+    snprintf(name, sizeof name, "out%d", d);
+    o[d] = ir_param(f, name, ir_var_get(f, D.crd[d])->ty, true, IR_OUT);
+    ir_add(f, body, ir_alloc(f, o[d], ir_ref(f, n), false));
+  }
+  ir_var vout = ir_param(f, "vout", vty, true, IR_OUT);
+  ir_add(f, body, ir_alloc(f, vout, ir_ref(f, n), false));
+  for (int l = 0; l < C->L; l++) {
+    snprintf(name, sizeof name, "o%d", l);
+    D.o[l] = lang_fresh_local(f, name, IR_I64, false);
+  }
+  for (int l = 0; l < k; l++) {
+    lvbind *b = &D.b[l];
+    asm_bind_init(b, C->lv[l]->lf, C->lv[l], C->index_ty, C->coord_ty);
+    b->p = lang_fresh_local(f, "p", C->index_ty, false);
+    b->q = lang_fresh_local(f, "q", C->index_ty, false);
+    b->c = lang_fresh_local(f, "c", C->coord_ty, false);
+    b->np = lang_fresh_local(f, "np", C->index_ty, false);
+    b->N = lang_fresh_local(f, "N", IR_I64, false);
+    b->lo = lang_fresh_local(f, "lo", IR_I64, false);
+    ir_add(f, body, ir_assign(f, b->N, ir_ref(f, D.Nin[l])));
+    ir_add(f, body, ir_assign(f, b->lo, ir_ref(f, D.loin[l])));
+  }
+  ir_var sz = lang_fresh_local(f, "sz", IR_I64, false);
+  ir_add(f, body, ir_assign(f, sz, ir_int(f, 1)));
+  spc_status s = SPC_OK;
+  for (int l = 0; l < k && !s; l++) {
+    ir_add(f, body, ir_assign(f, D.b[l].np, ir_cast(f, C->index_ty, ir_ref(f, sz))));
+    s = asm_lower_fn(f, body, &D.b[l], SPC_LF_SIZE, sz, NULL, e);
+  }
+  ir_var cnt = lang_fresh_local(f, "cnt", IR_I64, true);
+  ir_add(f, body, ir_alloc(f, cnt, ir_bin(f, IR_ADD, ir_ref(f, sz), ir_int(f, 1)), true));
+  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  ir_var g = lang_fresh_local(f, "g", IR_I64, false);
+  ir_var q = lang_fresh_local(f, "qb", IR_I64, false);
+  for (int pass = 0; pass < 2 && !s; pass++) {
+    if (pass == 1) {
+      ir_expr *a[2] = {ir_int(f, 0), ir_bin(f, IR_ADD, ir_ref(f, sz), ir_int(f, 1))};
+      ir_add(f, body, ir_call(f, IR_PREFIX_SUM, &cnt, 1, a, 2));
+    }
+    ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
+    if ((s = dremap(&D, lb, t, false, e)) || (s = dchain(&D, lb, 0, k, -1, e))) break;
+    ir_add(f, lb, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D.b[k - 1].q)) : ir_int(f, 0)));
+    if (pass == 0) {
+      ir_expr *at = ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1));
+      ir_add(f, lb, ir_store(f, cnt, at, ir_bin(f, IR_ADD, ir_load(f, cnt, ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1))),
+                                                  ir_int(f, 1))));
+    } else {
+      ir_add(f, lb, ir_assign(f, q, ir_load(f, cnt, ir_ref(f, g))));
+      ir_add(f, lb, ir_store(f, cnt, ir_ref(f, g), ir_bin(f, IR_ADD, ir_ref(f, q), ir_int(f, 1))));
+      for (int d = 0; d < C->order; d++)
+        ir_add(f, lb, ir_store(f, o[d], ir_ref(f, q), ir_load(f, D.crd[d], ir_ref(f, t))));
+      ir_add(f, lb, ir_store(f, vout, ir_ref(f, q), ir_load(f, vals, ir_ref(f, t))));
+    }
+  }
+  if (!s) ir_add(f, body, ir_free(f, cnt));
+  return s ? s : ir_verify(f, e);
+}
+
+/* One run of the direct routine f on the components crd / val: *pargs
+ * its arguments (the caller frees them and their arrays). */
+static spc_status direct_once(conv *C, const ir_func *f, void *const *crd, void *val,
+                              ir_arg **pargs, spc_error *e) {
+  ir_arg *args = *pargs = spc_calloc((size_t)ir_nparams(f), sizeof *args);
+  if (!args) return SPC_NOMEM(e);
+  int a = 0;
+  for (; a < C->order; a++) args[a] = (ir_arg){.data = crd[a], .len = C->n};
+  args[a++] = (ir_arg){.data = val, .len = C->n};
+  args[a++].s.i64 = C->n;
+  for (int l = 0; l < C->L; l++) {
+    args[a++].s.i64 = C->N[l];
+    args[a++].s.i64 = C->lo[l];
+  }
+  args[a++].s.i64 = C->limit;
+  return asm_run(&C->eng, f, args, e);
+}
+
+static void free_out_args(const ir_func *f, ir_arg *args, int from) {
+  for (int a = from; args && a < ir_nparams(f); a++)
+    if (ir_var_get(f, ir_param_var(f, a))->array) {
+      spc_free(args[a].data);
+      args[a].data = NULL;
+    }
+}
+
 /* The direct plan when it applies (see above): *done set and *out the
- * result; else nothing changes. */
+ * result; else nothing changes.  A source whose components are not
+ * grouped by level k's parent is bucketed first (build_dbucket). */
 static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *e) {
   *done = false;
   lang_ival iv[SPC_MAX_ORDER];
@@ -3126,32 +3237,45 @@ static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *
   choose_types(C);
   dplan P = {0};
   if (!direct_applies(C, &P)) return SPC_OK;
-  ir_func *f = NULL;
+  ir_func *f = NULL, *B = NULL;
   int p_ok = 0, p_arr0 = 0;
   spc_status s = build_direct(C, &P, &f, &p_ok, &p_arr0, &e2);
-  ir_arg *args = NULL;
+  ir_arg *args = NULL, *bargs = NULL;
   if (s) {
     ir_func_free(&f);
     if (s == SPC_ERR_UNSUPPORTED) return SPC_OK;
     if (e) *e = e2;
     return s;
   }
-  int np = ir_nparams(f);
-  if (!(args = spc_calloc((size_t)np, sizeof *args))) s = SPC_NOMEM(e);
-  if (!s) {
-    int a = 0;
-    for (; a < C->order; a++)
-      args[a] = (ir_arg){.data = spc_level_array_c(&C->comb->lv[a], "crd")->data, .len = C->n};
-    args[a++] = (ir_arg){.data = C->comb->val, .len = C->n};
-    args[a++].s.i64 = C->n;
-    for (int l = 0; l < C->L; l++) {
-      args[a++].s.i64 = C->N[l];
-      args[a++].s.i64 = C->lo[l];
+  void *crd[SPC_MAX_ORDER];
+  for (int d = 0; d < C->order; d++) crd[d] = spc_level_array_c(&C->comb->lv[d], "crd")->data;
+  s = direct_once(C, f, crd, C->comb->val, &args, e);
+  bool bucketed = false;
+  if (!s && args[p_ok].s.i64 == 2) { /* not grouped by level k's parent */
+    free_out_args(f, args, p_arr0);
+    spc_free(args);
+    args = NULL;
+    s = build_dbucket(C, &P, &B, e);
+    if (!s && !(bargs = spc_calloc((size_t)ir_nparams(B), sizeof *bargs))) s = SPC_NOMEM(e);
+    if (!s) {
+      int a = 0;
+      for (; a < C->order; a++) bargs[a] = (ir_arg){.data = crd[a], .len = C->n};
+      bargs[a++] = (ir_arg){.data = C->comb->val, .len = C->n};
+      bargs[a++].s.i64 = C->n;
+      for (int l = 0; l < P.k; l++) {
+        bargs[a++].s.i64 = C->N[l];
+        bargs[a++].s.i64 = C->lo[l];
+      }
+      int o0 = a;
+      s = asm_run(&C->eng, B, bargs, e);
+      void *bc[SPC_MAX_ORDER];
+      for (int d = 0; d < C->order; d++) bc[d] = bargs[o0 + d].data;
+      if (!s) s = direct_once(C, f, bc, bargs[o0 + C->order].data, &args, e);
+      bucketed = true;
     }
-    args[a++].s.i64 = C->limit;
-    s = asm_run(&C->eng, f, args, e);
   }
   conv_tensor *ct = NULL;
+  int np = ir_nparams(f);
   if (!s && args[p_ok].s.i64 == 1) {
     if (!(ct = new_result(C, C->comb->dims))) {
       s = SPC_NOMEM(e);
@@ -3177,14 +3301,19 @@ static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *
       if (C->o && C->o->info)
         snprintf(C->o->info->plan, sizeof C->o->info->plan, "%s",
                  P.k < 0 ? "direct (the levels' markers counted, values placed by position: no sort)"
-                         : "direct (coordinates marked per parent, each parent's sorted, values "
-                           "placed by position: no sort)");
+                 : bucketed ? "direct (bucketed by the parents of the stateful level; coordinates "
+                              "marked per parent, each parent's sorted, values placed by position: "
+                              "no sort)"
+                            : "direct (coordinates marked per parent, each parent's sorted, values "
+                              "placed by position: no sort)");
     }
   }
-  for (int a = p_arr0; args && a < np; a++)
-    if (ir_var_get(f, ir_param_var(f, a))->array) spc_free(args[a].data);
+  free_out_args(f, args, p_arr0);
   spc_free(args);
+  if (B) free_out_args(B, bargs, C->order + 2);
+  spc_free(bargs);
   ir_func_free(&f);
+  ir_func_free(&B);
   return s;
 }
 
@@ -4573,6 +4702,8 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     spc_status q = build_direct(&C, &P, &f, &p_ok, &p_arr0, &e2);
     if (!q) s = cb(ctx, f, e);
     else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
+    ir_func_free(&f);
+    if (!q && !s && P.k >= 0 && !(s = build_dbucket(&C, &P, &f, e))) s = cb(ctx, f, e);
     ir_func_free(&f);
   }
   for (int l = 0; l < C.L && !s; l++) {
