@@ -2641,8 +2641,7 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
  *           with the parent (reset by the stamp, never cleared: SciPy's
  *           csr_tobsr), which needs each parent's components contiguous
  *           (the source grouped by level k's parent);
- *   init:   every level's init and size, top first, with the sort path's
- *           position limit and message;
+ *   init:   every level's init and size, top first;
  *   pass 1: remap again and place: at level k, per parent, its distinct
  *           coordinates gathered by the marker, sorted (insertion sort, else
  *           sort_perm) and inserted in increasing order (yield_pos,
@@ -2650,8 +2649,9 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
  *           stateless levels' yield_pos; the value stored at the last
  *           position.
  *
- * ok = 0 (a value that is zero, a parent out of order, a marker past the
- * position limit) or -1 (two components at one position: duplicates, or a
+ * ok = 0 (a value that is zero, a level or a marker past the position
+ * limit: the sort path refuses them, in its order), 2 (level k's parents
+ * not grouped: bucketed first, see run_direct) or -1 (two components at one position: duplicates, or a
  * remapping that is not one-to-one) leaves the conversion to the sort path,
  * which combines or refuses them.  Otherwise the result is the sort path's
  * bit for bit: every position receives at most one component, the padding
@@ -2740,7 +2740,10 @@ static bool dqueries(const spc_level_spec *ls, int *nagg, spc_agg_kind *kinds,
 static bool direct_applies(conv *C, dplan *P) {
   if (C->nosort || C->measure || C->r->ncounters || !C->fmt->fill_zero || C->L < 1)
     return false;
-  if (C->vt != SPC_F64 && C->vt != SPC_F32 && C->vt != SPC_I64 && C->vt != SPC_U64) return false;
+  spc_vtype sv = C->comb->vt;
+  if (sv != SPC_PATTERN && sv != SPC_F64 && sv != SPC_F32 && sv != SPC_I64 && sv != SPC_U64)
+    return false;
+  if (C->vt != (sv == SPC_PATTERN ? SPC_F64 : sv)) return false;
   if (C->o && C->o->plan == SPC_PLAN_SORT) return false;
   P->k = -1;
   spc_error e2;
@@ -2836,6 +2839,19 @@ static ir_expr *dsub(ir_func *f, ir_var a, ir_var b) {
   return ir_bin(f, IR_SUB, ir_ref(f, a), ir_ref(f, b));
 }
 
+/* Component t's value stored at position qq: a zero (ok 0) or a position
+ * taken already (ok -1) stops the loop; a pattern's value is 1.0. */
+static void dvalue(const dctx *D, ir_stmt *lb, ir_var vals, ir_var t, ir_var vout, ir_var qq,
+                   ir_var ok) {
+  ir_func *f = D->f;
+  ir_ty vty = asm_value_ty(D->C->vt);
+  ir_expr *v = vals >= 0 ? ir_load(f, vals, ir_ref(f, t)) : ir_f64(f, 1.0);
+  if (vals >= 0)
+    dbail(f, lb, ir_bin(f, IR_EQ, ir_load(f, vals, ir_ref(f, t)), ir_cast(f, vty, ir_int(f, 0))), ok, 0);
+  dbail(f, lb, ir_bin(f, IR_NE, ir_load(f, vout, ir_ref(f, qq)), ir_cast(f, vty, ir_int(f, 0))), ok, -1);
+  ir_add(f, lb, ir_store(f, vout, ir_ref(f, qq), v));
+}
+
 /* Level k placed per parent in pass 1 (see above): the loop over t with
  * the group's gathering, sorting, inserting and placing. */
 static spc_status dplace_k(dctx *D, ir_stmt *into, ir_var n, ir_var ok, ir_var mark,
@@ -2917,10 +2933,7 @@ static spc_status dplace_k(dctx *D, ir_stmt *into, ir_var n, ir_var ok, ir_var m
   ir_expr *q = k + 1 < C->L ? ir_ref(f, D->b[C->L - 1].q) : ir_ref(f, pk);
   ir_var qq = lang_fresh_local(f, "qv", IR_I64, false);
   ir_add(f, pl, ir_assign(f, qq, ir_cast(f, IR_I64, q)));
-  ir_ty vty = asm_value_ty(C->vt);
-  dbail(f, pl, ir_bin(f, IR_EQ, ir_load(f, vals, ir_ref(f, u)), ir_cast(f, vty, ir_int(f, 0))), ok, 0);
-  dbail(f, pl, ir_bin(f, IR_NE, ir_load(f, vout, ir_ref(f, qq)), ir_cast(f, vty, ir_int(f, 0))), ok, -1);
-  ir_add(f, pl, ir_store(f, vout, ir_ref(f, qq), ir_load(f, vals, ir_ref(f, u))));
+  dvalue(D, pl, vals, u, vout, qq, ok);
   ir_stmt *dup = ir_add(f, gl, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL));
   ir_add(f, ir_then(dup), ir_break(f));
   ir_add(f, gl, ir_assign(f, t, ir_ref(f, t1)));
@@ -2943,7 +2956,7 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
   ir_stmt *body = ir_func_body(f);
   ir_ty vty = asm_value_ty(C->vt);
   sparams_crd(C, f, D.crd);
-  ir_var vals = ir_param(f, "vals", vty, true, IR_IN);
+  ir_var vals = C->comb->vt != SPC_PATTERN ? ir_param(f, "vals", vty, true, IR_IN) : -1;
   ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
   for (int l = 0; l < C->L; l++) {
     snprintf(name, sizeof name, "N%d_in", l);
@@ -3064,12 +3077,10 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
     if (asm_lfn(b, SPC_LF_INIT)) s = asm_lower_fn(f, in2, b, SPC_LF_INIT, -1, NULL, e);
     if (!s) s = asm_lower_fn(f, in2, b, SPC_LF_SIZE, sz, NULL, e);
     if (s) return s;
-    snprintf(name, sizeof name,
-             "level %d (%s) of format %s would hold %%lld positions: too large "
-             "(limit %%lld)", l + 1, ls->name, C->fmt->name);
-    ir_expr *fa[2] = {ir_ref(f, sz), ir_ref(f, limit)};
-    ir_stmt *big = ir_add(f, in2, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, sz), ir_ref(f, limit)), NULL, NULL));
-    ir_add(f, ir_then(big), ir_fail(f, SPC_ERR_UNSUPPORTED, name, fa, 2));
+    /* past the position limit: the sort path's to refuse, after its
+     * check of explicit zeros */
+    dunless(f, in2, ir_bin(f, IR_GT, ir_ref(f, sz), ir_ref(f, limit)), ok);
+    in2 = ir_then(ir_add(f, in2, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
   }
   ir_add(f, in2, ir_assign(f, size, ir_ref(f, sz)));
   ir_add(f, in2, ir_alloc(f, vout, ir_ref(f, size), true));
@@ -3079,9 +3090,7 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
     if ((s = dremap(&D, l1, t, false, e)) || (s = dchain(&D, l1, 0, C->L, -1, e))) return s;
     ir_var qq = lang_fresh_local(f, "qv", IR_I64, false);
     ir_add(f, l1, ir_assign(f, qq, ir_cast(f, IR_I64, ir_ref(f, D.b[C->L - 1].q))));
-    dbail(f, l1, ir_bin(f, IR_EQ, ir_load(f, vals, ir_ref(f, t)), ir_cast(f, vty, ir_int(f, 0))), ok, 0);
-    dbail(f, l1, ir_bin(f, IR_NE, ir_load(f, vout, ir_ref(f, qq)), ir_cast(f, vty, ir_int(f, 0))), ok, -1);
-    ir_add(f, l1, ir_store(f, vout, ir_ref(f, qq), ir_load(f, vals, ir_ref(f, t))));
+    dvalue(&D, l1, vals, t, vout, qq, ok);
   } else {
     ir_var mx = lang_fresh_local(f, "mx", IR_I64, false);
     ir_add(f, in2, ir_assign(f, mx, ir_int(f, 1)));
@@ -3121,8 +3130,9 @@ static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_erro
   int k = P->k;
   ir_stmt *body = ir_func_body(f);
   ir_ty vty = asm_value_ty(C->vt);
+  bool pat = C->comb->vt == SPC_PATTERN;
   sparams_crd(C, f, D.crd);
-  ir_var vals = ir_param(f, "vals", vty, true, IR_IN);
+  ir_var vals = !pat ? ir_param(f, "vals", vty, true, IR_IN) : -1;
   ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
   for (int l = 0; l < k; l++) {
     snprintf(name, sizeof name, "N%d_in", l);
@@ -3136,8 +3146,8 @@ static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_erro
     o[d] = ir_param(f, name, ir_var_get(f, D.crd[d])->ty, true, IR_OUT);
     ir_add(f, body, ir_alloc(f, o[d], ir_ref(f, n), false));
   }
-  ir_var vout = ir_param(f, "vout", vty, true, IR_OUT);
-  ir_add(f, body, ir_alloc(f, vout, ir_ref(f, n), false));
+  ir_var vout = !pat ? ir_param(f, "vout", vty, true, IR_OUT) : -1;
+  if (!pat) ir_add(f, body, ir_alloc(f, vout, ir_ref(f, n), false));
   for (int l = 0; l < C->L; l++) {
     snprintf(name, sizeof name, "o%d", l);
     D.o[l] = lang_fresh_local(f, name, IR_I64, false);
@@ -3183,7 +3193,7 @@ static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_erro
       ir_add(f, lb, ir_store(f, cnt, ir_ref(f, g), ir_bin(f, IR_ADD, ir_ref(f, q), ir_int(f, 1))));
       for (int d = 0; d < C->order; d++)
         ir_add(f, lb, ir_store(f, o[d], ir_ref(f, q), ir_load(f, D.crd[d], ir_ref(f, t))));
-      ir_add(f, lb, ir_store(f, vout, ir_ref(f, q), ir_load(f, vals, ir_ref(f, t))));
+      if (!pat) ir_add(f, lb, ir_store(f, vout, ir_ref(f, q), ir_load(f, vals, ir_ref(f, t))));
     }
   }
   if (!s) ir_add(f, body, ir_free(f, cnt));
@@ -3198,7 +3208,7 @@ static spc_status direct_once(conv *C, const ir_func *f, void *const *crd, void 
   if (!args) return SPC_NOMEM(e);
   int a = 0;
   for (; a < C->order; a++) args[a] = (ir_arg){.data = crd[a], .len = C->n};
-  args[a++] = (ir_arg){.data = val, .len = C->n};
+  if (C->comb->vt != SPC_PATTERN) args[a++] = (ir_arg){.data = val, .len = C->n};
   args[a++].s.i64 = C->n;
   for (int l = 0; l < C->L; l++) {
     args[a++].s.i64 = C->N[l];
@@ -3235,6 +3245,7 @@ static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *
     C->N[l] = ext + 1;
   }
   choose_types(C);
+  if (C->vt == SPC_PATTERN) C->vt = SPC_F64; /* padding needs values: ones */
   dplan P = {0};
   if (!direct_applies(C, &P)) return SPC_OK;
   ir_func *f = NULL, *B = NULL;
@@ -3260,7 +3271,7 @@ static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *
     if (!s) {
       int a = 0;
       for (; a < C->order; a++) bargs[a] = (ir_arg){.data = crd[a], .len = C->n};
-      bargs[a++] = (ir_arg){.data = C->comb->val, .len = C->n};
+      if (C->comb->vt != SPC_PATTERN) bargs[a++] = (ir_arg){.data = C->comb->val, .len = C->n};
       bargs[a++].s.i64 = C->n;
       for (int l = 0; l < P.k; l++) {
         bargs[a++].s.i64 = C->N[l];
@@ -3270,7 +3281,8 @@ static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *
       s = asm_run(&C->eng, B, bargs, e);
       void *bc[SPC_MAX_ORDER];
       for (int d = 0; d < C->order; d++) bc[d] = bargs[o0 + d].data;
-      if (!s) s = direct_once(C, f, bc, bargs[o0 + C->order].data, &args, e);
+      void *bv = C->comb->vt != SPC_PATTERN ? bargs[o0 + C->order].data : NULL;
+      if (!s) s = direct_once(C, f, bc, bv, &args, e);
       bucketed = true;
     }
   }
@@ -3310,7 +3322,7 @@ static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *
   }
   free_out_args(f, args, p_arr0);
   spc_free(args);
-  if (B) free_out_args(B, bargs, C->order + 2);
+  if (B) free_out_args(B, bargs, C->order + 1);
   spc_free(bargs);
   ir_func_free(&f);
   ir_func_free(&B);
@@ -4695,6 +4707,8 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     ir_func_free(&f);
   }
   dplan P = {0};
+  spc_vtype vt_keep = C.vt;
+  if (vt == SPC_PATTERN) C.vt = SPC_F64; /* the direct plan pads with ones */
   if (!s && (what & ASM_W_COUNT) && direct_applies(&C, &P)) { /* the direct plan's */
     int p_ok, p_arr0;
     spc_error e2;
@@ -4706,6 +4720,7 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     if (!q && !s && P.k >= 0 && !(s = build_dbucket(&C, &P, &f, e))) s = cb(ctx, f, e);
     ir_func_free(&f);
   }
+  C.vt = vt_keep;
   for (int l = 0; l < C.L && !s; l++) {
     lvfunc F = {0};
     if (C.lv[l]->lf->narrays > SPC_LEVEL_MAX_ARRAYS) break;
