@@ -2642,10 +2642,11 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
  *           csr_tobsr), which needs each parent's components contiguous
  *           (the source grouped by level k's parent);
  *   init:   every level's init and size, top first;
- *   pass 1: remap again and place: at level k, per parent, its distinct
- *           coordinates gathered by the marker, sorted (insertion sort, else
- *           sort_perm) and inserted in increasing order (yield_pos,
- *           insert_coord), their positions kept per coordinate; below, the
+ *   pass 1: remap again and place: at level k, at each parent's first
+ *           component, its distinct coordinates (listed by pass 0's marker)
+ *           sorted (insertion sort, else sort_perm) and inserted in
+ *           increasing order (yield_pos, insert_coord), their positions kept
+ *           per coordinate; below, the
  *           stateless levels' yield_pos; the value stored at the last
  *           position.
  *
@@ -2797,15 +2798,19 @@ typedef struct dctx {
   lvbind b[SPC_MAX_ORDER];
   ir_var o[SPC_MAX_ORDER]; /* one component's level coordinates */
   ir_var Nin[SPC_MAX_ORDER], loin[SPC_MAX_ORDER];
+  ir_var x[SPC_MAX_ORDER]; /* its source indices */
+  ir_var chk;              /* pass 1 checks for a position taken (-1: always) */
 } dctx;
 
-/* Component t remapped into D->o (with its `requires` when reqs). */
+/* Component t remapped into D->o (with its `requires` when reqs); D->x
+ * its source indices. */
 static spc_status dremap(dctx *D, ir_stmt *lb, ir_var t, bool reqs, spc_error *e) {
   conv *C = D->C;
   ir_func *f = D->f;
   req_ctx rq = {.C = C};
   ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
   spc_status s = lower_source(C, f, lb, D->crd, t, reqs, &rq, src, e);
+  for (int d = 0; d < C->order; d++) D->x[d] = rq.x[d];
   if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
   for (int l = 0; l < C->L && !s; l++) ir_add(f, lb, ir_assign(f, D->o[l], ir_cast(f, IR_I64, outs[l])));
   return s;
@@ -2848,95 +2853,83 @@ static void dvalue(const dctx *D, ir_stmt *lb, ir_var vals, ir_var t, ir_var vou
   ir_expr *v = vals >= 0 ? ir_load(f, vals, ir_ref(f, t)) : ir_f64(f, 1.0);
   if (vals >= 0)
     dbail(f, lb, ir_bin(f, IR_EQ, ir_load(f, vals, ir_ref(f, t)), ir_cast(f, vty, ir_int(f, 0))), ok, 0);
-  dbail(f, lb, ir_bin(f, IR_NE, ir_load(f, vout, ir_ref(f, qq)), ir_cast(f, vty, ir_int(f, 0))), ok, -1);
+  ir_expr *taken = ir_bin(f, IR_NE, ir_load(f, vout, ir_ref(f, qq)), ir_cast(f, vty, ir_int(f, 0)));
+  if (D->chk >= 0) taken = ir_bin(f, IR_LAND, ir_bin(f, IR_NE, ir_ref(f, D->chk), ir_int(f, 0)), taken);
+  dbail(f, lb, taken, ok, -1);
   ir_add(f, lb, ir_store(f, vout, ir_ref(f, qq), v));
 }
 
-/* Level k placed per parent in pass 1 (see above): the loop over t with
- * the group's gathering, sorting, inserting and placing. */
-static spc_status dplace_k(dctx *D, ir_stmt *into, ir_var n, ir_var ok, ir_var mark,
-                           ir_var slot, ir_var lst, ir_var perm, ir_var vals, ir_var vout,
-                           spc_error *e) {
+/* Level k placed per parent in pass 1 (see above): the loop over t; at
+ * each parent's first component, the parent's distinct coordinates (dl,
+ * from pass 0's marker: dl[doff .. doff + cnt[g])) sorted and inserted. */
+static spc_status dplace_k(dctx *D, ir_stmt *into, ir_var n, ir_var ok, ir_var cnt, ir_var dl,
+                           ir_var slot, ir_var perm, ir_var vals, ir_var vout, spc_error *e) {
   conv *C = D->C;
   ir_func *f = D->f;
   int k = D->P->k;
   lvbind *bk = &D->b[k];
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
-  ir_var t1 = lang_fresh_local(f, "t1", IR_I64, false);
   ir_var g = lang_fresh_local(f, "g", IR_I64, false);
+  ir_var cur = lang_fresh_local(f, "gcur", IR_I64, false);
+  ir_var doff = lang_fresh_local(f, "doff", IR_I64, false);
   ir_var m = lang_fresh_local(f, "m", IR_I64, false);
   ir_var x = lang_fresh_local(f, "x", IR_I64, false);
   ir_var r = lang_fresh_local(f, "r", IR_I64, false);
   ir_var u = lang_fresh_local(f, "u", IR_I64, false);
   ir_var cc = lang_fresh_local(f, "cc", IR_I64, false);
   ir_var pk = lang_fresh_local(f, "pk", IR_I64, false);
-  ir_add(f, into, ir_assign(f, t, ir_int(f, 0)));
-  ir_stmt *gl = ir_body(ir_add(f, into, ir_while(f, ir_bin(f, IR_LT, ir_ref(f, t), ir_ref(f, n)), NULL)));
-  spc_status s = dremap(D, gl, t, false, e);
-  if (!s) s = dchain(D, gl, 0, k, -1, e);
+  ir_add(f, into, ir_assign(f, cur, ir_int(f, -1)));
+  ir_add(f, into, ir_assign(f, doff, ir_int(f, 0)));
+  ir_stmt *pl = ir_body(ir_add(f, into, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
+  spc_status s = dremap(D, pl, t, false, e);
+  if (!s) s = dchain(D, pl, 0, k, -1, e);
   if (s) return s;
-  ir_add(f, gl, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D->b[k - 1].q)) : ir_int(f, 0)));
-  ir_expr *stamp = ir_un(f, IR_NEG, ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1)));
-  /* gather the group's distinct coordinates */
-  ir_add(f, gl, ir_assign(f, t1, ir_ref(f, t)));
-  ir_add(f, gl, ir_assign(f, m, ir_int(f, 0)));
-  ir_stmt *cl = ir_body(ir_add(f, gl, ir_while(f, ir_bin(f, IR_LT, ir_ref(f, t1), ir_ref(f, n)), NULL)));
-  if ((s = dremap(D, cl, t1, false, e)) || (s = dchain(D, cl, 0, k, -1, e))) return s;
-  if (k > 0) {
-    ir_stmt *iff = ir_add(f, cl, ir_if(f, ir_bin(f, IR_NE, ir_cast(f, IR_I64, ir_ref(f, D->b[k - 1].q)),
-                                                 ir_ref(f, g)), NULL, NULL));
-    ir_add(f, ir_then(iff), ir_break(f));
-  }
-  ir_add(f, cl, ir_assign(f, cc, dsub(f, D->o[k], D->loin[k])));
-  ir_stmt *nw = ir_add(f, cl, ir_if(f, ir_bin(f, IR_NE, ir_load(f, mark, ir_ref(f, cc)), stamp), NULL, NULL));
-  ir_add(f, ir_then(nw), ir_store(f, mark, ir_ref(f, cc), ir_un(f, IR_NEG, ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1)))));
-  ir_add(f, ir_then(nw), ir_store(f, lst, ir_ref(f, m), ir_ref(f, cc)));
-  ir_add(f, ir_then(nw), ir_assign(f, m, ir_bin(f, IR_ADD, ir_ref(f, m), ir_int(f, 1))));
-  ir_add(f, cl, ir_assign(f, t1, ir_bin(f, IR_ADD, ir_ref(f, t1), ir_int(f, 1))));
-  /* sorted: insertion sort of a short group, else sort_perm */
-  ir_stmt *sh = ir_add(f, gl, ir_if(f, ir_bin(f, IR_LE, ir_ref(f, m), ir_int(f, 32)), NULL, NULL));
+  ir_add(f, pl, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D->b[k - 1].q)) : ir_int(f, 0)));
+  ir_stmt *ng = ir_then(ir_add(f, pl, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, g), ir_ref(f, cur)), NULL, NULL)));
+  ir_add(f, ng, ir_assign(f, cur, ir_ref(f, g)));
+  ir_add(f, ng, ir_assign(f, m, ir_load(f, cnt, ir_ref(f, g))));
+  /* sorted: insertion sort of a short list, else sort_perm; perm holds
+   * the positions in dl in increasing coordinate order */
+  ir_stmt *sh = ir_add(f, ng, ir_if(f, ir_bin(f, IR_LE, ir_ref(f, m), ir_int(f, 32)), NULL, NULL));
   {
     ir_stmt *tb = ir_then(sh);
     ir_stmt *fl = ir_body(ir_add(f, tb, ir_for(f, r, ir_int(f, 1), ir_ref(f, m), NULL)));
-    ir_add(f, fl, ir_assign(f, x, ir_load(f, lst, ir_ref(f, r))));
-    ir_add(f, fl, ir_assign(f, u, ir_ref(f, r)));
-    ir_stmt *wl = ir_body(ir_add(f, fl, ir_while(f, ir_bin(f, IR_GT, ir_ref(f, u), ir_int(f, 0)), NULL)));
-    ir_expr *prev = ir_load(f, lst, ir_bin(f, IR_SUB, ir_ref(f, u), ir_int(f, 1)));
+    ir_expr *at_r = ir_bin(f, IR_ADD, ir_ref(f, doff), ir_ref(f, r));
+    ir_add(f, fl, ir_assign(f, x, ir_load(f, dl, at_r)));
+    ir_add(f, fl, ir_assign(f, u, ir_bin(f, IR_ADD, ir_ref(f, doff), ir_ref(f, r))));
+    ir_stmt *wl = ir_body(ir_add(f, fl, ir_while(f, ir_bin(f, IR_GT, ir_ref(f, u), ir_ref(f, doff)), NULL)));
+    ir_expr *prev = ir_load(f, dl, ir_bin(f, IR_SUB, ir_ref(f, u), ir_int(f, 1)));
     ir_stmt *le = ir_add(f, wl, ir_if(f, ir_bin(f, IR_LE, prev, ir_ref(f, x)), NULL, NULL));
     ir_add(f, ir_then(le), ir_break(f));
-    ir_add(f, wl, ir_store(f, lst, ir_ref(f, u), ir_load(f, lst, ir_bin(f, IR_SUB, ir_ref(f, u), ir_int(f, 1)))));
+    ir_add(f, wl, ir_store(f, dl, ir_ref(f, u), ir_load(f, dl, ir_bin(f, IR_SUB, ir_ref(f, u), ir_int(f, 1)))));
     ir_add(f, wl, ir_assign(f, u, ir_bin(f, IR_SUB, ir_ref(f, u), ir_int(f, 1))));
-    ir_add(f, fl, ir_store(f, lst, ir_ref(f, u), ir_ref(f, x)));
+    ir_add(f, fl, ir_store(f, dl, ir_ref(f, u), ir_ref(f, x)));
     ir_stmt *fi = ir_body(ir_add(f, tb, ir_for(f, r, ir_int(f, 0), ir_ref(f, m), NULL)));
-    ir_add(f, fi, ir_store(f, perm, ir_ref(f, r), ir_ref(f, r)));
+    ir_add(f, fi, ir_store(f, perm, ir_ref(f, r), ir_bin(f, IR_ADD, ir_ref(f, doff), ir_ref(f, r))));
     ir_stmt *eb = ir_else(f, sh);
     ir_stmt *fp = ir_body(ir_add(f, eb, ir_for(f, r, ir_int(f, 0), ir_ref(f, m), NULL)));
-    ir_add(f, fp, ir_store(f, perm, ir_ref(f, r), ir_ref(f, r)));
-    ir_var sv[2] = {perm, lst};
+    ir_add(f, fp, ir_store(f, perm, ir_ref(f, r), ir_bin(f, IR_ADD, ir_ref(f, doff), ir_ref(f, r))));
+    ir_var sv[2] = {perm, dl};
     ir_expr *na[1] = {ir_ref(f, m)};
     ir_add(f, eb, ir_call(f, IR_SORT_PERM, sv, 2, na, 1));
   }
   /* inserted in increasing order; each coordinate's position kept */
-  ir_stmt *il = ir_body(ir_add(f, gl, ir_for(f, r, ir_int(f, 0), ir_ref(f, m), NULL)));
-  ir_add(f, il, ir_assign(f, cc, ir_load(f, lst, ir_load(f, perm, ir_ref(f, r)))));
+  ir_stmt *il = ir_body(ir_add(f, ng, ir_for(f, r, ir_int(f, 0), ir_ref(f, m), NULL)));
+  ir_add(f, il, ir_assign(f, cc, ir_load(f, dl, ir_load(f, perm, ir_ref(f, r)))));
   ir_add(f, il, ir_assign(f, bk->p, ir_cast(f, C->index_ty, ir_ref(f, g))));
   ir_add(f, il, ir_assign(f, bk->c, ir_cast(f, C->coord_ty, ir_bin(f, IR_ADD, ir_ref(f, cc),
                                                                   ir_ref(f, D->loin[k])))));
   if ((s = asm_lower_fn(f, il, bk, SPC_LF_YIELD, bk->q, NULL, e))) return s;
   if (asm_lfn(bk, SPC_LF_INSERT) && (s = asm_lower_fn(f, il, bk, SPC_LF_INSERT, -1, NULL, e))) return s;
   ir_add(f, il, ir_store(f, slot, ir_ref(f, cc), ir_cast(f, IR_I64, ir_ref(f, bk->q))));
-  /* the group's components placed */
-  ir_stmt *pl = ir_body(ir_add(f, gl, ir_for(f, u, ir_ref(f, t), ir_ref(f, t1), NULL)));
-  if ((s = dremap(D, pl, u, false, e))) return s;
+  ir_add(f, ng, ir_assign(f, doff, ir_bin(f, IR_ADD, ir_ref(f, doff), ir_ref(f, m))));
+  /* the component placed */
   ir_add(f, pl, ir_assign(f, pk, ir_load(f, slot, dsub(f, D->o[k], D->loin[k]))));
   if ((s = dchain(D, pl, k + 1, C->L, pk, e))) return s;
   ir_expr *q = k + 1 < C->L ? ir_ref(f, D->b[C->L - 1].q) : ir_ref(f, pk);
   ir_var qq = lang_fresh_local(f, "qv", IR_I64, false);
   ir_add(f, pl, ir_assign(f, qq, ir_cast(f, IR_I64, q)));
-  dvalue(D, pl, vals, u, vout, qq, ok);
-  ir_stmt *dup = ir_add(f, gl, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL));
-  ir_add(f, ir_then(dup), ir_break(f));
-  ir_add(f, gl, ir_assign(f, t, ir_ref(f, t1)));
+  dvalue(D, pl, vals, t, vout, qq, ok);
   return SPC_OK;
 }
 
@@ -2951,7 +2944,7 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
   ir_func *f = *out = ir_func_new("spc_conv_direct");
   if (!f) return SPC_NOMEM(e);
   char name[160];
-  dctx D = {.C = C, .f = f, .P = P};
+  dctx D = {.C = C, .f = f, .P = P, .chk = -1};
   int k = P->k;
   ir_stmt *body = ir_func_body(f);
   ir_ty vty = asm_value_ty(C->vt);
@@ -3009,7 +3002,7 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
   /* markers (and level k's parents) past the position limit: the sort
    * path's to refuse */
   ir_var used[SPC_MAX_ORDER];
-  ir_var cnt = -1, mark = -1, slot = -1, lst = -1, perm = -1, npk = -1, pg = -1, g = -1;
+  ir_var cnt = -1, mark = -1, slot = -1, dl = -1, nd = -1, perm = -1, npk = -1, pg = -1, g = -1;
   for (int l = 0; l < C->L; l++) {
     used[l] = -1;
     if (P->idq[l] || l == k)
@@ -3022,7 +3015,8 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
     cnt = lang_fresh_local(f, "cnt", IR_I64, true);
     mark = lang_fresh_local(f, "mark", IR_I64, true);
     slot = lang_fresh_local(f, "slot", IR_I64, true);
-    lst = lang_fresh_local(f, "lst", IR_I64, true);
+    dl = lang_fresh_local(f, "dl", IR_I64, true);
+    nd = lang_fresh_local(f, "nd", IR_I64, false);
     perm = lang_fresh_local(f, "perm", IR_I64, true);
     pg = lang_fresh_local(f, "pg", IR_I64, false);
     g = lang_fresh_local(f, "g", IR_I64, false);
@@ -3036,12 +3030,39 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
   if (k >= 0) {
     ir_add(f, in, ir_alloc(f, cnt, ir_ref(f, npk), true));
     ir_add(f, in, ir_alloc(f, mark, ir_ref(f, D.Nin[k]), true));
+    /* each parent's distinct coordinates, in the order met (at most n) */
+    ir_add(f, in, ir_alloc(f, dl, ir_ref(f, n), false));
+    ir_add(f, in, ir_assign(f, nd, ir_int(f, 0)));
     ir_add(f, in, ir_assign(f, pg, ir_int(f, -1)));
   }
   /* pass 0 */
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  /* the source strictly increasing in its indices, in dimension order or
+   * the reverse: no two components alike, pass 1 need not check */
+  ir_var inc[2], px[SPC_MAX_ORDER];
+  for (int d = 0; d < C->order; d++) {
+    px[d] = lang_fresh_local(f, "px", IR_I64, false);
+    ir_add(f, in, ir_assign(f, px[d], ir_int(f, -1)));
+  }
+  for (int w = 0; w < 2; w++) {
+    inc[w] = lang_fresh_local(f, w ? "inc10" : "inc01", IR_I64, false);
+    ir_add(f, in, ir_assign(f, inc[w], ir_int(f, 1)));
+  }
   ir_stmt *l0 = ir_body(ir_add(f, in, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
   if ((s = dremap(&D, l0, t, true, e))) return s;
+  for (int w = 0; w < 2; w++) {
+    ir_expr *lt = NULL; /* (px..) < (x..) lexicographically, built from the last index up */
+    for (int a = C->order - 1; a >= 0; a--) {
+      int d = w ? C->order - 1 - a : a;
+      ir_expr *l1 = ir_bin(f, IR_LT, ir_ref(f, px[d]), ir_ref(f, D.x[d]));
+      lt = !lt ? l1
+               : ir_bin(f, IR_LOR, l1,
+                        ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, px[d]), ir_ref(f, D.x[d])), lt));
+    }
+    ir_stmt *iff = ir_add(f, l0, ir_if(f, ir_un(f, IR_NOT, lt), NULL, NULL));
+    ir_add(f, ir_then(iff), ir_assign(f, inc[w], ir_int(f, 0)));
+  }
+  for (int d = 0; d < C->order; d++) ir_add(f, l0, ir_assign(f, px[d], ir_ref(f, D.x[d])));
   for (int l = 0; l < C->L; l++)
     if (used[l] >= 0)
       ir_add(f, l0, ir_store(f, used[l], dsub(f, D.o[l], D.loin[l]), ir_int(f, 1)));
@@ -3057,6 +3078,8 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
                                     ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1))));
     ir_add(f, ir_then(nw), ir_store(f, cnt, ir_ref(f, g),
                                     ir_bin(f, IR_ADD, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 1))));
+    ir_add(f, ir_then(nw), ir_store(f, dl, ir_ref(f, nd), dsub(f, D.o[k], D.loin[k])));
+    ir_add(f, ir_then(nw), ir_assign(f, nd, ir_bin(f, IR_ADD, ir_ref(f, nd), ir_int(f, 1))));
   }
   /* every level's init and size, top first */
   ir_stmt *in2 = ir_then(ir_add(f, in, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
@@ -3084,6 +3107,10 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
   }
   ir_add(f, in2, ir_assign(f, size, ir_ref(f, sz)));
   ir_add(f, in2, ir_alloc(f, vout, ir_ref(f, size), true));
+  D.chk = lang_fresh_local(f, "chk", IR_I64, false);
+  ir_add(f, in2, ir_assign(f, D.chk, ir_select(f, ir_bin(f, IR_LOR, ir_bin(f, IR_NE, ir_ref(f, inc[0]), ir_int(f, 0)),
+                                                              ir_bin(f, IR_NE, ir_ref(f, inc[1]), ir_int(f, 0))),
+                                               ir_int(f, 0), ir_int(f, 1))));
   /* pass 1 */
   if (k < 0) {
     ir_stmt *l1 = ir_body(ir_add(f, in2, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
@@ -3096,10 +3123,9 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
     ir_add(f, in2, ir_assign(f, mx, ir_int(f, 1)));
     ir_stmt *ml = ir_body(ir_add(f, in2, ir_for(f, t, ir_int(f, 0), ir_ref(f, npk), NULL)));
     ir_add(f, ml, ir_assign(f, mx, ir_bin(f, IR_MAX, ir_ref(f, mx), ir_load(f, cnt, ir_ref(f, t)))));
-    ir_add(f, in2, ir_alloc(f, lst, ir_ref(f, mx), false));
     ir_add(f, in2, ir_alloc(f, perm, ir_ref(f, mx), false));
     ir_add(f, in2, ir_alloc(f, slot, ir_ref(f, D.Nin[k]), false));
-    if ((s = dplace_k(&D, in2, n, ok, mark, slot, lst, perm, vals, vout, e))) return s;
+    if ((s = dplace_k(&D, in2, n, ok, cnt, dl, slot, perm, vals, vout, e))) return s;
   }
   ir_stmt *in3 = ir_then(ir_add(f, in2, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
   for (int l = 0; l < C->L && !s; l++)
@@ -3109,7 +3135,7 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
     for (int a = 0; a < C->lv[l]->lf->nwork; a++) ir_add(f, body, ir_free(f, D.b[l].work[a]));
   }
   if (k >= 0) {
-    ir_var fr[5] = {cnt, mark, slot, lst, perm};
+    ir_var fr[5] = {cnt, mark, slot, dl, perm};
     for (int a = 0; a < 5; a++) ir_add(f, body, ir_free(f, fr[a]));
   }
   return s ? s : ir_verify(f, e);
