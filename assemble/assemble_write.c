@@ -1014,6 +1014,63 @@ static spc_status build_queries_m(ir_func *f, ir_stmt *body,
   return s;
 }
 
+/* a level binding's scalar locals: parent p, position q, coordinate c,
+ * parents np, extent N and offset lo */
+static void bind_locals(ir_func *f, lvbind *b, const conv *C) {
+  b->p = lang_fresh_local(f, "p", C->index_ty, false);
+  b->q = lang_fresh_local(f, "q", C->index_ty, false);
+  b->c = lang_fresh_local(f, "c", C->coord_ty, false);
+  b->np = lang_fresh_local(f, "np", C->index_ty, false);
+  b->N = lang_fresh_local(f, "N", IR_I64, false);
+  b->lo = lang_fresh_local(f, "lo", IR_I64, false);
+}
+
+/* bind_locals, np, N and lo set from the routine's parameters */
+static void bind_level(ir_func *f, ir_stmt *body, lvbind *b, const conv *C, ir_var npin, ir_var Nin,
+                       ir_var loin) {
+  bind_locals(f, b, C);
+  ir_add(f, body, ir_assign(f, b->np, ir_cast(f, C->index_ty, ir_ref(f, npin))));
+  ir_add(f, body, ir_assign(f, b->N, ir_ref(f, Nin)));
+  ir_add(f, body, ir_assign(f, b->lo, ir_ref(f, loin)));
+}
+
+/* level l's init and size, refused past the position limit; then the
+ * next level's parents qpos (n of them, when qpos >= 0) and the values
+ * vout (size of them, when vout >= 0) allocated */
+static spc_status level_init(ir_func *f, ir_stmt *body, lvbind *b, const conv *C, int l, ir_var size,
+                             ir_var limit, ir_var qpos, ir_var n, ir_var vout, spc_error *e) {
+  spc_status s = SPC_OK;
+  if (asm_lfn(b, SPC_LF_INIT)) s = asm_lower_fn(f, body, b, SPC_LF_INIT, -1, NULL, e);
+  if (!s) s = asm_lower_fn(f, body, b, SPC_LF_SIZE, size, NULL, e);
+  if (s) return s;
+  char msg[200];
+  snprintf(msg, sizeof msg,
+           "level %d (%s) of format %s would hold %%lld positions: too large "
+           "(limit %%lld)", l + 1, C->lv[l]->lf->name, C->fmt->name);
+  ir_expr *fa[2] = {ir_ref(f, size), ir_ref(f, limit)};
+  ir_stmt *iff = ir_add(f, body, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, size), ir_ref(f, limit)), NULL, NULL));
+  ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, msg, fa, 2));
+  if (qpos >= 0) ir_add(f, body, ir_alloc(f, qpos, ir_ref(f, n), false));
+  if (vout >= 0) ir_add(f, body, ir_alloc(f, vout, ir_ref(f, size), true));
+  return SPC_OK;
+}
+
+/* component t placed into lb: its parent and coordinate, a position
+ * yielded and the coordinate inserted when isnew[t]; the position to
+ * qpos[t] and the value vals[t] to vout at it (each when >= 0) */
+static spc_status level_place(ir_func *f, ir_stmt *lb, lvbind *b, const conv *C, ir_var t, ir_var pp,
+                              ir_var crd, ir_var isnew, ir_var qpos, ir_var vals, ir_var vout,
+                              spc_error *e) {
+  ir_add(f, lb, ir_assign(f, b->p, ir_cast(f, C->index_ty, ir_load(f, pp, ir_ref(f, t)))));
+  ir_add(f, lb, ir_assign(f, b->c, ir_cast(f, C->coord_ty, ir_load(f, crd, ir_ref(f, t)))));
+  ir_stmt *iff = ir_add(f, lb, ir_if(f, ir_load(f, isnew, ir_ref(f, t)), NULL, NULL));
+  spc_status s = asm_lower_fn(f, ir_then(iff), b, SPC_LF_YIELD, b->q, NULL, e);
+  if (!s && asm_lfn(b, SPC_LF_INSERT)) s = asm_lower_fn(f, ir_then(iff), b, SPC_LF_INSERT, -1, NULL, e);
+  if (qpos >= 0) ir_add(f, lb, ir_store(f, qpos, ir_ref(f, t), ir_cast(f, IR_I64, ir_ref(f, b->q))));
+  if (vout >= 0) ir_add(f, lb, ir_store(f, vout, ir_ref(f, b->q), ir_load(f, vals, ir_ref(f, t))));
+  return s;
+}
+
 static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
   const spc_format_level *fl = C->lv[l];
   const spc_level_spec *ls = fl->lf;
@@ -1025,7 +1082,6 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
    * such a level is placed as usual. */
   bool sizes_only = C->measure && last;
   ir_func *f = ir_func_new("spc_conv_level");
-  char name[96];
   if (!f) return SPC_NOMEM(e);
   F->f = f;
   ir_stmt *body = ir_func_body(f);
@@ -1063,46 +1119,18 @@ static spc_status build_level(conv *C, int l, lvfunc *F, spc_error *e) {
   for (int k = 0; k < ls->nwork; k++)
     b.work[k] = lang_fresh_local(f, ls->work[k].name,
                                  asm_tname_ty(ls->work[k].type, C->index_ty, C->coord_ty), true);
-  b.p = lang_fresh_local(f, "p", C->index_ty, false);
-  b.q = lang_fresh_local(f, "q", C->index_ty, false);
-  b.c = lang_fresh_local(f, "c", C->coord_ty, false);
-  b.np = lang_fresh_local(f, "np", C->index_ty, false);
-  b.N = lang_fresh_local(f, "N", IR_I64, false);
-  b.lo = lang_fresh_local(f, "lo", IR_I64, false);
-  ir_add(f, body, ir_assign(f, b.np, ir_cast(f, C->index_ty, ir_ref(f, npin))));
-  ir_add(f, body, ir_assign(f, b.N, ir_ref(f, Nin)));
-  ir_add(f, body, ir_assign(f, b.lo, ir_ref(f, loin)));
+  bind_level(f, body, &b, C, npin, Nin, loin);
   ir_var tofree[SPC_SPEC_MAX * 8];
   int nfree = 0;
   spc_status s = build_queries(f, body, &b, pp, isnew, crd, n, limit, l + 1,
                                C->fmt->name, tofree, &nfree, e);
-  if (!s && asm_lfn(&b, SPC_LF_INIT))
-    s = asm_lower_fn(f, body, &b, SPC_LF_INIT, -1, NULL, e);
-  if (!s) s = asm_lower_fn(f, body, &b, SPC_LF_SIZE, size, NULL, e);
-  if (!s) {
-    snprintf(name, sizeof name,
-             "level %d (%s) of format %s would hold %%lld positions: too large "
-             "(limit %%lld)", l + 1, ls->name, C->fmt->name);
-    ir_expr *fa[2] = {ir_ref(f, size), ir_ref(f, limit)};
-    ir_stmt *iff = ir_add(f, body, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, size), ir_ref(f, limit)), NULL, NULL));
-    ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, name, fa, 2));
-    if (!last) /* the next level's parents; the last level's are not used */
-      ir_add(f, body, ir_alloc(f, qpos, ir_ref(f, n), false));
-    if (vout >= 0) ir_add(f, body, ir_alloc(f, vout, ir_ref(f, size), true));
-  }
+  /* the next level's parents (not for the last level, whose are not used) */
+  if (!s) s = level_init(f, body, &b, C, l, size, limit, last ? -1 : qpos, n, vout, e);
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
   ir_stmt *loop = ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL);
   ir_stmt *lb = ir_body(loop);
   if (!s && !sizes_only) {
-    ir_add(f, lb, ir_assign(f, b.p, ir_cast(f, C->index_ty, ir_load(f, pp, ir_ref(f, t)))));
-    ir_add(f, lb, ir_assign(f, b.c, ir_cast(f, C->coord_ty, ir_load(f, crd, ir_ref(f, t)))));
-    ir_stmt *iff = ir_add(f, lb, ir_if(f, ir_load(f, isnew, ir_ref(f, t)), NULL, NULL));
-    s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_YIELD, b.q, NULL, e);
-    if (!s && asm_lfn(&b, SPC_LF_INSERT))
-      s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_INSERT, -1, NULL, e);
-    if (!last) ir_add(f, lb, ir_store(f, qpos, ir_ref(f, t), ir_cast(f, IR_I64, ir_ref(f, b.q))));
-    if (vout >= 0)
-      ir_add(f, lb, ir_store(f, vout, ir_ref(f, b.q), ir_load(f, vals, ir_ref(f, t))));
+    s = level_place(f, lb, &b, C, t, pp, crd, isnew, last ? -1 : qpos, vals, vout, e);
     ir_add(f, body, loop);
   }
   if (!s && !sizes_only && asm_lfn(&b, SPC_LF_FINALIZE))
@@ -1182,15 +1210,7 @@ static spc_status build_lchunk(conv *C, int l, int kind, lchunk *R, spc_error *e
     R->p_vals = ir_nparams(f);
     vals = ir_param(f, "vals", vty, true, IR_IN);
   }
-  b.p = lang_fresh_local(f, "p", C->index_ty, false);
-  b.q = lang_fresh_local(f, "q", C->index_ty, false);
-  b.c = lang_fresh_local(f, "c", C->coord_ty, false);
-  b.np = lang_fresh_local(f, "np", C->index_ty, false);
-  b.N = lang_fresh_local(f, "N", IR_I64, false);
-  b.lo = lang_fresh_local(f, "lo", IR_I64, false);
-  ir_add(f, body, ir_assign(f, b.np, ir_cast(f, C->index_ty, ir_ref(f, npin))));
-  ir_add(f, body, ir_assign(f, b.N, ir_ref(f, Nin)));
-  ir_add(f, body, ir_assign(f, b.lo, ir_ref(f, loin)));
+  bind_level(f, body, &b, C, npin, Nin, loin);
   static const int qmode[] = {QM_ALLOC, QM_LOOP, QM_BIND, QM_BIND, QM_BIND};
   R->p_q0 = ir_nparams(f);
   int nfree = 0;
@@ -1231,34 +1251,11 @@ static spc_status build_lchunk(conv *C, int l, int kind, lchunk *R, spc_error *e
     R->p_vout = ir_nparams(f);
     vout = ir_param(f, "vout", vty, true, kind == LK_INIT ? IR_OUT : IR_INOUT);
   }
-  if (!s && kind == LK_INIT) {
-    char msg[160];
-    if (asm_lfn(&b, SPC_LF_INIT)) s = asm_lower_fn(f, body, &b, SPC_LF_INIT, -1, NULL, e);
-    if (!s) s = asm_lower_fn(f, body, &b, SPC_LF_SIZE, size, NULL, e);
-    if (!s) {
-      snprintf(msg, sizeof msg,
-               "level %d (%s) of format %s would hold %%lld positions: too large "
-               "(limit %%lld)", l + 1, ls->name, C->fmt->name);
-      ir_expr *fa[2] = {ir_ref(f, size), ir_ref(f, limit)};
-      ir_stmt *iff = ir_add(f, body, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, size), ir_ref(f, limit)),
-                                           NULL, NULL));
-      ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, msg, fa, 2));
-      if (vout >= 0) ir_add(f, body, ir_alloc(f, vout, ir_ref(f, size), true));
-    }
-  }
+  if (!s && kind == LK_INIT) s = level_init(f, body, &b, C, l, size, limit, -1, -1, vout, e);
   if (!s && kind == LK_PLACE) {
     ir_var t = lang_fresh_local(f, "t", IR_I64, false);
     ir_stmt *loop = ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
-    ir_stmt *lb = ir_body(loop);
-    ir_add(f, lb, ir_assign(f, b.p, ir_cast(f, C->index_ty, ir_load(f, pp, ir_ref(f, t)))));
-    ir_add(f, lb, ir_assign(f, b.c, ir_cast(f, C->coord_ty, ir_load(f, crd, ir_ref(f, t)))));
-    ir_stmt *iff = ir_add(f, lb, ir_if(f, ir_load(f, isnew, ir_ref(f, t)), NULL, NULL));
-    s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_YIELD, b.q, NULL, e);
-    if (!s && asm_lfn(&b, SPC_LF_INSERT))
-      s = asm_lower_fn(f, ir_then(iff), &b, SPC_LF_INSERT, -1, NULL, e);
-    if (qpos >= 0) ir_add(f, lb, ir_store(f, qpos, ir_ref(f, t), ir_cast(f, IR_I64, ir_ref(f, b.q))));
-    if (vout >= 0)
-      ir_add(f, lb, ir_store(f, vout, ir_ref(f, b.q), ir_load(f, vals, ir_ref(f, t))));
+    s = level_place(f, ir_body(loop), &b, C, t, pp, crd, isnew, qpos, vals, vout, e);
     ir_add(f, body, ir_assign(f, qlast, ir_cast(f, IR_I64, ir_ref(f, b.q))));
   }
   if (!s && kind == LK_FINAL && asm_lfn(&b, SPC_LF_FINALIZE))
@@ -1455,12 +1452,7 @@ static void sbind(conv *C, ir_func *f, ir_stmt *body, lvbind *b0, lvbind *b1, ir
   lvbind *bs[2] = {b0, b1};
   for (int l = 0; l < 2; l++) {
     lvbind *b = bs[l];
-    b->p = lang_fresh_local(f, "p", C->index_ty, false);
-    b->q = lang_fresh_local(f, "q", C->index_ty, false);
-    b->c = lang_fresh_local(f, "c", C->coord_ty, false);
-    b->np = lang_fresh_local(f, "np", C->index_ty, false);
-    b->N = lang_fresh_local(f, "N", IR_I64, false);
-    b->lo = lang_fresh_local(f, "lo", IR_I64, false);
+    bind_locals(f, b, C);
     ir_add(f, body, ir_assign(f, b->N, ir_ref(f, Nlo[2 * l])));
     ir_add(f, body, ir_assign(f, b->lo, ir_ref(f, Nlo[2 * l + 1])));
   }
@@ -2686,12 +2678,7 @@ static spc_status level_stateful(conv *C, int l, bool *st, spc_error *e) {
   for (int k = 0; k < ls->nwork; k++)
     b.work[k] = lang_fresh_local(f, ls->work[k].name,
                                  asm_tname_ty(ls->work[k].type, C->index_ty, C->coord_ty), true);
-  b.p = lang_fresh_local(f, "p", C->index_ty, false);
-  b.q = lang_fresh_local(f, "q", C->index_ty, false);
-  b.c = lang_fresh_local(f, "c", C->coord_ty, false);
-  b.np = lang_fresh_local(f, "np", C->index_ty, false);
-  b.N = lang_fresh_local(f, "N", IR_I64, false);
-  b.lo = lang_fresh_local(f, "lo", IR_I64, false);
+  bind_locals(f, &b, C);
   spc_status s = asm_lower_fn(f, body, &b, SPC_LF_YIELD, b.q, NULL, e);
   if (!s) writes_of(body, keep, ls->narrays, w);
   for (int k = 0; k < ls->narrays; k++) *st |= w[k];
@@ -2977,12 +2964,7 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
     for (int a = 0; a < ls->nwork; a++)
       b->work[a] = lang_fresh_local(f, ls->work[a].name,
                                     asm_tname_ty(ls->work[a].type, C->index_ty, C->coord_ty), true);
-    b->p = lang_fresh_local(f, "p", C->index_ty, false);
-    b->q = lang_fresh_local(f, "q", C->index_ty, false);
-    b->c = lang_fresh_local(f, "c", C->coord_ty, false);
-    b->np = lang_fresh_local(f, "np", C->index_ty, false);
-    b->N = lang_fresh_local(f, "N", IR_I64, false);
-    b->lo = lang_fresh_local(f, "lo", IR_I64, false);
+    bind_locals(f, b, C);
     ir_add(f, body, ir_assign(f, b->N, ir_ref(f, D.Nin[l])));
     ir_add(f, body, ir_assign(f, b->lo, ir_ref(f, D.loin[l])));
     snprintf(name, sizeof name, "o%d", l);
@@ -3181,12 +3163,7 @@ static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_erro
   for (int l = 0; l < k; l++) {
     lvbind *b = &D.b[l];
     asm_bind_init(b, C->lv[l]->lf, C->lv[l], C->index_ty, C->coord_ty);
-    b->p = lang_fresh_local(f, "p", C->index_ty, false);
-    b->q = lang_fresh_local(f, "q", C->index_ty, false);
-    b->c = lang_fresh_local(f, "c", C->coord_ty, false);
-    b->np = lang_fresh_local(f, "np", C->index_ty, false);
-    b->N = lang_fresh_local(f, "N", IR_I64, false);
-    b->lo = lang_fresh_local(f, "lo", IR_I64, false);
+    bind_locals(f, b, C);
     ir_add(f, body, ir_assign(f, b->N, ir_ref(f, D.Nin[l])));
     ir_add(f, body, ir_assign(f, b->lo, ir_ref(f, D.loin[l])));
   }
