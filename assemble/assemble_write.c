@@ -1855,6 +1855,26 @@ static spc_status build_pcount(conv *C, ir_func **out, spc_error *e) {
 
 static spc_status np1_of(conv *C, int64_t *np1, spc_error *e);
 
+/* one step of a counting sort by key g over components t: pass 0 counts
+ * it (cnt[g + 1] += 1); pass 1, after the prefix sum, places its
+ * coordinates crd[..][t] into o[..] and its value (vout >= 0) at
+ * q = cnt[g]++ */
+static void bucket_step(ir_func *f, ir_stmt *lb, int pass, ir_var g, ir_var cnt, ir_var q,
+                        const ir_var *o, const ir_var *crd, int order, ir_var t, ir_var vals,
+                        ir_var vout) {
+  if (pass == 0) {
+    ir_expr *at = ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1));
+    ir_expr *now = ir_load(f, cnt, ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1)));
+    ir_add(f, lb, ir_store(f, cnt, at, ir_bin(f, IR_ADD, now, ir_int(f, 1))));
+    return;
+  }
+  ir_add(f, lb, ir_assign(f, q, ir_load(f, cnt, ir_ref(f, g))));
+  ir_add(f, lb, ir_store(f, cnt, ir_ref(f, g), ir_bin(f, IR_ADD, ir_ref(f, q), ir_int(f, 1))));
+  for (int d = 0; d < order; d++)
+    ir_add(f, lb, ir_store(f, o[d], ir_ref(f, q), ir_load(f, crd[d], ir_ref(f, t))));
+  if (vout >= 0) ir_add(f, lb, ir_store(f, vout, ir_ref(f, q), ir_load(f, vals, ir_ref(f, t))));
+}
+
 /* Bucketing for the counting path: the source components (coordinates
  * and values, in their own types) reordered by the child level's
  * coordinate, stably, by one counting sort.  The counting path run on
@@ -1908,18 +1928,7 @@ static spc_status build_bucket(conv *C, ir_func **out, spc_error *e) {
     if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
     if (s) break;
     ir_add(f, lb, ir_assign(f, k1, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, outs[1]), ir_ref(f, lo1))));
-    if (pass == 0) {
-      ir_expr *at = ir_bin(f, IR_ADD, ir_ref(f, k1), ir_int(f, 1));
-      ir_add(f, lb, ir_store(f, cnt, at, ir_bin(f, IR_ADD, ir_load(f, cnt, ir_bin(f, IR_ADD, ir_ref(f, k1), ir_int(f, 1))),
-                                                  ir_int(f, 1))));
-    } else {
-      ir_add(f, lb, ir_assign(f, q, ir_load(f, cnt, ir_ref(f, k1))));
-      ir_add(f, lb, ir_store(f, cnt, ir_ref(f, k1), ir_bin(f, IR_ADD, ir_ref(f, q), ir_int(f, 1))));
-      for (int k = 0; k < C->order; k++)
-        ir_add(f, lb, ir_store(f, o[k], ir_ref(f, q), ir_load(f, crd[k], ir_ref(f, t))));
-      if (vout >= 0)
-        ir_add(f, lb, ir_store(f, vout, ir_ref(f, q), ir_load(f, vals, ir_ref(f, t))));
-    }
+    bucket_step(f, lb, pass, k1, cnt, q, o, crd, C->order, t, vals, vout);
   }
   if (!s) {
     ir_add(f, body, ir_free(f, cnt));
@@ -3187,17 +3196,7 @@ static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_erro
     ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
     if ((s = dremap(&D, lb, t, false, e)) || (s = dchain(&D, lb, 0, k, -1, e))) break;
     ir_add(f, lb, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D.b[k - 1].q)) : ir_int(f, 0)));
-    if (pass == 0) {
-      ir_expr *at = ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1));
-      ir_add(f, lb, ir_store(f, cnt, at, ir_bin(f, IR_ADD, ir_load(f, cnt, ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1))),
-                                                  ir_int(f, 1))));
-    } else {
-      ir_add(f, lb, ir_assign(f, q, ir_load(f, cnt, ir_ref(f, g))));
-      ir_add(f, lb, ir_store(f, cnt, ir_ref(f, g), ir_bin(f, IR_ADD, ir_ref(f, q), ir_int(f, 1))));
-      for (int d = 0; d < C->order; d++)
-        ir_add(f, lb, ir_store(f, o[d], ir_ref(f, q), ir_load(f, D.crd[d], ir_ref(f, t))));
-      if (!pat) ir_add(f, lb, ir_store(f, vout, ir_ref(f, q), ir_load(f, vals, ir_ref(f, t))));
-    }
+    bucket_step(f, lb, pass, g, cnt, q, o, D.crd, C->order, t, vals, vout);
   }
   if (!s) ir_add(f, body, ir_free(f, cnt));
   return s ? s : ir_verify(f, e);
