@@ -69,6 +69,7 @@ typedef struct conv {
   spc_dup dup;
   asm_engine eng;
   bool nosort;  /* the sparse workspace orders the components */
+  bool carry;   /* build_remap: counters carried across calls (a stream) */
   bool bucketed; /* the plan's sort was the workspace's bucket flush */
   bool measure; /* spc_convert_size: the sizes only (see run_levels) */
   int64_t bytes; /* measure: the bytes the result would hold */
@@ -155,7 +156,11 @@ static spc_status lower_source(const conv *C, ir_func *f, ir_stmt *lb, const ir_
                                spc_error *e);
 
 /* remap_func(crd0.., n, lc0.., cmax0.., cnt_len0..): the level coordinates
- * of every component (the sort is in C: sort_components) */
+ * of every component (the sort is in C: sort_components).  With C->carry
+ * (a stream remapped chunk by chunk) remap_func(crd0.., n, lc0..,
+ * cmax0.. INOUT, cnt0.. INOUT): each counter's count array and maximum
+ * are the caller's, zeroed once and passed to every chunk's call, so the
+ * chunks count as one call over the whole stream would. */
 static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   ir_func *f = ir_func_new("spc_conv_remap");
   if (!f) return SPC_NOMEM(e);
@@ -178,16 +183,17 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   }
   for (int c = 0; c < r->ncounters; c++) {
     snprintf(name, sizeof name, "cmax%d", c);
-    cmax[c] = ir_param(f, name, IR_I64, false, IR_OUT);
+    cmax[c] = ir_param(f, name, IR_I64, false, C->carry ? IR_INOUT : IR_OUT);
   }
   ir_var clen[SPC_MAX_ORDER];
   for (int c = 0; c < r->ncounters; c++) {
-    snprintf(name, sizeof name, "cnt_len%d", c);
-    clen[c] = ir_param(f, name, IR_I64, false, IR_IN);
+    snprintf(name, sizeof name, C->carry ? "cnt%d" : "cnt_len%d", c);
+    clen[c] = ir_param(f, name, IR_I64, C->carry, C->carry ? IR_INOUT : IR_IN);
   }
   for (int c = 0; c < r->ncounters && !s; c++)
-    s = spc_counter_begin(r, c, SPC_COUNTER_DENSE, C->comb->dims, C->limit, f,
-                          body, &ctr[c], ir_ref(f, clen[c]), e);
+    s = C->carry ? spc_counter_begin_held(r, c, C->comb->dims, C->limit, f, &ctr[c], clen[c], e)
+                 : spc_counter_begin(r, c, SPC_COUNTER_DENSE, C->comb->dims, C->limit, f,
+                                     body, &ctr[c], ir_ref(f, clen[c]), e);
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
   ir_stmt *loop = ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
   ir_stmt *lb = ir_body(loop);
@@ -3940,6 +3946,8 @@ typedef struct lsrc {
   asm_entry rfn;
   lsrc_fn cb;
   void *ctx;
+  /* the counters' state, carried from chunk to chunk (C->carry) */
+  int64_t cmax[SPC_MAX_ORDER], *cnt[SPC_MAX_ORDER], cnt_len[SPC_MAX_ORDER];
 } lsrc;
 
 static spc_status lsrc_remap(void *ctx, int64_t n, int64_t *const *cols, const void *vals,
@@ -3951,7 +3959,13 @@ static spc_status lsrc_remap(void *ctx, int64_t n, int64_t *const *cols, const v
   if (!a) return SPC_NOMEM(e);
   for (int k = 0; k < C->order; k++) a[k] = (ir_arg){.data = cols[k], .len = n};
   a[C->order].s.i64 = n;
+  int nc = C->r->ncounters, pc = p0 + C->L;
+  for (int c = 0; c < nc; c++) {
+    a[pc + c].s.i64 = S->cmax[c];
+    a[pc + nc + c] = (ir_arg){.data = S->cnt[c], .len = S->cnt_len[c]};
+  }
   spc_status s = asm_call(S->rfn, S->rf, a, e);
+  for (int c = 0; c < nc && !s; c++) S->cmax[c] = a[pc + c].s.i64;
   int64_t *lc[SPC_MAX_ORDER];
   for (int l = 0; l < C->L; l++) lc[l] = a[p0 + l].data;
   if (!s) s = S->cb(S->ctx, n, lc, vals, e);
@@ -4051,11 +4065,11 @@ static spc_status lpass_chunk(void *ctx, int64_t n, int64_t *const *lc, const vo
   return s;
 }
 
-/* Whether the stream can be assembled level by level: no counter, the
- * level functions keep their state in arrays made by init, integer
- * level arrays. */
+/* Whether the stream can be assembled level by level: the level
+ * functions keep their state in arrays made by init, integer level
+ * arrays (counters are carried from chunk to chunk: stream_source). */
 static bool stream_applies(const conv *C) {
-  if (C->r->ncounters || C->L < 1) return false;
+  if (C->L < 1) return false;
   for (int l = 0; l < C->L; l++) {
     const spc_level_spec *ls = C->lv[l]->lf;
     if (ls->narrays > SPC_LEVEL_MAX_ARRAYS || ls->nwork > SPC_SPEC_MAX) return false;
@@ -4145,7 +4159,19 @@ static spc_status level_bounds(conv *C, const int64_t *cmax, spc_error *e) {
  * its remapped components pushed into a second one (then the first is
  * freed: its runs and files given back). */
 static spc_status stream_source(conv *C, lsrc *S, ir_func **rf, bool direct, spc_error *e) {
+  C->carry = C->r->ncounters > 0;
   spc_status s = build_remap(C, rf, e);
+  C->carry = false;
+  for (int c = 0; c < C->r->ncounters && !s; c++) { /* zeroed once, for all chunks */
+    const spc_remap_counter *rc = &C->r->counters[c];
+    int64_t len = 1;
+    for (int t = 0; t < rc->n; t++) {
+      int64_t d = C->comb->dims[rc->idx[t]];
+      len *= d > 0 ? d : 1; /* checked by spc_counter_begin_held */
+    }
+    S->cnt_len[c] = len;
+    if (!(S->cnt[c] = spc_calloc((size_t)len, sizeof(int64_t)))) s = SPC_NOMEM(e);
+  }
   if (!s) s = asm_prepare(&C->eng, *rf, &S->rfn, e);
   S->rf = *rf;
   if (s || direct) return s;
@@ -4155,6 +4181,7 @@ static spc_status stream_source(conv *C, lsrc *S, ir_func **rf, bool direct, spc
   S->cb = push_w2;
   S->ctx = S;
   if (!s) s = spw_stream(C->stream->w, LS_CHUNK, lsrc_remap, S, e);
+  for (int c = 0; c < C->r->ncounters; c++) spc_free(S->cnt[c]), S->cnt[c] = NULL; /* counted */
   if (C->stream->stats) spw_get_stats(C->stream->w, C->stream->stats);
   spw_free(&C->stream->w);
 #ifdef __GLIBC__
@@ -4287,7 +4314,10 @@ static spc_status level_pass(conv *C, lsrc *S, lpass *P, lchunk (*R)[5], lstate 
 }
 
 static spc_status stream_levels(conv *C, conv_tensor **ctp, spc_error *e) {
-  spc_status s = level_bounds(C, NULL, e);
+  /* counters: bounded by their maxima, known once the stream is remapped
+   * into the second workspace (counted once: never direct) */
+  bool counters = C->r->ncounters > 0;
+  spc_status s = counters ? SPC_OK : level_bounds(C, NULL, e);
   if (s) return s;
   ir_func *rf = NULL;
   lsrc S = {.C = C};
@@ -4298,12 +4328,13 @@ static spc_status stream_levels(conv *C, conv_tensor **ctp, spc_error *e) {
   lpass P = {.C = C};
   FILE *files[2] = {NULL, NULL};
   conv_tensor *ct = NULL;
-  bool direct = keeps_order(C), counted = false;
+  bool direct = keeps_order(C) && !counters, counted = false;
   int npass = 0;
   C->vt = C->comb->vt;
   bool ones = C->fmt->fill_zero && C->vt == SPC_PATTERN; /* padding needs values */
   if (ones) C->vt = SPC_F64;
   s = stream_source(C, &S, &rf, direct, e);
+  if (!s && counters) s = level_bounds(C, S.cmax, e);
   if (!s) s = pass_buffers(C, &P, files, ones, e);
   if (!s) s = first_pass(C, &S, &P, R, st, files, &counted, &npass, e);
   if (!s && !(ct = new_result(C, C->comb->dims))) s = SPC_NOMEM(e);
@@ -4325,6 +4356,7 @@ static spc_status stream_levels(conv *C, conv_tensor **ctp, spc_error *e) {
   if (!S.w2 && C->stream->w && C->stream->stats) spw_get_stats(C->stream->w, C->stream->stats);
   spw_free(&S.w2);
   spw_free(&C->stream->w);
+  for (int c = 0; c < C->r->ncounters; c++) spc_free(S.cnt[c]);
   for (int l = 0; l < C->L; l++) {
     lstate_free(&st[l]);
     free_lchunks(R[l], 5);
@@ -4504,9 +4536,9 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream
     plain = src->lv[l].dim == l && (l == 0 || src->lv[l].fmt == &spc_level_singleton) &&
             spc_level_array_c(&src->lv[l], "crd") != NULL;
   bool counters = fmt->remap.text && strchr(fmt->remap.text, '#') != NULL;
-  /* a stream is remapped chunk by chunk: a plain shell, no counter (whose
-   * count would have to persist across the chunks), the sort path */
-  if (stream && (!plain || counters || C.measure || C.nosort || !eat || eat != src))
+  /* a stream is remapped chunk by chunk: a plain shell, the sort path (a
+   * counter only level by level, its count carried across the chunks) */
+  if (stream && (!plain || C.measure || C.nosort || !eat || eat != src))
     return SPC_NOT_HANDLED;
   C.stream = stream;
   C.order = src->order;
@@ -4545,7 +4577,7 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream
    * are combined after the remapping, in the target's order (stable, so
    * first/last keep the source order) -- except for remappings with a
    * counter, whose count must see each entry once: combined first. */
-  if (plain && !counters) {
+  if (plain && (!counters || stream)) { /* a stream arrives combined */
     C.comb = src;
   } else {
     /* a dense layout's zeros are its padding, not components: dropped, as
@@ -4572,6 +4604,10 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream
   /* the components' arrays freed as they are consumed where they are the
    * conversion's own (expanded, combined) or handed over */
   C.eat = C.own_comb ? C.own_comb : C.comb == src ? eat : NULL;
+  if (C.stream && counters && !stream_applies(&C)) { /* packed and handed over */
+    s = SPC_NOT_HANDLED;
+    goto done;
+  }
   if (C.stream && stream_applies(&C)) { /* never held whole: level by level */
     s = stream_levels(&C, &ct, e);
     goto done;
@@ -4684,6 +4720,12 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
   ir_func *f = NULL;
   if (!s && !(s = build_remap(&C, &f, e))) s = cb(ctx, f, e);
   ir_func_free(&f);
+  if (!s && (what & ASM_W_STREAM) && C.r->ncounters && stream_applies(&C)) {
+    C.carry = true; /* the stream's: counters carried from chunk to chunk */
+    if (!(s = build_remap(&C, &f, e))) s = cb(ctx, f, e);
+    ir_func_free(&f);
+    C.carry = false;
+  }
   if (!s && (what & ASM_W_COUNT) && count_applies(&C)) { /* the counting path's */
     countfn F = {0};
     spc_error e2;

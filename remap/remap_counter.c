@@ -20,10 +20,10 @@ static void counter_name(const spc_remap *r, const spc_remap_counter *c,
     k += (size_t)snprintf(b + k, n - k, "_%s", r->in_names[c->idx[t]]);
 }
 
-spc_status spc_counter_begin(const spc_remap *r, int c, spc_counter_mode mode,
-                             const int64_t *dims, int64_t max_entries,
-                             ir_func *f, ir_stmt *init, spc_counter_ir *s,
-                             ir_expr *len, spc_error *err) {
+static spc_status counter_begin(const spc_remap *r, int c, spc_counter_mode mode,
+                                const int64_t *dims, int64_t max_entries,
+                                ir_func *f, ir_stmt *init, spc_counter_ir *s,
+                                ir_expr *len, ir_var held, spc_error *err) {
   char name[128], arr[160];
   memset(s, 0, sizeof *s);
   if (c < 0 || c >= r->ncounters)
@@ -53,12 +53,33 @@ spc_status spc_counter_begin(const spc_remap *r, int c, spc_counter_mode mode,
                      "entries: too large",
                      name + 4, (long long)max_entries);
   }
+  if (held >= 0) { /* the caller's array: zeroed once, kept across calls */
+    s->cnt = held;
+    s->held = true;
+    return SPC_OK;
+  }
   snprintf(arr, sizeof arr, "%s_cnt", name);
   s->cnt = lang_fresh_local(f, arr, IR_I64, true);
   /* one counted index: its extent may come as data (len) */
   ir_expr *n = len && s->ctr->n == 1 ? len : ir_int(f, total);
   ir_add(f, init, ir_alloc(f, s->cnt, n, true));
   return SPC_OK;
+}
+
+spc_status spc_counter_begin(const spc_remap *r, int c, spc_counter_mode mode,
+                             const int64_t *dims, int64_t max_entries,
+                             ir_func *f, ir_stmt *init, spc_counter_ir *s,
+                             ir_expr *len, spc_error *err) {
+  return counter_begin(r, c, mode, dims, max_entries, f, init, s, len, -1, err);
+}
+
+spc_status spc_counter_begin_held(const spc_remap *r, int c, const int64_t *dims,
+                                  int64_t max_entries, ir_func *f,
+                                  spc_counter_ir *s, ir_var cnt, spc_error *err) {
+  if (cnt < 0)
+    return spc_err(err, SPC_ERR_ARG, NULL, 0, 0, "counter %d: no count array", c);
+  return counter_begin(r, c, SPC_COUNTER_DENSE, dims, max_entries, f, NULL, s,
+                       NULL, cnt, err);
 }
 
 void spc_counter_step(const spc_counter_ir *s, ir_func *f, ir_stmt *body,
@@ -91,6 +112,6 @@ void spc_counter_step(const spc_counter_ir *s, ir_func *f, ir_stmt *body,
 }
 
 void spc_counter_end(const spc_counter_ir *s, ir_func *f, ir_stmt *fini) {
-  if (s->mode == SPC_COUNTER_DENSE && s->cnt >= 0)
+  if (s->mode == SPC_COUNTER_DENSE && s->cnt >= 0 && !s->held)
     ir_add(f, fini, ir_free(f, s->cnt));
 }

@@ -115,6 +115,7 @@ typedef struct spc_counter_ir {
   const spc_remap_counter *ctr;
   ir_var value;               /* i64: the counter of this component */
   ir_var cnt;                 /* DENSE: the i64 count array */
+  bool held;                  /* DENSE: cnt is the caller's (not freed) */
   ir_var prev[SPC_MAX_ORDER]; /* GROUPED: the previous indices */
   ir_var started;             /* GROUPED: a component was seen */
   int64_t stride[SPC_MAX_ORDER];
@@ -131,6 +132,16 @@ SPC_INTERNAL spc_status spc_counter_begin(const spc_remap *r, int c,
                                           int64_t max_entries, ir_func *f,
                                           ir_stmt *init, spc_counter_ir *s,
                                           ir_expr *len, spc_error *err);
+/* DENSE with the count array held by the caller: cnt, an i64 array
+ * parameter of f (IR_INOUT) that the caller allocates zeroed (the extent
+ * product of the counted indices, checked as above) and passes to every
+ * call, so a count runs on across calls (a stream remapped chunk by
+ * chunk counts as if in one call); spc_counter_end frees nothing. */
+SPC_INTERNAL spc_status spc_counter_begin_held(const spc_remap *r, int c,
+                                               const int64_t *dims,
+                                               int64_t max_entries, ir_func *f,
+                                               spc_counter_ir *s, ir_var cnt,
+                                               spc_error *err);
 /* Append to body (once per component, before its outputs are used) the
  * statements that set s->value for the component whose source indices are
  * src[0..order_in) and advance the count. */

@@ -3202,9 +3202,8 @@ static TCase *tcase(Suite *s, const char *name) {
  * workspace's merged stream goes through the remapping chunk by chunk and
  * is assembled level by level, never held whole (the plan says "merged
  * runs remapped chunk by chunk, then level by level", through a second
- * workspace where the remapping changes the order), or
- * for ell (a counter) is packed and handed over to the conversion with no
- * copy ("handed over"); either way the result equals reading the file
+ * workspace where the remapping changes the order; ell's counter #i
+ * carried from chunk to chunk); the result equals reading the file
  * whole and converting, bit for bit, and no temporary file is left, after
  * a success or a failure.  Every shared matrix to every order-2 format and two user
  * formats (csr_desc: an offset level; bcsr_cm: a user level, fill zero),
@@ -3225,11 +3224,11 @@ START_TEST(test_stream_workspace) {
   char *dpath = tu_file(dir, "csr_desc.yaml", csr_desc_yaml);
   char *xpath = tu_file(dir, "xcompressed.yaml", xcomp_yaml);
   char *bpath = tu_file(dir, "bcsr_cm.yaml", bcsr_cm_yaml);
-  /* formats the counting path does not place: the handed-over stream */
+  /* formats the counting path does not place: the stream level by level */
   const char *mf[] = {"coo", "dcsr", "dcsc", "dia", "ell", "bcsr", "sky", "morton",
                       "dense", "csf", dpath, bpath, "csr", "csc"};
   const int nmf = (int)(sizeof mf / sizeof mf[0]), ncount = 2; /* csr, csc: counting */
-  long handed = 0, streamed = 0, counted = 0, refused = 0, spilled = 0, unstreamed = 0;
+  long ells = 0, streamed = 0, counted = 0, refused = 0, spilled = 0, unstreamed = 0;
   long levels = 0; /* assembled level by level over the stream */
   for (int pass = 0; pass < 2; pass++) {
     int nf = 0;
@@ -3285,23 +3284,22 @@ START_TEST(test_stream_workspace) {
         }
         if (strstr(info.plan, "file in blocks -> sparse workspace, ") == info.plan &&
             (!pass && f < nmf - ncount)) {
-          /* ell's counter (#i) must count the whole: packed and handed
-           * over; every other format remapped chunk by chunk */
+          /* every format remapped chunk by chunk, ell's counter (#i)
+           * included: its count carried from chunk to chunk */
           bool ell = !pass && !strcmp(fmt, "ell");
-          ck_assert_msg(strstr(info.plan, ell ? "packed and handed over (no copy), then sorted"
-                                              : "merged runs remapped chunk by chunk, then "
-                                                "level by level ("),
+          ck_assert_msg(strstr(info.plan, "merged runs remapped chunk by chunk, then "
+                                          "level by level ("),
                         "%s: plan '%s'", what, info.plan);
           /* the remappings that keep the canonical order stream it as it
-           * is; the others through a second workspace in level order */
+           * is; the others (ell's k, i, j included) through a second
+           * workspace in level order */
           bool keeps = !strcmp(fmt, "coo") || !strcmp(fmt, "dcsr") || !strcmp(fmt, "sky") ||
                        !strcmp(fmt, "dense") || !strcmp(fmt, "csf");
-          if (!ell)
-            ck_assert_msg(!strstr(info.plan, "second workspace") == keeps, "%s: plan '%s'", what,
-                          info.plan);
-          levels += !ell;
-          handed += ell;
-          streamed += !ell;
+          ck_assert_msg(!strstr(info.plan, "second workspace") == keeps, "%s: plan '%s'", what,
+                        info.plan);
+          levels++;
+          ells += ell;
+          streamed++;
         } else if (pass && strstr(info.plan, "file in blocks -> sparse workspace, merged runs "
                                              "remapped chunk by chunk, then level by level (") ==
                                info.plan) {
@@ -3335,9 +3333,9 @@ START_TEST(test_stream_workspace) {
     }
     tu_free_list(files);
   }
-  ck_assert_msg(streamed > 500 && handed > 40 && spilled > 50 && levels == streamed,
-                "streamed %ld (%ld level by level), handed over %ld, spilled %ld, read whole %ld",
-                streamed, levels, handed, spilled, unstreamed);
+  ck_assert_msg(streamed > 500 && ells > 40 && spilled > 50 && levels == streamed,
+                "streamed %ld (%ld level by level, %ld to ell), spilled %ld, read whole %ld",
+                streamed, levels, ells, spilled, unstreamed);
   /* a failure in the conversion (sky refuses an upper entry) after runs
    * spilled: refused, and the files gone */
   {
@@ -3365,10 +3363,10 @@ START_TEST(test_stream_workspace) {
   else unsetenv("TMPDIR");
   free(old);
   printf("convert: files through the workspace (mem 64 KiB): %ld conversions remapped chunk by "
-         "chunk and assembled level by level, %ld packed and handed over (ell), equal to the "
+         "chunk and assembled level by level (%ld to ell, its counter carried), equal to the "
          "whole-file conversion bit for bit (%ld with runs spilled), %ld counted, %ld not "
          "streamed, %ld refused alike, no temporary file left; %.1f s\n",
-         streamed, handed, spilled, counted, unstreamed, refused, now_s() - t0);
+         streamed, ells, spilled, counted, unstreamed, refused, now_s() - t0);
   free(dpath);
   free(xpath);
   free(bpath);
@@ -3423,12 +3421,12 @@ START_TEST(test_stream_levels_tiny) {
   write_random(mpath, 2, md, 200000, false, 7);
   write_random(ppath, 2, md, 150000, true, 11);
   write_random(tpath, 3, td, 160000, false, 13);
-  const char *mf[] = {"coo", "dcsr", "dcsc", "dia", "bcsr", "morton", "dense", "csf"};
+  const char *mf[] = {"coo", "dcsr", "dcsc", "dia", "bcsr", "morton", "dense", "csf", "ell"};
   const char *tf[] = {"csf", "coo", "dense"};
   long conversions = 0, second = 0;
   for (int in = 0; in < 3; in++) {
     const char *path = in == 0 ? mpath : in == 1 ? ppath : tpath;
-    int nf = in == 2 ? 3 : 8;
+    int nf = in == 2 ? 3 : 9;
     spc_read_opts ro;
     spc_read_opts_init(&ro);
     if (in == 2) {
@@ -3441,7 +3439,7 @@ START_TEST(test_stream_levels_tiny) {
     tu_assert_ok(spc_read(path, &ro, &whole, &e), &e);
     for (int f = 0; f < nf; f++) {
       const char *fmt = in == 2 ? tf[f] : mf[f];
-      bool jit = !strcmp(fmt, "dia") || !strcmp(fmt, "csf");
+      bool jit = !strcmp(fmt, "dia") || !strcmp(fmt, "csf") || !strcmp(fmt, "ell");
       for (int g = 0; g < (jit ? 3 : 2); g++) {
         static const spc_engine eg[] = {SPC_ENGINE_GENERIC, SPC_ENGINE_FACTORY, SPC_ENGINE_JIT};
         char what[200];
@@ -3473,8 +3471,10 @@ START_TEST(test_stream_levels_tiny) {
     }
     spc_tensor_free(&whole);
   }
-  ck_assert_int_eq(conversions, 8 * 2 * 2 + 2 * 2 + 3 * 2 + 1);
-  ck_assert_int_eq(second, 2 * (4 * 2 + 1)); /* dcsc dia bcsr morton, matrix and pattern */
+  ck_assert_int_eq(conversions, 9 * 2 * 2 + 3 * 2 + 3 * 2 + 1); /* dia csf ell: also jit */
+  /* dcsc dia bcsr morton ell (its counter carried from chunk to chunk),
+   * matrix and pattern */
+  ck_assert_int_eq(second, 2 * (4 * 2 + 1 + 3));
   printf("convert: generated files (200000 / 150000 / 160000 lines, repeats) with a 4 KiB budget: "
          "%ld conversions level by level over the stream (%ld through a second workspace) equal "
          "to the whole file in memory bit for bit, no temporary file left\n",
