@@ -3320,7 +3320,7 @@ START_TEST(test_stream_workspace) {
                         "%s: not streamed: plan '%s'", what, info.plan);
           unstreamed++; /* complex values, no entries, an array file: read whole */
         } else {
-          ck_assert_msg(!pass && f >= nmf - ncount, "%s: not handed over: plan '%s'", what,
+          ck_assert_msg(!pass && f >= nmf - ncount, "%s: not counted: plan '%s'", what,
                         info.plan);
           counted++;
         }
