@@ -32,7 +32,9 @@ void spc_format_spec_free(spc_format_spec **p) {
   spc_free(f->yaml);
   for (int i = 0; i < f->nparams; i++) spc_free(f->pnames[i]);
   spc_lfn_free(&f->remap);
-  for (int l = 0; l < f->nlevels; l++)
+  /* every level, not only the nlevels parsed: one that failed part way
+   * (an unknown level name after its functions) holds texts too */
+  for (int l = 0; l < SPC_MAX_ORDER; l++)
     for (int k = 0; k < SPC_LF_N; k++) spc_lfn_free(&f->lv[l].fn[k]);
   for (int i = 0; i < f->nrequires; i++) spc_lfn_free(&f->requires[i]);
   spc_free(f);
