@@ -206,9 +206,11 @@ static lang_node *parse_unary(lang_parser *p) {
                                  : -1;
   if (op < 0) return parse_primary(p);
   lang_next(p);
+  if (!lang_p_enter(p, t)) return NULL;
   lang_node *n = lang_p_node(p, LN_UNARY, t);
   if (!n || !(n->a = parse_unary(p))) return NULL;
   n->op = op;
+  p->nest--;
   return n;
 }
 
@@ -254,7 +256,30 @@ static lang_node *parse_binary(lang_parser *p, int lv) {
   return l;
 }
 
-lang_node *lang_parse_expr_at(lang_parser *p) {
+/* the depth of n's tree, counted up to limit + 1 */
+static int depth_of(const lang_node *n, int limit) {
+  if (!n) return 0;
+  if (limit < 0) return 1;
+  int d = 0;
+  const lang_node *k3[3] = {n->a, n->b, n->c};
+  for (int k = 0; k < 3 && d <= limit; k++) {
+    int x = depth_of(k3[k], limit - 1);
+    d = x > d ? x : d;
+  }
+  for (int k = 0; k < n->nkids && d <= limit; k++) {
+    int x = depth_of(n->kids[k], limit - 1);
+    d = x > d ? x : d;
+  }
+  return d + 1;
+}
+
+bool lang_p_enter(lang_parser *p, const lang_tok *at) {
+  if (++p->nest <= LANG_MAX_NEST) return true;
+  lang_fail(p, at, "nested more than %d deep", LANG_MAX_NEST);
+  return false;
+}
+
+static lang_node *parse_cond(lang_parser *p) {
   lang_node *c = parse_binary(p, 0);
   const lang_tok *q = lang_peek(p, 0);
   if (!c || q->kind != TK_QUESTION) return c;
@@ -269,6 +294,17 @@ lang_node *lang_parse_expr_at(lang_parser *p) {
   lang_skip_newlines(p);
   n->c = lang_parse_expr_at(p);
   return n->c ? n : NULL;
+}
+
+lang_node *lang_parse_expr_at(lang_parser *p) {
+  const lang_tok *at = lang_peek(p, 0);
+  if (!lang_p_enter(p, at)) return NULL;
+  lang_node *n = parse_cond(p);
+  p->nest--;
+  /* a chain of operators is as deep as it is long */
+  if (n && depth_of(n, LANG_MAX_NEST) > LANG_MAX_NEST)
+    return lang_fail(p, at, "expression nested more than %d operators deep", LANG_MAX_NEST);
+  return n;
 }
 
 spc_status lang_parse_expr(const lang_src *src, lang_ast **out, spc_error *e) {

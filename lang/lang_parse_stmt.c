@@ -170,13 +170,14 @@ static lang_node *parse_stmt(lang_parser *p) {
 }
 
 lang_node *lang_parse_block_at(lang_parser *p, bool inside) {
+  if (!lang_p_enter(p, lang_peek(p, 0))) return NULL;
   lang_node *b = lang_p_node(p, LN_BLOCK, lang_peek(p, 0));
   if (!b) return NULL;
   for (;;) {
     while (lang_accept(p, TK_NEWLINE) || lang_accept(p, TK_SEMI)) {
     }
     lang_tok_kind k = lang_peek(p, 0)->kind;
-    if (k == TK_EOF || (inside && k == TK_RBRACE)) return b;
+    if (k == TK_EOF || (inside && k == TK_RBRACE)) return p->nest--, b;
     lang_node *s = parse_stmt(p);
     if (!s || !lang_p_push(p, b, s)) return NULL;
     const lang_tok *t = lang_peek(p, 0);

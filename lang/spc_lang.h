@@ -257,11 +257,18 @@ SPC_INTERNAL bool lang_node_push(lang_ast *a, lang_node *n, lang_node *kid);
 SPC_INTERNAL void lang_print(const lang_node *n, spc_str *out);
 
 /* ---- the parser (lang_parse_*.c) ----------------------------------------- */
+/* How deep an expression or statement list may nest: operators over
+ * operators (a chain `a & b & c ...` is as deep as it is long),
+ * parentheses, blocks.  Far beyond any format's functions; it keeps the
+ * parser's recursion and the IR made from the tree (IR_MAX_DEPTH, which
+ * lowering may reach at about twice this) bounded. */
+#define LANG_MAX_NEST 100
 typedef struct lang_parser {
   lang_ast *ast;
   lang_tok *toks;
   int ntoks, pos;
   int loops; /* nesting of loops while parsing statements */
+  int nest;  /* open expressions, unary operators and blocks (LANG_MAX_NEST) */
   spc_error *err;
   bool failed;       /* an error was recorded (the first one wins) */
   spc_status status; /* its code */
@@ -271,6 +278,9 @@ typedef struct lang_parser {
 SPC_INTERNAL spc_status lang_parser_open(lang_parser *p, lang_ast *ast,
                                          int flags, spc_error *e);
 SPC_INTERNAL void lang_parser_close(lang_parser *p);
+/* one level deeper (false, with the error recorded at `at`, past
+ * LANG_MAX_NEST); the caller takes p->nest back down when it returns */
+SPC_INTERNAL bool lang_p_enter(lang_parser *p, const lang_tok *at);
 SPC_INTERNAL const lang_tok *lang_peek(const lang_parser *p, int ahead);
 SPC_INTERNAL const lang_tok *lang_next(lang_parser *p);
 SPC_INTERNAL bool lang_accept(lang_parser *p, lang_tok_kind k);

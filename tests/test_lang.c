@@ -276,6 +276,44 @@ START_TEST(test_syntax_errors) {
   s.text = "x = $";
   expect_error(lang_parse_stmts(&s, &a, &e), &e, SPC_ERR_SPEC, 12, 13,
                "unexpected character '$'", "yaml first line");
+  /* nesting: LANG_MAX_NEST (100) deep is taken, one more is refused with
+   * a message, whether by a chain of operators (found by fuzz_notation:
+   * its IR failed to verify), parentheses, unary operators or blocks */
+  char buf[4096];
+  for (int deep = 0; deep < 2; deep++) {
+    /* 99 operators (a tree 100 deep), parentheses, signs or blocks
+     * inside the outermost one: at the limit; 100: past it */
+    int reps = LANG_MAX_NEST - 1 + deep;
+    struct {
+      const char *pre, *mid, *post, *msg;
+      bool stmts;
+    } forms[] = {{"i", " & i", "", "expression nested more than 100 operators deep", false},
+                 {"", "-", "i", "nested more than 100 deep", false},
+                 {"", "(", "i", "nested more than 100 deep", false},
+                 {"", "if i { ", "x = 1", "nested more than 100 deep", true}};
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+      size_t len = 0;
+      if (f == 3) reps--; /* the innermost statement's expression is one more */
+      len += (size_t)snprintf(buf + len, sizeof buf - len, "%s", forms[f].pre);
+      for (int k = 0; k < reps; k++) len += (size_t)snprintf(buf + len, sizeof buf - len, "%s", forms[f].mid);
+      len += (size_t)snprintf(buf + len, sizeof buf - len, "%s", forms[f].post);
+      for (int k = 0; k < reps && (f == 2 || f == 3); k++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s", f == 2 ? ")" : " }");
+      if (f == 3) reps++;
+      lang_ast *t = NULL;
+      lang_src sx = src_of(buf);
+      spc_error_clear(&e);
+      spc_status st = forms[f].stmts ? lang_parse_stmts(&sx, &t, &e) : lang_parse_expr(&sx, &t, &e);
+      if (!deep) {
+        ck_assert_msg(st == SPC_OK, "form %zu at the limit: %s", f, e.msg);
+        lang_ast_free(&t);
+      } else {
+        ck_assert_msg(st == SPC_ERR_SPEC && strstr(e.msg, forms[f].msg) && e.line == 1,
+                      "form %zu past the limit: %d %s", f, (int)st, e.msg);
+        ck_assert_ptr_null(t);
+      }
+    }
+  }
 }
 END_TEST
 
