@@ -44,9 +44,17 @@ static void block_base(const char *text, size_t len, const yaml_mark_t *m,
   }
 }
 
+/* why convert gave NULL: out of memory, a key that is not a scalar (at
+ * key_line:key_col), else nesting past 64 */
+typedef struct cvt_why {
+  bool nomem;
+  int64_t key_line, key_col;
+} cvt_why;
+
 static spc_ynode *convert(yaml_document_t *d, yaml_node_t *y, int depth,
-                          const char *text, size_t len, bool *nomem) {
+                          const char *text, size_t len, cvt_why *why) {
   if (!y || depth > 64) return NULL;
+  bool *nomem = &why->nomem;
   spc_ynode *n = spc_calloc(1, sizeof *n);
   if (!n) { *nomem = true; return NULL; }
   n->line = (int64_t)y->start_mark.line + 1;
@@ -79,13 +87,20 @@ static spc_ynode *convert(yaml_document_t *d, yaml_node_t *y, int depth,
   for (int i = 0; i < cnt; i++) {
     if (map) {
       yaml_node_pair_t *p = y->data.mapping.pairs.start + i;
-      n->keys[i] = convert(d, yaml_document_get_node(d, p->key), depth + 1, text, len, nomem);
-      n->vals[i] = convert(d, yaml_document_get_node(d, p->value), depth + 1, text, len, nomem);
+      yaml_node_t *k = yaml_document_get_node(d, p->key);
+      if (k && k->type != YAML_SCALAR_NODE) { /* `? - a`: every key is read as text */
+        why->key_line = (int64_t)k->start_mark.line + 1;
+        why->key_col = (int64_t)k->start_mark.column + 1;
+        free_node(n);
+        return NULL;
+      }
+      n->keys[i] = convert(d, k, depth + 1, text, len, why);
+      n->vals[i] = convert(d, yaml_document_get_node(d, p->value), depth + 1, text, len, why);
       n->n = i + 1;
       if (!n->keys[i] || !n->vals[i]) { free_node(n); return NULL; }
     } else {
       yaml_node_item_t it = y->data.sequence.items.start[i];
-      n->vals[i] = convert(d, yaml_document_get_node(d, it), depth + 1, text, len, nomem);
+      n->vals[i] = convert(d, yaml_document_get_node(d, it), depth + 1, text, len, why);
       n->n = i + 1;
       if (!n->vals[i]) { free_node(n); return NULL; }
     }
@@ -111,14 +126,16 @@ spc_status spc_yaml_load(const char *name, const char *text, size_t len,
   }
   yaml_node_t *top = yaml_document_get_root_node(&d);
   spc_status s = SPC_OK;
-  bool nomem = false;
+  cvt_why why = {false, 0, 0};
   if (!top) {
     s = spc_err(e, SPC_ERR_SPEC, name, 1, 1, "empty YAML document");
   } else {
-    *root = convert(&d, top, 0, text, len, &nomem);
+    *root = convert(&d, top, 0, text, len, &why);
     if (!*root)
-      s = nomem ? SPC_NOMEM(e)
-                : spc_err(e, SPC_ERR_SPEC, name, 0, 0, "YAML nested too deeply");
+      s = why.nomem      ? SPC_NOMEM(e)
+          : why.key_line ? spc_err(e, SPC_ERR_SPEC, name, why.key_line, why.key_col,
+                                   "a key must be plain text, not a list or a mapping")
+                         : spc_err(e, SPC_ERR_SPEC, name, 0, 0, "YAML nested too deeply");
   }
   yaml_document_delete(&d);
   yaml_parser_delete(&p);

@@ -121,6 +121,12 @@ static const bad_spec bad_specs[] = {
     {"format: repeat not last", "format: f\norder: any\nlevels: [{level: dense, repeat: true}, compressed]\n",
      3, 10, "only the last level"},
     {"format: bad fill", "format: f\norder: 2\nlevels: [dense, dense]\nfill: one\n", 4, 7, "zero or none"},
+    /* found by fuzz_spec: a list as a key reached strcmp as NULL */
+    {"key not text", "format: f\norder: 2\nlevels: [dense, dense]\n? [a, b]\n: 3\n", 4, 3,
+     "a key must be plain text"},
+    {"level function leaks before an unknown level",
+     "format: f\norder: 2\nlevels:\n  - dense\n  - {level: otfesf, access: j - d}\n", 5, 0,
+     "unknown level format 'otfesf'"},
 };
 
 START_TEST(test_bad_specs) {
