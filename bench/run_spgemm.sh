@@ -9,7 +9,8 @@
 # With no FILE it takes a few shared matrices (SHARED) and generates (once)
 # a larger input, a 7-point stencil on a GRID^3 grid (OUT/spgemm/).  Every
 # tool times only the product, in process: spgemm_bench.c (each algorithm
-# and auto, the time covering spc_spgemm whole: operand conversions the loop
+# and auto, sorted and unsorted (--unsorted: rows in the order found, as
+# CXSparse and SciPy leave them), the time covering spc_spgemm whole: operand conversions the loop
 # order needs, both passes, the CSR result), peer_spgemm_cxsparse.c,
 # peer_spgemm_graphblas.c, peer_spgemm_eigen.cpp, peer_scipy_spgemm.py.
 # Peers not built or not importable are left out.
@@ -86,7 +87,7 @@ awk -F'\t' '
   $2 == "spgemm" { if (!($1 in seentool)) { seentool[$1] = 1; tools[++ntools] = $1 }
                    n = split($5, p, "/"); b = p[n]; keep(b SUBSEP $1, $3); if (!(b in best) || $3 < best[b]) { best[b] = $3; who[b] = $1 } }
   END {
-    na = split("gustavson_dense gustavson_hash inner outer auto", al, " ")
+    na = split("gustavson_dense gustavson_hash inner outer auto unsorted_auto", al, " ")
     np = split("cxsparse graphblas eigen scipy", pe, " ")
     for (k = 1; k <= np; k++) ispe[pe[k]] = 1
     for (k = 1; k <= ntools; k++) if (!(tools[k] in ispe)) pe[++np] = tools[k] # scipy-X.Y, mkl

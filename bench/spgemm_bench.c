@@ -97,12 +97,14 @@ int main(int argc, char **argv) {
   }
   static const struct {
     const char *name;
-    int algo, ws;
-  } algos[] = {{"gustavson_dense", SPC_SPGEMM_GUSTAVSON, SPC_SPGEMM_WS_DENSE},
-               {"gustavson_hash", SPC_SPGEMM_GUSTAVSON, SPC_SPGEMM_WS_HASH},
-               {"inner", SPC_SPGEMM_INNER, 0},
-               {"outer", SPC_SPGEMM_OUTER, 0},
-               {"auto", SPC_SPGEMM_AUTO, 0}};
+    int algo, ws, unsorted;
+  } algos[] = {{"gustavson_dense", SPC_SPGEMM_GUSTAVSON, SPC_SPGEMM_WS_DENSE, 0},
+               {"gustavson_hash", SPC_SPGEMM_GUSTAVSON, SPC_SPGEMM_WS_HASH, 0},
+               {"inner", SPC_SPGEMM_INNER, 0, 0},
+               {"outer", SPC_SPGEMM_OUTER, 0, 0},
+               {"auto", SPC_SPGEMM_AUTO, 0, 0},
+               /* rows in the order found (--unsorted), as CXSparse's and SciPy's */
+               {"unsorted_auto", SPC_SPGEMM_AUTO, 0, 1}};
   spc_convert_opts o;
   spc_convert_opts_init(&o);
   for (; i < argc; i++) {
@@ -139,6 +141,7 @@ int main(int argc, char **argv) {
       ko.threads = threads;
       ko.algo = algos[k].algo;
       ko.workspace = algos[k].ws;
+      ko.unsorted = algos[k].unsorted;
       double best = 1e300, spent = 0;
       int64_t nnz = 0;
       bool bad = false;

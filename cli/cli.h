@@ -42,6 +42,7 @@ typedef struct cli_opts {
   int plan;                   /* convert: --plan=auto|sort */
   int64_t acc, mem;           /* convert: --acc=N, --mem=SIZE */
   bool transpose;             /* spmv: --transpose */
+  bool unsorted;              /* spgemm: --unsorted */
   int nmodes, modes[SPC_MAX_ORDER]; /* convert: --modes=2,0,1 */
   int repeat;                 /* spmv: --repeat R */
   bool cuda;                  /* gen: --cuda */

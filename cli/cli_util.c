@@ -140,7 +140,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
         "--dims", "--dup", "--keep-symmetry", "--gzip", "--all", "--nonempty", "--remap",
         "--param", "--to", "--from", "--engine", "--no-jit", "--spec", "--modes", "--plan",
         "--spw", "--acc", "--mem", "--transpose", "--repeat", "--schedule", "--cuda",
-        "--kernel", "--format", "--algo", "--workspace", NULL};
+        "--kernel", "--format", "--algo", "--workspace", "--unsorted", NULL};
     bool is_known = false;
     for (int k = 0; known[k] && !is_known; k++) is_known = !strcmp(known[k], name);
     if (is_known && !documented(cmd, name)) {
@@ -161,6 +161,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
       if (i + 1 >= argc) { cli_usage_error(cmd, "%s needs a value", name); return -1; }
       val = argv[++i];
     }
+    if (is_known && !takes && val) {
+      cli_usage_error(cmd, "%s takes no value (got '%s')", name, val);
+      return -1;
+    }
     if (!strcmp(name, "-o") || !strcmp(name, "--output")) o->out = val;
     else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) o->quiet = true;
     else if (!strcmp(name, "--expand")) o->expand = true;
@@ -173,6 +177,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     else if (!strcmp(name, "--from")) o->from = val;
     else if (!strcmp(name, "--no-jit")) o->no_jit = true;
     else if (!strcmp(name, "--transpose")) o->transpose = true;
+    else if (!strcmp(name, "--unsorted")) o->unsorted = true;
     else if (!strcmp(name, "--cuda")) o->cuda = true;
     else if (!strcmp(name, "--kernel")) o->kernel = val;
     else if (!strcmp(name, "--format")) o->format = val;

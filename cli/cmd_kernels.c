@@ -24,6 +24,7 @@ static void kernel_opts(const cli_opts *o, spc_kernel_opts *k) {
   k->schedule = o->schedule;
   k->algo = o->algo;
   k->workspace = o->workspace;
+  k->unsorted = o->unsorted;
 }
 
 /* x from a Matrix Market array (or any readable vector): n values as

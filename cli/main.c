@@ -101,10 +101,12 @@ const cli_cmd cli_commands[] = {
      "  --algo=A           auto (default), gustavson (i,k,j), inner (i,j,k: B as csc),\n"
      "                     outer (k,i,j: A as csc, the sparse workspace)\n"
      "  --workspace=W      gustavson's row workspace: auto (default), dense, hash\n"
+     "  --unsorted         gustavson into csr: each row's columns in the order found\n"
+     "                     (as SciPy and CXSparse leave them; the values are the same)\n"
      "  --engine E         auto, generic, factory, jit (the conversions and routines)\n"
      "  --no-jit           never compile at run time\n"
      "  -v, --verbose      algorithm and time\n",
-     "spconv spgemm A B -o C [--to FMT] [--algo A] [--workspace W] [--threads N]"},
+     "spconv spgemm A B -o C [--to FMT] [--algo A] [--workspace W] [--unsorted] [--threads N]"},
     {"explain", cmd_explain, "Explain how `spconv spgemm A B` would run: each loop order's work as a set\n"
      "expression over the operands' nonzeros, the conversions it needs, the\n"
      "estimates from row and column counts, the candidates dropped because their\n"

@@ -375,6 +375,10 @@ typedef struct spc_kernel_opts {
   spc_kernel_info *info; /* spmv: filled when non-NULL */
   int algo;              /* spgemm: SPC_SPGEMM_* (0: auto) */
   int workspace;         /* spgemm, gustavson: SPC_SPGEMM_WS_* (0: auto) */
+  int unsorted;          /* spgemm, gustavson into csr: each row's columns in the
+                            order found, as SciPy and CXSparse leave them (the
+                            result's column level then has no ORDERED); the
+                            values are the sorted result's, entry for entry */
 } spc_kernel_opts;
 SPC_API spc_status spc_spmv(const spc_tensor *A, int transpose, const void *x,
                             void *y, const spc_kernel_opts *o, spc_error *err);

@@ -270,13 +270,18 @@ typedef int64_t (*row_count_fn)(const sg_mat *, const sg_mat *, int64_t, int64_t
                                 hws *);
 typedef int64_t (*row_fill_fn)(const sg_mat *, const sg_mat *, sg_kind, int64_t, int64_t, bool, int32_t *,
                                int32_t, uint64_t *, uint64_t *, double *, hws *, void *, void *, void *);
+typedef int64_t (*row_fillu_fn)(const sg_mat *, const sg_mat *, sg_kind, int64_t, int64_t, bool, int32_t *,
+                                int32_t, double *, hws *, void *, void *);
 typedef struct rowfns {
   row_bound_fn bound;
   row_count_fn count;
   row_fill_fn fill;
+  row_fillu_fn fillu;
 } rowfns;
 
-#define ROWFNS(suf) {row_bound_##suf, (row_count_fn)row_count_##suf, (row_fill_fn)row_fill_##suf}
+#define ROWFNS(suf)                                                                                \
+  {row_bound_##suf, (row_count_fn)row_count_##suf, (row_fill_fn)row_fill_##suf,                    \
+   (row_fillu_fn)row_fillu_##suf}
 /* [fast][widths]: w32_32, w32_64, w64_64, any (32-bit output), any (64-bit output) */
 static const rowfns row_table[2][5] = {
     {ROWFNS(w32_32_any), ROWFNS(w32_64_any), ROWFNS(w64_64_any), ROWFNS(any_32_any), ROWFNS(any_64_any)},
@@ -356,6 +361,15 @@ static void gws_free(gws *w) {
   free(w->h.val);
 }
 
+/* row i of the numeric pass into oc / ov: ascending, or (unsorted) in
+ * the order found */
+static inline int64_t gus_row(rowfns f, bool unsorted, const sg_mat *a, const sg_mat *b, sg_kind kind,
+                              int64_t i, int64_t cnt, bool hash, gws *w, void *oc, void *ov) {
+  int32_t g = gws_stamp(w);
+  if (unsorted) return f.fillu(a, b, kind, i, cnt, hash, w->mark, g, w->acc, &w->h, oc, ov);
+  return f.fill(a, b, kind, i, cnt, hash, w->mark, g, w->seen, w->sum, w->acc, &w->h, w->sc, oc, ov);
+}
+
 /* the rows' columns (cw bytes each) and values (vw) in cj and val, row i
  * at rp[i], into out when it is not the arrays themselves */
 static void gus_copy(sg_out *out, const int64_t *rp, int64_t m, const char *cj, const char *val, size_t cw,
@@ -380,9 +394,9 @@ static void gus_copy(sg_out *out, const int64_t *rp, int64_t m, const char *cj, 
  * row is the same row_fill as the two passes', so the result is bit for
  * bit theirs.  rp: m + 1 row pointers on return. */
 #define SG_ONEPASS_BYTES ((int64_t)4 << 20)
-static spc_status gus_onepass(const sg_mat *a, const sg_mat *b, sg_kind kind, rowfns f, int64_t *rp,
-                              int64_t tb, int64_t mb, bool c32, const spc_convert_opts *co, sg_out *out,
-                              spc_error *e) {
+static spc_status gus_onepass(const sg_mat *a, const sg_mat *b, sg_kind kind, rowfns f, bool unsorted,
+                              int64_t *rp, int64_t tb, int64_t mb, bool c32, const spc_convert_opts *co,
+                              sg_out *out, spc_error *e) {
   int64_t m = a->major, n = b->minor;
   size_t cw = c32 ? 4 : 8, vw = sg_width(kind);
   /* one block for the values and columns: freed before the result, the
@@ -398,8 +412,8 @@ static spc_status gus_onepass(const sg_mat *a, const sg_mat *b, sg_kind kind, ro
   w.sccap = mb + 1;
   rp[0] = 0;
   for (int64_t i = 0; ok && i < m; i++) /* the bound for cnt: the dense path only asks whether it is 0 */
-    rp[i + 1] = rp[i] + f.fill(a, b, kind, i, rp[i + 1], false, w.mark, gws_stamp(&w), w.seen, w.sum, w.acc,
-                               &w.h, w.sc, cj + (size_t)rp[i] * cw, val + (size_t)rp[i] * vw);
+    rp[i + 1] = rp[i] + gus_row(f, unsorted, a, b, kind, i, rp[i + 1], false, &w, cj + (size_t)rp[i] * cw,
+                                val + (size_t)rp[i] * vw);
   gws_free(&w);
   spc_status s = ok ? sg_out_make(co, m, n, rp, kind, out, e) : SPC_NOMEM(e);
   if (!s) gus_copy(out, rp, m, cj, val, cw, vw);
@@ -413,7 +427,7 @@ static spc_status gus_onepass(const sg_mat *a, const sg_mat *b, sg_kind kind, ro
  * size (the CSR shell of the conversion), the numeric pass writes each
  * row at its place -- straight into the CSR's crd and values when their
  * widths are the kernel's, else into arrays copied after. */
-spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool hash, int nt,
+spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool hash, bool unsorted, int nt,
                         const spc_convert_opts *co, sg_out *out, spc_error *e) {
   int64_t m = a->major, n = b->minor;
   bool c32 = m - 1 <= INT32_MAX && n - 1 <= INT32_MAX; /* the conversion's coordinate width */
@@ -429,7 +443,7 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
       tb += bd, mb = bd > mb ? bd : mb;
     }
     if (tb * (int64_t)(cw + vw) <= SG_ONEPASS_BYTES) {
-      spc_status s = gus_onepass(a, b, kind, f, rp, tb, mb, c32, co, out, e);
+      spc_status s = gus_onepass(a, b, kind, f, unsorted, rp, tb, mb, c32, co, out, e);
       spc_free(rp);
       return s;
     }
@@ -474,9 +488,8 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
 #pragma omp for schedule(dynamic, 256)
     for (int64_t i = 0; i < m; i++) {
       int64_t cnt = rp[i + 1] - rp[i];
-      if (ok && (ok = gws_room(&w, cnt, cw, hash)))
-        f.fill(a, b, kind, i, cnt, hash, w.mark, gws_stamp(&w), w.seen, w.sum, w.acc, &w.h, w.sc,
-               cj + (size_t)rp[i] * cw, val + (size_t)rp[i] * vw);
+      if (ok && (ok = gws_room(&w, cnt, unsorted ? 0 : cw, hash)))
+        gus_row(f, unsorted, a, b, kind, i, cnt, hash, &w, cj + (size_t)rp[i] * cw, val + (size_t)rp[i] * vw);
     }
     if (!ok) {
 #pragma omp atomic write
@@ -501,7 +514,11 @@ static spc_status as_format(const spc_tensor *a, const char *fmt, const spc_conv
                             spc_tensor **own, const spc_tensor **use, spc_error *e) {
   *own = NULL;
   *use = a;
-  if (spc_is_converted(a) && !strcmp(spc_tensor_format(a), fmt)) return SPC_OK;
+  /* a csr or csc whose minor level is not ordered (an unsorted product, a
+   * container's unsorted rows) is sorted first: inner products merge */
+  if (spc_is_converted(a) && !strcmp(spc_tensor_format(a), fmt) && a->nlevels == 2 &&
+      (a->lv[1].props & SPC_LP_ORDERED))
+    return SPC_OK;
   spc_status s = spc_convert_to(a, fmt, o, own, e);
   if (!s) *use = *own;
   return s;
@@ -549,11 +566,19 @@ spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B, const char *out_
     goto done;
   }
   sg_out out;
-  s = algo == SPC_SPGEMM_INNER ? sg_inner(&a, &b, kind, nt, &o, &out, e)
-                               : sg_gustavson(&a, &b, kind, ws == SPC_SPGEMM_WS_HASH, nt, &o, &out, e);
+  /* rows in the order found: only where the product is the result (a
+   * conversion to another format would sort them again) */
+  bool unsorted = ko && ko->unsorted && !strcmp(of, "csr");
+  s = algo == SPC_SPGEMM_INNER
+          ? sg_inner(&a, &b, kind, nt, &o, &out, e)
+          : sg_gustavson(&a, &b, kind, ws == SPC_SPGEMM_WS_HASH, unsorted, nt, &o, &out, e);
   if (s) goto done;
   if (!out.ci && !strcmp(of, "csr")) { /* made as the conversion makes it */
     *C = out.t;
+    /* Gustavson's unsorted rows: the column level says so (no order, so
+     * no binary-search locate); readers and conversions then sort */
+    if (unsorted && algo == SPC_SPGEMM_GUSTAVSON)
+      (*C)->lv[1].props &= ~(unsigned)(SPC_LP_ORDERED | SPC_LP_LOCATE);
   } else {
     s = spc_convert_to(out.t, of, &o, C, e);
     spc_tensor_free(&out.t);

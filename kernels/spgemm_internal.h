@@ -101,8 +101,9 @@ SPC_INTERNAL int sg_cmp_i64(const void *a, const void *b);
 
 /* The loop orders: C into an sg_out (Gustavson, inner) or
  * in out_format (outer, packed from the sparse workspace). */
-SPC_INTERNAL spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind k, bool hash, int nt,
-                                     const spc_convert_opts *co, sg_out *out, spc_error *e);
+/* unsorted: each row's columns in the order found (the values the same) */
+SPC_INTERNAL spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind k, bool hash, bool unsorted,
+                                     int nt, const spc_convert_opts *co, sg_out *out, spc_error *e);
 SPC_INTERNAL spc_status sg_inner(const sg_mat *a, const sg_mat *bc, sg_kind k, int nt,
                                  const spc_convert_opts *co, sg_out *out, spc_error *e);
 SPC_INTERNAL spc_status sg_outer(const sg_mat *ac, const sg_mat *b, sg_kind k, int nt,

@@ -24,7 +24,14 @@
  *            workspace and converted operands outer is dropped as
  *            dominated; the hash rule for a wide B; bad option values
  *   cli      --algo / --workspace results equal to the library's, explain
- *            output, bad values (exit 1, message naming the value) */
+ *            output, bad values (exit 1, message naming the value)
+ *   unsorted --unsorted (spc_kernel_opts.unsorted) on every shared square
+ *            matrix under 5000 rows and A A^T of the rectangular ones,
+ *            dense and hash, 1 and 2 threads: each row the sorted
+ *            product's entries, bit for bit, in the order first met (A's
+ *            k ascending, then B's j: checked against a plain walk), the
+ *            column level without ORDERED; converted to csc and back it is
+ *            the sorted product; `spconv spgemm --unsorted` likewise */
 #include "spc_assemble.h" /* spc_conv_check_consistent */
 #include "suites.h"
 #include "testutil.h"
@@ -711,6 +718,146 @@ START_TEST(test_nomem) {
 }
 END_TEST
 
+/* C, an unsorted product of a b (Gustavson), against S, the sorted one:
+ * the same row pointers; each row S's entries, bit for bit, in the order
+ * a plain walk meets its columns first.  Returns the rows whose order is
+ * not ascending. */
+static int64_t check_unsorted(const pm *a, const pm *b, const spc_tensor *C, const spc_tensor *S,
+                              const char *what) {
+  const void *cp, *cc, *sp, *sc;
+  spc_itype tcp, tcc, tsp, tsc;
+  int64_t lcp, lcc, lsp, lsc, nc, ns;
+  spc_error e;
+  tu_assert_ok(spc_tensor_level_array(C, 1, "pos", &cp, &tcp, &lcp), &e);
+  tu_assert_ok(spc_tensor_level_array(C, 1, "crd", &cc, &tcc, &lcc), &e);
+  tu_assert_ok(spc_tensor_level_array(S, 1, "pos", &sp, &tsp, &lsp), &e);
+  tu_assert_ok(spc_tensor_level_array(S, 1, "crd", &sc, &tsc, &lsc), &e);
+  ck_assert_msg(tcp == tsp && lcp == lsp && !memcmp(cp, sp, (size_t)lcp * (tcp == SPC_IDX32 ? 4 : 8)),
+                "%s: row pointers differ", what);
+  ck_assert_int_eq(tcc, tsc);
+  ck_assert_int_eq(lcc, lsc);
+  const char *cv = spc_tensor_values(C, &nc), *sv = spc_tensor_values(S, &ns);
+  ck_assert_int_eq(nc, ns);
+  size_t w = spc_vtype_size(spc_tensor_vtype(C));
+  int64_t *first = malloc((size_t)(b->n ? b->n : 1) * sizeof *first), *order = NULL, shuffled = 0;
+  for (int64_t j = 0; j < b->n; j++) first[j] = -1;
+#define AT(t, arr, q) ((t) == SPC_IDX32 ? (int64_t)((const int32_t *)(arr))[q] : ((const int64_t *)(arr))[q])
+  for (int64_t i = 0; i < a->m; i++) {
+    int64_t p0 = AT(tcp, cp, i), p1 = AT(tcp, cp, i + 1), c = 0;
+    order = realloc(order, (size_t)(p1 - p0 + 1) * sizeof *order);
+    for (int64_t p = a->rp[i]; p < a->rp[i + 1]; p++)
+      for (int64_t q = b->rp[a->cj[p]]; q < b->rp[a->cj[p] + 1]; q++)
+        if (first[b->cj[q]] != i) first[b->cj[q]] = i, order[c++] = b->cj[q];
+    ck_assert_msg(c == p1 - p0, "%s: row %lld has %lld entries, the walk meets %lld columns", what,
+                  (long long)i, (long long)(p1 - p0), (long long)c);
+    bool asc = true;
+    for (int64_t t = p0; t < p1; t++) {
+      int64_t j = AT(tcc, cc, t);
+      ck_assert_msg(j == order[t - p0], "%s: row %lld entry %lld: column %lld, first met %lld", what,
+                    (long long)i, (long long)(t - p0), (long long)j, (long long)order[t - p0]);
+      asc = asc && (t == p0 || j > AT(tcc, cc, t - 1));
+      /* the sorted row holds j once: its value bit for bit */
+      int64_t lo = p0, hi = p1;
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (AT(tsc, sc, mid) < j) lo = mid + 1;
+        else hi = mid;
+      }
+      ck_assert_msg(lo < p1 && AT(tsc, sc, lo) == j && !memcmp(cv + (size_t)t * w, sv + (size_t)lo * w, w),
+                    "%s: row %lld column %lld: value differs from the sorted product's", what, (long long)i,
+                    (long long)j);
+    }
+    shuffled += !asc;
+  }
+#undef AT
+  free(first), free(order);
+  return shuffled;
+}
+
+START_TEST(test_unsorted) {
+  const char *dd = tu_data_dir();
+  if (!dd) return;
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/matrices", dd);
+  int nf = 0, products = 0;
+  int64_t shuffled = 0;
+  char **files = tu_list_files(dir, ".mtx", &nf);
+  spc_convert_opts o;
+  spc_convert_opts_init(&o);
+  o.no_jit = 1;
+  for (int f = 0; f < nf; f++) {
+    spc_tensor *T = read_mat(files[f]);
+    if (!T || spc_tensor_order(T) != 2 || spc_tensor_dim(T, 0) >= 5000 || spc_tensor_dim(T, 1) >= 5000) {
+      spc_tensor_free(&T);
+      continue;
+    }
+    spc_error e;
+    pm a, b;
+    pm_of(T, &a);
+    /* A A, or A A^T */
+    spc_tensor *Bt = spc_tensor_dim(T, 0) != spc_tensor_dim(T, 1) ? transpose(&a) : NULL, *B = Bt ? Bt : T;
+    pm_of(B, &b);
+    if (flops(&a, &b) > 20000000) {
+      pm_free(&a), pm_free(&b), spc_tensor_free(&Bt), spc_tensor_free(&T);
+      continue;
+    }
+    for (int ws = SPC_SPGEMM_WS_DENSE; ws <= SPC_SPGEMM_WS_HASH; ws++)
+      for (int t = 1; t <= 2; t++) {
+        char what[300];
+        snprintf(what, sizeof what, "%s, %s, %d threads, unsorted", files[f],
+                 spc_spgemm_workspace_name(ws), t);
+        spc_kernel_opts k;
+        memset(&k, 0, sizeof k);
+        k.threads = t, k.no_jit = 1, k.algo = SPC_SPGEMM_GUSTAVSON, k.workspace = ws;
+        spc_tensor *S = NULL, *C = NULL, *X = NULL, *Y = NULL;
+        tu_assert_ok(spc_spgemm(T, B, NULL, &k, &S, &e), &e);
+        k.unsorted = 1;
+        tu_assert_ok(spc_spgemm(T, B, NULL, &k, &C, &e), &e);
+        ck_assert_msg(!(C->lv[1].props & SPC_LP_ORDERED) && (S->lv[1].props & SPC_LP_ORDERED),
+                      "%s: the column level's ORDERED", what);
+        tu_assert_ok(spc_tensor_check(C, &e), &e);
+        shuffled += check_unsorted(&a, &b, C, S, what);
+        /* a conversion sorts it: csc and back is the sorted product */
+        tu_assert_ok(spc_convert_to(C, "csc", &o, &X, &e), &e);
+        tu_assert_ok(spc_convert_to(X, "csr", &o, &Y, &e), &e);
+        same(S, Y, what);
+        /* another output format: sorted as before */
+        spc_tensor_free(&X);
+        tu_assert_ok(spc_spgemm(T, B, "csc", &k, &X, &e), &e);
+        ck_assert(X->lv[1].props & SPC_LP_ORDERED);
+        spc_tensor_free(&S), spc_tensor_free(&C), spc_tensor_free(&X), spc_tensor_free(&Y);
+        products++;
+      }
+    pm_free(&a), pm_free(&b), spc_tensor_free(&Bt), spc_tensor_free(&T);
+  }
+  tu_free_list(files);
+  printf("spgemm: %d unsorted products, %lld rows not ascending\n", products, (long long)shuffled);
+  ck_assert_int_ge(products, 100);
+  ck_assert_int_gt(shuffled, 1000); /* the option does leave rows unsorted */
+  /* the command line: --unsorted gives the same entries */
+  char in[2048];
+  snprintf(in, sizeof in, "%s/matrices/west0479.mtx", dd);
+  char *tmp = tu_mkdtemp(), *out = tu_path(tmp, "c.mtx");
+  tu_run_result r;
+  ck_assert_msg(tu_run(&r, "spgemm %s %s -o %s --unsorted --no-jit", in, in, out) == 0, "exit %d: %s", r.status,
+                r.err);
+  tu_run_free(&r);
+  spc_tensor *T = read_mat("west0479.mtx"), *C = tu_read_ok(out, 0, SPC_VTYPE_AUTO), *Cr = NULL;
+  pm a;
+  pm_of(T, &a);
+  spc_error e;
+  tu_assert_ok(spc_convert_to(C, "csr", &o, &Cr, &e), &e);
+  check(&a, &a, Cr, "spconv spgemm --unsorted");
+  pm_free(&a);
+  spc_tensor_free(&T), spc_tensor_free(&C), spc_tensor_free(&Cr);
+  ck_assert_int_ne(tu_run(&r, "spgemm %s %s -o %s --unsorted=yes", in, in, out), 0);
+  tu_run_free(&r);
+  free(out);
+  tu_rmtree(tmp);
+  free(tmp);
+}
+END_TEST
+
 Suite *suite_spgemm(void) {
   Suite *s = suite_create("spgemm");
   TCase *tc = tcase_create("products");
@@ -719,6 +866,7 @@ Suite *suite_spgemm(void) {
   tcase_add_test(tc, test_rect);
   tcase_add_test(tc, test_types);
   tcase_add_test(tc, test_nomem);
+  tcase_add_test(tc, test_unsorted);
   suite_add_tcase(s, tc);
   tc = tcase_create("model");
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
