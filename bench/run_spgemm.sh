@@ -87,7 +87,7 @@ awk -F'\t' '
   $2 == "spgemm" { if (!($1 in seentool)) { seentool[$1] = 1; tools[++ntools] = $1 }
                    n = split($5, p, "/"); b = p[n]; keep(b SUBSEP $1, $3); if (!(b in best) || $3 < best[b]) { best[b] = $3; who[b] = $1 } }
   END {
-    na = split("gustavson_dense gustavson_hash inner outer auto unsorted_auto", al, " ")
+    na = split("gustavson_dense gustavson_hash gustavson_bitmap inner outer auto unsorted_auto", al, " ")
     np = split("cxsparse graphblas eigen scipy", pe, " ")
     for (k = 1; k <= np; k++) ispe[pe[k]] = 1
     for (k = 1; k <= ntools; k++) if (!(tools[k] in ispe)) pe[++np] = tools[k] # scipy-X.Y, mkl
@@ -99,7 +99,7 @@ awk -F'\t' '
       printf "%-24s %10d", b, nnz[b]
       for (k = 1; k <= np; k++) printf " %10s", ((b, pe[k]) in t) ? sprintf("%.4f", t[b, pe[k]]) : "-"
       bal = 1e30
-      for (k = 1; k <= 4; k++) if (((b, al[k]) in t) && t[b, al[k]] != "-" && t[b, al[k]] + 0 < bal) bal = t[b, al[k]] + 0
+      for (k = 1; k <= 5; k++) if (((b, al[k]) in t) && t[b, al[k]] != "-" && t[b, al[k]] + 0 < bal) bal = t[b, al[k]] + 0
       for (k = 1; k <= na; k++) {
         v = ((b, al[k]) in t) ? t[b, al[k]] : "-"
         if (v == "-") printf " %17s", "-"

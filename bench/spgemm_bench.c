@@ -100,6 +100,7 @@ int main(int argc, char **argv) {
     int algo, ws, unsorted;
   } algos[] = {{"gustavson_dense", SPC_SPGEMM_GUSTAVSON, SPC_SPGEMM_WS_DENSE, 0},
                {"gustavson_hash", SPC_SPGEMM_GUSTAVSON, SPC_SPGEMM_WS_HASH, 0},
+               {"gustavson_bitmap", SPC_SPGEMM_GUSTAVSON, SPC_SPGEMM_WS_BITMAP, 0},
                {"inner", SPC_SPGEMM_INNER, 0, 0},
                {"outer", SPC_SPGEMM_OUTER, 0, 0},
                {"auto", SPC_SPGEMM_AUTO, 0, 0},

@@ -220,7 +220,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
       }
     } else if (!strcmp(name, "--workspace")) {
       if (spc_spgemm_workspace_parse(val, &o->workspace)) {
-        cli_usage_error(cmd, "unknown workspace '%s' (auto, dense, hash)", val);
+        cli_usage_error(cmd, "unknown workspace '%s' (auto, dense, hash, bitmap)", val);
         return -1;
       }
     }

@@ -100,7 +100,9 @@ const cli_cmd cli_commands[] = {
      "  --to FORMAT        format of C\n"
      "  --algo=A           auto (default), gustavson (i,k,j), inner (i,j,k: B as csc),\n"
      "                     outer (k,i,j: A as csc, the sparse workspace)\n"
-     "  --workspace=W      gustavson's row workspace: auto (default), dense, hash\n"
+     "  --workspace=W      gustavson's row workspace: auto (default), dense, hash,\n"
+     "                     bitmap (rows as the OR of B's row bitmaps: dense and\n"
+     "                     auto take it where B's rows are dense in their spans)\n"
      "  --unsorted         gustavson into csr: each row's columns in the order found\n"
      "                     (as SciPy and CXSparse leave them; the values are the same)\n"
      "  --engine E         auto, generic, factory, jit (the conversions and routines)\n"
@@ -112,7 +114,7 @@ const cli_cmd cli_commands[] = {
      "estimates from row and column counts, the candidates dropped because their\n"
      "work contains another's, and the choice.\n\n" COMMON
      "  --algo=A           report A as the choice (the model is printed all the same)\n"
-     "  --workspace=W      gustavson's workspace: auto, dense, hash\n",
+     "  --workspace=W      gustavson's workspace: auto, dense, hash, bitmap\n",
      "spconv explain spgemm A B [--threads N] [--algo A] [--workspace W]"},
     {"check-spec", cmd_check_spec, "Load a level-format or tensor-format spec written in YAML and check\n"
      "every level function, query and remapping in it (docs/formats.md).\n",

@@ -336,7 +336,11 @@ enum {
 enum {
   SPC_SPGEMM_WS_AUTO = 0, /* hash when B's columns far outnumber a row's products */
   SPC_SPGEMM_WS_DENSE,    /* a marker and an accumulator over B's columns */
-  SPC_SPGEMM_WS_HASH      /* open addressing sized from the row's count */
+  SPC_SPGEMM_WS_HASH,     /* open addressing sized from the row's count */
+  SPC_SPGEMM_WS_BITMAP    /* dense, each row's columns the OR of its B rows'
+                             bitmaps (dense and auto take it by themselves
+                             where B's rows hold two or more entries per
+                             64-column word of their spans) */
 };
 /* SpMV schedules (README "Kernels"): how the threads share the work.
  *  rows:      the top level's positions in equal contiguous ranges, one per

@@ -191,6 +191,14 @@ SORT_COLS(int32_t)
 SORT_COLS(int64_t)
 #undef SORT_COLS
 
+/* B's rows as bitmaps over their spans, for products whose B rows are
+ * dense there (sg_bits_make): row k's words w[off[k] .. off[k+1]), the
+ * first covering columns 64 lo[k] .. 64 lo[k] + 63. */
+typedef struct sg_bits {
+  int64_t *off, *lo;
+  uint64_t *w;
+} sg_bits;
+
 /* the dense workspace reads a row off its bitmap when the bitmap's
  * second-level words over the row's span are at most its count c (each
  * costs about what placing one column in a sort does), else sorts */
@@ -272,16 +280,21 @@ typedef int64_t (*row_fill_fn)(const sg_mat *, const sg_mat *, sg_kind, int64_t,
                                int32_t, uint64_t *, uint64_t *, double *, hws *, void *, void *, void *);
 typedef int64_t (*row_fillu_fn)(const sg_mat *, const sg_mat *, sg_kind, int64_t, int64_t, bool, int32_t *,
                                 int32_t, double *, hws *, void *, void *);
+typedef int64_t (*row_bcount_fn)(const sg_mat *, const sg_bits *, int64_t, uint64_t *);
+typedef int64_t (*row_bfill_fn)(const sg_mat *, const sg_mat *, const sg_bits *, sg_kind, int64_t, int64_t,
+                                uint64_t *, double *, void *, void *);
 typedef struct rowfns {
   row_bound_fn bound;
   row_count_fn count;
   row_fill_fn fill;
   row_fillu_fn fillu;
+  row_bcount_fn bcount;
+  row_bfill_fn bfill;
 } rowfns;
 
 #define ROWFNS(suf)                                                                                \
   {row_bound_##suf, (row_count_fn)row_count_##suf, (row_fill_fn)row_fill_##suf,                    \
-   (row_fillu_fn)row_fillu_##suf}
+   (row_fillu_fn)row_fillu_##suf, row_bcount_##suf, (row_bfill_fn)row_bfill_##suf}
 /* [fast][widths]: w32_32, w32_64, w64_64, any (32-bit output), any (64-bit output) */
 static const rowfns row_table[2][5] = {
     {ROWFNS(w32_32_any), ROWFNS(w32_64_any), ROWFNS(w64_64_any), ROWFNS(any_32_any), ROWFNS(any_64_any)},
@@ -322,12 +335,12 @@ static bool gws_init(gws *w, bool hash, bool numeric, int64_t n, sg_kind kind) {
   w->g = -1;
   w->mark = spc_malloc_n((int64_t)n1, sizeof *w->mark);
   if (w->mark) memset(w->mark, 0xff, n1 * sizeof *w->mark); /* -1: no row */
+  w->seen = spc_calloc((n1 + 63) / 64, sizeof *w->seen); /* and the bitmap plan's row */
   if (numeric) {
-    w->seen = spc_calloc((n1 + 63) / 64, sizeof *w->seen);
     w->sum = spc_calloc((n1 + 4095) / 4096, sizeof *w->sum);
     w->acc = spc_malloc_n((int64_t)n1, sg_width(kind));
   }
-  return w->mark && (!numeric || (w->seen && w->sum && w->acc));
+  return w->mark && w->seen && (!numeric || (w->sum && w->acc));
 }
 
 /* the next row's stamp (the stamps start over when they run out) */
@@ -361,10 +374,57 @@ static void gws_free(gws *w) {
   free(w->h.val);
 }
 
+/* B's row bitmaps, when B's rows are dense in their spans: their words
+ * at most half B's entries (two or more entries a word), so ORing a row
+ * of B costs at most half what marking its entries does, and the row's
+ * columns come out of the OR ascending (no sort); or always (force, the
+ * bitmap workspace; SPC_ERR_UNSUPPORTED past a quarter of memory).
+ * bb->w NULL when not taken (B has no entries, or too few a word). */
+static spc_status sg_bits_make(const sg_mat *b, bool force, sg_bits *bb, spc_error *e) {
+  memset(bb, 0, sizeof *bb);
+  int64_t rows = b->major, nnz = spc_arr_get(b->pos, rows), nw = 0;
+  for (int64_t k = 0; k < rows; k++) {
+    int64_t q0 = spc_arr_get(b->pos, k), q1 = spc_arr_get(b->pos, k + 1);
+    if (q1 > q0) nw += (spc_arr_get(b->crd, q1 - 1) >> 6) - (spc_arr_get(b->crd, q0) >> 6) + 1;
+  }
+  if (!nw || (!force && 2 * nw > nnz)) return SPC_OK;
+  double have = (double)spc_phys_bytes();
+  if (have > 0 && (double)nw * 8.0 > 0.25 * have)
+    return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
+                   "the bitmap workspace needs %.1f GB for B's rows (%lld entries over wide spans); "
+                   "the dense or hash workspace does not",
+                   (double)nw * 8e-9, (long long)nnz);
+  bb->off = spc_malloc_n(rows + 1, sizeof *bb->off);
+  bb->lo = spc_malloc_n(rows ? rows : 1, sizeof *bb->lo);
+  bb->w = spc_calloc((size_t)nw, sizeof *bb->w);
+  if (!bb->off || !bb->lo || !bb->w) {
+    spc_free(bb->off), spc_free(bb->lo), spc_free(bb->w);
+    memset(bb, 0, sizeof *bb);
+    return SPC_NOMEM(e);
+  }
+  bb->off[0] = 0;
+  for (int64_t k = 0; k < rows; k++) {
+    int64_t q0 = spc_arr_get(b->pos, k), q1 = spc_arr_get(b->pos, k + 1), o = bb->off[k];
+    bb->lo[k] = q1 > q0 ? spc_arr_get(b->crd, q0) >> 6 : 0;
+    bb->off[k + 1] = o + (q1 > q0 ? (spc_arr_get(b->crd, q1 - 1) >> 6) - bb->lo[k] + 1 : 0);
+    for (int64_t q = q0; q < q1; q++) {
+      int64_t j = spc_arr_get(b->crd, q);
+      bb->w[o + (j >> 6) - bb->lo[k]] |= (uint64_t)1 << (j & 63);
+    }
+  }
+  return SPC_OK;
+}
+
+static void sg_bits_free(sg_bits *bb) {
+  spc_free(bb->off), spc_free(bb->lo), spc_free(bb->w);
+  memset(bb, 0, sizeof *bb);
+}
+
 /* row i of the numeric pass into oc / ov: ascending, or (unsorted) in
- * the order found */
-static inline int64_t gus_row(rowfns f, bool unsorted, const sg_mat *a, const sg_mat *b, sg_kind kind,
-                              int64_t i, int64_t cnt, bool hash, gws *w, void *oc, void *ov) {
+ * the order found; through B's row bitmaps when bb holds them (ascending) */
+static inline int64_t gus_row(rowfns f, bool unsorted, const sg_bits *bb, const sg_mat *a, const sg_mat *b,
+                              sg_kind kind, int64_t i, int64_t cnt, bool hash, gws *w, void *oc, void *ov) {
+  if (bb && bb->w) return f.bfill(a, b, bb, kind, i, cnt, w->seen, w->acc, oc, ov);
   int32_t g = gws_stamp(w);
   if (unsorted) return f.fillu(a, b, kind, i, cnt, hash, w->mark, g, w->acc, &w->h, oc, ov);
   return f.fill(a, b, kind, i, cnt, hash, w->mark, g, w->seen, w->sum, w->acc, &w->h, w->sc, oc, ov);
@@ -395,8 +455,8 @@ static void gus_copy(sg_out *out, const int64_t *rp, int64_t m, const char *cj, 
  * bit theirs.  rp: m + 1 row pointers on return. */
 #define SG_ONEPASS_BYTES ((int64_t)4 << 20)
 static spc_status gus_onepass(const sg_mat *a, const sg_mat *b, sg_kind kind, rowfns f, bool unsorted,
-                              int64_t *rp, int64_t tb, int64_t mb, bool c32, const spc_convert_opts *co,
-                              sg_out *out, spc_error *e) {
+                              const sg_bits *bb, int64_t *rp, int64_t tb, int64_t mb, bool c32,
+                              const spc_convert_opts *co, sg_out *out, spc_error *e) {
   int64_t m = a->major, n = b->minor;
   size_t cw = c32 ? 4 : 8, vw = sg_width(kind);
   /* one block for the values and columns: freed before the result, the
@@ -412,8 +472,8 @@ static spc_status gus_onepass(const sg_mat *a, const sg_mat *b, sg_kind kind, ro
   w.sccap = mb + 1;
   rp[0] = 0;
   for (int64_t i = 0; ok && i < m; i++) /* the bound for cnt: the dense path only asks whether it is 0 */
-    rp[i + 1] = rp[i] + gus_row(f, unsorted, a, b, kind, i, rp[i + 1], false, &w, cj + (size_t)rp[i] * cw,
-                                val + (size_t)rp[i] * vw);
+    rp[i + 1] = rp[i] + gus_row(f, unsorted, bb, a, b, kind, i, rp[i + 1], false, &w,
+                                cj + (size_t)rp[i] * cw, val + (size_t)rp[i] * vw);
   gws_free(&w);
   spc_status s = ok ? sg_out_make(co, m, n, rp, kind, out, e) : SPC_NOMEM(e);
   if (!s) gus_copy(out, rp, m, cj, val, cw, vw);
@@ -427,15 +487,22 @@ static spc_status gus_onepass(const sg_mat *a, const sg_mat *b, sg_kind kind, ro
  * size (the CSR shell of the conversion), the numeric pass writes each
  * row at its place -- straight into the CSR's crd and values when their
  * widths are the kernel's, else into arrays copied after. */
-spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool hash, bool unsorted, int nt,
+spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, int ws, bool unsorted, int nt,
                         const spc_convert_opts *co, sg_out *out, spc_error *e) {
+  bool hash = ws == SPC_SPGEMM_WS_HASH;
   int64_t m = a->major, n = b->minor;
   bool c32 = m - 1 <= INT32_MAX && n - 1 <= INT32_MAX; /* the conversion's coordinate width */
   size_t cw = c32 ? 4 : 8, vw = sg_width(kind);
   rowfns f = pick_rows(a, b, c32);
   if (nt > m) nt = m > 1 ? (int)m : 1;
   int64_t *rp = spc_calloc((size_t)m + 1, sizeof *rp);
-  if (!rp) return SPC_NOMEM(e);
+  sg_bits bb;
+  memset(&bb, 0, sizeof bb);
+  spc_status bs = !rp ? SPC_NOMEM(e) : hash ? SPC_OK : sg_bits_make(b, ws == SPC_SPGEMM_WS_BITMAP, &bb, e);
+  if (bs) {
+    spc_free(rp);
+    return bs;
+  }
   if (nt == 1 && !hash) {
     int64_t tb = 0, mb = 0; /* the rows' bounds (rp[i + 1]): their sum, the largest */
     for (int64_t i = 0; i < m && tb * (int64_t)(cw + vw) <= SG_ONEPASS_BYTES; i++) {
@@ -443,8 +510,10 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
       tb += bd, mb = bd > mb ? bd : mb;
     }
     if (tb * (int64_t)(cw + vw) <= SG_ONEPASS_BYTES) {
-      spc_status s = gus_onepass(a, b, kind, f, unsorted, rp, tb, mb, c32, co, out, e);
+      spc_status s = gus_onepass(a, b, kind, f, unsorted, &bb, rp, tb, mb, c32, co, out, e);
+      if (!s) out->unordered = unsorted && !bb.w;
       spc_free(rp);
+      sg_bits_free(&bb);
       return s;
     }
   }
@@ -456,7 +525,8 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
 #pragma omp for schedule(dynamic, 256)
     for (int64_t i = 0; i < m; i++) {
       int64_t bound = ok && hash ? f.bound(a, b, i) : 0;
-      if (ok && (ok = gws_room(&w, bound, 0, hash)))
+      if (ok && bb.w) rp[i + 1] = f.bcount(a, &bb, i, w.seen);
+      else if (ok && (ok = gws_room(&w, bound, 0, hash)))
         rp[i + 1] = f.count(a, b, i, bound, hash, w.mark, gws_stamp(&w), &w.h);
     }
     if (!ok) {
@@ -467,6 +537,7 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
   }
   if (fail) {
     spc_free(rp);
+    sg_bits_free(&bb);
     return SPC_NOMEM(e);
   }
   for (int64_t i = 0; i < m; i++) rp[i + 1] += rp[i];
@@ -474,6 +545,7 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
   spc_status s = sg_out_make(co, m, n, rp, kind, out, e);
   if (s) {
     spc_free(rp);
+    sg_bits_free(&bb);
     return s;
   }
   /* straight into the CSR, else into arrays of the kernel's widths */
@@ -489,7 +561,8 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
     for (int64_t i = 0; i < m; i++) {
       int64_t cnt = rp[i + 1] - rp[i];
       if (ok && (ok = gws_room(&w, cnt, unsorted ? 0 : cw, hash)))
-        gus_row(f, unsorted, a, b, kind, i, cnt, hash, &w, cj + (size_t)rp[i] * cw, val + (size_t)rp[i] * vw);
+        gus_row(f, unsorted, &bb, a, b, kind, i, cnt, hash, &w, cj + (size_t)rp[i] * cw,
+                val + (size_t)rp[i] * vw);
     }
     if (!ok) {
 #pragma omp atomic write
@@ -500,6 +573,8 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, bool has
   if (!direct && !fail) gus_copy(out, rp, m, cj, val, cw, vw);
   if (!direct) spc_free(cj), spc_free(val);
   spc_free(rp);
+  out->unordered = unsorted && !bb.w; /* the bitmap plan's rows come out ascending */
+  sg_bits_free(&bb);
   if (fail) {
     spc_tensor_free(&out->t);
     return SPC_NOMEM(e);
@@ -537,7 +612,7 @@ spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B, const char *out_
   int algo = ko ? ko->algo : SPC_SPGEMM_AUTO, ws = ko ? ko->workspace : SPC_SPGEMM_WS_AUTO;
   if (algo < SPC_SPGEMM_AUTO || algo > SPC_SPGEMM_OUTER)
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spgemm: unknown algorithm %d", algo);
-  if (ws < SPC_SPGEMM_WS_AUTO || ws > SPC_SPGEMM_WS_HASH)
+  if (ws < SPC_SPGEMM_WS_AUTO || ws > SPC_SPGEMM_WS_BITMAP)
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spgemm: unknown workspace %d", ws);
   spc_status s = SPC_OK;
   if ((algo == SPC_SPGEMM_AUTO || (algo == SPC_SPGEMM_GUSTAVSON && ws == SPC_SPGEMM_WS_AUTO)) &&
@@ -571,14 +646,13 @@ spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B, const char *out_
   bool unsorted = ko && ko->unsorted && !strcmp(of, "csr");
   s = algo == SPC_SPGEMM_INNER
           ? sg_inner(&a, &b, kind, nt, &o, &out, e)
-          : sg_gustavson(&a, &b, kind, ws == SPC_SPGEMM_WS_HASH, unsorted, nt, &o, &out, e);
+          : sg_gustavson(&a, &b, kind, ws, unsorted, nt, &o, &out, e);
   if (s) goto done;
   if (!out.ci && !strcmp(of, "csr")) { /* made as the conversion makes it */
     *C = out.t;
     /* Gustavson's unsorted rows: the column level says so (no order, so
      * no binary-search locate); readers and conversions then sort */
-    if (unsorted && algo == SPC_SPGEMM_GUSTAVSON)
-      (*C)->lv[1].props &= ~(unsigned)(SPC_LP_ORDERED | SPC_LP_LOCATE);
+    if (out.unordered) (*C)->lv[1].props &= ~(unsigned)(SPC_LP_ORDERED | SPC_LP_LOCATE);
   } else {
     s = spc_convert_to(out.t, of, &o, C, e);
     spc_tensor_free(&out.t);
@@ -590,14 +664,14 @@ done:
 }
 
 static const char *const algo_names[] = {"auto", "gustavson", "inner", "outer"};
-static const char *const ws_names[] = {"auto", "dense", "hash"};
+static const char *const ws_names[] = {"auto", "dense", "hash", "bitmap"};
 
 const char *spc_spgemm_algo_name(int algo) {
   return algo >= 0 && algo <= SPC_SPGEMM_OUTER ? algo_names[algo] : "?";
 }
 
 const char *spc_spgemm_workspace_name(int ws) {
-  return ws >= 0 && ws <= SPC_SPGEMM_WS_HASH ? ws_names[ws] : "?";
+  return ws >= 0 && ws <= SPC_SPGEMM_WS_BITMAP ? ws_names[ws] : "?";
 }
 
 int spc_spgemm_algo_parse(const char *name, int *algo) {
@@ -607,7 +681,7 @@ int spc_spgemm_algo_parse(const char *name, int *algo) {
 }
 
 int spc_spgemm_workspace_parse(const char *name, int *ws) {
-  for (int k = 0; name && k <= SPC_SPGEMM_WS_HASH; k++)
+  for (int k = 0; name && k <= SPC_SPGEMM_WS_BITMAP; k++)
     if (!strcmp(name, ws_names[k])) return *ws = k, 0;
   return -1;
 }

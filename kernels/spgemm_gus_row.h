@@ -199,6 +199,99 @@ static int64_t SG_CAT(row_fill, SG_SUF)(const sg_mat *a, const sg_mat *b, sg_kin
   return c;
 }
 
+/* The bitmap plan (B's rows dense within their spans, sg_bits): row i's
+ * columns are the OR of its B rows' bitmaps into rb (all zero on entry
+ * and on return), words wlo..whi; row_bcount_SUF counts them (popcount),
+ * row_bfill_SUF starts each column's accumulator at the additive identity
+ * that keeps a first product's bits (-0.0; 0 for wrapping integers: the
+ * sums are row_fill's bit for bit), adds every product without a test
+ * and reads the columns off rb, ascending. */
+static inline void SG_CAT(row_bor, SG_SUF)(const sg_mat *a, const sg_bits *bb, int64_t i,
+                                            uint64_t *restrict rb, int64_t *wlo, int64_t *whi) {
+#ifdef SG_T
+  const SG_T *restrict acrd = a->crd->data;
+  const SG_P *restrict apos = a->pos->data;
+#endif
+  int64_t p1 = APOS(i + 1), lo = INT64_MAX, hi = -1;
+  for (int64_t p = APOS(i); p < p1; p++) {
+    int64_t k = ACRD(p), o = bb->off[k], nw = bb->off[k + 1] - o, l = bb->lo[k];
+    uint64_t *restrict r = rb + l;
+    const uint64_t *restrict w = bb->w + o;
+    for (int64_t t = 0; t < nw; t++) r[t] |= w[t];
+    if (nw) {
+      lo = l < lo ? l : lo;
+      hi = l + nw - 1 > hi ? l + nw - 1 : hi;
+    }
+  }
+  *wlo = lo, *whi = hi;
+}
+
+static int64_t SG_CAT(row_bcount, SG_SUF)(const sg_mat *a, const sg_bits *bb, int64_t i,
+                                           uint64_t *restrict rb) {
+  int64_t lo, hi, c = 0;
+  SG_CAT(row_bor, SG_SUF)(a, bb, i, rb, &lo, &hi);
+  for (int64_t y = lo; y <= hi; y++) {
+    c += __builtin_popcountll(rb[y]);
+    rb[y] = 0;
+  }
+  return c;
+}
+
+static int64_t SG_CAT(row_bfill, SG_SUF)(const sg_mat *a, const sg_mat *b, const sg_bits *bb, sg_kind kind,
+                                          int64_t i, int64_t cnt, uint64_t *restrict rb,
+                                          double *restrict acc, SG_OT *restrict oc, void *restrict ov) {
+  SG_DECL
+  if (!cnt) return 0;
+  int64_t lo, hi, t = 0;
+  SG_CAT(row_bor, SG_SUF)(a, bb, i, rb, &lo, &hi);
+#if SG_FAST
+  const double *restrict av = a->val, *restrict bv = b->val;
+  double *restrict cv = ov;
+  (void)kind;
+#else
+  size_t w = sg_width(kind);
+  uint64_t *restrict ua = (uint64_t *)(void *)acc;
+#endif
+  for (int64_t y = lo; y <= hi; y++)
+    for (uint64_t u = rb[y]; u; u &= u - 1) {
+      int64_t j = y * 64 + __builtin_ctzll(u);
+#if SG_FAST
+      acc[j] = -0.0;
+#else
+      if (kind == SG_I64) ua[j] = 0;
+      else if (kind == SG_C128) acc[2 * j] = -0.0, acc[2 * j + 1] = -0.0;
+      else acc[j] = -0.0;
+#endif
+    }
+  int64_t p1 = APOS(i + 1);
+  for (int64_t p = APOS(i); p < p1; p++) {
+    int64_t k = ACRD(p), q1 = BPOS(k + 1);
+#if SG_FAST
+    double x = av[p];
+    /* no test a product: B's row holds each column once, so the four
+     * unrolled updates never meet */
+#pragma GCC unroll 4
+    for (int64_t q = BPOS(k); q < q1; q++) acc[BCRD(q)] += x * bv[q];
+#else
+    for (int64_t q = BPOS(k); q < q1; q++) sg_fma(kind, acc, BCRD(q), a, p, b, q, false);
+#endif
+  }
+  for (int64_t y = lo; y <= hi; y++) {
+    uint64_t u = rb[y];
+    rb[y] = 0;
+    for (; u; u &= u - 1, t++) {
+      int64_t j = y * 64 + __builtin_ctzll(u);
+      oc[t] = (SG_OT)j;
+#if SG_FAST
+      cv[t] = acc[j];
+#else
+      memcpy((char *)ov + (size_t)t * w, (const char *)acc + (size_t)j * w, w);
+#endif
+    }
+  }
+  return t;
+}
+
 /* row_fillu_SUF: row_fill without the order -- the row's columns in the
  * order first met (A's k ascending, then B's j), as SciPy's and
  * CXSparse's rows are; the values the same sums as row_fill's, column for

@@ -89,6 +89,7 @@ typedef struct sg_out {
   spc_tensor *t;
   spc_array *ci, *cj; /* ci NULL: t is the CSR */
   void *val;
+  bool unordered; /* rows left in the order found (Gustavson, unsorted) */
 } sg_out;
 SPC_INTERNAL spc_status sg_out_make(const spc_convert_opts *co, int64_t m, int64_t n, const int64_t *rp,
                                     sg_kind k, sg_out *o, spc_error *e);
@@ -101,8 +102,10 @@ SPC_INTERNAL int sg_cmp_i64(const void *a, const void *b);
 
 /* The loop orders: C into an sg_out (Gustavson, inner) or
  * in out_format (outer, packed from the sparse workspace). */
-/* unsorted: each row's columns in the order found (the values the same) */
-SPC_INTERNAL spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind k, bool hash, bool unsorted,
+/* ws: SPC_SPGEMM_WS_DENSE (the bitmap plan where B's rows are dense in
+ * their spans), _HASH or _BITMAP; unsorted: each row's columns in the
+ * order found (the values the same) */
+SPC_INTERNAL spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind k, int ws, bool unsorted,
                                      int nt, const spc_convert_opts *co, sg_out *out, spc_error *e);
 SPC_INTERNAL spc_status sg_inner(const sg_mat *a, const sg_mat *bc, sg_kind k, int nt,
                                  const spc_convert_opts *co, sg_out *out, spc_error *e);
