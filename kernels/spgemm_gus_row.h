@@ -45,6 +45,16 @@
 #define APOS(i) spc_arr_get(a->pos, i)
 #define BPOS(k) spc_arr_get(b->pos, k)
 #endif
+/* a numeric row's value pointers: both operands' and the output's
+ * doubles, or the product kind's width */
+#if SG_FAST
+#define SG_VDECL                                                                                   \
+  const double *restrict av = a->val, *restrict bv = b->val;                                      \
+  double *restrict cv = ov;                                                                        \
+  (void)kind;
+#else
+#define SG_VDECL size_t w = sg_width(kind);
+#endif
 
 static int64_t SG_CAT(row_bound, SG_SUF)(const sg_mat *a, const sg_mat *b, int64_t i) {
   SG_DECL
@@ -97,13 +107,7 @@ static int64_t SG_CAT(row_fill, SG_SUF)(const sg_mat *a, const sg_mat *b, sg_kin
   SG_DECL
   if (!cnt) return 0;
   int64_t p0 = APOS(i), p1 = APOS(i + 1), c = 0, lo = INT64_MAX, hi = -1;
-#if SG_FAST
-  const double *restrict av = a->val, *restrict bv = b->val;
-  double *restrict cv = ov;
-  (void)kind;
-#else
-  size_t w = sg_width(kind);
-#endif
+  SG_VDECL
   if (!hash) {
     for (int64_t p = p0; p < p1; p++) {
       int64_t k = ACRD(p), q1 = BPOS(k + 1);
@@ -303,13 +307,7 @@ static int64_t SG_CAT(row_fillu, SG_SUF)(const sg_mat *a, const sg_mat *b, sg_ki
   SG_DECL
   if (!cnt) return 0;
   int64_t p0 = APOS(i), p1 = APOS(i + 1), c = 0;
-#if SG_FAST
-  const double *restrict av = a->val, *restrict bv = b->val;
-  double *restrict cv = ov;
-  (void)kind;
-#else
-  size_t w = sg_width(kind);
-#endif
+  SG_VDECL
   int bits = hash ? bits_for(cnt) : 0;
   double *restrict vals = hash ? h->val : acc;
   /* the two workspaces' loops apart: -O2 does not unswitch them */
@@ -358,6 +356,7 @@ static int64_t SG_CAT(row_fillu, SG_SUF)(const sg_mat *a, const sg_mat *b, sg_ki
 }
 
 #undef SG_DECL
+#undef SG_VDECL
 #undef ACRD
 #undef BCRD
 #undef APOS
