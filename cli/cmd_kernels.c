@@ -201,6 +201,9 @@ int cmd_spgemm(int argc, char **argv) {
   r.expand = 1;
   spc_kernel_opts k;
   kernel_opts(&o, &k);
+  spc_kernel_info info;
+  memset(&info, 0, sizeof info);
+  k.info = &info;
   spc_tensor *A = NULL, *B = NULL, *C = NULL;
   spc_error e;
   spc_error_clear(&e);
@@ -215,6 +218,7 @@ int cmd_spgemm(int argc, char **argv) {
             spc_spgemm_algo_name(algo), k.algo ? "" : ", auto", algo == SPC_SPGEMM_GUSTAVSON ? ", workspace " : "",
             algo == SPC_SPGEMM_GUSTAVSON ? spc_spgemm_workspace_name(ws) : "", (long long)spc_tensor_nstored(C),
             now() - t0, k.threads);
+    if (info.note[0]) fprintf(stderr, "spconv: spgemm: %s\n", info.note);
   }
   if (!s) s = spc_write(C, o.out, &w, &e);
   spc_tensor_free(&A);

@@ -376,7 +376,9 @@ typedef struct spc_kernel_opts {
   int threads;           /* 0: one */
   const char *format;    /* spmv: the format A runs in when A is not one */
   spc_schedule schedule; /* spmv: 0 (auto), rows or positions */
-  spc_kernel_info *info; /* spmv: filled when non-NULL */
+  spc_kernel_info *info; /* spmv, spgemm: filled when non-NULL (spgemm: the
+                            threads and, for gustavson and inner, a note on
+                            the bitmap plan or unsorted rows) */
   int algo;              /* spgemm: SPC_SPGEMM_* (0: auto) */
   int workspace;         /* spgemm, gustavson: SPC_SPGEMM_WS_* (0: auto) */
   int unsorted;          /* spgemm, gustavson into csr: each row's columns in the

@@ -22,6 +22,7 @@
  * threads (each its own workspace), so results do not depend on the
  * thread count.  Structure is the symbolic product in every algorithm. */
 #include "spgemm_internal.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -511,7 +512,7 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, int ws, 
     }
     if (tb * (int64_t)(cw + vw) <= SG_ONEPASS_BYTES) {
       spc_status s = gus_onepass(a, b, kind, f, unsorted, &bb, rp, tb, mb, c32, co, out, e);
-      if (!s) out->unordered = unsorted && !bb.w;
+      if (!s) out->unordered = unsorted && !bb.w, out->bitmap = bb.w != NULL;
       spc_free(rp);
       sg_bits_free(&bb);
       return s;
@@ -574,6 +575,7 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, int ws, 
   if (!direct) spc_free(cj), spc_free(val);
   spc_free(rp);
   out->unordered = unsorted && !bb.w; /* the bitmap plan's rows come out ascending */
+  out->bitmap = bb.w != NULL;
   sg_bits_free(&bb);
   if (fail) {
     spc_tensor_free(&out->t);
@@ -648,6 +650,15 @@ spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B, const char *out_
           ? sg_inner(&a, &b, kind, nt, &o, &out, e)
           : sg_gustavson(&a, &b, kind, ws, unsorted, nt, &o, &out, e);
   if (s) goto done;
+  if (ko && ko->info) {
+    memset(ko->info, 0, sizeof *ko->info);
+    ko->info->threads = nt;
+    if (out.bitmap)
+      snprintf(ko->info->note, sizeof ko->info->note,
+               "bitmap plan: B's rows dense in their spans, each row the OR of its B rows' bitmaps");
+    else if (out.unordered)
+      snprintf(ko->info->note, sizeof ko->info->note, "rows left in the order found (--unsorted)");
+  }
   if (!out.ci && !strcmp(of, "csr")) { /* made as the conversion makes it */
     *C = out.t;
     /* Gustavson's unsorted rows: the column level says so (no order, so

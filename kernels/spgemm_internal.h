@@ -90,6 +90,7 @@ typedef struct sg_out {
   spc_array *ci, *cj; /* ci NULL: t is the CSR */
   void *val;
   bool unordered; /* rows left in the order found (Gustavson, unsorted) */
+  bool bitmap;    /* Gustavson ran the bitmap plan */
 } sg_out;
 SPC_INTERNAL spc_status sg_out_make(const spc_convert_opts *co, int64_t m, int64_t n, const int64_t *rp,
                                     sg_kind k, sg_out *o, spc_error *e);

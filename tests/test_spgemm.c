@@ -823,13 +823,19 @@ START_TEST(test_unsorted) {
         spc_tensor *S = NULL, *C = NULL, *X = NULL, *Y = NULL;
         tu_assert_ok(spc_spgemm(T, B, NULL, &k, &S, &e), &e);
         k.unsorted = 1;
+        spc_kernel_info info;
+        k.info = &info;
         tu_assert_ok(spc_spgemm(T, B, NULL, &k, &C, &e), &e);
+        ck_assert_int_eq(info.threads, t);
         ck_assert_msg(S->lv[1].props & SPC_LP_ORDERED, "%s: the sorted product's ORDERED", what);
         tu_assert_ok(spc_tensor_check(C, &e), &e);
         if (C->lv[1].props & SPC_LP_ORDERED) { /* the bitmap plan: ascending at no cost */
+          ck_assert_msg(ws == SPC_SPGEMM_WS_DENSE && strstr(info.note, "bitmap plan"), "%s: note '%s'", what,
+                        info.note);
           same(S, C, what);
           bitmap++;
         } else {
+          ck_assert_msg(strstr(info.note, "order found"), "%s: note '%s'", what, info.note);
           shuffled += check_unsorted(&a, &b, C, S, what);
         }
         /* a conversion sorts it: csc and back is the sorted product */
@@ -856,8 +862,9 @@ START_TEST(test_unsorted) {
   snprintf(in, sizeof in, "%s/matrices/west0479.mtx", dd);
   char *tmp = tu_mkdtemp(), *out = tu_path(tmp, "c.mtx");
   tu_run_result r;
-  ck_assert_msg(tu_run(&r, "spgemm %s %s -o %s --unsorted --no-jit", in, in, out) == 0, "exit %d: %s", r.status,
+  ck_assert_msg(tu_run(&r, "spgemm %s %s -o %s --unsorted --no-jit -v", in, in, out) == 0, "exit %d: %s", r.status,
                 r.err);
+  ck_assert_msg(strstr(r.err, "rows left in the order found"), "-v: %s", r.err);
   tu_run_free(&r);
   spc_tensor *T = read_mat("west0479.mtx"), *C = tu_read_ok(out, 0, SPC_VTYPE_AUTO), *Cr = NULL;
   pm a;
