@@ -9,7 +9,7 @@
 
 typedef struct mm_header {
   bool vector, array;
-  int field; /* 0 real, 1 integer, 2 complex, 3 pattern */
+  int field; /* 0 real, 1 integer (or unsigned-integer), 2 complex, 3 pattern */
   spc_symmetry sym;
   spc_vtype hint; /* from a "%%GraphBLAS type" comment, or AUTO */
 } mm_header;
@@ -43,8 +43,10 @@ static spc_status parse_banner(const char *path, const char *p, const char *le,
                                mm_header *h, spc_error *e) {
   static const char *const objs[] = {"matrix", "vector", NULL};
   static const char *const fmts[] = {"coordinate", "array", NULL};
+  /* "double" as some writers name real; "unsigned-integer" as SciPy writes
+   * unsigned values (uint64 up to 2^64 - 1) */
   static const char *const fields[] = {"real", "integer", "complex", "pattern",
-                                       "double", NULL};
+                                       "double", "unsigned-integer", NULL};
   static const char *const syms[] = {"general", "symmetric", "skew-symmetric",
                                      "hermitian", NULL};
   char w[64];
@@ -57,7 +59,7 @@ static spc_status parse_banner(const char *path, const char *p, const char *le,
   int v[4];
   const char *const *tab[4] = {objs, fmts, fields, syms};
   const char *what[4] = {"object (matrix or vector)", "format (coordinate or array)",
-                         "field (real, integer, complex or pattern)",
+                         "field (real, integer, unsigned-integer, complex or pattern)",
                          "symmetry (general, symmetric, skew-symmetric or hermitian)"};
   for (int i = 0; i < 4; i++) {
     const char *at = q;
@@ -71,7 +73,8 @@ static spc_status parse_banner(const char *path, const char *p, const char *le,
     return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: unexpected '%s' after the symmetry", w);
   h->vector = v[0] == 1;
   h->array = v[1] == 1;
-  h->field = v[2] == 4 ? 0 : v[2];
+  h->field = v[2] == 4 ? 0 : v[2] == 5 ? 1 : v[2];
+  if (v[2] == 5) h->hint = SPC_U64;
   h->sym = (spc_symmetry)v[3];
   if (h->array && h->field == 3)
     return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: an array file cannot be pattern");

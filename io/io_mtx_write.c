@@ -10,10 +10,17 @@
 
 #define BLOCK 65536 /* entries formatted per task */
 
-static const char *field_of(spc_vtype vt) {
-  switch (vt) {
+/* uint64 values above INT64_MAX are "unsigned-integer" (as SciPy names
+ * them: an "integer" reader takes signed 64-bit values); the others are
+ * "integer" with a GraphBLAS type comment, which any reader takes. */
+static const char *field_of(const spc_tensor *t) {
+  switch (t->vt) {
   case SPC_PATTERN: return "pattern";
-  case SPC_I64: case SPC_U64: return "integer";
+  case SPC_U64:
+    for (int64_t k = 0; k < t->nval; k++)
+      if (((const uint64_t *)t->val)[k] > (uint64_t)INT64_MAX) return "unsigned-integer";
+    return "integer";
+  case SPC_I64: return "integer";
   case SPC_C128: return "complex";
   default: return "real";
   }
@@ -24,7 +31,7 @@ static spc_status header(const spc_tensor *t, spc_out *o, bool array,
   char h[512];
   int n = snprintf(h, sizeof h, "%%%%MatrixMarket %s %s %s %s\n",
                    t->order == 1 ? "vector" : "matrix",
-                   array ? "array" : "coordinate", field_of(t->vt),
+                   array ? "array" : "coordinate", field_of(t),
                    spc_symmetry_name(t->sym));
   /* value types Matrix Market cannot name, as GraphBLAS writes them */
   if (t->vt == SPC_U64) n += snprintf(h + n, sizeof h - (size_t)n, "%%%%GraphBLAS type uint64_t\n");

@@ -131,6 +131,65 @@ START_TEST(test_mtx_fields) {
 }
 END_TEST
 
+/* "unsigned-integer" (SciPy writes it for unsigned values): read as uint64,
+ * coordinate and array; written back "unsigned-integer" when a value
+ * exceeds INT64_MAX (an "integer" reader takes signed values), else
+ * "integer", and read back the same. */
+START_TEST(test_mtx_unsigned_field) {
+  int64_t d[2] = {3, 3};
+  const int64_t x[] = {1, 1, 3, 2, 2, 3};
+  const uint64_t big[] = {5, 9223372036854775808ULL, 18446744073709551615ULL};
+  const uint64_t small[] = {5, 0, 9223372036854775807ULL};
+  spc_tensor *t = read_expect(
+      "u.mtx", "%%MatrixMarket matrix coordinate unsigned-integer general\n3 3 3\n1 1 5\n"
+               "3 2 9223372036854775808\n2 3 18446744073709551615\n",
+      0, SPC_U64, 2, d, 3, x, big);
+  spc_tensor *t2 = read_expect(
+      "s.mtx", "%%MatrixMarket Matrix Coordinate Unsigned-Integer General\n3 3 3\n1 1 5\n"
+               "3 2 0\n2 3 9223372036854775807\n",
+      0, SPC_U64, 2, d, 3, x, small);
+  spc_error e;
+  spc_tensor *a = NULL;
+  spc_read_opts o;
+  spc_read_opts_init(&o);
+  tu_assert_ok(io_read_text("a.mtx", "%%MatrixMarket matrix array unsigned-integer general\n"
+                                     "2 1\n18446744073709551615\n7\n", &o, &a, &e, NULL), &e);
+  ck_assert_int_eq(spc_tensor_vtype(a), SPC_U64);
+  int64_t nv = 0;
+  const uint64_t *av = spc_tensor_values(a, &nv);
+  ck_assert_int_eq(nv, 2);
+  ck_assert(av[0] == 18446744073709551615ULL && av[1] == 7);
+  spc_tensor_free(&a);
+  /* a negative value is not unsigned */
+  ck_assert_int_eq(io_read_text("n.mtx", "%%MatrixMarket matrix coordinate unsigned-integer "
+                                         "general\n3 3 1\n1 1 -5\n", &o, &a, &e, NULL),
+                   SPC_ERR_INPUT);
+  char *dir = tu_mkdtemp();
+  spc_tensor *ts[2] = {t, t2};
+  const char *banner[2] = {"%%MatrixMarket matrix coordinate unsigned-integer general\n",
+                           "%%MatrixMarket matrix coordinate integer general\n"};
+  for (int i = 0; i < 2; i++) {
+    char *out = tu_path(dir, "out.mtx");
+    tu_assert_ok(spc_write(ts[i], out, NULL, &e), &e);
+    size_t len = 0;
+    char *text = tu_read_file(out, &len);
+    ck_assert_msg(!strncmp(text, banner[i], strlen(banner[i])), "banner: %.60s", text);
+    free(text);
+    spc_tensor *back = NULL;
+    tu_assert_ok(spc_read(out, &o, &back, &e), &e);
+    ck_assert_int_eq(spc_tensor_vtype(back), SPC_U64);
+    tu_assert_same_tensor(ts[i], back, 0, banner[i]);
+    spc_tensor_free(&back);
+    unlink(out);
+    free(out);
+  }
+  tu_rmtree(dir);
+  free(dir);
+  spc_tensor_free(&t2);
+  spc_tensor_free(&t);
+}
+END_TEST
+
 START_TEST(test_mtx_read_as_type) {
   spc_read_opts o;
   spc_read_opts_init(&o);
@@ -641,6 +700,7 @@ void io_add_text_tcases(Suite *s) {
   tcase_add_test(tc, test_mtx_spacing);
   tcase_add_test(tc, test_mtx_special_values);
   tcase_add_test(tc, test_mtx_fields);
+  tcase_add_test(tc, test_mtx_unsigned_field);
   tcase_add_test(tc, test_mtx_read_as_type);
   tcase_add_test(tc, test_mtx_vectors);
   tcase_add_test(tc, test_mtx_arrays);
