@@ -30,7 +30,10 @@
 sg_kind sg_kind_of(spc_vtype a, spc_vtype b) {
   if (a == SPC_C128 || b == SPC_C128) return SG_C128;
   /* integers (and patterns) multiply in wrapping int64, as SciPy and
-   * GraphBLAS do; a float operand makes the product double */
+   * GraphBLAS do (two uint64 operands: in wrapping uint64, the same bits
+   * typed unsigned, as SciPy's uint64 product); a float operand makes the
+   * product double */
+  if (a == SPC_U64 && b == SPC_U64) return SG_U64;
   bool ia = a == SPC_I64 || a == SPC_U64 || a == SPC_PATTERN;
   bool ib = b == SPC_I64 || b == SPC_U64 || b == SPC_PATTERN;
   return ia && ib && !(a == SPC_PATTERN && b == SPC_PATTERN) ? SG_I64 : SG_F64;

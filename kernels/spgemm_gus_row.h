@@ -262,7 +262,7 @@ static int64_t SG_CAT(row_bfill, SG_SUF)(const sg_mat *a, const sg_mat *b, const
 #if SG_FAST
       acc[j] = -0.0;
 #else
-      if (kind == SG_I64) ua[j] = 0;
+      if (kind == SG_I64 || kind == SG_U64) ua[j] = 0;
       else if (kind == SG_C128) acc[2 * j] = -0.0, acc[2 * j + 1] = -0.0;
       else acc[j] = -0.0;
 #endif

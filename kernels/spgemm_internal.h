@@ -5,8 +5,9 @@
  * A compressed operand is seen as a `sg_mat`: `major` outer slices (rows
  * of a CSR, columns of a CSC), each a sorted, duplicate-free list of
  * `minor` coordinates in crd[pos[s] .. pos[s+1]-1], values in val.
- * Products: double, complex (an operand is complex) or wrapping int64
- * (both integer or pattern, not both pattern); a pattern operand counts as
+ * Products: double, complex (an operand is complex), wrapping uint64
+ * (both uint64, as SciPy multiplies them) or wrapping int64 (both integer
+ * or pattern otherwise, not both pattern); a pattern operand counts as
  * ones.  Every algorithm gives the symbolic product's structure: (i,j) is
  * stored when some k has A(i,k) and B(k,j) stored, whatever the sum. */
 #ifndef SPC_SPGEMM_INTERNAL_H
@@ -21,7 +22,7 @@ typedef struct sg_mat {
   spc_vtype vt;
 } sg_mat;
 
-typedef enum sg_kind { SG_F64 = 0, SG_C128, SG_I64 } sg_kind;
+typedef enum sg_kind { SG_F64 = 0, SG_C128, SG_I64, SG_U64 } sg_kind;
 
 /* value q of c as (re, im) */
 static inline void sg_get(const sg_mat *c, int64_t q, double *re, double *im) {
@@ -49,10 +50,11 @@ static inline uint64_t sg_geti(const sg_mat *c, int64_t q) {
 }
 
 /* acc[slot] += a[p] * b[q] in the product kind (acc: double, (re, im)
- * pairs or uint64 by kind); *set: assign instead of add */
+ * pairs or uint64 by kind; int64 and uint64 wrap alike, their bits are
+ * the same); *set: assign instead of add */
 static inline void sg_fma(sg_kind kind, void *acc, int64_t slot, const sg_mat *a, int64_t p,
                           const sg_mat *b, int64_t q, bool set) {
-  if (kind == SG_I64) {
+  if (kind == SG_I64 || kind == SG_U64) {
     uint64_t x = sg_geti(a, p) * sg_geti(b, q);
     uint64_t *u = acc;
     u[slot] = set ? x : u[slot] + x;
@@ -73,7 +75,7 @@ static inline void sg_fma(sg_kind kind, void *acc, int64_t slot, const sg_mat *a
 
 static inline size_t sg_width(sg_kind k) { return k == SG_C128 ? 16 : 8; }
 static inline spc_vtype sg_vtype(sg_kind k) {
-  return k == SG_C128 ? SPC_C128 : k == SG_I64 ? SPC_I64 : SPC_F64;
+  return k == SG_C128 ? SPC_C128 : k == SG_I64 ? SPC_I64 : k == SG_U64 ? SPC_U64 : SPC_F64;
 }
 
 SPC_INTERNAL sg_kind sg_kind_of(spc_vtype a, spc_vtype b);

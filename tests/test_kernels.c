@@ -1193,6 +1193,7 @@ static bool vt_int(spc_vtype v) { return v == SPC_I64 || v == SPC_U64 || v == SP
 /* The value type spc_spgemm documents for A B. */
 static spc_vtype product_vt(spc_vtype a, spc_vtype b) {
   if (a == SPC_C128 || b == SPC_C128) return SPC_C128;
+  if (a == SPC_U64 && b == SPC_U64) return SPC_U64; /* as SciPy's uint64 product */
   if (vt_int(a) && vt_int(b) && !(a == SPC_PATTERN && b == SPC_PATTERN)) return SPC_I64;
   return SPC_F64;
 }
@@ -1229,7 +1230,7 @@ static void check_product(const cm *A, const cm *B, const spc_tensor *C, const c
   long double *ar = calloc(n1, sizeof *ar), *ai = calloc(n1, sizeof *ai), *sc = calloc(n1, sizeof *sc);
   uint64_t *au = calloc(n1, sizeof *au);
   for (int64_t j = 0; j < B->n; j++) mark[j] = -1;
-  bool ints = vt == SPC_I64, cplx = vt == SPC_C128;
+  bool ints = vt == SPC_I64 || vt == SPC_U64, cplx = vt == SPC_C128;
   for (int64_t i = 0; i < A->m; i++) {
     int64_t cnt = 0;
     for (int64_t p = a.rp[i]; p < a.rp[i + 1]; p++) {

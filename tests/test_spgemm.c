@@ -109,6 +109,7 @@ static bool vt_int(spc_vtype v) { return v == SPC_I64 || v == SPC_U64 || v == SP
 
 static spc_vtype product_vt(spc_vtype a, spc_vtype b) {
   if (a == SPC_C128 || b == SPC_C128) return SPC_C128;
+  if (a == SPC_U64 && b == SPC_U64) return SPC_U64; /* as SciPy's uint64 product */
   if (vt_int(a) && vt_int(b) && !(a == SPC_PATTERN && b == SPC_PATTERN)) return SPC_I64;
   return SPC_F64;
 }
@@ -151,7 +152,7 @@ static int64_t check(const pm *a, const pm *b, const spc_tensor *C, const char *
   long double *sr = calloc(n1, sizeof *sr), *si = calloc(n1, sizeof *si), *sc = calloc(n1, sizeof *sc);
   uint64_t *su = calloc(n1, sizeof *su);
   for (int64_t j = 0; j < b->n; j++) mark[j] = -1;
-  bool ints = vt == SPC_I64, cplx = vt == SPC_C128;
+  bool ints = vt == SPC_I64 || vt == SPC_U64, cplx = vt == SPC_C128;
   for (int64_t i = 0; i < a->m; i++) {
     int64_t cnt = 0;
     for (int64_t p = a->rp[i]; p < a->rp[i + 1]; p++) {
@@ -463,6 +464,20 @@ START_TEST(test_types) {
     ck_assert_int_ge(nv, 1);
     ck_assert_uint_eq((uint64_t)v[0], want);
     spc_tensor_free(&C), spc_tensor_free(&A), spc_tensor_free(&B);
+  }
+  { /* two uint64 operands: the product is uint64 (as SciPy's), above INT64_MAX */
+    int64_t r[] = {0, 0}, c[] = {0, 1}, r2[] = {0, 1}, c2[] = {0, 0};
+    double va[] = {3037000500.0, 4294967296.0}, vb[] = {3037000500.0, 1};
+    for (int k = 0; k < NCFG; k++) {
+      spc_tensor *A = coo(1, 2, 2, SPC_U64, r, c, va, NULL), *B = coo(2, 1, 2, SPC_U64, r2, c2, vb, NULL);
+      spc_tensor *C = run(A, B, &cfgs[k], 1, "uint64");
+      ck_assert_int_eq(spc_tensor_vtype(C), SPC_U64);
+      int64_t nv;
+      const uint64_t *v = spc_tensor_values(C, &nv);
+      ck_assert_int_eq(nv, 1);
+      ck_assert_uint_eq(v[0], 3037000500ull * 3037000500ull + 4294967296ull); /* 9223372041295217296 */
+      spc_tensor_free(&C), spc_tensor_free(&A), spc_tensor_free(&B);
+    }
   }
   { /* cancellation: C(0,0) = 1*1 + 1*(-1) = 0 stays stored in every algorithm */
     int64_t r[] = {0, 0}, c[] = {0, 1}, r2[] = {0, 1}, c2[] = {0, 0};
