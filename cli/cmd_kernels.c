@@ -151,6 +151,7 @@ int cmd_spmv(int argc, char **argv) {
     spc_tensor *X = NULL;
     s = spc_convert_to(A, o.to ? o.to : (strcmp(spc_tensor_format(A), "coo") ? spc_tensor_format(A) : "csr"), &c, &X, &e);
     spc_tensor_free(&A);
+    if (s && !e.file[0]) snprintf(e.file, sizeof e.file, "%s", pos[0]); /* which input */
     if (s) return cli_fail(s, &e);
     A = X;
   }
@@ -210,7 +211,8 @@ int cmd_spgemm(int argc, char **argv) {
   spc_status s = spc_read(pos[0], &r, &A, &e);
   if (!s) s = spc_read(pos[1], &r, &B, &e);
   double t0 = now();
-  if (!s) s = spc_spgemm(A, B, o.to, &k, &C, &e);
+  if (!s && (s = spc_spgemm(A, B, o.to, &k, &C, &e)) && !e.file[0]) /* which inputs */
+    snprintf(e.file, sizeof e.file, "%s x %s", pos[0], pos[1]);
   if (!s && o.verbose) {
     int algo = k.algo, ws = k.workspace;
     if (!algo || (algo == SPC_SPGEMM_GUSTAVSON && !ws)) spc_spgemm_explain(A, B, &k, &algo, &ws, NULL, NULL);

@@ -1821,6 +1821,12 @@ START_TEST(test_cli_bad) {
   cli_fails(work, out, "missing.mtx", "spgemm %s %s -o %s", a, nf, out);
   cli_fails(work, out, NULL, "spgemm %s %s -o %s", t3, t3, out);
   cli_fails(work, out, "cannot multiply", "spgemm %s %s -o %s", a, a, out); /* 4 x 5 by 4 x 5 */
+  /* a failure past reading names the inputs: A's conversion (spmv), the product (spgemm) */
+  char *huge = tu_file(dir, "huge.mtx", "%%MatrixMarket matrix coordinate real general\n9000000000000000000 2 1\n1 1 1\n");
+  cli_fails(work, out, "huge.mtx: ", "spmv %s -o %s", huge, out); /* a csr of 9e18 rows: too large */
+  cli_fails(work, out, "a.mtx x ", "spgemm %s %s -o %s", a, a, out);
+  cli_fails(work, out, "huge.mtx x ", "spgemm %s %s -o %s", huge, b, out);
+  free(huge);
   /* -o into a folder that does not exist */
   char *nodir = tu_path(work, "nodir/y.mtx");
   cli_fails(work, nodir, NULL, "spmv %s -o %s", a, nodir);
