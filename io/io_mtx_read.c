@@ -134,6 +134,10 @@ static spc_status read_array(const char *path, const char *p, const char *end,
   int mode[2] = {1, 0};
   spc_tensor *t = NULL;
   int64_t m = dims[0], n = order == 2 ? dims[1] : 1;
+  /* as a skew-symmetric coordinate file's expansion: no uint64 holds -a */
+  if (h->sym == SPC_SKEW && vt == SPC_U64)
+    return spc_err(e, SPC_ERR_UNSUPPORTED, path, 1, 0,
+                   "skew-symmetric uint64 values: their mirrors -a(i,j) are not uint64");
   if (n && m > INT64_MAX / n)
     return spc_err(e, SPC_ERR_OVERFLOW, path, line - 1, 0,
                    "a dense %lld x %lld matrix has more than 2^63 entries",

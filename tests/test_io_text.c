@@ -160,6 +160,12 @@ START_TEST(test_mtx_unsigned_field) {
   ck_assert_int_eq(nv, 2);
   ck_assert(av[0] == 18446744073709551615ULL && av[1] == 7);
   spc_tensor_free(&a);
+  /* skew-symmetric uint64: refused as the coordinate expansion refuses it
+   * (the mirror -a is not uint64), not mirrored unnegated */
+  ck_assert_int_eq(io_read_text("k.mtx", "%%MatrixMarket matrix array unsigned-integer "
+                                         "skew-symmetric\n3 3\n5\n0\n7\n", &o, &a, &e, NULL),
+                   SPC_ERR_UNSUPPORTED);
+  ck_assert_ptr_null(a);
   /* a negative value is not unsigned */
   ck_assert_int_eq(io_read_text("n.mtx", "%%MatrixMarket matrix coordinate unsigned-integer "
                                          "general\n3 3 1\n1 1 -5\n", &o, &a, &e, NULL),
