@@ -470,10 +470,13 @@ static spc_status gus_onepass(const sg_mat *a, const sg_mat *b, sg_kind kind, ro
   char *val = spc_malloc_n(1, (size_t)(tb ? tb : 1) * (vw + cw)), *cj = val ? val + (size_t)tb * vw : NULL;
   gws w;
   bool ok = gws_init(&w, false, true, n, kind) && val;
-  /* the scratch columns of the widest row (not gws_room: a third caller
-   * and GCC no longer inlines it in the two passes' loops) */
-  if (ok && !(w.sc = spc_malloc_n(mb + 1, cw))) ok = false;
-  w.sccap = mb + 1;
+  /* the scratch columns of the widest row, for the sorted stamps' rows
+   * only (not gws_room: a third caller and GCC no longer inlines it in
+   * the two passes' loops) */
+  if (ok && !unsorted && !bb->w) {
+    if (!(w.sc = spc_malloc_n(mb + 1, cw))) ok = false;
+    w.sccap = mb + 1;
+  }
   rp[0] = 0;
   for (int64_t i = 0; ok && i < m; i++) /* the bound for cnt: the dense path only asks whether it is 0 */
     rp[i + 1] = rp[i] + gus_row(f, unsorted, bb, a, b, kind, i, rp[i + 1], false, &w,
@@ -564,7 +567,8 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, int ws, 
 #pragma omp for schedule(dynamic, 256)
     for (int64_t i = 0; i < m; i++) {
       int64_t cnt = rp[i + 1] - rp[i];
-      if (ok && (ok = gws_room(&w, cnt, unsorted ? 0 : cw, hash)))
+      /* scratch columns only for rows sorted at emit (not the bitmap plan's) */
+      if (ok && (ok = gws_room(&w, cnt, unsorted || bb.w ? 0 : cw, hash)))
         gus_row(f, unsorted, &bb, a, b, kind, i, cnt, hash, &w, cj + (size_t)rp[i] * cw,
                 val + (size_t)rp[i] * vw);
     }
