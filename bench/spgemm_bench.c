@@ -80,6 +80,20 @@ static double merges(const spc_tensor *A, const spc_tensor *B) {
   return (double)nzr * (double)spc_tensor_nstored(B) + (double)nzc * (double)spc_tensor_nstored(A);
 }
 
+/* name is one of the comma-separated names in list (whole names: -a auto
+ * does not also run unsorted_auto) */
+static bool listed(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = list; *p;) {
+    const char *q = strchr(p, ',');
+    size_t len = q ? (size_t)(q - p) : strlen(p);
+    if (len == n && !strncmp(p, name, n)) return true;
+    if (!q) break;
+    p = q + 1;
+  }
+  return false;
+}
+
 int main(int argc, char **argv) {
   int reps = 3, threads = 1, i = 1;
   double budget = 10;
@@ -132,7 +146,7 @@ int main(int argc, char **argv) {
     }
     const spc_tensor *b = square ? A : B;
     for (size_t k = 0; b && k < sizeof algos / sizeof algos[0]; k++) {
-      if (only && !strstr(only, algos[k].name)) continue;
+      if (only && !listed(only, algos[k].name)) continue;
       if (algos[k].algo == SPC_SPGEMM_INNER && merges(A, b) > 4e9) {
         printf("skip\tspconv\t%s\t%s\t(%.3g merges)\n", algos[k].name, path, merges(A, b));
         continue;
