@@ -85,6 +85,11 @@ typedef int (*asm_entry)(ir_arg *args, char *err, size_t err_len);
  * then call from any number of threads. */
 spc_status asm_prepare(asm_engine *E, const ir_func *f, asm_entry *fn,
                        spc_error *e);
+/* asm_prepare where only a factory routine will do: *fn that routine,
+ * or NULL; nothing noted in E's info (asm_note_factory: n routines ran
+ * on the factory). */
+spc_status asm_prepare_factory(const ir_func *f, asm_entry *fn, spc_error *e);
+void asm_note_factory(asm_engine *E, int n);
 spc_status asm_call(asm_entry fn, const ir_func *f, ir_arg *args, spc_error *e);
 spc_status asm_run(asm_engine *E, const ir_func *f, ir_arg *args,
                    spc_error *e);
@@ -194,9 +199,6 @@ spc_status asm_src_cuts(const spc_tensor *t, int64_t b, int64_t en, int nt, int6
 spc_status asm_src_nest(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, void *ctx,
                         spc_error *e);
 int asm_src_args(const conv_info *I, const spc_tensor *t, ir_arg *a, int64_t *extv, spc_error *e);
-/* Whether the factory has a routine of f's text (the planner fuses
- * routines on the auto engine only when it does: no run-time compile). */
-bool asm_factory_has(const ir_func *f);
 void asm_src_free(asm_src **S);
 
 /* The process-wide registry of built-in specs (built once, never freed). */

@@ -2602,16 +2602,20 @@ static spc_status run_fused(conv *C, const spc_tensor *src, int64_t np1, conv_te
   if (!s) s = build_fplace(C, SI, &P.fp, &e2);
   /* on the auto (or factory) engine only with compiled-in routines: no
    * run-time compile where the read-out's routines are in the factory */
-  bool skip = s == SPC_ERR_UNSUPPORTED ||
-              (!s && (C->eng.want == SPC_ENGINE_AUTO || C->eng.want == SPC_ENGINE_FACTORY) &&
-               (!asm_factory_has(fc) || !asm_factory_has(P.fp)));
+  bool fac = C->eng.want == SPC_ENGINE_AUTO || C->eng.want == SPC_ENGINE_FACTORY;
+  if (!s && fac) { /* each routine keyed once */
+    s = asm_prepare_factory(fc, &ec, &e2);
+    if (!s && ec) s = asm_prepare_factory(P.fp, &P.ep, &e2);
+    if (!s && ec && P.ep) asm_note_factory(&C->eng, 2);
+  }
+  bool skip = s == SPC_ERR_UNSUPPORTED || (!s && fac && (!ec || !P.ep));
   if (skip) {
     ir_func_free(&fc);
     ir_func_free(&P.fp);
     return SPC_OK;
   }
-  if (!s) s = asm_prepare(&C->eng, fc, &ec, &e2);
-  if (!s) s = asm_prepare(&C->eng, P.fp, &P.ep, &e2);
+  if (!s && !fac) s = asm_prepare(&C->eng, fc, &ec, &e2);
+  if (!s && !fac) s = asm_prepare(&C->eng, P.fp, &P.ep, &e2);
   if (!s) s = asm_src_top_range(src, &b, &en, &e2);
   int nt = s ? 1 : conv_threads(C->n);
   if (!s && en - b < nt) nt = en - b > 1 ? (int)(en - b) : 1;

@@ -17,6 +17,7 @@ typedef struct ectx {
   spc_str *o;
   char **names; /* every identifier taken (spc_malloc'ed), for uniqueness */
   int nnames, capnames;
+  int *nh, nhcap; /* names hashed: slot = index + 1, 0 empty (0 cap: scan) */
   const char **cname; /* var -> C name */
   const char **lname; /* array var -> its length's name */
   bool *read;         /* var read (scalar) or accessed (array) in the body */

@@ -44,12 +44,46 @@ static const char *const reserved[] = {
     "INT64_C",   "SIZE_MAX",  "errno",     "main",      "asm",        "typeof",
     NULL};
 
+static uint64_t nhash(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+  return h ^ (h >> 29);
+}
+
+/* names[k] into the hash set (grown past half full; out of memory: the
+ * set is dropped and taken scans) */
+static void nh_put(ectx *c, int k) {
+  if (2 * c->nnames > c->nhcap) {
+    int cap = c->nhcap ? 2 * c->nhcap : 256;
+    int *h = spc_calloc((size_t)cap, sizeof *h);
+    spc_free(c->nh);
+    c->nh = h;
+    c->nhcap = h ? cap : 0;
+    if (!h) return;
+    for (int u = 0; u < c->nnames; u++) {
+      size_t i = (size_t)nhash(c->names[u]) & (size_t)(cap - 1);
+      while (c->nh[i]) i = (i + 1) & (size_t)(cap - 1);
+      c->nh[i] = u + 1;
+    }
+    return; /* k < nnames: placed by the loop */
+  }
+  size_t i = (size_t)nhash(c->names[k]) & (size_t)(c->nhcap - 1);
+  while (c->nh[i]) i = (i + 1) & (size_t)(c->nhcap - 1);
+  c->nh[i] = k + 1;
+}
+
 static bool taken(const ectx *c, const char *s) {
   if (s[0] == '_' || !strncmp(s, "spc_", 4) || !strncmp(s, "SPC_", 4) ||
       !strcmp(s, c->f->name))
     return true;
   for (int k = 0; reserved[k]; k++)
-    if (!strcmp(s, reserved[k])) return true;
+    if (s[0] == reserved[k][0] && !strcmp(s, reserved[k])) return true;
+  if (c->nhcap) {
+    for (size_t i = (size_t)nhash(s) & (size_t)(c->nhcap - 1); c->nh[i];
+         i = (i + 1) & (size_t)(c->nhcap - 1))
+      if (!strcmp(s, c->names[c->nh[i] - 1])) return true;
+    return false;
+  }
   for (int k = 0; k < c->nnames; k++)
     if (!strcmp(s, c->names[k])) return true;
   return false;
@@ -70,6 +104,7 @@ static const char *claim(ectx *c, const char *base) {
     c->capnames = cap;
   }
   c->names[c->nnames++] = s;
+  if (c->nhcap || c->nnames == 1) nh_put(c, c->nnames - 1);
   return s;
 nomem:
   spc_free(s);
@@ -279,6 +314,7 @@ static void comment(spc_str *o, const char *text) {
 static void ectx_free(ectx *c) {
   for (int k = 0; k < c->nnames; k++) spc_free(c->names[k]);
   spc_free(c->names);
+  spc_free(c->nh);
   spc_free(c->cname);
   spc_free(c->lname);
   spc_free(c->read);

@@ -92,6 +92,7 @@ void ir_func_free(ir_func **pf) {
     spc_free(c);
   }
   spc_free(f->vars);
+  spc_free(f->hidx);
   spc_free(f->params);
   spc_free(f);
   *pf = NULL;
@@ -139,6 +140,8 @@ static bool grow(ir_func *f, void **p, int *cap, int need, size_t size) {
   return true;
 }
 
+static bool hidx_put(ir_func *f, ir_var v);
+
 static ir_var add_var(ir_func *f, const char *what, const char *name, ir_ty ty,
                       bool array, ir_dir dir) {
   if (!f || f->broken) return -1;
@@ -163,6 +166,7 @@ static ir_var add_var(ir_func *f, const char *what, const char *name, ir_ty ty,
     f->vars[v].param = f->nparams;
     f->params[f->nparams++] = v;
   }
+  (void)hidx_put(f, v); /* without it, lookups scan */
   return v;
 }
 
@@ -189,8 +193,47 @@ ir_var ir_param_var(const ir_func *f, int k) {
   return f && k >= 0 && k < f->nparams ? f->params[k] : -1;
 }
 
+static uint64_t name_hash(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+  return h ^ (h >> 29);
+}
+
+/* The names' hash index: built at 16 variables, doubled past half full
+ * (a function of a few hundred locals was a quadratic scan of names on
+ * every declaration; false when out of memory, the index then dropped
+ * and lookups scan). */
+static bool hidx_put(ir_func *f, ir_var v) {
+  if (f->nvars < 16 && !f->hcap) return true;
+  if (2 * f->nvars > f->hcap) {
+    int cap = f->hcap ? 2 * f->hcap : 64;
+    while (cap < 2 * f->nvars) cap *= 2;
+    int *h = spc_calloc((size_t)cap, sizeof *h);
+    spc_free(f->hidx);
+    f->hidx = h;
+    f->hcap = h ? cap : 0;
+    if (!h) return false;
+    for (int u = 0; u < f->nvars; u++) {
+      size_t k = (size_t)name_hash(f->vars[u].name) & (size_t)(cap - 1);
+      while (f->hidx[k]) k = (k + 1) & (size_t)(cap - 1);
+      f->hidx[k] = u + 1;
+    }
+    return true;
+  }
+  size_t k = (size_t)name_hash(f->vars[v].name) & (size_t)(f->hcap - 1);
+  while (f->hidx[k]) k = (k + 1) & (size_t)(f->hcap - 1);
+  f->hidx[k] = v + 1;
+  return true;
+}
+
 ir_var ir_find_var(const ir_func *f, const char *name) {
   if (!f || !name) return -1;
+  if (f->hcap) {
+    size_t k = (size_t)name_hash(name) & (size_t)(f->hcap - 1);
+    for (; f->hidx[k]; k = (k + 1) & (size_t)(f->hcap - 1))
+      if (!strcmp(f->vars[f->hidx[k] - 1].name, name)) return f->hidx[k] - 1;
+    return -1;
+  }
   for (int v = 0; v < f->nvars; v++)
     if (!strcmp(f->vars[v].name, name)) return v;
   return -1;

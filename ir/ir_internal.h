@@ -18,6 +18,8 @@ struct ir_func {
   char *name;        /* in the arena */
   ir_var_info *vars; /* spc_realloc'ed table */
   int nvars, capvars;
+  int *hidx;         /* names hashed: slot = variable + 1, 0 empty (spc_realloc) */
+  int hcap;          /* a power of two above 2 nvars, or 0 */
   ir_var *params; /* params[k] = variable of parameter k (spc_realloc) */
   int nparams, capparams;
   ir_stmt *body;

@@ -415,11 +415,10 @@ static void vars(vctx *c) {
       bad(c, "variable %s has invalid type %d", vi->name, (int)vi->ty);
       return;
     }
-    for (int w = 0; w < v; w++)
-      if (!strcmp(f->vars[w].name, vi->name)) {
-        bad(c, "variable %s declared twice", vi->name);
-        return;
-      }
+    if (ir_find_var(f, vi->name) != v) { /* another of that name (hashed: not quadratic) */
+      bad(c, "variable %s declared twice", vi->name);
+      return;
+    }
     if (vi->dir == IR_LOCAL
             ? vi->param != -1
             : vi->param < 0 || vi->param >= f->nparams || f->params[vi->param] != v) {
