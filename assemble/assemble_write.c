@@ -2263,24 +2263,35 @@ static void writes_of(const ir_stmt *st, const ir_var *arr, int narr, bool *w) {
   for (int c = 0; c < st->nkids; c++) writes_of(st->kids[c], arr, narr, w);
 }
 
-static spc_status yield_state(conv *C, bool *w, spc_error *e) {
+/* A probe of the child level's function `which`: a function of its
+ * arrays (keep, in-out) with `which` lowered into its body (a yield into
+ * b1->q); *b1 the binding. */
+static spc_status lf_probe(conv *C, spc_lfn_kind which, ir_func **out, ir_var *keep, lvbind *b1,
+                           spc_error *e) {
   const spc_level_spec *l1 = C->lv[1]->lf;
-  ir_func *f = ir_func_new("spc_yield_probe");
+  ir_func *f = *out = ir_func_new("spc_level_probe");
   if (!f) return SPC_NOMEM(e);
   ir_stmt *body = ir_func_body(f);
   ir_var Nlo[4];
   sparams_Nlo(f, Nlo);
-  lvbind b0, b1;
-  ir_var keep[SPC_LEVEL_MAX_ARRAYS];
-  for (int k = 0; k < l1->narrays; k++) {
+  lvbind b0;
+  for (int k = 0; k < l1->narrays; k++)
     keep[k] = ir_param(f, l1->arrays[k].name,
                        asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
-    w[k] = false;
-  }
-  sbind(C, f, body, &b0, &b1, Nlo);
-  for (int k = 0; k < l1->narrays; k++) b1.arr[k] = keep[k];
-  spc_status s = asm_lower_fn(f, body, &b1, SPC_LF_YIELD, b1.q, NULL, e);
-  if (!s) writes_of(body, keep, l1->narrays, w);
+  sbind(C, f, body, &b0, b1, Nlo);
+  for (int k = 0; k < l1->narrays; k++) b1->arr[k] = keep[k];
+  if (!asm_lfn(b1, which)) return SPC_OK;
+  return asm_lower_fn(f, body, b1, which, which == SPC_LF_YIELD ? b1->q : -1, NULL, e);
+}
+
+static spc_status yield_state(conv *C, bool *w, spc_error *e) {
+  const spc_level_spec *l1 = C->lv[1]->lf;
+  ir_func *f = NULL;
+  ir_var keep[SPC_LEVEL_MAX_ARRAYS];
+  lvbind b1;
+  for (int k = 0; k < l1->narrays; k++) w[k] = false;
+  spc_status s = lf_probe(C, SPC_LF_YIELD, &f, keep, &b1, e);
+  if (!s) writes_of(ir_func_body(f), keep, l1->narrays, w);
   ir_func_free(&f);
   return s;
 }
@@ -3599,22 +3610,12 @@ static bool stores_at(const ir_stmt *st, ir_var arr, ir_var q) {
 static spc_status insert_fills(conv *C, bool *fill, spc_error *e) {
   const spc_level_spec *l1 = C->lv[1]->lf;
   for (int k = 0; k < l1->narrays; k++) fill[k] = false;
-  ir_func *f = ir_func_new("spc_insert_probe");
-  if (!f) return SPC_NOMEM(e);
-  ir_stmt *body = ir_func_body(f);
-  ir_var Nlo[4];
-  sparams_Nlo(f, Nlo);
-  lvbind b0, b1;
+  ir_func *f = NULL;
   ir_var keep[SPC_LEVEL_MAX_ARRAYS];
-  for (int k = 0; k < l1->narrays; k++)
-    keep[k] = ir_param(f, l1->arrays[k].name,
-                       asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
-  sbind(C, f, body, &b0, &b1, Nlo);
-  for (int k = 0; k < l1->narrays; k++) b1.arr[k] = keep[k];
-  spc_status s = SPC_OK;
-  if (asm_lfn(&b1, SPC_LF_INSERT)) s = asm_lower_fn(f, body, &b1, SPC_LF_INSERT, -1, NULL, e);
+  lvbind b1;
+  spc_status s = lf_probe(C, SPC_LF_INSERT, &f, keep, &b1, e);
   for (int k = 0; k < l1->narrays && !s && asm_lfn(&b1, SPC_LF_INSERT); k++)
-    fill[k] = stores_at(body, keep[k], b1.q);
+    fill[k] = stores_at(ir_func_body(f), keep[k], b1.q);
   ir_func_free(&f);
   return s;
 }
