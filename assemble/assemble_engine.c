@@ -55,11 +55,6 @@ static uint64_t fnv1a(const char *s, size_t n, uint64_t h) {
   for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
   return h;
 }
-static uint64_t mix(uint64_t x) { /* splitmix64 finaliser */
-  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27; x *= 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 void asm_key_of(const char *text, size_t n, asm_key *k) {
   /* the runtime every emitted file starts with is part of the code: a
@@ -85,11 +80,11 @@ void asm_key_of(const char *text, size_t n, asm_key *k) {
     if (m < 8) w ^= (uint64_t)(m + 1) << 59;
     a = (a ^ w) * 0x100000001b3ULL;
     a = (a << 29) | (a >> 35);
-    b = mix(b ^ w) + i;
+    b = spc_mix64(b ^ w) + i;
   }
   a = fnv1a(JIT_FLAGS, sizeof JIT_FLAGS - 1, a ^ n);
-  k->hi = mix(a);
-  k->lo = mix(b ^ a);
+  k->hi = spc_mix64(a);
+  k->lo = spc_mix64(b ^ a);
   snprintf(k->hex, sizeof k->hex, "%016llx%016llx", (unsigned long long)k->hi,
            (unsigned long long)k->lo);
 }

@@ -1934,8 +1934,7 @@ static void bucket_step(ir_func *f, ir_stmt *lb, int pass, ir_var g, ir_var cnt,
  * buckets that stay in cache, not one pass into N1 buckets, a cache miss
  * a component on a large shuffled matrix: R-MAT 2^17 shuffled COO to CSR
  * 35.5 -> 33.2 ns a component, same sitting).  One pass first counts both
- * digits.  The
- * counting path run on the result then places every parent's children
+ * digits.  The counting path run on the result then places every parent's children
  * in increasing order -- together the stable counting sorts of an LSD
  * radix sort (or Eigen's double transpose) -- unless two components
  * share both coordinates.  (Sorting by k0 too, two more passes, so that
@@ -2016,15 +2015,7 @@ static spc_status build_bucket(conv *C, ir_func **out, spc_error *e) {
                  ir_bin(f, IR_SUB, ir_bin(f, IR_SHL, ir_int(f, 1), ir_ref(f, sh1)), ir_int(f, 1)))
         : ir_bin(f, IR_SHR, ir_ref(f, k1), ir_ref(f, sh1));
       ir_add(f, lb, ir_assign(f, dg, dig));
-      if (pass < 0) {
-        bucket_step(f, lb, 0, dg, cnt[d], q, NULL, NULL, 0, t, -1, -1);
-      } else {
-        ir_add(f, lb, ir_assign(f, q, ir_load(f, cnt[d], ir_ref(f, dg))));
-        ir_add(f, lb, ir_store(f, cnt[d], ir_ref(f, dg), ir_bin(f, IR_ADD, ir_ref(f, q), ir_int(f, 1))));
-        for (int c = 0; c < C->order; c++)
-          ir_add(f, lb, ir_store(f, to[c], ir_ref(f, q), ir_load(f, from[c], ir_ref(f, t))));
-        if (vto >= 0) ir_add(f, lb, ir_store(f, vto, ir_ref(f, q), ir_load(f, vfrom, ir_ref(f, t))));
-      }
+      bucket_step(f, lb, pass < 0 ? 0 : 1, dg, cnt[d], q, to, from, C->order, t, vfrom, vto);
     }
   }
   if (!s) {

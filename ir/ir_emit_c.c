@@ -44,12 +44,6 @@ static const char *const reserved[] = {
     "INT64_C",   "SIZE_MAX",  "errno",     "main",      "asm",        "typeof",
     NULL};
 
-static uint64_t nhash(const char *s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-  return h ^ (h >> 29);
-}
-
 /* names[k] into the hash set (grown past half full; out of memory: the
  * set is dropped and taken scans) */
 static void nh_put(ectx *c, int k) {
@@ -61,13 +55,13 @@ static void nh_put(ectx *c, int k) {
     c->nhcap = h ? cap : 0;
     if (!h) return;
     for (int u = 0; u < c->nnames; u++) {
-      size_t i = (size_t)nhash(c->names[u]) & (size_t)(cap - 1);
+      size_t i = (size_t)spc_name_hash(c->names[u]) & (size_t)(cap - 1);
       while (c->nh[i]) i = (i + 1) & (size_t)(cap - 1);
       c->nh[i] = u + 1;
     }
     return; /* k < nnames: placed by the loop */
   }
-  size_t i = (size_t)nhash(c->names[k]) & (size_t)(c->nhcap - 1);
+  size_t i = (size_t)spc_name_hash(c->names[k]) & (size_t)(c->nhcap - 1);
   while (c->nh[i]) i = (i + 1) & (size_t)(c->nhcap - 1);
   c->nh[i] = k + 1;
 }
@@ -79,7 +73,7 @@ static bool taken(const ectx *c, const char *s) {
   for (int k = 0; reserved[k]; k++)
     if (s[0] == reserved[k][0] && !strcmp(s, reserved[k])) return true;
   if (c->nhcap) {
-    for (size_t i = (size_t)nhash(s) & (size_t)(c->nhcap - 1); c->nh[i];
+    for (size_t i = (size_t)spc_name_hash(s) & (size_t)(c->nhcap - 1); c->nh[i];
          i = (i + 1) & (size_t)(c->nhcap - 1))
       if (!strcmp(s, c->names[c->nh[i] - 1])) return true;
     return false;

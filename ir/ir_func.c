@@ -193,12 +193,6 @@ ir_var ir_param_var(const ir_func *f, int k) {
   return f && k >= 0 && k < f->nparams ? f->params[k] : -1;
 }
 
-static uint64_t name_hash(const char *s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-  return h ^ (h >> 29);
-}
-
 /* The names' hash index: built at 16 variables, doubled past half full
  * (a function of a few hundred locals was a quadratic scan of names on
  * every declaration; false when out of memory, the index then dropped
@@ -214,13 +208,13 @@ static bool hidx_put(ir_func *f, ir_var v) {
     f->hcap = h ? cap : 0;
     if (!h) return false;
     for (int u = 0; u < f->nvars; u++) {
-      size_t k = (size_t)name_hash(f->vars[u].name) & (size_t)(cap - 1);
+      size_t k = (size_t)spc_name_hash(f->vars[u].name) & (size_t)(cap - 1);
       while (f->hidx[k]) k = (k + 1) & (size_t)(cap - 1);
       f->hidx[k] = u + 1;
     }
     return true;
   }
-  size_t k = (size_t)name_hash(f->vars[v].name) & (size_t)(f->hcap - 1);
+  size_t k = (size_t)spc_name_hash(f->vars[v].name) & (size_t)(f->hcap - 1);
   while (f->hidx[k]) k = (k + 1) & (size_t)(f->hcap - 1);
   f->hidx[k] = v + 1;
   return true;
@@ -229,7 +223,7 @@ static bool hidx_put(ir_func *f, ir_var v) {
 ir_var ir_find_var(const ir_func *f, const char *name) {
   if (!f || !name) return -1;
   if (f->hcap) {
-    size_t k = (size_t)name_hash(name) & (size_t)(f->hcap - 1);
+    size_t k = (size_t)spc_name_hash(name) & (size_t)(f->hcap - 1);
     for (; f->hidx[k]; k = (k + 1) & (size_t)(f->hcap - 1))
       if (!strcmp(f->vars[f->hidx[k] - 1].name, name)) return f->hidx[k] - 1;
     return -1;

@@ -13,18 +13,10 @@ typedef struct hs {
   uint64_t a, b;
 } hs;
 
-static uint64_t hmix(uint64_t x) { /* splitmix64 finaliser */
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 static void put(hs *h, uint64_t w) {
   h->a = (h->a ^ w) * 0x100000001b3ULL;
   h->a = (h->a << 29) | (h->a >> 35);
-  h->b = hmix(h->b ^ w) + 0x9e3779b97f4a7c15ULL;
+  h->b = spc_mix64(h->b ^ w) + 0x9e3779b97f4a7c15ULL;
 }
 
 static void put_str(hs *h, const char *s) {
@@ -118,6 +110,6 @@ void ir_func_hash(const ir_func *f, uint64_t out[2]) {
   for (int k = 0; k < f->nparams; k++) put(&h, (uint64_t)(int64_t)f->params[k]);
   put(&h, f->noalias);
   put_stmt(&h, f->body);
-  out[0] = hmix(h.a ^ hmix(h.b));
-  out[1] = hmix(h.b ^ 0x243f6a8885a308d3ULL) ^ h.a;
+  out[0] = spc_mix64(h.a ^ spc_mix64(h.b));
+  out[1] = spc_mix64(h.b ^ 0x243f6a8885a308d3ULL) ^ h.a;
 }

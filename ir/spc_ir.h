@@ -266,6 +266,12 @@ SPC_INTERNAL void spc_str_addf(spc_str *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 SPC_INTERNAL void spc_str_add(spc_str *b, const char *s, size_t n);
 SPC_INTERNAL void spc_str_free(spc_str *b);
+/* FNV-1a of a NUL-terminated name, folded: the hash of the IR's and the
+ * emitter's name indexes. */
+SPC_INTERNAL uint64_t spc_name_hash(const char *s);
+/* splitmix64's finaliser: the mixing step of the routines' keys and of
+ * ir_func_hash. */
+SPC_INTERNAL uint64_t spc_mix64(uint64_t x);
 
 /* Human-readable listing of f, for debugging and tests. */
 SPC_INTERNAL spc_status ir_print(const ir_func *f, spc_str *out);

@@ -56,3 +56,17 @@ void spc_str_free(spc_str *b) {
   spc_free(b->s);
   memset(b, 0, sizeof *b);
 }
+
+uint64_t spc_name_hash(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+  return h ^ (h >> 29);
+}
+
+uint64_t spc_mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
