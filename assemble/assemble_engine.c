@@ -91,15 +91,11 @@ void asm_key_of(const char *text, size_t n, asm_key *k) {
 
 spc_status asm_emit_keyed(const ir_func *f, const char *name, bool prelude,
                           spc_str *out, asm_key *k, spc_error *e) {
-  /* the key: the text under the fixed name "spc_k" */
+  /* the key: the text under the fixed name "spc_k" (f is not renamed:
+   * it may be shared, run by other threads) */
   spc_str t = {0};
-  ir_func *g = (ir_func *)f;
-  const char *old = ir_func_name(g);
-  char *saved = spc_strdup(old);
-  if (!saved) return SPC_NOMEM(e);
-  ir_emit_opts o = {.prelude = false, .static_fn = true, .entry = true};
-  if (!ir_func_set_name(g, "spc_k")) { spc_free(saved); return SPC_NOMEM(e); }
-  spc_status s = ir_emit_c(g, &o, &t, e);
+  ir_emit_opts o = {.prelude = false, .static_fn = true, .entry = true, .name = "spc_k"};
+  spc_status s = ir_emit_c(f, &o, &t, e);
   if (!s && t.failed) s = SPC_NOMEM(e);
   if (!s) asm_key_of(t.s, t.len, k);
   spc_str_free(&t);
@@ -107,10 +103,9 @@ spc_status asm_emit_keyed(const ir_func *f, const char *name, bool prelude,
     char nm[64];
     snprintf(nm, sizeof nm, "%s%s", name ? name : "spc_f_", name ? "" : k->hex);
     o.prelude = prelude;
-    s = ir_func_set_name(g, nm) ? ir_emit_c(g, &o, out, e) : SPC_NOMEM(e);
+    o.name = nm;
+    s = ir_emit_c(f, &o, out, e);
   }
-  (void)ir_func_set_name(g, saved); /* arena strings: renaming leaks nothing */
-  spc_free(saved);
   return s;
 }
 
@@ -319,6 +314,70 @@ static void fc_put(const uint64_t h[2], entry_fn fn) {
     fc_tab[i] = (fc_slot){.h = {h[0], h[1]}, .fn = fn, .used = true};
   }
   pthread_mutex_unlock(&fc_mu);
+}
+
+/* The routine cache: open addressing, at most RC_MAX entries (a routine's
+ * IR takes 16-64 KB: 8-32 MB at most), never freed (the functions are
+ * shared); one mutex. */
+#define RC_CAP 1024
+#define RC_MAX 512
+typedef struct rc_slot {
+  uint64_t h[2];
+  asm_rc_val v;
+  bool used;
+} rc_slot;
+static pthread_mutex_t rc_mu = PTHREAD_MUTEX_INITIALIZER;
+static rc_slot *rc_tab;
+static int rc_n;
+
+static rc_slot *rc_find(const uint64_t h[2]) { /* under rc_mu; rc_tab set */
+  size_t i = h[0] & (RC_CAP - 1);
+  while (rc_tab[i].used && !(rc_tab[i].h[0] == h[0] && rc_tab[i].h[1] == h[1]))
+    i = (i + 1) & (RC_CAP - 1);
+  return &rc_tab[i];
+}
+
+bool asm_rc_get(const uint64_t key[2], asm_rc_val *v) {
+  bool hit = false;
+  pthread_mutex_lock(&rc_mu);
+  if (rc_tab) {
+    rc_slot *sl = rc_find(key);
+    if ((hit = sl->used)) *v = sl->v;
+  }
+  pthread_mutex_unlock(&rc_mu);
+  return hit;
+}
+
+bool asm_rc_put(const uint64_t key[2], asm_rc_val *v) {
+  bool kept = false;
+  ir_func *mine = NULL;
+  pthread_mutex_lock(&rc_mu);
+  if (!rc_tab) rc_tab = spc_calloc(RC_CAP, sizeof *rc_tab); /* kept for the process */
+  if (rc_tab) {
+    rc_slot *sl = rc_find(key);
+    if (sl->used) { /* another thread's first */
+      mine = v->f;
+      *v = sl->v;
+      kept = true;
+    } else if (rc_n < RC_MAX) {
+      ir_func_share(v->f);
+      *sl = (rc_slot){.h = {key[0], key[1]}, .v = *v, .used = true};
+      rc_n++;
+      kept = true;
+    }
+  }
+  pthread_mutex_unlock(&rc_mu);
+  ir_func_free(&mine);
+  return kept;
+}
+
+bool asm_rc_checking(void) {
+  static _Atomic int on = -1; /* read once (every thread reads the same) */
+  if (on < 0) {
+    const char *v = getenv("SPC_ROUTINE_CHECK");
+    on = v && *v && strcmp(v, "0");
+  }
+  return on == 1;
 }
 
 /* f's factory routine (NULL: none), its key computed only on a memo miss

@@ -100,6 +100,28 @@ spc_status asm_emit_keyed(const ir_func *f, const char *name, bool prelude,
                           spc_str *out, asm_key *k, spc_error *e);
 void asm_key_of(const char *text, size_t n, asm_key *k);
 
+/* The routine cache (assemble_engine.c): a conversion's routines built
+ * once per process for a key (assemble_write.c's rc_key: the formats,
+ * when built in, the types, the parameters and whatever else the builder
+ * reads), with what the builder found out beside the function.  f is
+ * shared (ir_func_share), fn its factory routine (NULL: f is only
+ * interpreted, e.g. a routine run once with ir_run, or no function). */
+typedef struct asm_rc_val {
+  ir_func *f;
+  asm_entry fn;
+  int aux[6];
+  bool flags[SPC_SPEC_MAX];
+} asm_rc_val;
+bool asm_rc_get(const uint64_t key[2], asm_rc_val *v);
+/* Keep *v under key: f is shared and the cache holds it from now on
+ * (true).  Another thread's for the same key first: *v becomes that one
+ * and ours is freed (true).  The cache full: nothing kept, *v the
+ * caller's still (false). */
+bool asm_rc_put(const uint64_t key[2], asm_rc_val *v);
+/* SPC_ROUTINE_CHECK set in the environment (the tests): every routine
+ * found in the cache is built again and must equal it. */
+bool asm_rc_checking(void);
+
 /* The factory: routines compiled in at build time (build/gen/factory.c,
  * written by tools/factory_gen.c; an empty table when built without). */
 typedef struct asm_factory_entry {

@@ -1513,11 +1513,14 @@ static spc_status squeries(conv *C, lvbind *b1, ir_var cnt, spc_error *e) {
   return s;
 }
 
+typedef struct rcr rcr;
 typedef struct countfn {
   ir_func *f;
   int narr;
   int p_ok, p_arr0, p_size, p_vout; /* parameter numbers */
+  const rcr *rc; /* from the routine cache (NULL: f built here) */
 } countfn;
+static spc_status rc_run(conv *C, const rcr *r, ir_arg *args, spc_error *e);
 
 static bool count_applies(const conv *C) {
   if (C->nosort || C->L != 2 || C->r->ncounters || C->fmt->fill_zero) return false;
@@ -2052,7 +2055,7 @@ static spc_status count_once(conv *C, const countfn *F, void *const *crd, void *
     args[k++].s.i64 = C->lo[l];
   }
   args[k++].s.i64 = C->limit;
-  s = asm_run(&C->eng, F->f, args, e);
+  s = F->rc ? rc_run(C, F->rc, args, e) : asm_run(&C->eng, F->f, args, e);
   conv_tensor *ct = NULL;
   if (!s) *ok = args[F->p_ok].s.i64;
   if (!s && *ok == 1) {
@@ -2287,6 +2290,191 @@ static spc_status yield_state(conv *C, bool *w, spc_error *e) {
   return s;
 }
 
+/* ---- the routine cache ---------------------------------------------------------
+ * A small conversion's time went to building its routines (parsing the
+ * level functions' text, lowering, verifying, keying): 97% of CSR to CSC
+ * on a 1,910-entry matrix.  They are built once per process instead,
+ * kept (asm_rc_put) under a key of every input their builder reads: the
+ * formats by their content (spc_specs_add's hash of file name and YAML
+ * text, with their levels' specs), a level by its place in its format,
+ * the types, the parameters, the mode order, the policies, the source's
+ * description and the builder's own argument.  A routine that runs
+ * compiled is kept only where the factory has it (on the auto or factory
+ * engine); one only interpreted or no function at all (a probe's
+ * findings) always.  The tests run with SPC_ROUTINE_CHECK set: every
+ * routine found is built again and must hash the same (ir_func_hash) and
+ * say the same, which checks that the key misses nothing. */
+enum { RC_COUNT = 1, RC_FCOUNT, RC_FPLACE, RC_SINIT, RC_SFINAL, RC_NP1, RC_YSTATE, RC_BUCKET };
+
+struct rcr {
+  asm_rc_val v; /* v.f: the caller frees it (a no-op when shared) */
+  bool hit;     /* v was found in the cache (built earlier) */
+  bool fac;     /* v.fn is the factory's answer (NULL: it has none) */
+};
+
+typedef struct rkey {
+  uint64_t a, b;
+} rkey;
+
+static void rk_put(rkey *k, uint64_t x) {
+  k->a = spc_mix64(k->a ^ x);
+  k->b = spc_mix64(k->b + x + 0x9e3779b97f4a7c15ULL);
+}
+
+static void rk_str(rkey *k, const char *s) { rk_put(k, s ? spc_name_hash(s) : 0x5a5a5a5aULL); }
+
+/* A format by its content (spc_specs_add's hash) and a level of it by
+ * its place there; false: no hash (a spec not loaded by a registry). */
+static bool rk_fmt(rkey *k, const spc_format_spec *f, const spc_format_level *const *lv, int nl) {
+  if (!f || (!f->hash[0] && !f->hash[1])) return false;
+  rk_put(k, f->hash[0]);
+  rk_put(k, f->hash[1]);
+  rk_put(k, (uint64_t)nl);
+  for (int l = 0; l < nl && l < SPC_MAX_ORDER; l++) {
+    ptrdiff_t i = lv[l] - f->lv;
+    if (i < 0 || i >= f->nlevels) return false;
+    rk_put(k, (uint64_t)i);
+  }
+  return true;
+}
+
+static bool rk_info(rkey *k, const conv_info *I) {
+  if (!rk_fmt(k, I->fmt, I->lv, I->nlevels)) return false;
+  rk_put(k, (uint64_t)I->nparams);
+  for (int p = 0; p < I->nparams && p < SPC_SPEC_MAX; p++) {
+    rk_str(k, I->params[p].name);
+    rk_put(k, (uint64_t)I->params[p].value);
+  }
+  rk_put(k, ((uint64_t)I->index_ty << 8) ^ (uint64_t)I->coord_ty);
+  rk_put(k, (uint64_t)I->nmodes);
+  for (int m = 0; m < I->nmodes && m < SPC_MAX_ORDER; m++) rk_put(k, (uint64_t)I->modes[m]);
+  rk_str(k, I->remap_text);
+  return true;
+}
+
+/* The key of routine `kind` (argument extra) for C and source SI (NULL:
+ * a COO); false where it is not cached (a spec not loaded by a registry
+ * has no hash). */
+static bool rc_key(const conv *C, const conv_info *SI, int kind, int64_t extra, uint64_t out[2]) {
+  rkey k = {0x8c6f2e0a51d3b749ULL, 0x1f83d9abfb41bd6bULL};
+  rk_put(&k, (uint64_t)kind);
+  rk_put(&k, (uint64_t)extra);
+  rk_put(&k, (uint64_t)C->order);
+  if (!rk_fmt(&k, C->fmt, C->lv, C->L)) return false;
+  rk_put(&k, (uint64_t)C->nparams);
+  for (int p = 0; p < C->nparams && p < SPC_SPEC_MAX; p++) {
+    rk_str(&k, C->ps[p].name);
+    rk_put(&k, (uint64_t)C->ps[p].value);
+  }
+  rk_put(&k, ((uint64_t)C->vt << 40) ^ ((uint64_t)(C->comb ? C->comb->vt : 99) << 32) ^
+                 ((uint64_t)C->index_ty << 16) ^ (uint64_t)C->coord_ty);
+  rk_put(&k, ((uint64_t)C->nosort << 3) ^ ((uint64_t)C->carry << 2) ^ ((uint64_t)C->measure << 1) ^
+                 ((uint64_t)C->dup << 8));
+  rk_put(&k, (uint64_t)C->nmodes);
+  for (int m = 0; m < C->nmodes && m < SPC_MAX_ORDER; m++) rk_put(&k, (uint64_t)C->modes[m]);
+  rk_str(&k, C->remap_text);
+  for (int d = 0; d < C->order && C->comb; d++) { /* the COO's coordinate types */
+    const spc_array *a =
+        d < C->comb->nlevels ? spc_level_array_c(&C->comb->lv[d], "crd") : NULL;
+    rk_put(&k, a ? (uint64_t)a->type : 0x77);
+  }
+  rk_put(&k, SI != NULL);
+  if (SI && !rk_info(&k, SI)) return false;
+  out[0] = k.a;
+  out[1] = k.b;
+  return true;
+}
+
+static spc_status build_np1(conv *C, ir_func **out, spc_error *e);
+
+static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra, asm_rc_val *v,
+                           spc_error *e) {
+  memset(v, 0, sizeof *v);
+  spc_status s = SPC_ERR_INTERNAL;
+  switch (kind) {
+  case RC_COUNT: {
+    countfn F = {0};
+    s = build_count(C, &F, e);
+    v->f = F.f;
+    v->aux[0] = F.narr, v->aux[1] = F.p_ok, v->aux[2] = F.p_arr0;
+    v->aux[3] = F.p_size, v->aux[4] = F.p_vout;
+    break;
+  }
+  case RC_FCOUNT: s = build_fcount(C, SI, extra != 0, &v->f, e); break;
+  case RC_FPLACE: s = build_fplace(C, SI, &v->f, e); break;
+  case RC_SINIT: s = build_sinit(C, &v->f, &v->aux[0], extra != 0, v->flags, e); break;
+  case RC_SFINAL: s = build_sfinal(C, &v->f, e); break;
+  case RC_NP1: s = build_np1(C, &v->f, e); break;
+  case RC_YSTATE: s = yield_state(C, v->flags, e); break;
+  case RC_BUCKET: s = build_bucket(C, &v->f, e); break;
+  default: break;
+  }
+  if (s) ir_func_free(&v->f);
+  return s;
+}
+
+/* SPC_ROUTINE_CHECK: the routine built again equals the cache's. */
+static spc_status rc_verify(conv *C, const conv_info *SI, int kind, int64_t extra,
+                            const asm_rc_val *v, spc_error *e) {
+  asm_rc_val w;
+  spc_status s = rc_build(C, SI, kind, extra, &w, e);
+  if (s) return s;
+  uint64_t h1[2] = {0, 0}, h2[2] = {0, 0};
+  if (v->f) ir_func_hash(v->f, h1);
+  if (w.f) ir_func_hash(w.f, h2);
+  bool same = !v->f == !w.f && h1[0] == h2[0] && h1[1] == h2[1] &&
+              !memcmp(v->aux, w.aux, sizeof w.aux) && !memcmp(v->flags, w.flags, sizeof w.flags);
+  ir_func_free(&w.f);
+  return same ? SPC_OK
+              : spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
+                        "routine cache: routine %d of format %s built again differs from the "
+                        "cached one (its key misses an input)",
+                        kind, C->fmt->name);
+}
+
+/* Routine `kind` for C (source SI, argument extra) into *r: the cache's
+ * when it holds it; else built, and kept when it can be (see above). */
+static spc_status rc_get(conv *C, const conv_info *SI, int kind, int64_t extra, rcr *r,
+                         spc_error *e) {
+  bool fac = kind != RC_NP1 && kind != RC_YSTATE;
+  uint64_t key[2];
+  memset(r, 0, sizeof *r);
+  bool can = (!fac || C->eng.want == SPC_ENGINE_AUTO || C->eng.want == SPC_ENGINE_FACTORY) &&
+             rc_key(C, SI, kind, extra, key);
+  if (can && asm_rc_get(key, &r->v)) {
+    r->hit = true;
+    r->fac = fac;
+    return asm_rc_checking() ? rc_verify(C, SI, kind, extra, &r->v, e) : SPC_OK;
+  }
+  spc_status s = rc_build(C, SI, kind, extra, &r->v, e);
+  if (s || !can) return s;
+  if (fac) {
+    if ((s = asm_prepare_factory(r->v.f, &r->v.fn, e))) return s;
+    r->fac = true;
+    if (!r->v.fn) return SPC_OK; /* not in the factory: built each time */
+  }
+  (void)asm_rc_put(key, &r->v); /* kept (shared) or, the cache full, the caller's */
+  return SPC_OK;
+}
+
+/* r's routine prepared for C's engine: the factory's when looked up
+ * already, else as asm_prepare picks. */
+static spc_status rc_prepare(conv *C, const rcr *r, asm_entry *fn, spc_error *e) {
+  if (r->fac && r->v.fn) {
+    *fn = r->v.fn;
+    asm_note_factory(&C->eng, 1);
+    if (r->hit && C->eng.info) C->eng.info->routines_cached++;
+    return SPC_OK;
+  }
+  return asm_prepare(&C->eng, r->v.f, fn, e);
+}
+
+static spc_status rc_run(conv *C, const rcr *r, ir_arg *args, spc_error *e) {
+  asm_entry fn = NULL;
+  spc_status s = rc_prepare(C, r, &fn, e);
+  return s ? s : asm_call(fn, r->v.f, args, e);
+}
+
 static int64_t arr_get(const ir_arg *a, bool i32, int64_t k) {
   return i32 ? ((const int32_t *)a->data)[k] : ((const int64_t *)a->data)[k];
 }
@@ -2307,17 +2495,20 @@ static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, plac
   spc_error_clear(&e2);
   const spc_level_spec *l1 = C->lv[1]->lf;
   int narr = l1->narrays;
-  bool st[SPC_LEVEL_MAX_ARRAYS], i32[SPC_LEVEL_MAX_ARRAYS];
-  if (yield_state(C, st, &e2)) return SPC_OK;
+  bool i32[SPC_LEVEL_MAX_ARRAYS];
+  rcr ys, ri = {0}, rf = {0};
+  if (rc_get(C, NULL, RC_YSTATE, 0, &ys, &e2)) return SPC_OK;
+  const bool *st = ys.v.flags; /* which of its arrays yield_pos writes */
   for (int k = 0; k < narr; k++)
     i32[k] = asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty) == IR_I32;
-  ir_func *fi = NULL, *ff = NULL;
-  int p_arr0 = 0;
   ir_arg arr[SPC_LEVEL_MAX_ARRAYS] = {{0}}, vout = {0};
   void *cp[64][SPC_LEVEL_MAX_ARRAYS] = {{NULL}};
-  bool fill[SPC_LEVEL_MAX_ARRAYS] = {false};
-  spc_status s = build_sinit(C, &fi, &p_arr0, true, fill, &e2);
-  if (!s) s = build_sfinal(C, &ff, &e2);
+  spc_status s = rc_get(C, NULL, RC_SINIT, 1, &ri, &e2);
+  ir_func *fi = ri.v.f, *ff = NULL;
+  int p_arr0 = ri.v.aux[0];
+  const bool *fill = ri.v.flags; /* the arrays insert_coord fills */
+  if (!s) s = rc_get(C, NULL, RC_SFINAL, 0, &rf, &e2);
+  ff = rf.v.f;
   bool go = !s;
   int64_t *tot = NULL, ncomp = 0;
   if (go && !(tot = spc_malloc((size_t)(np1 ? np1 : 1) * sizeof *tot))) s = SPC_NOMEM(&e2), go = false;
@@ -2340,7 +2531,7 @@ static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, plac
     for (int l = 0; l < 2; l++) ai[k++].s.i64 = C->N[l], ai[k++].s.i64 = C->lo[l];
     ai[k++].s.i64 = C->limit;
     /* too large: the error the serial plan reports too */
-    if ((s = asm_run(&C->eng, fi, ai, &e2))) go = false;
+    if ((s = rc_run(C, &ri, ai, &e2))) go = false;
   }
   if (go) {
     for (int k = 0; k < narr; k++) arr[k] = ai[p_arr0 + k], ai[p_arr0 + k].data = NULL;
@@ -2414,7 +2605,7 @@ static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, plac
     a[k++].s.i64 = np1;
     for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
     for (int x = 0; x < narr; x++) a[k++] = arr[x];
-    if ((s = asm_run(&C->eng, ff, a, &e2))) go = false;
+    if ((s = rc_run(C, &rf, a, &e2))) go = false;
   }
   conv_tensor *ct = go ? new_result(C, C->comb->dims) : NULL;
   if (go && !ct) s = SPC_NOMEM(&e2), go = false;
@@ -2600,15 +2791,25 @@ static spc_status run_fused(conv *C, const spc_tensor *src, int64_t np1, conv_te
   unsigned props[SPC_MAX_ORDER] = {0};
   for (int l = 0; l < src->nlevels && l < SPC_MAX_ORDER; l++) props[l] = src->lv[l].props;
   bool known = fcount_known(C, SI, props);
-  spc_status s = build_fcount(C, SI, known, &fc, &e2);
-  if (!s) s = build_fplace(C, SI, &P.fp, &e2);
+  rcr rc = {0}, rp = {0};
+  spc_status s = rc_get(C, SI, RC_FCOUNT, known, &rc, &e2);
+  fc = rc.v.f;
+  if (!s) s = rc_get(C, SI, RC_FPLACE, 0, &rp, &e2);
+  P.fp = rp.v.f;
   /* on the auto (or factory) engine only with compiled-in routines: no
    * run-time compile where the read-out's routines are in the factory */
   bool fac = C->eng.want == SPC_ENGINE_AUTO || C->eng.want == SPC_ENGINE_FACTORY;
-  if (!s && fac) { /* each routine keyed once */
-    s = asm_prepare_factory(fc, &ec, &e2);
-    if (!s && ec) s = asm_prepare_factory(P.fp, &P.ep, &e2);
-    if (!s && ec && P.ep) asm_note_factory(&C->eng, 2);
+  if (!s && fac) { /* each routine keyed once (rc_get did, where it could) */
+    if (rc.fac) ec = rc.v.fn;
+    else s = asm_prepare_factory(fc, &ec, &e2);
+    if (!s && ec) {
+      if (rp.fac) P.ep = rp.v.fn;
+      else s = asm_prepare_factory(P.fp, &P.ep, &e2);
+    }
+    if (!s && ec && P.ep) {
+      asm_note_factory(&C->eng, 2);
+      if (C->eng.info) C->eng.info->routines_cached += rc.hit + rp.hit;
+    }
   }
   bool skip = s == SPC_ERR_UNSUPPORTED || (!s && fac && (!ec || !P.ep));
   if (skip) {
@@ -2729,8 +2930,11 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
   int64_t np1 = 0;
   if (np1_of(C, &np1, &e2) || np1 > C->limit) return SPC_OK;
   if (fsrc) return run_fused(C, fsrc, np1, out, done, e);
-  countfn F = {0};
-  spc_status s = build_count(C, &F, &e2);
+  rcr rcount;
+  spc_status s = rc_get(C, NULL, RC_COUNT, 0, &rcount, &e2);
+  countfn F = {.f = rcount.v.f, .narr = rcount.v.aux[0], .p_ok = rcount.v.aux[1],
+               .p_arr0 = rcount.v.aux[2], .p_size = rcount.v.aux[3], .p_vout = rcount.v.aux[4],
+               .rc = &rcount};
   if (s) {
     ir_func_free(&F.f);
     if (s == SPC_ERR_UNSUPPORTED) return SPC_OK;
@@ -2749,9 +2953,10 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
   int64_t ok = 0;
   s = count_once(C, &F, crd, C->comb->val, out, &ok, e);
   if (!s && ok == 0 && C->N[1] <= 2 * C->n + 4096 && C->N[1] < C->limit) {
-    ir_func *B = NULL;
+    rcr rb;
     ir_arg *args = NULL;
-    s = build_bucket(C, &B, e);
+    s = rc_get(C, NULL, RC_BUCKET, 0, &rb, e);
+    ir_func *B = rb.v.f;
     if (!s && !(args = spc_calloc((size_t)ir_nparams(B), sizeof *args))) s = SPC_NOMEM(e);
     if (!s) {
       int k = 0;
@@ -2762,7 +2967,7 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
       args[k++].s.i64 = C->lo[1];
       args[k++].s.i64 = bucket_shift(C->N[1]);
       int o0 = k;
-      s = asm_run(&C->eng, B, args, e);
+      s = rc_run(C, &rb, args, e);
       if (!s) {
         void *bc[SPC_MAX_ORDER];
         for (int d = 0; d < C->order; d++) bc[d] = args[o0 + d].data;
@@ -3733,21 +3938,26 @@ static spc_status build_sfinal(conv *C, ir_func **out, spc_error *e) {
   return s ? s : ir_verify(f, e);
 }
 
-static spc_status np1_of(conv *C, int64_t *np1, spc_error *e) {
-  ir_func *f = ir_func_new("spc_conv_np1");
+static spc_status build_np1(conv *C, ir_func **out, spc_error *e) {
+  ir_func *f = *out = ir_func_new("spc_conv_np1");
   if (!f) return SPC_NOMEM(e);
   ir_stmt *body = ir_func_body(f);
   ir_var Nlo[4];
   sparams_Nlo(f, Nlo);
-  ir_var out = ir_param(f, "np1", IR_I64, false, IR_OUT);
+  ir_var np1 = ir_param(f, "np1", IR_I64, false, IR_OUT);
   lvbind b0, b1;
   sbind(C, f, body, &b0, &b1, Nlo);
-  spc_status s = asm_lower_fn(f, body, &b0, SPC_LF_SIZE, out, NULL, e);
+  return asm_lower_fn(f, body, &b0, SPC_LF_SIZE, np1, NULL, e);
+}
+
+static spc_status np1_of(conv *C, int64_t *np1, spc_error *e) {
+  rcr r;
+  spc_status s = rc_get(C, NULL, RC_NP1, 0, &r, e);
   ir_arg a[5] = {{0}};
   a[0].s.i64 = C->N[0], a[1].s.i64 = C->lo[0], a[2].s.i64 = C->N[1], a[3].s.i64 = C->lo[1];
-  if (!s) s = ir_run(f, a, e);
+  if (!s) s = ir_run(r.v.f, a, e);
   *np1 = a[4].s.i64;
-  ir_func_free(&f);
+  ir_func_free(&r.v.f);
   return s;
 }
 

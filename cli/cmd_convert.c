@@ -69,11 +69,12 @@ int cmd_convert(int argc, char **argv) {
     fprintf(stderr,
             "spconv: read %s (%lld stored, %lld bytes as %s) in %.3f s\n"
             "spconv: source: the components held in memory; plan: %s (duplicates: %s)\n"
-            "spconv: converted to %s in %.3f s: %d routines, engine %s (%d compiled now)\n",
+            "spconv: converted to %s in %.3f s: %d routines (%d built earlier), engine %s (%d "
+            "compiled now)\n",
             pos[0], (long long)spc_tensor_nstored(t), (long long)spc_tensor_bytes(t),
             spc_tensor_format(t), t1 - t0, info.plan[0] ? info.plan : "-", spc_dup_name(c.dup),
             spc_tensor_format(x), t2 - t1,
-            info.routines, spc_engine_name(info.used), info.jit_compiled);
+            info.routines, info.routines_cached, spc_engine_name(info.used), info.jit_compiled);
   if (!s && o.verbose && (c.spw || c.mem))
     fprintf(stderr,
             "spconv: sparse workspace (%s, accumulator %lld points%s): %lld flushes, %lld "

@@ -49,6 +49,10 @@ typedef struct spc_level_spec {
   spc_lfn queries[SPC_SPEC_MAX]; /* "select [*] -> ..." per parent position,
                                     "select [c] -> ..." per coordinate */
   spc_lfn fn[SPC_LF_N];
+  /* a hash of its file name and YAML text (spc_specs_add; {0, 0}: none):
+   * equal hashes, the same spec -- the conversion engine's routine cache
+   * keys on it */
+  uint64_t hash[2];
 } spc_level_spec;
 
 typedef struct spc_format_level {
@@ -70,6 +74,9 @@ typedef struct spc_format_spec {
   int nrequires;
   spc_lfn requires[SPC_SPEC_MAX];
   bool fill_zero; /* zero values are padding, not components */
+  /* a hash of its file name, YAML text and its levels' specs' hashes
+   * (spc_specs_add; {0, 0}: none) */
+  uint64_t hash[2];
 } spc_format_spec;
 
 /* ---- the registry: built-in specs plus those loaded from files ---------- */

@@ -50,6 +50,27 @@ static bool grow(void **arr, int *cap, int n, size_t size) {
   return true;
 }
 
+/* Two FNV-1a lanes of different seeds, each finished by a splitmix step. */
+static void text_hash(uint64_t h[2], const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) {
+    h[0] = (h[0] ^ b[i]) * 0x100000001b3ULL;
+    h[1] = (h[1] ^ b[i]) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL;
+  }
+  for (int k = 0; k < 2; k++) {
+    uint64_t x = h[k] + 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    h[k] = x ^ (x >> 31);
+  }
+}
+
+static void spec_hash(uint64_t h[2], const char *file, const char *text, size_t len) {
+  h[0] = 0xcbf29ce484222325ULL, h[1] = 0x84222325cbf29ce4ULL;
+  text_hash(h, file ? file : "", file ? strlen(file) + 1 : 1);
+  text_hash(h, text, len);
+}
+
 spc_status spc_specs_add(spc_specs *r, const char *file, const char *text,
                          size_t len, const char **name, spc_error *e) {
   spc_ynode *root = NULL;
@@ -65,6 +86,7 @@ spc_status spc_specs_add(spc_specs *r, const char *file, const char *text,
     else if (!(s = spc_level_spec_parse(file, root, &ls, e))) {
       ls->yaml = copy;
       copy = NULL;
+      spec_hash(ls->hash, file, text, len);
       r->levels[r->nlevels++] = ls;
       if (name) *name = ls->name;
     }
@@ -74,6 +96,9 @@ spc_status spc_specs_add(spc_specs *r, const char *file, const char *text,
     else if (!(s = spc_format_spec_parse(file, root, r, &fs, e))) {
       fs->yaml = copy;
       copy = NULL;
+      spec_hash(fs->hash, file, text, len);
+      for (int l = 0; l < fs->nlevels; l++) /* the levels it names, as found here */
+        if (fs->lv[l].lf) text_hash(fs->hash, fs->lv[l].lf->hash, sizeof fs->lv[l].lf->hash);
       r->formats[r->nformats++] = fs;
       if (name) *name = fs->name;
     }

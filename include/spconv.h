@@ -263,6 +263,8 @@ struct spc_convert_info {
   spc_engine used;          /* the slowest engine that ran a routine */
   int routines;             /* routines run */
   int jit_compiled;         /* of them compiled now (not from the cache) */
+  int routines_cached;      /* of them built earlier in this process (the
+                               routine cache: no IR built, no lookup) */
   char notice[256];         /* a one-line notice (e.g. no compiler) or "" */
   struct {                  /* the sparse workspace, when used */
     int64_t flushes, merges, spilled_runs, spilled_bytes, peak_bytes;

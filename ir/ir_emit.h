@@ -14,6 +14,7 @@ typedef struct emit_loop {
 
 typedef struct ectx {
   const ir_func *f;
+  const char *name; /* the function's name in C: opts' name, else f's */
   spc_str *o;
   char **names; /* every identifier taken (spc_malloc'ed), for uniqueness */
   int nnames, capnames;

@@ -68,7 +68,7 @@ static void nh_put(ectx *c, int k) {
 
 static bool taken(const ectx *c, const char *s) {
   if (s[0] == '_' || !strncmp(s, "spc_", 4) || !strncmp(s, "SPC_", 4) ||
-      !strcmp(s, c->f->name))
+      !strcmp(s, c->name))
     return true;
   for (int k = 0; reserved[k]; k++)
     if (s[0] == reserved[k][0] && !strcmp(s, reserved[k])) return true;
@@ -123,7 +123,7 @@ static void signature(ectx *c, spc_str *o, bool is_static, const char *qual,
                       const char *err, const char *err_len, const char **outname) {
   const ir_func *f = c->f;
   size_t line = o->len; /* where the current line starts */
-  spc_str_addf(o, "%sint %s(", qual ? qual : is_static ? "static " : "", f->name);
+  spc_str_addf(o, "%sint %s(", qual ? qual : is_static ? "static " : "", c->name);
   size_t indent = o->len - line;
   for (int k = 0; k <= f->nparams; k++) {
     char p[2][600];
@@ -240,12 +240,12 @@ static void entry(ectx *c, spc_str *o, bool is_static) {
   static const char *const field[] = {"b", "i32", "i64", "u64", "f32", "f64", "c128"};
   if (is_static)
     spc_str_addf(o, "\nstatic int %s_entry(spc_gen_arg *args, char *err, size_t err_len) {\n",
-                 f->name);
+                 c->name);
   else
     spc_str_addf(o,
                  "\nint %s_entry(spc_gen_arg *args, char *err, size_t err_len);\n"
                  "int %s_entry(spc_gen_arg *args, char *err, size_t err_len) {\n",
-                 f->name, f->name);
+                 c->name, c->name);
   for (int k = 0; k < f->nparams; k++) {
     const ir_var_info *vi = &f->vars[f->params[k]];
     const char *t = emit_cty(vi->ty), *fl = field[vi->ty];
@@ -261,7 +261,7 @@ static void entry(ectx *c, spc_str *o, bool is_static) {
     else if (!vi->array)
       spc_str_addf(o, "  %s spc_p%d = args[%d].s.%s;\n", t, k, k, fl);
   }
-  spc_str_addf(o, "  int spc_st = %s(", f->name);
+  spc_str_addf(o, "  int spc_st = %s(", c->name);
   for (int k = 0; k < f->nparams; k++) {
     const ir_var_info *vi = &f->vars[f->params[k]];
     const char *t = emit_cty(vi->ty);
@@ -325,12 +325,13 @@ spc_status ir_emit_c(const ir_func *f, const ir_emit_opts *opts, spc_str *out,
   if (!out) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "ir_emit_c: no output");
   spc_status st = ir_verify(f, e);
   if (st != SPC_OK) return st;
+  const char *fname = o->name ? o->name : f->name;
   for (int k = 0; reserved[k]; k++)
-    if (!strcmp(f->name, reserved[k]) || !strncmp(f->name, "SPC_", 4))
+    if (!strcmp(fname, reserved[k]) || !strncmp(fname, "SPC_", 4))
       return spc_err(e, SPC_ERR_ARG, NULL, 0, 0,
-                     "ir_emit_c: function %s: the name is taken in C", f->name);
+                     "ir_emit_c: function %s: the name is taken in C", fname);
   int nv = f->nvars ? f->nvars : 1;
-  ectx c = {.f = f, .atomic = o->atomic_array ? ir_find_var(f, o->atomic_array) : -1};
+  ectx c = {.f = f, .name = fname, .atomic = o->atomic_array ? ir_find_var(f, o->atomic_array) : -1};
   spc_str body = {0};
   const char **outname = spc_calloc((size_t)nv * 2, sizeof *outname);
   c.cname = spc_calloc((size_t)nv, sizeof *c.cname);

@@ -87,6 +87,10 @@ ir_func *ir_func_new(const char *name) {
 void ir_func_free(ir_func **pf) {
   if (!pf || !*pf) return;
   ir_func *f = *pf;
+  if (f->shared) { /* the routine cache's: only the reference goes */
+    *pf = NULL;
+    return;
+  }
   for (ir_chunk *c = f->chunks, *next; c; c = next) {
     next = c->next;
     spc_free(c);
@@ -104,6 +108,14 @@ spc_status ir_func_why(const ir_func *f) {
   return !f ? SPC_ERR_NOMEM : f->broken ? f->why : SPC_OK;
 }
 const char *ir_func_name(const ir_func *f) { return f && f->name ? f->name : ""; }
+void ir_func_share(ir_func *f) {
+  if (!f || f->shared) return;
+  ir_func_hash(f, f->hash);
+  f->shared = true;
+}
+
+bool ir_func_shared(const ir_func *f) { return f && f->shared; }
+
 bool ir_func_set_name(ir_func *f, const char *name) {
   char *n = f ? ir_arena_str(f, name) : NULL;
   if (n) f->name = n;

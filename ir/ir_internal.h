@@ -26,6 +26,8 @@ struct ir_func {
   ir_chunk *chunks; /* arena: every node, name and kids array */
   bool noalias;     /* array parameters never overlap (C: restrict) */
   bool broken;      /* an allocation failed or a builder was misused */
+  bool shared;      /* ir_func_share: read-only, kept for the process */
+  uint64_t hash[2]; /* ir_func_hash, computed when shared */
   spc_status why;   /* SPC_ERR_NOMEM or SPC_ERR_INTERNAL */
   char msg[256];    /* the first failure */
   ir_expr dummy_e;  /* placeholders returned once broken */

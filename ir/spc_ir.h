@@ -200,6 +200,12 @@ SPC_INTERNAL void ir_func_set_noalias(ir_func *f);
 /* A 128-bit hash of everything f's emitted C depends on but its name
  * (ir_hash.c): equal hashes, the same text under one name. */
 SPC_INTERNAL void ir_func_hash(const ir_func *f, uint64_t out[2]);
+/* Make f read-only and kept for the process (the conversion engine's
+ * routine cache): its hash is computed now and remembered, and
+ * ir_func_free of it only clears the caller's pointer.  It must not be
+ * changed after (renamed, added to); any number of threads may run it. */
+SPC_INTERNAL void ir_func_share(ir_func *f);
+SPC_INTERNAL bool ir_func_shared(const ir_func *f);
 
 SPC_INTERNAL ir_var ir_param(ir_func *f, const char *name, ir_ty ty,
                              bool array, ir_dir dir);
@@ -320,6 +326,9 @@ typedef struct ir_emit_opts {
    * stores `a[i] = a[i] + e` (i a variable) become atomicAdd(&a[i], e). */
   const char *qualifier;
   const char *atomic_array;
+  /* the function's name in C instead of its own (NULL: its own): a
+   * shared function (ir_func_share) is emitted under any name unchanged */
+  const char *name;
 } ir_emit_opts;
 /* The prelude alone (includes, the runtime, macros): for a file whose
  * functions are all emitted without it. */

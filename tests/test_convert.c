@@ -3530,6 +3530,84 @@ START_TEST(test_stream_levels_tiny) {
 }
 END_TEST
 
+/* Arrays and values of a and b equal, formats and array names aside
+ * (a user format against the built-in one it copies). */
+static void same_content(const spc_tensor *a, const spc_tensor *b, const char *what) {
+  int nl = spc_tensor_nlevels(a);
+  ck_assert_msg(nl == spc_tensor_nlevels(b), "%s: levels", what);
+  for (int l = 0; l < nl; l++) {
+    int na = spc_tensor_level_narrays(a, l);
+    ck_assert_msg(na == spc_tensor_level_narrays(b, l), "%s: level %d arrays", what, l);
+    for (int k = 0; k < na; k++) {
+      arr x = get_arr(a, l, spc_tensor_level_array_name(a, l, k));
+      arr y = get_arr(b, l, spc_tensor_level_array_name(b, l, k));
+      ck_assert_msg(x.ty == y.ty && x.len == y.len, "%s: level %d array %d", what, l, k);
+      ck_assert_msg(!x.len || !memcmp(x.d, y.d, (size_t)x.len * (x.ty == SPC_IDX32 ? 4 : 8)),
+                    "%s: level %d array %d differs", what, l, k);
+    }
+  }
+  int64_t va = -1, vb = -1;
+  const void *pa = spc_tensor_values(a, &va), *pb = spc_tensor_values(b, &vb);
+  ck_assert_msg(va == vb && (!va || !memcmp(pa, pb, (size_t)va * 8)), "%s: values", what);
+}
+
+/* The routine cache: a conversion made again finds its routines built
+ * (routines_cached) and gives the same bits as the first run and the
+ * generic engine; a user format rewritten under the same file name and
+ * format name is built anew (the key is the spec's content, not its
+ * address or name).  The runner sets SPC_ROUTINE_CHECK, so every routine
+ * found is also built again and compared. */
+START_TEST(test_routine_cache) {
+  ck_assert_ptr_nonnull(getenv("SPC_ROUTINE_CHECK"));
+  spc_error e;
+  spc_tensor *t = small_matrix(), *coo = NULL, *csr = NULL, *csc = NULL;
+  tu_assert_ok(conv(t, "coo", SPC_ENGINE_AUTO, NULL, &coo, &e), &e); /* sorted, combined */
+  spc_convert_info i1, i2, ig;
+  const char *to[2] = {"csr", "csc"};
+  for (int f = 0; f < 2; f++) {
+    /* COO to CSR (counting), then CSR to CSC (the fused routines) */
+    const spc_tensor *src = f ? csr : coo;
+    spc_tensor *x1 = NULL, *x2 = NULL, *xg = NULL;
+    tu_assert_ok(conv(src, to[f], SPC_ENGINE_AUTO, &i1, &x1, &e), &e);
+    tu_assert_ok(conv(src, to[f], SPC_ENGINE_AUTO, &i2, &x2, &e), &e);
+    tu_assert_ok(conv(src, to[f], SPC_ENGINE_GENERIC, &ig, &xg, &e), &e);
+    ck_assert_msg(strstr(i2.plan, "counting"), "%s: plan %s", to[f], i2.plan);
+    ck_assert_int_eq(i2.used, SPC_ENGINE_FACTORY);
+    ck_assert_msg(i2.routines > 0 && i2.routines_cached == i2.routines,
+                  "%s: %d routines, %d cached", to[f], i2.routines, i2.routines_cached);
+    ck_assert_int_eq(ig.routines_cached, 0); /* generic: built every time */
+    same_arrays(x1, x2, to[f]);
+    same_arrays(x1, xg, to[f]);
+    spc_tensor_free(&x2);
+    spc_tensor_free(&xg);
+    if (f) csc = x1;
+    else csr = x1;
+  }
+  /* one file, one format name, two contents */
+  char *dir = tu_mkdtemp();
+  static const char *const text[2] = {
+      "format: rcu\norder: 2\nlevels: [dense, compressed]\n",
+      "format: rcu\norder: 2\nremap: (i, j) -> (j, i)\nlevels: [dense, compressed]\n"};
+  for (int round = 0; round < 2; round++)
+    for (int k = 0; k < 2; k++) {
+      char *path = tu_file(dir, "rcu.yaml", text[k]);
+      spc_tensor *x = NULL;
+      char what[64];
+      snprintf(what, sizeof what, "rcu as %s, round %d", to[k], round);
+      tu_assert_ok(conv(coo, path, SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+      same_content(x, k ? csc : csr, what);
+      spc_tensor_free(&x);
+      free(path);
+    }
+  tu_rmtree(dir);
+  free(dir);
+  spc_tensor_free(&t);
+  spc_tensor_free(&coo);
+  spc_tensor_free(&csr);
+  spc_tensor_free(&csc);
+}
+END_TEST
+
 Suite *suite_convert(void) {
   Suite *s = suite_create("convert");
   TCase *tc = tcase(s, "api");
@@ -3539,6 +3617,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_dense_padding);
   tcase_add_test(tc, test_query_extent_too_large);
   tcase_add_test(tc, test_pattern_duplicates);
+  tcase_add_test(tc, test_routine_cache);
   tc = tcase(s, "data");
   tcase_add_test(tc, test_pairs);
   tcase_add_test(tc, test_engines);

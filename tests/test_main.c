@@ -12,6 +12,10 @@ int main(void) {
   /* Check's 4 s default is short for sanitizer builds on a busy machine;
    * tcases that walk the shared data set longer limits themselves */
   setenv("CK_DEFAULT_TIMEOUT", "60", 0);
+  /* every routine the conversion engine finds in its cache is built again
+   * and compared (its key must name everything the routine depends on);
+   * the CLI tests' runs of bin/spconv inherit it */
+  setenv("SPC_ROUTINE_CHECK", "1", 0);
   tu_tmp_root_init();
   (void)tu_data_dir(); /* prints the skip note once when there is no data */
   SRunner *sr = srunner_create(suite_core());
