@@ -371,6 +371,42 @@ bool asm_rc_put(const uint64_t key[2], asm_rc_val *v) {
   return kept;
 }
 
+void asm_rk_put(uint64_t k[2], uint64_t x) {
+  k[0] = spc_mix64(k[0] ^ x);
+  k[1] = spc_mix64(k[1] + x + 0x9e3779b97f4a7c15ULL);
+}
+
+void asm_rk_str(uint64_t k[2], const char *s) { asm_rk_put(k, s ? spc_name_hash(s) : 0x5a5a5a5aULL); }
+
+/* A format by its content (spc_specs_add's hash) and a level of it by
+ * its place there; false: no hash (a spec not loaded by a registry). */
+bool asm_rk_fmt(uint64_t k[2], const spc_format_spec *f, const spc_format_level *const *lv, int nl) {
+  if (!f || (!f->hash[0] && !f->hash[1])) return false;
+  asm_rk_put(k, f->hash[0]);
+  asm_rk_put(k, f->hash[1]);
+  asm_rk_put(k, (uint64_t)nl);
+  for (int l = 0; l < nl && l < SPC_MAX_ORDER; l++) {
+    ptrdiff_t i = lv[l] - f->lv;
+    if (i < 0 || i >= f->nlevels) return false;
+    asm_rk_put(k, (uint64_t)i);
+  }
+  return true;
+}
+
+bool asm_rk_info(uint64_t k[2], const conv_info *I) {
+  if (!asm_rk_fmt(k, I->fmt, I->lv, I->nlevels)) return false;
+  asm_rk_put(k, (uint64_t)I->nparams);
+  for (int p = 0; p < I->nparams && p < SPC_SPEC_MAX; p++) {
+    asm_rk_str(k, I->params[p].name);
+    asm_rk_put(k, (uint64_t)I->params[p].value);
+  }
+  asm_rk_put(k, ((uint64_t)I->index_ty << 8) ^ (uint64_t)I->coord_ty);
+  asm_rk_put(k, (uint64_t)I->nmodes);
+  for (int m = 0; m < I->nmodes && m < SPC_MAX_ORDER; m++) asm_rk_put(k, (uint64_t)I->modes[m]);
+  asm_rk_str(k, I->remap_text);
+  return true;
+}
+
 bool asm_rc_checking(void) {
   static _Atomic int on = -1; /* read once (every thread reads the same) */
   if (on < 0) {

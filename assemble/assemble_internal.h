@@ -118,6 +118,14 @@ bool asm_rc_get(const uint64_t key[2], asm_rc_val *v);
  * and ours is freed (true).  The cache full: nothing kept, *v the
  * caller's still (false). */
 bool asm_rc_put(const uint64_t key[2], asm_rc_val *v);
+/* Keys of the cache: two 64-bit lanes fed a word (a name: its hash) at a
+ * time; a format by its content hash and levels by their places in it,
+ * a converted tensor's description (false: a spec without a hash, which
+ * is not cached). */
+void asm_rk_put(uint64_t k[2], uint64_t x);
+void asm_rk_str(uint64_t k[2], const char *s);
+bool asm_rk_fmt(uint64_t k[2], const spc_format_spec *f, const spc_format_level *const *lv, int nl);
+bool asm_rk_info(uint64_t k[2], const conv_info *I);
 /* SPC_ROUTINE_CHECK set in the environment (the tests): every routine
  * found in the cache is built again and must equal it. */
 bool asm_rc_checking(void);

@@ -290,18 +290,52 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
   int p_arr[SPC_MAX_ORDER * SPC_SPEC_MAX];
   int64_t extv[2 * SPC_MAX_ORDER];
   spc_tensor *c = NULL;
-  char rt[320];
-  spc_status s = asm_remap(I->fmt, t->order, I->params, I->nparams, I->modes, I->nmodes, rt,
-                           sizeof rt, &r, e);
-  if (!s) s = invert(I, r, iv, e);
-  R.r = r;
-  R.iv = iv;
-  if (!s && !(R.f = ir_func_new("spc_conv_read"))) s = SPC_NOMEM(e);
-  if (!s) s = build_read(&R, p_arr, e);
+  /* the routine cache (assemble_write.c): a built-in or registered
+   * format's read routine that the factory has is built once */
+  uint64_t key[2] = {0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL};
+  asm_rk_put(key, 0x7265616452ULL); /* "readR" */
+  asm_rk_put(key, ((uint64_t)t->order << 8) ^ (uint64_t)t->vt);
+  bool can = (eng->want == SPC_ENGINE_AUTO || eng->want == SPC_ENGINE_FACTORY) &&
+             asm_rk_info(key, I);
+  asm_rc_val v = {0};
+  bool hit = can && asm_rc_get(key, &v);
+  spc_status s = SPC_OK;
+  if (!hit || asm_rc_checking()) { /* built (again, to compare) */
+    char rt[320];
+    s = asm_remap(I->fmt, t->order, I->params, I->nparams, I->modes, I->nmodes, rt, sizeof rt,
+                  &r, e);
+    if (!s) s = invert(I, r, iv, e);
+    R.r = r;
+    R.iv = iv;
+    if (!s && !(R.f = ir_func_new("spc_conv_read"))) s = SPC_NOMEM(e);
+    if (!s) s = build_read(&R, p_arr, e);
+  }
+  if (!s && hit && R.f) { /* SPC_ROUTINE_CHECK */
+    uint64_t h1[2], h2[2];
+    ir_func_hash(v.f, h1);
+    ir_func_hash(R.f, h2);
+    if (h1[0] != h2[0] || h1[1] != h2[1])
+      s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
+                  "routine cache: the read routine of format %s built again differs from the "
+                  "cached one (its key misses an input)", I->fmt->name);
+  }
+  if (hit) {
+    ir_func_free(&R.f);
+    R.f = v.f;
+  } else if (!s && can && !(s = asm_prepare_factory(R.f, &v.fn, e)) && v.fn) {
+    v.f = R.f;
+    if (asm_rc_put(key, &v)) R.f = v.f; /* shared now (or another thread's) */
+  }
   int np = R.f ? ir_nparams(R.f) : 0;
   if (!s && !(args = spc_calloc((size_t)np, sizeof *args))) s = SPC_NOMEM(e);
   if (!s) s = level_args(I, t, args, extv, e) < 0 ? SPC_ERR_INTERNAL : SPC_OK;
-  if (!s) s = asm_run(eng, R.f, args, e);
+  if (!s && v.fn) {
+    asm_note_factory(eng, 1);
+    if (hit && eng->info) eng->info->routines_cached++;
+    s = asm_call(v.fn, R.f, args, e);
+  } else if (!s) {
+    s = asm_run(eng, R.f, args, e);
+  }
   if (!s) {
     int first = np - 1 - t->order - (t->vt != SPC_PATTERN);
     int64_t n = args[np - 1].s.i64;
@@ -408,10 +442,10 @@ static spc_status build_spmv(rd *R, spc_error *e) {
 }
 
 /* The positions of the top level (its begin and end under parent 0),
- * through a tiny routine of the format's own functions. */
-static spc_status top_range(const conv_info *I, const spc_tensor *t, asm_engine *E,
-                            int64_t *b0, int64_t *e0, spc_error *e) {
-  ir_func *f = ir_func_new("spc_top_range");
+ * through a tiny routine of the format's own functions (interpreted: O(1)
+ * work; built once per format and types, the routine cache's). */
+static spc_status build_top(const conv_info *I, ir_func **out, spc_error *e) {
+  ir_func *f = *out = ir_func_new("spc_top_range");
   if (!f) return SPC_NOMEM(e);
   lvbind b;
   asm_bind_init(&b, I->lv[0]->lf, I->lv[0], I->index_ty, I->coord_ty);
@@ -440,6 +474,36 @@ static spc_status top_range(const conv_info *I, const spc_tensor *t, asm_engine 
     ir_add(f, body, ir_assign(f, oe, ir_cast(f, IR_I64, ir_ref(f, en))));
     s = ir_verify(f, e);
   }
+  return s;
+}
+
+static spc_status top_range(const conv_info *I, const spc_tensor *t, int64_t *b0, int64_t *e0,
+                            spc_error *e) {
+  uint64_t key[2] = {0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL};
+  asm_rk_put(key, 0x746f70ULL); /* "top" */
+  bool can = asm_rk_info(key, I);
+  asm_rc_val v = {0};
+  bool hit = can && asm_rc_get(key, &v);
+  ir_func *f = NULL;
+  spc_status s = SPC_OK;
+  if (!hit || asm_rc_checking()) s = build_top(I, &f, e);
+  if (!s && hit && f) { /* SPC_ROUTINE_CHECK */
+    uint64_t h1[2], h2[2];
+    ir_func_hash(v.f, h1);
+    ir_func_hash(f, h2);
+    if (h1[0] != h2[0] || h1[1] != h2[1])
+      s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
+                  "routine cache: the top-range routine of format %s built again differs "
+                  "from the cached one (its key misses an input)", I->fmt->name);
+  }
+  if (hit) {
+    ir_func_free(&f);
+    f = v.f;
+  } else if (!s && can) {
+    v.f = f;
+    if (asm_rc_put(key, &v)) f = v.f;
+  }
+  const spc_level_spec *ls = I->lv[0]->lf;
   ir_arg args[SPC_SPEC_MAX + 4] = {{0}};
   int64_t extv[2] = {I->lo[0], I->N[0]};
   int k = 0;
@@ -448,7 +512,7 @@ static spc_status top_range(const conv_info *I, const spc_tensor *t, asm_engine 
     args[k++] = (ir_arg){.data = x ? x->data : NULL, .len = x ? x->len : 0};
   }
   args[k++] = (ir_arg){.data = extv, .len = 2};
-  if (!s) s = asm_run(E, f, args, e);
+  if (!s) s = ir_run(f, args, e);
   if (!s) {
     *b0 = args[k].s.i64;
     *e0 = args[k + 1].s.i64;
@@ -621,7 +685,7 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
     P->e0 = i32 ? INT32_MAX : INT64_MAX;
     return SPC_OK;
   }
-  spc_status s = top_range(I, t, NULL, &P->b0, &P->e0, e); /* O(1) work: interpreted */
+  spc_status s = top_range(I, t, &P->b0, &P->e0, e);
   if (s) return s;
   bool can = splittable(I) && P->e0 > P->b0;
   if (want == SPC_SCHED_POSITIONS && !can && note)
@@ -991,7 +1055,7 @@ int asm_src_args(const conv_info *I, const spc_tensor *t, ir_arg *a, int64_t *ex
 
 spc_status asm_src_top_range(const spc_tensor *t, int64_t *b, int64_t *en, spc_error *e) {
   const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
-  return top_range(I, t, NULL, b, en, e); /* O(1) work: interpreted */
+  return top_range(I, t, b, en, e);
 }
 
 spc_status asm_src_cuts(const spc_tensor *t, int64_t b, int64_t en, int nt, int64_t *off,

@@ -1338,6 +1338,201 @@ static conv_tensor *new_result(conv *C, const int64_t *dims) {
   return ct;
 }
 
+/* ---- the routine cache ---------------------------------------------------------
+ * A small conversion's time went to building its routines (parsing the
+ * level functions' text, lowering, verifying, keying): 97% of CSR to CSC
+ * on a 1,910-entry matrix.  They are built once per process instead,
+ * kept (asm_rc_put) under a key of every input their builder reads: the
+ * formats by their content (spc_specs_add's hash of file name and YAML
+ * text, with their levels' specs), a level by its place in its format,
+ * the types, the parameters, the mode order, the policies, the source's
+ * description and the builder's own argument.  A routine that runs
+ * compiled is kept only where the factory has it (on the auto or factory
+ * engine); one only interpreted or no function at all (a probe's
+ * findings) always.  The tests run with SPC_ROUTINE_CHECK set: every
+ * routine found is built again and must hash the same (ir_func_hash) and
+ * say the same, which checks that the key misses nothing. */
+enum {
+  RC_COUNT = 1, RC_FCOUNT, RC_FPLACE, RC_SINIT, RC_SFINAL, RC_NP1, RC_YSTATE, RC_BUCKET,
+  RC_LEVEL, RC_REMAP, RC_DIRECT, RC_DBUCKET, RC_KNOWN
+};
+
+typedef struct rcr rcr;
+typedef struct countfn {
+  ir_func *f;
+  int narr;
+  int p_ok, p_arr0, p_size, p_vout; /* parameter numbers */
+  const rcr *rc; /* from the routine cache (NULL: f built here) */
+} countfn;
+static spc_status build_count(conv *C, countfn *F, spc_error *e);
+static spc_status build_fcount(conv *C, const conv_info *SI, bool known, ir_func **out,
+                               spc_error *e);
+static spc_status build_fplace(conv *C, const conv_info *SI, ir_func **out, spc_error *e);
+static spc_status build_sinit(conv *C, ir_func **out, int *p_arr0, bool nozero, bool *fill,
+                              spc_error *e);
+static spc_status build_sfinal(conv *C, ir_func **out, spc_error *e);
+static spc_status yield_state(conv *C, bool *w, spc_error *e);
+static spc_status build_bucket(conv *C, ir_func **out, spc_error *e);
+static bool fcount_known(const conv *C, const conv_info *SI, const unsigned *props);
+
+struct rcr {
+  asm_rc_val v; /* v.f: the caller frees it (a no-op when shared) */
+  bool hit;     /* v was found in the cache (built earlier) */
+  bool fac;     /* v.fn is the factory's answer (NULL: it has none) */
+};
+
+/* The key of routine `kind` (argument extra) for C and source SI (NULL:
+ * a COO); false where it is not cached (a spec not loaded by a registry
+ * has no hash). */
+static bool rc_key(const conv *C, const conv_info *SI, int kind, int64_t extra, uint64_t out[2]) {
+  uint64_t k[2] = {0x8c6f2e0a51d3b749ULL, 0x1f83d9abfb41bd6bULL};
+  asm_rk_put(k, (uint64_t)kind);
+  asm_rk_put(k, (uint64_t)extra);
+  asm_rk_put(k, (uint64_t)C->order);
+  if (!asm_rk_fmt(k, C->fmt, C->lv, C->L)) return false;
+  asm_rk_put(k, (uint64_t)C->nparams);
+  for (int p = 0; p < C->nparams && p < SPC_SPEC_MAX; p++) {
+    asm_rk_str(k, C->ps[p].name);
+    asm_rk_put(k, (uint64_t)C->ps[p].value);
+  }
+  asm_rk_put(k, ((uint64_t)C->vt << 40) ^ ((uint64_t)(C->comb ? C->comb->vt : 99) << 32) ^
+                 ((uint64_t)C->index_ty << 16) ^ (uint64_t)C->coord_ty);
+  asm_rk_put(k, ((uint64_t)C->nosort << 3) ^ ((uint64_t)C->carry << 2) ^ ((uint64_t)C->measure << 1) ^
+                 ((uint64_t)C->dup << 8));
+  asm_rk_put(k, (uint64_t)C->nmodes);
+  for (int m = 0; m < C->nmodes && m < SPC_MAX_ORDER; m++) asm_rk_put(k, (uint64_t)C->modes[m]);
+  asm_rk_str(k, C->remap_text);
+  for (int d = 0; d < C->order && C->comb; d++) { /* the COO's coordinate types */
+    const spc_array *a =
+        d < C->comb->nlevels ? spc_level_array_c(&C->comb->lv[d], "crd") : NULL;
+    asm_rk_put(k, a ? (uint64_t)a->type : 0x77);
+  }
+  if (kind == RC_REMAP && C->r->ncounters) { /* the counters' extents are built in */
+    for (int d = 0; d < C->order; d++) asm_rk_put(k, (uint64_t)C->comb->dims[d]);
+    asm_rk_put(k, (uint64_t)C->limit);
+  }
+  asm_rk_put(k, SI != NULL);
+  if (SI && !asm_rk_info(k, SI)) return false;
+  out[0] = k[0];
+  out[1] = k[1];
+  return true;
+}
+
+static spc_status build_np1(conv *C, ir_func **out, spc_error *e);
+typedef struct dplan dplan;
+static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok, int *p_arr0,
+                               spc_error *e);
+static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_error *e);
+
+static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra, const void *arg,
+                           asm_rc_val *v, spc_error *e) {
+  memset(v, 0, sizeof *v);
+  spc_status s = SPC_ERR_INTERNAL;
+  switch (kind) {
+  case RC_COUNT: {
+    countfn F = {0};
+    s = build_count(C, &F, e);
+    v->f = F.f;
+    v->aux[0] = F.narr, v->aux[1] = F.p_ok, v->aux[2] = F.p_arr0;
+    v->aux[3] = F.p_size, v->aux[4] = F.p_vout;
+    break;
+  }
+  case RC_FCOUNT: s = build_fcount(C, SI, extra != 0, &v->f, e); break;
+  case RC_FPLACE: s = build_fplace(C, SI, &v->f, e); break;
+  case RC_SINIT: s = build_sinit(C, &v->f, &v->aux[0], extra != 0, v->flags, e); break;
+  case RC_SFINAL: s = build_sfinal(C, &v->f, e); break;
+  case RC_NP1: s = build_np1(C, &v->f, e); break;
+  case RC_YSTATE: s = yield_state(C, v->flags, e); break;
+  case RC_BUCKET: s = build_bucket(C, &v->f, e); break;
+  case RC_LEVEL: {
+    lvfunc F = {0};
+    s = build_level(C, (int)extra, &F, e);
+    v->f = F.f;
+    v->aux[0] = F.narr, v->aux[1] = F.p_arr0, v->aux[2] = F.p_qpos;
+    v->aux[3] = F.p_size, v->aux[4] = F.p_vout;
+    break;
+  }
+  case RC_REMAP: s = build_remap(C, &v->f, e); break;
+  case RC_DIRECT: s = build_direct(C, arg, &v->f, &v->aux[0], &v->aux[1], e); break;
+  case RC_DBUCKET: s = build_dbucket(C, arg, &v->f, e); break;
+  case RC_KNOWN: /* no function: fcount_known's answer (its remapping parsed) */
+    v->flags[0] = fcount_known(C, SI, arg);
+    s = SPC_OK;
+    break;
+  default: break;
+  }
+  if (s) ir_func_free(&v->f);
+  return s;
+}
+
+/* SPC_ROUTINE_CHECK: the routine built again equals the cache's. */
+static spc_status rc_verify(conv *C, const conv_info *SI, int kind, int64_t extra,
+                            const void *arg, const asm_rc_val *v, spc_error *e) {
+  asm_rc_val w;
+  spc_status s = rc_build(C, SI, kind, extra, arg, &w, e);
+  if (s) return s;
+  uint64_t h1[2] = {0, 0}, h2[2] = {0, 0};
+  if (v->f) ir_func_hash(v->f, h1);
+  if (w.f) ir_func_hash(w.f, h2);
+  bool same = !v->f == !w.f && h1[0] == h2[0] && h1[1] == h2[1] &&
+              !memcmp(v->aux, w.aux, sizeof w.aux) && !memcmp(v->flags, w.flags, sizeof w.flags);
+  ir_func_free(&w.f);
+  return same ? SPC_OK
+              : spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
+                        "routine cache: routine %d of format %s built again differs from the "
+                        "cached one (its key misses an input)",
+                        kind, C->fmt->name);
+}
+
+/* Routine `kind` for C (source SI, argument extra) into *r: the cache's
+ * when it holds it; else built, and kept when it can be (see above). */
+static spc_status rc_get_x(conv *C, const conv_info *SI, int kind, int64_t extra, const void *arg,
+                           rcr *r, spc_error *e) {
+  bool fac = kind != RC_NP1 && kind != RC_YSTATE && kind != RC_KNOWN;
+  uint64_t key[2];
+  memset(r, 0, sizeof *r);
+  bool can = (!fac || C->eng.want == SPC_ENGINE_AUTO || C->eng.want == SPC_ENGINE_FACTORY) &&
+             rc_key(C, SI, kind, extra, key);
+  if (can && asm_rc_get(key, &r->v)) {
+    r->hit = true;
+    r->fac = fac;
+    return asm_rc_checking() ? rc_verify(C, SI, kind, extra, arg, &r->v, e) : SPC_OK;
+  }
+  spc_status s = rc_build(C, SI, kind, extra, arg, &r->v, e);
+  if (s || !can) return s;
+  if (fac) {
+    if ((s = asm_prepare_factory(r->v.f, &r->v.fn, e))) return s;
+    r->fac = true;
+    if (!r->v.fn) return SPC_OK; /* not in the factory: built each time */
+  }
+  (void)asm_rc_put(key, &r->v); /* kept (shared) or, the cache full, the caller's */
+  return SPC_OK;
+}
+
+/* rc_get_x for the routines that take no argument beyond extra. */
+static spc_status rc_get(conv *C, const conv_info *SI, int kind, int64_t extra, rcr *r,
+                         spc_error *e) {
+  return rc_get_x(C, SI, kind, extra, NULL, r, e);
+}
+
+/* r's routine prepared for C's engine: the factory's when looked up
+ * already, else as asm_prepare picks. */
+static spc_status rc_prepare(conv *C, const rcr *r, asm_entry *fn, spc_error *e) {
+  if (r->fac && r->v.fn) {
+    *fn = r->v.fn;
+    asm_note_factory(&C->eng, 1);
+    if (r->hit && C->eng.info) C->eng.info->routines_cached++;
+    return SPC_OK;
+  }
+  return asm_prepare(&C->eng, r->v.f, fn, e);
+}
+
+static spc_status rc_run(conv *C, const rcr *r, ir_arg *args, spc_error *e) {
+  asm_entry fn = NULL;
+  spc_status s = rc_prepare(C, r, &fn, e);
+  return s ? s : asm_call(fn, r->v.f, args, e);
+}
+
 static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
   spc_tensor *t = &ct->t;
   int64_t np = 1, *pp = spc_calloc((size_t)(C->n ? C->n : 1), sizeof *pp);
@@ -1360,7 +1555,10 @@ static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
                     "level %s: array %s is not an integer array", ls->name,
                     ls->arrays[k].name);
     }
-    if (!s) s = build_level(C, l, &F, e);
+    rcr rl = {0};
+    if (!s) s = rc_get(C, NULL, RC_LEVEL, l, &rl, e);
+    F = (lvfunc){.f = rl.v.f, .narr = rl.v.aux[0], .p_arr0 = rl.v.aux[1], .p_qpos = rl.v.aux[2],
+                 .p_size = rl.v.aux[3], .p_vout = rl.v.aux[4]};
     if (!s && !(args = spc_calloc((size_t)ir_nparams(F.f), sizeof *args))) s = SPC_NOMEM(e);
     if (!s) {
       args[0] = (ir_arg){.data = pp, .len = C->n};
@@ -1372,7 +1570,7 @@ static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
       args[6].s.i64 = C->lo[l];
       args[7].s.i64 = C->limit;
       if (F.p_vout >= 0) args[F.p_vout - 1] = (ir_arg){.data = C->vals, .len = C->n};
-      s = asm_run(&C->eng, F.f, args, e);
+      s = rc_run(C, &rl, args, e);
     }
     if (!s && C->measure) { /* the lengths, then nothing is kept */
       for (int k = 0; k < ls->narrays; k++) {
@@ -1513,14 +1711,6 @@ static spc_status squeries(conv *C, lvbind *b1, ir_var cnt, spc_error *e) {
   return s;
 }
 
-typedef struct rcr rcr;
-typedef struct countfn {
-  ir_func *f;
-  int narr;
-  int p_ok, p_arr0, p_size, p_vout; /* parameter numbers */
-  const rcr *rc; /* from the routine cache (NULL: f built here) */
-} countfn;
-static spc_status rc_run(conv *C, const rcr *r, ir_arg *args, spc_error *e);
 
 static bool count_applies(const conv *C) {
   if (C->nosort || C->L != 2 || C->r->ncounters || C->fmt->fill_zero) return false;
@@ -2290,191 +2480,6 @@ static spc_status yield_state(conv *C, bool *w, spc_error *e) {
   return s;
 }
 
-/* ---- the routine cache ---------------------------------------------------------
- * A small conversion's time went to building its routines (parsing the
- * level functions' text, lowering, verifying, keying): 97% of CSR to CSC
- * on a 1,910-entry matrix.  They are built once per process instead,
- * kept (asm_rc_put) under a key of every input their builder reads: the
- * formats by their content (spc_specs_add's hash of file name and YAML
- * text, with their levels' specs), a level by its place in its format,
- * the types, the parameters, the mode order, the policies, the source's
- * description and the builder's own argument.  A routine that runs
- * compiled is kept only where the factory has it (on the auto or factory
- * engine); one only interpreted or no function at all (a probe's
- * findings) always.  The tests run with SPC_ROUTINE_CHECK set: every
- * routine found is built again and must hash the same (ir_func_hash) and
- * say the same, which checks that the key misses nothing. */
-enum { RC_COUNT = 1, RC_FCOUNT, RC_FPLACE, RC_SINIT, RC_SFINAL, RC_NP1, RC_YSTATE, RC_BUCKET };
-
-struct rcr {
-  asm_rc_val v; /* v.f: the caller frees it (a no-op when shared) */
-  bool hit;     /* v was found in the cache (built earlier) */
-  bool fac;     /* v.fn is the factory's answer (NULL: it has none) */
-};
-
-typedef struct rkey {
-  uint64_t a, b;
-} rkey;
-
-static void rk_put(rkey *k, uint64_t x) {
-  k->a = spc_mix64(k->a ^ x);
-  k->b = spc_mix64(k->b + x + 0x9e3779b97f4a7c15ULL);
-}
-
-static void rk_str(rkey *k, const char *s) { rk_put(k, s ? spc_name_hash(s) : 0x5a5a5a5aULL); }
-
-/* A format by its content (spc_specs_add's hash) and a level of it by
- * its place there; false: no hash (a spec not loaded by a registry). */
-static bool rk_fmt(rkey *k, const spc_format_spec *f, const spc_format_level *const *lv, int nl) {
-  if (!f || (!f->hash[0] && !f->hash[1])) return false;
-  rk_put(k, f->hash[0]);
-  rk_put(k, f->hash[1]);
-  rk_put(k, (uint64_t)nl);
-  for (int l = 0; l < nl && l < SPC_MAX_ORDER; l++) {
-    ptrdiff_t i = lv[l] - f->lv;
-    if (i < 0 || i >= f->nlevels) return false;
-    rk_put(k, (uint64_t)i);
-  }
-  return true;
-}
-
-static bool rk_info(rkey *k, const conv_info *I) {
-  if (!rk_fmt(k, I->fmt, I->lv, I->nlevels)) return false;
-  rk_put(k, (uint64_t)I->nparams);
-  for (int p = 0; p < I->nparams && p < SPC_SPEC_MAX; p++) {
-    rk_str(k, I->params[p].name);
-    rk_put(k, (uint64_t)I->params[p].value);
-  }
-  rk_put(k, ((uint64_t)I->index_ty << 8) ^ (uint64_t)I->coord_ty);
-  rk_put(k, (uint64_t)I->nmodes);
-  for (int m = 0; m < I->nmodes && m < SPC_MAX_ORDER; m++) rk_put(k, (uint64_t)I->modes[m]);
-  rk_str(k, I->remap_text);
-  return true;
-}
-
-/* The key of routine `kind` (argument extra) for C and source SI (NULL:
- * a COO); false where it is not cached (a spec not loaded by a registry
- * has no hash). */
-static bool rc_key(const conv *C, const conv_info *SI, int kind, int64_t extra, uint64_t out[2]) {
-  rkey k = {0x8c6f2e0a51d3b749ULL, 0x1f83d9abfb41bd6bULL};
-  rk_put(&k, (uint64_t)kind);
-  rk_put(&k, (uint64_t)extra);
-  rk_put(&k, (uint64_t)C->order);
-  if (!rk_fmt(&k, C->fmt, C->lv, C->L)) return false;
-  rk_put(&k, (uint64_t)C->nparams);
-  for (int p = 0; p < C->nparams && p < SPC_SPEC_MAX; p++) {
-    rk_str(&k, C->ps[p].name);
-    rk_put(&k, (uint64_t)C->ps[p].value);
-  }
-  rk_put(&k, ((uint64_t)C->vt << 40) ^ ((uint64_t)(C->comb ? C->comb->vt : 99) << 32) ^
-                 ((uint64_t)C->index_ty << 16) ^ (uint64_t)C->coord_ty);
-  rk_put(&k, ((uint64_t)C->nosort << 3) ^ ((uint64_t)C->carry << 2) ^ ((uint64_t)C->measure << 1) ^
-                 ((uint64_t)C->dup << 8));
-  rk_put(&k, (uint64_t)C->nmodes);
-  for (int m = 0; m < C->nmodes && m < SPC_MAX_ORDER; m++) rk_put(&k, (uint64_t)C->modes[m]);
-  rk_str(&k, C->remap_text);
-  for (int d = 0; d < C->order && C->comb; d++) { /* the COO's coordinate types */
-    const spc_array *a =
-        d < C->comb->nlevels ? spc_level_array_c(&C->comb->lv[d], "crd") : NULL;
-    rk_put(&k, a ? (uint64_t)a->type : 0x77);
-  }
-  rk_put(&k, SI != NULL);
-  if (SI && !rk_info(&k, SI)) return false;
-  out[0] = k.a;
-  out[1] = k.b;
-  return true;
-}
-
-static spc_status build_np1(conv *C, ir_func **out, spc_error *e);
-
-static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra, asm_rc_val *v,
-                           spc_error *e) {
-  memset(v, 0, sizeof *v);
-  spc_status s = SPC_ERR_INTERNAL;
-  switch (kind) {
-  case RC_COUNT: {
-    countfn F = {0};
-    s = build_count(C, &F, e);
-    v->f = F.f;
-    v->aux[0] = F.narr, v->aux[1] = F.p_ok, v->aux[2] = F.p_arr0;
-    v->aux[3] = F.p_size, v->aux[4] = F.p_vout;
-    break;
-  }
-  case RC_FCOUNT: s = build_fcount(C, SI, extra != 0, &v->f, e); break;
-  case RC_FPLACE: s = build_fplace(C, SI, &v->f, e); break;
-  case RC_SINIT: s = build_sinit(C, &v->f, &v->aux[0], extra != 0, v->flags, e); break;
-  case RC_SFINAL: s = build_sfinal(C, &v->f, e); break;
-  case RC_NP1: s = build_np1(C, &v->f, e); break;
-  case RC_YSTATE: s = yield_state(C, v->flags, e); break;
-  case RC_BUCKET: s = build_bucket(C, &v->f, e); break;
-  default: break;
-  }
-  if (s) ir_func_free(&v->f);
-  return s;
-}
-
-/* SPC_ROUTINE_CHECK: the routine built again equals the cache's. */
-static spc_status rc_verify(conv *C, const conv_info *SI, int kind, int64_t extra,
-                            const asm_rc_val *v, spc_error *e) {
-  asm_rc_val w;
-  spc_status s = rc_build(C, SI, kind, extra, &w, e);
-  if (s) return s;
-  uint64_t h1[2] = {0, 0}, h2[2] = {0, 0};
-  if (v->f) ir_func_hash(v->f, h1);
-  if (w.f) ir_func_hash(w.f, h2);
-  bool same = !v->f == !w.f && h1[0] == h2[0] && h1[1] == h2[1] &&
-              !memcmp(v->aux, w.aux, sizeof w.aux) && !memcmp(v->flags, w.flags, sizeof w.flags);
-  ir_func_free(&w.f);
-  return same ? SPC_OK
-              : spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
-                        "routine cache: routine %d of format %s built again differs from the "
-                        "cached one (its key misses an input)",
-                        kind, C->fmt->name);
-}
-
-/* Routine `kind` for C (source SI, argument extra) into *r: the cache's
- * when it holds it; else built, and kept when it can be (see above). */
-static spc_status rc_get(conv *C, const conv_info *SI, int kind, int64_t extra, rcr *r,
-                         spc_error *e) {
-  bool fac = kind != RC_NP1 && kind != RC_YSTATE;
-  uint64_t key[2];
-  memset(r, 0, sizeof *r);
-  bool can = (!fac || C->eng.want == SPC_ENGINE_AUTO || C->eng.want == SPC_ENGINE_FACTORY) &&
-             rc_key(C, SI, kind, extra, key);
-  if (can && asm_rc_get(key, &r->v)) {
-    r->hit = true;
-    r->fac = fac;
-    return asm_rc_checking() ? rc_verify(C, SI, kind, extra, &r->v, e) : SPC_OK;
-  }
-  spc_status s = rc_build(C, SI, kind, extra, &r->v, e);
-  if (s || !can) return s;
-  if (fac) {
-    if ((s = asm_prepare_factory(r->v.f, &r->v.fn, e))) return s;
-    r->fac = true;
-    if (!r->v.fn) return SPC_OK; /* not in the factory: built each time */
-  }
-  (void)asm_rc_put(key, &r->v); /* kept (shared) or, the cache full, the caller's */
-  return SPC_OK;
-}
-
-/* r's routine prepared for C's engine: the factory's when looked up
- * already, else as asm_prepare picks. */
-static spc_status rc_prepare(conv *C, const rcr *r, asm_entry *fn, spc_error *e) {
-  if (r->fac && r->v.fn) {
-    *fn = r->v.fn;
-    asm_note_factory(&C->eng, 1);
-    if (r->hit && C->eng.info) C->eng.info->routines_cached++;
-    return SPC_OK;
-  }
-  return asm_prepare(&C->eng, r->v.f, fn, e);
-}
-
-static spc_status rc_run(conv *C, const rcr *r, ir_arg *args, spc_error *e) {
-  asm_entry fn = NULL;
-  spc_status s = rc_prepare(C, r, &fn, e);
-  return s ? s : asm_call(fn, r->v.f, args, e);
-}
-
 static int64_t arr_get(const ir_arg *a, bool i32, int64_t k) {
   return i32 ? ((const int32_t *)a->data)[k] : ((const int64_t *)a->data)[k];
 }
@@ -2790,7 +2795,12 @@ static spc_status run_fused(conv *C, const spc_tensor *src, int64_t np1, conv_te
   src_chunks P = {.C = C, .src = src, .off = off};
   unsigned props[SPC_MAX_ORDER] = {0};
   for (int l = 0; l < src->nlevels && l < SPC_MAX_ORDER; l++) props[l] = src->lv[l].props;
-  bool known = fcount_known(C, SI, props);
+  rcr rk;
+  int64_t pk = 0; /* the properties fcount_known reads, with the key */
+  for (int l = 0; l < 2 && l < src->nlevels; l++)
+    pk |= (int64_t)(props[l] & (SPC_LP_ORDERED | SPC_LP_UNIQUE)) << (32 * l);
+  bool known = !rc_get_x(C, SI, RC_KNOWN, pk, props, &rk, &e2) && rk.v.flags[0];
+  spc_error_clear(&e2);
   rcr rc = {0}, rp = {0};
   spc_status s = rc_get(C, SI, RC_FCOUNT, known, &rc, &e2);
   fc = rc.v.f;
@@ -3023,10 +3033,10 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
  *
  * spc_conv_direct(crd0.., vals, n, N0, lo0, .., limit, ok, arrays of every
  *                 level.., size, vout) */
-typedef struct dplan {
+struct dplan {
   int k;             /* the stateful level (-1: none) */
   bool idq[SPC_MAX_ORDER]; /* level l has [c] id() queries */
-} dplan;
+};
 
 /* Whether yield_pos of level l writes one of its arrays, or it has
  * insert_coord (its placing keeps state). */
@@ -3565,8 +3575,9 @@ static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_erro
 
 /* One run of the direct routine f on the components crd / val: *pargs
  * its arguments (the caller frees them and their arrays). */
-static spc_status direct_once(conv *C, const ir_func *f, void *const *crd, void *val,
+static spc_status direct_once(conv *C, const rcr *r, void *const *crd, void *val,
                               ir_arg **pargs, spc_error *e) {
+  const ir_func *f = r->v.f;
   ir_arg *args = *pargs = spc_calloc((size_t)ir_nparams(f), sizeof *args);
   if (!args) return SPC_NOMEM(e);
   int a = 0;
@@ -3578,7 +3589,7 @@ static spc_status direct_once(conv *C, const ir_func *f, void *const *crd, void 
     args[a++].s.i64 = C->lo[l];
   }
   args[a++].s.i64 = C->limit;
-  return asm_run(&C->eng, f, args, e);
+  return rc_run(C, r, args, e);
 }
 
 static void free_out_args(const ir_func *f, ir_arg *args, int from) {
@@ -3611,9 +3622,12 @@ static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *
   if (C->vt == SPC_PATTERN) C->vt = SPC_F64; /* padding needs values: ones */
   dplan P = {0};
   if (!direct_applies(C, &P)) return SPC_OK;
-  ir_func *f = NULL, *B = NULL;
-  int p_ok = 0, p_arr0 = 0;
-  spc_status s = build_direct(C, &P, &f, &p_ok, &p_arr0, &e2);
+  int64_t pk = P.k + 1; /* the plan, with the key (it follows from C) */
+  for (int l = 0; l < C->L; l++) pk |= (int64_t)P.idq[l] << (8 + l);
+  rcr rd, rb = {0};
+  spc_status s = rc_get_x(C, NULL, RC_DIRECT, pk, &P, &rd, &e2);
+  ir_func *f = rd.v.f, *B = NULL;
+  int p_ok = rd.v.aux[0], p_arr0 = rd.v.aux[1];
   ir_arg *args = NULL, *bargs = NULL;
   if (s) {
     ir_func_free(&f);
@@ -3623,13 +3637,14 @@ static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *
   }
   void *crd[SPC_MAX_ORDER];
   for (int d = 0; d < C->order; d++) crd[d] = spc_level_array_c(&C->comb->lv[d], "crd")->data;
-  s = direct_once(C, f, crd, C->comb->val, &args, e);
+  s = direct_once(C, &rd, crd, C->comb->val, &args, e);
   bool bucketed = false;
   if (!s && args[p_ok].s.i64 == 2) { /* not grouped by level k's parent */
     free_out_args(f, args, p_arr0);
     spc_free(args);
     args = NULL;
-    s = build_dbucket(C, &P, &B, e);
+    s = rc_get_x(C, NULL, RC_DBUCKET, pk, &P, &rb, e);
+    B = rb.v.f;
     if (!s && !(bargs = spc_calloc((size_t)ir_nparams(B), sizeof *bargs))) s = SPC_NOMEM(e);
     if (!s) {
       int a = 0;
@@ -3641,11 +3656,11 @@ static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *
         bargs[a++].s.i64 = C->lo[l];
       }
       int o0 = a;
-      s = asm_run(&C->eng, B, bargs, e);
+      s = rc_run(C, &rb, bargs, e);
       void *bc[SPC_MAX_ORDER];
       for (int d = 0; d < C->order; d++) bc[d] = bargs[o0 + d].data;
       void *bv = C->comb->vt != SPC_PATTERN ? bargs[o0 + C->order].data : NULL;
-      if (!s) s = direct_once(C, f, bc, bv, &args, e);
+      if (!s) s = direct_once(C, &rd, bc, bv, &args, e);
       bucketed = true;
     }
   }
@@ -4866,9 +4881,10 @@ static spc_status remap_stream(conv *C, const ir_func *f, ir_arg *args, spc_erro
 }
 
 static spc_status remap_and_bounds(conv *C, spc_error *e) {
-  ir_func *f = NULL;
   ir_arg *args = NULL;
-  spc_status s = build_remap(C, &f, e);
+  rcr rr;
+  spc_status s = rc_get(C, NULL, RC_REMAP, 0, &rr, e);
+  ir_func *f = rr.v.f;
   int np = f ? ir_nparams(f) : 0;
   if (!s && !(args = spc_calloc((size_t)np, sizeof *args))) s = SPC_NOMEM(e);
   if (!s && C->stream) {
@@ -4888,7 +4904,7 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
       }
       args[C->order + 1 + C->L + C->r->ncounters + c].s.i64 = len;
     }
-    s = asm_run(&C->eng, f, args, e);
+    s = rc_run(C, &rr, args, e);
   }
   if (!s) eat_crd(C); /* remapped: the source coordinates are read */
   if (!s) {

@@ -1,7 +1,7 @@
 /* ir_func.c -- the function object: its arena (every node, name and kids
  * array lives in it; ir_func_free releases all), the variable table, the
  * broken state and the names of types. */
-#include "ir_internal.h"
+#include "ir_bc.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -111,6 +111,8 @@ const char *ir_func_name(const ir_func *f) { return f && f->name ? f->name : "";
 void ir_func_share(ir_func *f) {
   if (!f || f->shared) return;
   ir_func_hash(f, f->hash);
+  spc_error e;
+  if (ir_verify(f, &e) || bc_compile(f, &f->bc, &e)) f->bc = NULL;
   f->shared = true;
 }
 

@@ -28,6 +28,8 @@ struct ir_func {
   bool broken;      /* an allocation failed or a builder was misused */
   bool shared;      /* ir_func_share: read-only, kept for the process */
   uint64_t hash[2]; /* ir_func_hash, computed when shared */
+  struct bc_prog *bc; /* shared: verified and compiled once for ir_run (NULL:
+                         it did not compile; ir_run says why each time) */
   spc_status why;   /* SPC_ERR_NOMEM or SPC_ERR_INTERNAL */
   char msg[256];    /* the first failure */
   ir_expr dummy_e;  /* placeholders returned once broken */

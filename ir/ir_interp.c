@@ -269,16 +269,18 @@ static void clear_outs(const ir_func *f, ir_arg *args) {
 }
 
 spc_status ir_run(const ir_func *f, ir_arg *args, spc_error *e) {
-  spc_status st = ir_verify(f, e);
+  /* a shared function was verified and compiled once (ir_func_share) */
+  bc_prog *pre = f->shared ? f->bc : NULL;
+  spc_status st = pre ? SPC_OK : ir_verify(f, e);
   if (st == SPC_OK) st = check_args(f, args, e);
   if (st != SPC_OK) {
     clear_outs(f, args);
     return st;
   }
-  bc_prog *p = NULL;
+  bc_prog *p = pre;
   ir_val *R = NULL;
   bc_arr *A = NULL;
-  if ((st = bc_compile(f, &p, e)) != SPC_OK) {
+  if (!pre && (st = bc_compile(f, &p, e)) != SPC_OK) {
     clear_outs(f, args);
     return st;
   }
@@ -318,6 +320,6 @@ done:
       if (f->vars[p->arr_var[a]].dir == IR_LOCAL) spc_free(A[a].data);
   spc_free(A);
   spc_free(R);
-  bc_free(&p);
+  if (!pre) bc_free(&p);
   return st;
 }
