@@ -3551,6 +3551,26 @@ static void same_content(const spc_tensor *a, const spc_tensor *b, const char *w
   ck_assert_msg(va == vb && (!va || !memcmp(pa, pb, (size_t)va * 8)), "%s: values", what);
 }
 
+/* same_content without asserting (for threads). */
+static bool same_bits(const spc_tensor *a, const spc_tensor *b) {
+  int nl = spc_tensor_nlevels(a);
+  if (nl != spc_tensor_nlevels(b)) return false;
+  for (int l = 0; l < nl; l++) {
+    int na = spc_tensor_level_narrays(a, l);
+    if (na != spc_tensor_level_narrays(b, l)) return false;
+    for (int k = 0; k < na; k++) {
+      arr x = get_arr(a, l, spc_tensor_level_array_name(a, l, k));
+      arr y = get_arr(b, l, spc_tensor_level_array_name(b, l, k));
+      if (x.ty != y.ty || x.len != y.len ||
+          (x.len && memcmp(x.d, y.d, (size_t)x.len * (x.ty == SPC_IDX32 ? 4 : 8))))
+        return false;
+    }
+  }
+  int64_t va = -1, vb = -1;
+  const void *pa = spc_tensor_values(a, &va), *pb = spc_tensor_values(b, &vb);
+  return va == vb && (!va || !memcmp(pa, pb, (size_t)va * 8));
+}
+
 /* The routine cache: a conversion made again finds its routines built
  * (routines_cached) and gives the same bits as the first run and the
  * generic engine; a user format rewritten under the same file name and
@@ -3583,6 +3603,24 @@ START_TEST(test_routine_cache) {
     if (f) csc = x1;
     else csr = x1;
   }
+  /* threads converting at once share the cache's routines: the same bits
+   * (each thread's first run may build, the others find) */
+  enum { NTH = 4, REP = 8 };
+  int bad[NTH] = {0};
+#pragma omp parallel for num_threads(NTH) schedule(static, 1)
+  for (int th = 0; th < NTH; th++) {
+    for (int r = 0; r < REP && !bad[th]; r++) {
+      spc_error et;
+      spc_tensor *y = NULL;
+      int f = (th + r) & 1;
+      spc_convert_opts o;
+      opts(&o, SPC_ENGINE_AUTO, NULL);
+      if (spc_convert_to(f ? csr : coo, to[f], &o, &y, &et) != SPC_OK) bad[th] = 1;
+      else if (!same_bits(y, f ? csc : csr)) bad[th] = 2;
+      spc_tensor_free(&y);
+    }
+  }
+  for (int th = 0; th < NTH; th++) ck_assert_msg(!bad[th], "thread %d: %d", th, bad[th]);
   /* one file, one format name, two contents */
   char *dir = tu_mkdtemp();
   static const char *const text[2] = {
