@@ -407,6 +407,17 @@ bool asm_rk_info(uint64_t k[2], const conv_info *I) {
   return true;
 }
 
+spc_status asm_rc_same(const ir_func *cached, const ir_func *fresh, const char *what,
+                       const char *fmt, spc_error *e) {
+  uint64_t h1[2] = {0, 0}, h2[2] = {0, 0};
+  if (cached) ir_func_hash(cached, h1);
+  if (fresh) ir_func_hash(fresh, h2);
+  if (!cached == !fresh && h1[0] == h2[0] && h1[1] == h2[1]) return SPC_OK;
+  return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
+                 "routine cache: the %s routine of format %s built again differs from the "
+                 "cached one (its key misses an input)", what, fmt);
+}
+
 bool asm_rc_checking(void) {
   static _Atomic int on = -1; /* read once (every thread reads the same) */
   if (on < 0) {

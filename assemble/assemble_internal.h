@@ -129,6 +129,11 @@ bool asm_rk_info(uint64_t k[2], const conv_info *I);
 /* SPC_ROUTINE_CHECK set in the environment (the tests): every routine
  * found in the cache is built again and must equal it. */
 bool asm_rc_checking(void);
+/* SPC_ROUTINE_CHECK's comparison: the routine built again (fresh) hashes
+ * as the cache's; else SPC_ERR_INTERNAL naming the routine (what) and
+ * the format. */
+spc_status asm_rc_same(const ir_func *cached, const ir_func *fresh, const char *what,
+                       const char *fmt, spc_error *e);
 
 /* The factory: routines compiled in at build time (build/gen/factory.c,
  * written by tools/factory_gen.c; an empty table when built without). */

@@ -310,15 +310,7 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
     if (!s && !(R.f = ir_func_new("spc_conv_read"))) s = SPC_NOMEM(e);
     if (!s) s = build_read(&R, p_arr, e);
   }
-  if (!s && hit && R.f) { /* SPC_ROUTINE_CHECK */
-    uint64_t h1[2], h2[2];
-    ir_func_hash(v.f, h1);
-    ir_func_hash(R.f, h2);
-    if (h1[0] != h2[0] || h1[1] != h2[1])
-      s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
-                  "routine cache: the read routine of format %s built again differs from the "
-                  "cached one (its key misses an input)", I->fmt->name);
-  }
+  if (!s && hit) s = asm_rc_same(v.f, R.f, "read", I->fmt->name, e); /* SPC_ROUTINE_CHECK */
   if (hit) {
     ir_func_free(&R.f);
     R.f = v.f;
@@ -487,15 +479,7 @@ static spc_status top_range(const conv_info *I, const spc_tensor *t, int64_t *b0
   ir_func *f = NULL;
   spc_status s = SPC_OK;
   if (!hit || asm_rc_checking()) s = build_top(I, &f, e);
-  if (!s && hit && f) { /* SPC_ROUTINE_CHECK */
-    uint64_t h1[2], h2[2];
-    ir_func_hash(v.f, h1);
-    ir_func_hash(f, h2);
-    if (h1[0] != h2[0] || h1[1] != h2[1])
-      s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
-                  "routine cache: the top-range routine of format %s built again differs "
-                  "from the cached one (its key misses an input)", I->fmt->name);
-  }
+  if (!s && hit) s = asm_rc_same(v.f, f, "top-range", I->fmt->name, e); /* SPC_ROUTINE_CHECK */
   if (hit) {
     ir_func_free(&f);
     f = v.f;

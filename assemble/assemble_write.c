@@ -1471,17 +1471,17 @@ static spc_status rc_verify(conv *C, const conv_info *SI, int kind, int64_t extr
   asm_rc_val w;
   spc_status s = rc_build(C, SI, kind, extra, arg, &w, e);
   if (s) return s;
-  uint64_t h1[2] = {0, 0}, h2[2] = {0, 0};
-  if (v->f) ir_func_hash(v->f, h1);
-  if (w.f) ir_func_hash(w.f, h2);
-  bool same = !v->f == !w.f && h1[0] == h2[0] && h1[1] == h2[1] &&
-              !memcmp(v->aux, w.aux, sizeof w.aux) && !memcmp(v->flags, w.flags, sizeof w.flags);
+  static const char *const name[] = {"",      "count",  "fcount", "fplace", "sinit",
+                                     "sfinal", "np1",    "yield-state", "bucket", "level",
+                                     "remap", "direct", "dbucket", "order-proof"};
+  const char *what = kind > 0 && kind < (int)(sizeof name / sizeof *name) ? name[kind] : "?";
+  s = asm_rc_same(v->f, w.f, what, C->fmt->name, e);
+  if (!s && (memcmp(v->aux, w.aux, sizeof w.aux) || memcmp(v->flags, w.flags, sizeof w.flags)))
+    s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
+                "routine cache: the %s routine of format %s built again found otherwise "
+                "(its key misses an input)", what, C->fmt->name);
   ir_func_free(&w.f);
-  return same ? SPC_OK
-              : spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
-                        "routine cache: routine %d of format %s built again differs from the "
-                        "cached one (its key misses an input)",
-                        kind, C->fmt->name);
+  return s;
 }
 
 /* Routine `kind` for C (source SI, argument extra) into *r: the cache's
