@@ -3728,6 +3728,49 @@ static bool fusable(const spc_tensor *src) {
   return I->nlevels == src->nlevels && fusable_info(I);
 }
 
+/* A native CSR or CSC (a binsparse or .npz file read: levels dense and
+ * compressed, general) seen as the built-in format it is, borrowing its
+ * arrays and values, so the fused counting routines read it through its
+ * levels instead of a COO read out of it.  NULL where it is not one, or
+ * its arrays are not the widths the built-in format's routines take for
+ * its extents (the caller goes on as before).  The level properties are
+ * the instance's (the readers set them from the data). */
+static spc_tensor *native_view(const spc_tensor *src) {
+  if (spc_is_converted(src) || src->ext || src->sym != SPC_GENERAL || src->order != 2 ||
+      src->nlevels != 2 || src->lv[0].fmt != &spc_level_dense ||
+      src->lv[1].fmt != &spc_level_compressed || src->lv[0].dim == src->lv[1].dim)
+    return NULL;
+  const spc_array *pos = spc_level_array_c(&src->lv[1], "pos");
+  const spc_array *crd = spc_level_array_c(&src->lv[1], "crd");
+  int64_t n = spc_tensor_nstored(src);
+  if (!pos || !crd || crd->len != n || (src->vt != SPC_PATTERN && src->nval != n)) return NULL;
+  spc_tensor *t = NULL;
+  spc_error e;
+  if (spc_conv_result_shell(src->lv[0].dim == 0 ? "csr" : "csc", NULL, 2, src->dims, n, src->vt,
+                            &t, &e))
+    return NULL;
+  const spc_array *have[2] = {pos, crd};
+  bool ok = t->nlevels == 2 && spc_conv_narrays(t, 0) == 0 && spc_conv_narrays(t, 1) == 2;
+  for (int a = 0; ok && a < 2; a++) {
+    const char *name = NULL;
+    spc_itype ty = spc_conv_array_type(t, 1, a, &name);
+    const spc_array *x = !strcmp(name, "pos") ? pos : !strcmp(name, "crd") ? crd : NULL;
+    ok = x == have[a] && x->type == ty;
+    if (ok)
+      t->lv[1].arr[t->lv[1].narr++] =
+          (spc_array){.name = name, .type = ty, .len = x->len, .data = x->data, .owned = false};
+  }
+  if (!ok) {
+    spc_tensor_free(&t);
+    return NULL;
+  }
+  for (int l = 0; l < 2; l++) t->lv[l].props = src->lv[l].props;
+  t->val = src->val;
+  t->nval = src->nval;
+  t->val_owned = false;
+  return t;
+}
+
 /* ---- the counting path over a stream -------------------------------------------
  * The same two passes when the source comes in blocks and is not held
  * whole (a text file read twice, io_stream.c): four routines, the level
@@ -4991,12 +5034,18 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream
     for (int l = 0; l < C.L; l++) C.lv[l] = &fmt->lv[l];
   bool done_count = false;
   /* a converted source in the target's order: counted and placed by one
-   * routine reading it through its own levels (no COO read out) */
-  if (!C.measure && !plain && !counters && !C.nosort && fusable(src)) {
-    C.comb = src;
-    C.n = spc_tensor_nstored(src);
-    s = run_count(&C, src, &ct, &done_count, e);
-    C.comb = NULL;
+   * routine reading it through its own levels (no COO read out); a native
+   * CSR or CSC too, seen as the built-in format */
+  if (!C.measure && !plain && !counters && !C.nosort) {
+    spc_tensor *view = fusable(src) ? NULL : native_view(src);
+    const spc_tensor *fsrc = view ? view : src;
+    if (fusable(fsrc)) {
+      C.comb = fsrc;
+      C.n = spc_tensor_nstored(fsrc);
+      s = run_count(&C, fsrc, &ct, &done_count, e);
+      C.comb = NULL;
+    }
+    spc_tensor_free(&view);
     if (s || done_count) goto done;
   }
   /* the components: a plain COO (levels in dimension order) is used as

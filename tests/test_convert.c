@@ -42,6 +42,7 @@
  * SPC_KNOWN_BUGS=1 (tcase known_bugs, corrupt-file cases in bsp);
  * SPC_CONVERT_VERBOSE=1 prints where the time goes. */
 #include "spc_impl.h" /* spc_alloc_fail_at, spc_alloc_count */
+#include "spc_assemble.h" /* spc_is_converted */
 #include "suites.h"
 #include <omp.h>
 #include "testutil.h"
@@ -3646,6 +3647,50 @@ START_TEST(test_routine_cache) {
 }
 END_TEST
 
+/* A native CSR or CSC (a .bsp.h5 read back) converted to CSR and CSC
+ * goes through the fused counting routines, seen as the built-in format
+ * (no COO read out of it), and gives the bits the COO source gives. */
+START_TEST(test_native_view) {
+  int nm = 0;
+  mat *m = load_mats(&nm);
+  if (!m) return;
+  char *dir = tu_mkdtemp();
+  spc_error e;
+  const char *fm[2] = {"csr", "csc"};
+  int fused = 0, runs = 0;
+  for (int k = 0; k < nm; k += 3) {
+    for (int a = 0; a < 2; a++) {
+      spc_tensor *x = NULL, *y = NULL;
+      tu_assert_ok(conv(m[k].src, fm[a], SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+      y = bsp_roundtrip(x, dir, a ? "v.csc.bsp.h5" : "v.csr.bsp.h5");
+      ck_assert_msg(!spc_is_converted(y), "%s: read back as a converted tensor", m[k].name);
+      for (int b = 0; b < 2; b++) {
+        char what[200];
+        snprintf(what, sizeof what, "%s: native %s -> %s", m[k].name, fm[a], fm[b]);
+        spc_tensor *z = NULL, *r = NULL;
+        spc_convert_info info;
+        tu_assert_ok(conv(y, fm[b], SPC_ENGINE_AUTO, &info, &z, &e), &e);
+        tu_assert_ok(conv(m[k].src, fm[b], SPC_ENGINE_AUTO, NULL, &r, &e), &e);
+        same_arrays(z, r, what);
+        fused += strstr(info.plan, "read through its own levels") != NULL;
+        runs++;
+        spc_tensor_free(&z);
+        spc_tensor_free(&r);
+      }
+      spc_tensor_free(&x);
+      spc_tensor_free(&y);
+    }
+  }
+  /* every one of them: spconv writes the widths its routines take */
+  ck_assert_msg(fused == runs, "%d of %d conversions fused", fused, runs);
+  printf("convert: %d conversions of native CSR / CSC (.bsp.h5 read back) fused, equal to the "
+         "COO source's\n", runs);
+  tu_rmtree(dir);
+  free(dir);
+  free_mats(m, nm);
+}
+END_TEST
+
 Suite *suite_convert(void) {
   Suite *s = suite_create("convert");
   TCase *tc = tcase(s, "api");
@@ -3662,6 +3707,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_counting_plan);
   tcase_add_test(tc, test_direct_plan);
   tcase_add_test(tc, test_fused_count);
+  tcase_add_test(tc, test_native_view);
   tcase_add_test(tc, test_counting_threads);
   tcase_add_test(tc, test_stream_count);
   tcase_add_test(tc, test_stream_workspace);
