@@ -360,7 +360,7 @@ bool asm_rc_put(const uint64_t key[2], asm_rc_val *v) {
       *v = sl->v;
       kept = true;
     } else if (rc_n < RC_MAX) {
-      ir_func_share(v->f);
+      ir_func_share(v->f, !v->fn); /* bytecode where the interpreter runs it */
       *sl = (rc_slot){.h = {key[0], key[1]}, .v = *v, .used = true};
       rc_n++;
       kept = true;
@@ -413,18 +413,25 @@ spc_status asm_rc_same(const ir_func *cached, const ir_func *fresh, const char *
   if (cached) ir_func_hash(cached, h1);
   if (fresh) ir_func_hash(fresh, h2);
   if (!cached == !fresh && h1[0] == h2[0] && h1[1] == h2[1]) return SPC_OK;
+  asm_rc_mismatch();
   return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
                  "routine cache: the %s routine of format %s built again differs from the "
                  "cached one (its key misses an input)", what, fmt);
 }
 
-bool asm_rc_checking(void) {
-  static _Atomic int on = -1; /* read once (every thread reads the same) */
-  if (on < 0) {
-    const char *v = getenv("SPC_ROUTINE_CHECK");
-    on = v && *v && strcmp(v, "0");
-  }
-  return on == 1;
+/* The mismatches SPC_ROUTINE_CHECK found in this process: a caller may
+ * fall back quietly on the error (a probe's failure leaves the counting
+ * plan to the sort), so the tests assert this count. */
+static _Atomic long rc_bad;
+bool asm_rc_mismatch(void) {
+  rc_bad++;
+  return true;
+}
+long asm_rc_mismatches(void) { return rc_bad; }
+
+bool asm_rc_checking(void) { /* read each time: a test may turn it off and on */
+  const char *v = getenv("SPC_ROUTINE_CHECK");
+  return v && *v && strcmp(v, "0");
 }
 
 /* f's factory routine (NULL: none), its key computed only on a memo miss

@@ -129,6 +129,10 @@ bool asm_rk_info(uint64_t k[2], const conv_info *I);
 /* SPC_ROUTINE_CHECK set in the environment (the tests): every routine
  * found in the cache is built again and must equal it. */
 bool asm_rc_checking(void);
+/* A mismatch found (counted; returns true), and the count so far: the
+ * tests assert none, since some callers fall back quietly on the error. */
+bool asm_rc_mismatch(void);
+long asm_rc_mismatches(void);
 /* SPC_ROUTINE_CHECK's comparison: the routine built again (fresh) hashes
  * as the cache's; else SPC_ERR_INTERNAL naming the routine (what) and
  * the format. */

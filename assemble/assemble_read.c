@@ -310,7 +310,7 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
     if (!s && !(R.f = ir_func_new("spc_conv_read"))) s = SPC_NOMEM(e);
     if (!s) s = build_read(&R, p_arr, e);
   }
-  if (!s && hit) s = asm_rc_same(v.f, R.f, "read", I->fmt->name, e); /* SPC_ROUTINE_CHECK */
+  if (!s && hit && R.f) s = asm_rc_same(v.f, R.f, "read", I->fmt->name, e); /* built again */
   if (hit) {
     ir_func_free(&R.f);
     R.f = v.f;
@@ -479,7 +479,7 @@ static spc_status top_range(const conv_info *I, const spc_tensor *t, int64_t *b0
   ir_func *f = NULL;
   spc_status s = SPC_OK;
   if (!hit || asm_rc_checking()) s = build_top(I, &f, e);
-  if (!s && hit) s = asm_rc_same(v.f, f, "top-range", I->fmt->name, e); /* SPC_ROUTINE_CHECK */
+  if (!s && hit && f) s = asm_rc_same(v.f, f, "top-range", I->fmt->name, e); /* built again */
   if (hit) {
     ir_func_free(&f);
     f = v.f;

@@ -1476,7 +1476,8 @@ static spc_status rc_verify(conv *C, const conv_info *SI, int kind, int64_t extr
                                      "remap", "direct", "dbucket", "order-proof"};
   const char *what = kind > 0 && kind < (int)(sizeof name / sizeof *name) ? name[kind] : "?";
   s = asm_rc_same(v->f, w.f, what, C->fmt->name, e);
-  if (!s && (memcmp(v->aux, w.aux, sizeof w.aux) || memcmp(v->flags, w.flags, sizeof w.flags)))
+  if (!s && (memcmp(v->aux, w.aux, sizeof w.aux) || memcmp(v->flags, w.flags, sizeof w.flags)) &&
+      asm_rc_mismatch())
     s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
                 "routine cache: the %s routine of format %s built again found otherwise "
                 "(its key misses an input)", what, C->fmt->name);
@@ -4885,12 +4886,13 @@ static spc_status remap_chunk(void *ctx, int64_t n, int64_t *const *cols, const 
  * coordinates and values of every component into args' lc arrays and the
  * shell's values (owned, eaten later), C->n set; the stream's own columns
  * are never held whole. */
-static spc_status remap_stream(conv *C, const ir_func *f, ir_arg *args, spc_error *e) {
+static spc_status remap_stream(conv *C, const rcr *rr, ir_arg *args, spc_error *e) {
+  const ir_func *f = rr->v.f;
   remap_ctx R = {.C = C, .f = f, .np = ir_nparams(f),
                  .cap = C->stream->nmax > 0 ? C->stream->nmax : 1};
   size_t w = spc_vtype_size(C->comb->vt);
   int p0 = C->order + 1;
-  spc_status s = asm_prepare(&C->eng, f, &R.fn, e);
+  spc_status s = rc_prepare(C, rr, &R.fn, e);
   for (int l = 0; l < C->L && !s; l++) /* pages touched as filled */
     if (!(R.lc[l] = args[p0 + l].data = spc_malloc_n(R.cap, sizeof(int64_t)))) s = SPC_NOMEM(e);
   if (!s && w && !(R.vals = spc_malloc_n(R.cap, w))) s = SPC_NOMEM(e);
@@ -4931,7 +4933,7 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
   int np = f ? ir_nparams(f) : 0;
   if (!s && !(args = spc_calloc((size_t)np, sizeof *args))) s = SPC_NOMEM(e);
   if (!s && C->stream) {
-    s = remap_stream(C, f, args, e);
+    s = remap_stream(C, &rr, args, e);
   } else if (!s) {
     for (int k = 0; k < C->order; k++) {
       const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");

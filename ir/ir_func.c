@@ -108,11 +108,11 @@ spc_status ir_func_why(const ir_func *f) {
   return !f ? SPC_ERR_NOMEM : f->broken ? f->why : SPC_OK;
 }
 const char *ir_func_name(const ir_func *f) { return f && f->name ? f->name : ""; }
-void ir_func_share(ir_func *f) {
+void ir_func_share(ir_func *f, bool bytecode) {
   if (!f || f->shared) return;
   ir_func_hash(f, f->hash);
   spc_error e;
-  if (ir_verify(f, &e) || bc_compile(f, &f->bc, &e)) f->bc = NULL;
+  if (bytecode && (ir_verify(f, &e) || bc_compile(f, &f->bc, &e))) f->bc = NULL;
   f->shared = true;
 }
 

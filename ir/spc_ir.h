@@ -201,10 +201,11 @@ SPC_INTERNAL void ir_func_set_noalias(ir_func *f);
  * (ir_hash.c): equal hashes, the same text under one name. */
 SPC_INTERNAL void ir_func_hash(const ir_func *f, uint64_t out[2]);
 /* Make f read-only and kept for the process (the conversion engine's
- * routine cache): its hash is computed now and remembered, and
- * ir_func_free of it only clears the caller's pointer.  It must not be
- * changed after (renamed, added to); any number of threads may run it. */
-SPC_INTERNAL void ir_func_share(ir_func *f);
+ * routine cache): its hash is computed now and remembered (with bytecode:
+ * also verified and compiled for ir_run once), and ir_func_free of it
+ * only clears the caller's pointer.  It must not be changed after
+ * (renamed, added to); any number of threads may run it. */
+SPC_INTERNAL void ir_func_share(ir_func *f, bool bytecode);
 SPC_INTERNAL bool ir_func_shared(const ir_func *f);
 
 SPC_INTERNAL ir_var ir_param(ir_func *f, const char *name, ir_ty ty,

@@ -42,7 +42,7 @@
  * SPC_KNOWN_BUGS=1 (tcase known_bugs, corrupt-file cases in bsp);
  * SPC_CONVERT_VERBOSE=1 prints where the time goes. */
 #include "spc_impl.h" /* spc_alloc_fail_at, spc_alloc_count */
-#include "spc_assemble.h" /* spc_is_converted */
+#include "assemble_internal.h" /* spc_is_converted, asm_rc_mismatches */
 #include "suites.h"
 #include <omp.h>
 #include "testutil.h"
@@ -59,6 +59,14 @@
 #define LIMIT ((int64_t)1 << 21) /* max_positions in these tests */
 
 static char *g_jit; /* the run's JIT cache */
+
+/* SPC_ROUTINE_CHECK found no cached routine that differs from the one
+ * built again (some callers fall back quietly on that error: the count
+ * says it).  Called at the end of the tests that convert much. */
+static void no_rc_mismatch(void) {
+  ck_assert_msg(asm_rc_mismatches() == 0, "routine cache: %ld routines differ from the cached ones",
+                asm_rc_mismatches());
+}
 
 static void jit_env(void) {
   if (g_jit) setenv("SPCONV_JIT_DIR", g_jit, 1);
@@ -701,6 +709,7 @@ START_TEST(test_pairs) {
   if (getenv("SPC_CONVERT_VERBOSE")) printf("convert: pairs: A -> B %.2f s, read back %.2f s\n", tconv, trb);
   ck_assert_int_gt(pairs_ok, 1000);
   free_mats(m, nm);
+  no_rc_mismatch();
 }
 END_TEST
 
@@ -777,6 +786,7 @@ START_TEST(test_engines) {
     printf("convert: engines: factory %.2f s, generic %.2f s, compare %.2f s, read back %.2f s\n", tfac, tgen,
            tcmp, trb);
   free_mats(m, nm);
+  no_rc_mismatch();
 }
 END_TEST
 
@@ -960,6 +970,7 @@ START_TEST(test_counting_plan) {
   tu_rmtree(dir);
   free(dir);
   free_mats(m, nm);
+  no_rc_mismatch();
 }
 END_TEST
 
@@ -1119,6 +1130,7 @@ START_TEST(test_direct_plan) {
          "%ld also on the interpreter), %ld refused alike; %.1f s\n",
          nm, same, direct, bucketed, sorted, generic, refused, now_s() - t0);
   free_mats(m, nm);
+  no_rc_mismatch();
 }
 END_TEST
 
@@ -1230,6 +1242,7 @@ START_TEST(test_fused_count) {
   tu_rmtree(dir);
   free(dir);
   free_mats(m, nm);
+  no_rc_mismatch();
 }
 END_TEST
 
@@ -1453,6 +1466,7 @@ START_TEST(test_counting_threads) {
   free(ypath);
   tu_rmtree(dir);
   free(dir);
+  no_rc_mismatch();
 }
 END_TEST
 
@@ -2113,6 +2127,7 @@ START_TEST(test_user_formats) {
   free_mats(m, nm);
   spc_tensor_free(&t);
   ufmt_free(&u);
+  no_rc_mismatch();
 }
 END_TEST
 
@@ -2360,6 +2375,7 @@ START_TEST(test_tensors) {
   printf("convert: tensors: %d conversions read back exactly, %d dense refused as too large; %.1f s\n", ok,
          large, now_s() - t0);
   tu_free_list(files);
+  no_rc_mismatch();
 }
 END_TEST
 
@@ -3413,6 +3429,7 @@ START_TEST(test_stream_workspace) {
   free(spill);
   tu_rmtree(dir);
   free(dir);
+  no_rc_mismatch();
 }
 END_TEST
 
@@ -3622,6 +3639,24 @@ START_TEST(test_routine_cache) {
     }
   }
   for (int th = 0; th < NTH; th++) ck_assert_msg(!bad[th], "thread %d: %d", th, bad[th]);
+  /* as users run it, the check off: routines found are used as they are
+   * (the counting, fused, read-out and top-range routines) */
+  setenv("SPC_ROUTINE_CHECK", "0", 1);
+  for (int r = 0; r < 2; r++)
+    for (int f = 0; f < 2; f++) {
+      spc_tensor *y = NULL, *back = NULL, *want = NULL;
+      tu_assert_ok(conv(f ? csr : coo, to[f], SPC_ENGINE_AUTO, &i2, &y, &e), &e);
+      ck_assert_msg(i2.routines_cached == i2.routines, "unchecked %s: %d of %d cached", to[f],
+                    i2.routines_cached, i2.routines);
+      same_arrays(y, f ? csc : csr, "unchecked");
+      tu_assert_ok(spc_convert_to_coo(y, &back, &e), &e);
+      tu_assert_ok(spc_convert_to_coo(f ? csc : csr, &want, &e), &e);
+      same_content(back, want, "unchecked read-out");
+      spc_tensor_free(&y);
+      spc_tensor_free(&back);
+      spc_tensor_free(&want);
+    }
+  setenv("SPC_ROUTINE_CHECK", "1", 1);
   /* one file, one format name, two contents */
   char *dir = tu_mkdtemp();
   static const char *const text[2] = {
@@ -3644,6 +3679,7 @@ START_TEST(test_routine_cache) {
   spc_tensor_free(&coo);
   spc_tensor_free(&csr);
   spc_tensor_free(&csc);
+  no_rc_mismatch();
 }
 END_TEST
 
@@ -3688,6 +3724,7 @@ START_TEST(test_native_view) {
   tu_rmtree(dir);
   free(dir);
   free_mats(m, nm);
+  no_rc_mismatch();
 }
 END_TEST
 
