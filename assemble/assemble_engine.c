@@ -407,18 +407,6 @@ bool asm_rk_info(uint64_t k[2], const conv_info *I) {
   return true;
 }
 
-spc_status asm_rc_same(const ir_func *cached, const ir_func *fresh, const char *what,
-                       const char *fmt, spc_error *e) {
-  uint64_t h1[2] = {0, 0}, h2[2] = {0, 0};
-  if (cached) ir_func_hash(cached, h1);
-  if (fresh) ir_func_hash(fresh, h2);
-  if (!cached == !fresh && h1[0] == h2[0] && h1[1] == h2[1]) return SPC_OK;
-  asm_rc_mismatch();
-  return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
-                 "routine cache: the %s routine of format %s built again differs from the "
-                 "cached one (its key misses an input)", what, fmt);
-}
-
 /* The mismatches SPC_ROUTINE_CHECK found in this process: a caller may
  * fall back quietly on the error (a probe's failure leaves the counting
  * plan to the sort), so the tests assert this count. */
@@ -432,6 +420,50 @@ long asm_rc_mismatches(void) { return rc_bad; }
 bool asm_rc_checking(void) { /* read each time: a test may turn it off and on */
   const char *v = getenv("SPC_ROUTINE_CHECK");
   return v && *v && strcmp(v, "0");
+}
+
+/* SPC_ROUTINE_CHECK: routine `what` built again (w) equals the cache's (v):
+ * the same IR hash, parameter numbers and findings. */
+static spc_status rc_same(const asm_rc_val *v, const asm_rc_val *w, const char *what,
+                          const char *fmt, spc_error *e) {
+  uint64_t h1[2] = {0, 0}, h2[2] = {0, 0};
+  if (v->f) ir_func_hash(v->f, h1);
+  if (w->f) ir_func_hash(w->f, h2);
+  if (!v->f == !w->f && h1[0] == h2[0] && h1[1] == h2[1] && !memcmp(v->aux, w->aux, sizeof v->aux) &&
+      !memcmp(v->flags, w->flags, sizeof v->flags))
+    return SPC_OK;
+  asm_rc_mismatch();
+  return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
+                 "routine cache: the %s routine of format %s built again differs from the "
+                 "cached one (its key misses an input)", what, fmt);
+}
+
+spc_status asm_rc_routine(const uint64_t key[2], bool can, bool fac, const char *what,
+                          const char *fmt, asm_rc_build_fn build, void *ctx, asm_rc_val *v,
+                          bool *hit, bool *looked, spc_error *e) {
+  memset(v, 0, sizeof *v);
+  *hit = *looked = false;
+  if (can && asm_rc_get(key, v)) {
+    *hit = true;
+    *looked = fac;
+    if (!asm_rc_checking()) return SPC_OK;
+    asm_rc_val w;
+    memset(&w, 0, sizeof w);
+    spc_status s = build(ctx, &w, e);
+    if (!s) s = rc_same(v, &w, what, fmt, e);
+    ir_func_free(&w.f);
+    return s;
+  }
+  spc_status s = build(ctx, v, e);
+  if (s) ir_func_free(&v->f);
+  if (s || !can) return s;
+  if (fac) {
+    if ((s = asm_prepare_factory(v->f, &v->fn, e))) return s;
+    *looked = true;
+    if (!v->fn) return SPC_OK; /* not in the factory: built each time */
+  }
+  (void)asm_rc_put(key, v); /* kept (shared) or, the cache full, the caller's */
+  return SPC_OK;
 }
 
 /* f's factory routine (NULL: none), its key computed only on a memo miss

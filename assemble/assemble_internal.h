@@ -133,11 +133,17 @@ bool asm_rc_checking(void);
  * tests assert none, since some callers fall back quietly on the error. */
 bool asm_rc_mismatch(void);
 long asm_rc_mismatches(void);
-/* SPC_ROUTINE_CHECK's comparison: the routine built again (fresh) hashes
- * as the cache's; else SPC_ERR_INTERNAL naming the routine (what) and
- * the format. */
-spc_status asm_rc_same(const ir_func *cached, const ir_func *fresh, const char *what,
-                       const char *fmt, spc_error *e);
+/* The routine under key into *v: the cache's (*hit), else made by build
+ * (into a zeroed *v; its function freed on error) and kept where can is
+ * set -- with fac, only where the factory has it (looked up into v->fn,
+ * *looked set).  Under SPC_ROUTINE_CHECK a hit is built again and must
+ * equal the cache's (IR hash, aux, flags): else SPC_ERR_INTERNAL naming
+ * the routine (what) and the format.  v->f is the caller's to free (a
+ * no-op when shared). */
+typedef spc_status (*asm_rc_build_fn)(void *ctx, asm_rc_val *v, spc_error *e);
+spc_status asm_rc_routine(const uint64_t key[2], bool can, bool fac, const char *what,
+                          const char *fmt, asm_rc_build_fn build, void *ctx, asm_rc_val *v,
+                          bool *hit, bool *looked, spc_error *e);
 
 /* The factory: routines compiled in at build time (build/gen/factory.c,
  * written by tools/factory_gen.c; an empty table when built without). */

@@ -264,6 +264,33 @@ static int level_args(const conv_info *I, const spc_tensor *t, ir_arg *a, int64_
   return k;
 }
 
+/* The read routine of R->I for the routine cache (its remapping parsed
+ * and inverted here, freed once the routine is built). */
+typedef struct read_req {
+  rd *R;
+  int order;
+  int *p_arr;
+} read_req;
+
+static spc_status make_read(void *ctx, asm_rc_val *v, spc_error *e) {
+  read_req *q = ctx;
+  rd R = *q->R;
+  const conv_info *I = R.I;
+  spc_remap *r = NULL;
+  inv iv[SPC_MAX_ORDER];
+  char rt[320];
+  spc_status s = asm_remap(I->fmt, q->order, I->params, I->nparams, I->modes, I->nmodes, rt,
+                           sizeof rt, &r, e);
+  if (!s) s = invert(I, r, iv, e);
+  R.r = r;
+  R.iv = iv;
+  if (!s && !(R.f = ir_func_new("spc_conv_read"))) s = SPC_NOMEM(e);
+  if (!s) s = build_read(&R, q->p_arr, e);
+  v->f = R.f;
+  spc_remap_free(&r);
+  return s;
+}
+
 spc_status spc_convert_to_coo(const spc_tensor *t, spc_tensor **out,
                               spc_error *e) {
   return spc_convert_to_coo_ex(t, NULL, out, e);
@@ -284,44 +311,27 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
   asm_engine E;
   asm_engine_init(&E, o);
   asm_engine *eng = &E;
-  spc_remap *r = NULL;
-  inv iv[SPC_MAX_ORDER];
   ir_arg *args = NULL;
   int p_arr[SPC_MAX_ORDER * SPC_SPEC_MAX];
   int64_t extv[2 * SPC_MAX_ORDER];
   spc_tensor *c = NULL;
-  /* the routine cache (assemble_write.c): a built-in or registered
-   * format's read routine that the factory has is built once */
+  /* the routine cache (assemble_write.c): a format's read routine that the
+   * factory has is built once */
   uint64_t key[2] = {0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL};
   asm_rk_put(key, 0x7265616452ULL); /* "readR" */
   asm_rk_put(key, ((uint64_t)t->order << 8) ^ (uint64_t)t->vt);
   bool can = (eng->want == SPC_ENGINE_AUTO || eng->want == SPC_ENGINE_FACTORY) &&
              asm_rk_info(key, I);
-  asm_rc_val v = {0};
-  bool hit = can && asm_rc_get(key, &v);
-  spc_status s = SPC_OK;
-  if (!hit || asm_rc_checking()) { /* built (again, to compare) */
-    char rt[320];
-    s = asm_remap(I->fmt, t->order, I->params, I->nparams, I->modes, I->nmodes, rt, sizeof rt,
-                  &r, e);
-    if (!s) s = invert(I, r, iv, e);
-    R.r = r;
-    R.iv = iv;
-    if (!s && !(R.f = ir_func_new("spc_conv_read"))) s = SPC_NOMEM(e);
-    if (!s) s = build_read(&R, p_arr, e);
-  }
-  if (!s && hit && R.f) s = asm_rc_same(v.f, R.f, "read", I->fmt->name, e); /* built again */
-  if (hit) {
-    ir_func_free(&R.f);
-    R.f = v.f;
-  } else if (!s && can && !(s = asm_prepare_factory(R.f, &v.fn, e)) && v.fn) {
-    v.f = R.f;
-    if (asm_rc_put(key, &v)) R.f = v.f; /* shared now (or another thread's) */
-  }
+  asm_rc_val v;
+  bool hit, looked;
+  read_req q = {&R, t->order, p_arr};
+  spc_status s = asm_rc_routine(key, can, true, "read", I->fmt->name, make_read, &q, &v, &hit,
+                                &looked, e);
+  R.f = v.f;
   int np = R.f ? ir_nparams(R.f) : 0;
   if (!s && !(args = spc_calloc((size_t)np, sizeof *args))) s = SPC_NOMEM(e);
   if (!s) s = level_args(I, t, args, extv, e) < 0 ? SPC_ERR_INTERNAL : SPC_OK;
-  if (!s && v.fn) {
+  if (!s && looked && v.fn) {
     asm_note_factory(eng, 1);
     if (hit && eng->info) eng->info->routines_cached++;
     s = asm_call(v.fn, R.f, args, e);
@@ -344,7 +354,6 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
   (void)p_arr;
   spc_free(args);
   ir_func_free(&R.f);
-  spc_remap_free(&r);
   if (s) spc_tensor_free(&c);
   *out = c;
   return s;
@@ -469,24 +478,19 @@ static spc_status build_top(const conv_info *I, ir_func **out, spc_error *e) {
   return s;
 }
 
+static spc_status make_top(void *ctx, asm_rc_val *v, spc_error *e) {
+  return build_top(ctx, &v->f, e);
+}
+
 static spc_status top_range(const conv_info *I, const spc_tensor *t, int64_t *b0, int64_t *e0,
                             spc_error *e) {
   uint64_t key[2] = {0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL};
   asm_rk_put(key, 0x746f70ULL); /* "top" */
-  bool can = asm_rk_info(key, I);
-  asm_rc_val v = {0};
-  bool hit = can && asm_rc_get(key, &v);
-  ir_func *f = NULL;
-  spc_status s = SPC_OK;
-  if (!hit || asm_rc_checking()) s = build_top(I, &f, e);
-  if (!s && hit && f) s = asm_rc_same(v.f, f, "top-range", I->fmt->name, e); /* built again */
-  if (hit) {
-    ir_func_free(&f);
-    f = v.f;
-  } else if (!s && can) {
-    v.f = f;
-    if (asm_rc_put(key, &v)) f = v.f;
-  }
+  asm_rc_val v;
+  bool hit, looked;
+  spc_status s = asm_rc_routine(key, asm_rk_info(key, I), false, "top-range", I->fmt->name,
+                                make_top, (void *)I, &v, &hit, &looked, e);
+  ir_func *f = v.f;
   const spc_level_spec *ls = I->lv[0]->lf;
   ir_arg args[SPC_SPEC_MAX + 4] = {{0}};
   int64_t extv[2] = {I->lo[0], I->N[0]};

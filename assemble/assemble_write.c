@@ -1461,53 +1461,36 @@ static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra
     break;
   default: break;
   }
-  if (s) ir_func_free(&v->f);
   return s;
 }
 
-/* SPC_ROUTINE_CHECK: the routine built again equals the cache's. */
-static spc_status rc_verify(conv *C, const conv_info *SI, int kind, int64_t extra,
-                            const void *arg, const asm_rc_val *v, spc_error *e) {
-  asm_rc_val w;
-  spc_status s = rc_build(C, SI, kind, extra, arg, &w, e);
-  if (s) return s;
-  static const char *const name[] = {"",      "count",  "fcount", "fplace", "sinit",
-                                     "sfinal", "np1",    "yield-state", "bucket", "level",
-                                     "remap", "direct", "dbucket", "order-proof"};
-  const char *what = kind > 0 && kind < (int)(sizeof name / sizeof *name) ? name[kind] : "?";
-  s = asm_rc_same(v->f, w.f, what, C->fmt->name, e);
-  if (!s && (memcmp(v->aux, w.aux, sizeof w.aux) || memcmp(v->flags, w.flags, sizeof w.flags)) &&
-      asm_rc_mismatch())
-    s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
-                "routine cache: the %s routine of format %s built again found otherwise "
-                "(its key misses an input)", what, C->fmt->name);
-  ir_func_free(&w.f);
-  return s;
+typedef struct rc_req {
+  conv *C;
+  const conv_info *SI;
+  int kind;
+  int64_t extra;
+  const void *arg;
+} rc_req;
+
+static spc_status rc_make(void *ctx, asm_rc_val *v, spc_error *e) {
+  const rc_req *q = ctx;
+  return rc_build(q->C, q->SI, q->kind, q->extra, q->arg, v, e);
 }
 
 /* Routine `kind` for C (source SI, argument extra) into *r: the cache's
  * when it holds it; else built, and kept when it can be (see above). */
 static spc_status rc_get_x(conv *C, const conv_info *SI, int kind, int64_t extra, const void *arg,
                            rcr *r, spc_error *e) {
+  static const char *const name[] = {"",       "count",  "fcount",      "fplace", "sinit",
+                                     "sfinal", "np1",    "yield-state", "bucket", "level",
+                                     "remap",  "direct", "dbucket",     "order-proof"};
   bool fac = kind != RC_NP1 && kind != RC_YSTATE && kind != RC_KNOWN;
   uint64_t key[2];
-  memset(r, 0, sizeof *r);
   bool can = (!fac || C->eng.want == SPC_ENGINE_AUTO || C->eng.want == SPC_ENGINE_FACTORY) &&
              rc_key(C, SI, kind, extra, key);
-  if (can && asm_rc_get(key, &r->v)) {
-    r->hit = true;
-    r->fac = fac;
-    return asm_rc_checking() ? rc_verify(C, SI, kind, extra, arg, &r->v, e) : SPC_OK;
-  }
-  spc_status s = rc_build(C, SI, kind, extra, arg, &r->v, e);
-  if (s || !can) return s;
-  if (fac) {
-    if ((s = asm_prepare_factory(r->v.f, &r->v.fn, e))) return s;
-    r->fac = true;
-    if (!r->v.fn) return SPC_OK; /* not in the factory: built each time */
-  }
-  (void)asm_rc_put(key, &r->v); /* kept (shared) or, the cache full, the caller's */
-  return SPC_OK;
+  rc_req q = {C, SI, kind, extra, arg};
+  return asm_rc_routine(key, can, fac, name[kind], C->fmt->name, rc_make, &q, &r->v, &r->hit,
+                        &r->fac, e);
 }
 
 /* rc_get_x for the routines that take no argument beyond extra. */
