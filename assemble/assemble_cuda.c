@@ -25,13 +25,18 @@
  *
  * SpGEMM (C = A B in level space: row i of C is level-0 coordinate i of A;
  * for csc this is the transposed product, C' = A' B'), Gustavson's
- * algorithm, one top position of A per thread, a hash table per row in
- * global memory (keys -1 when empty, row r's table at off[r] ..
- * off[r+1]), for formats of two levels whose top level can locate:
- *   spgemm_ub: ub[r] = the products of row r (the table's size),
- *   spgemm_sym: cnt[r] = distinct columns of row r (keys filled),
- *   spgemm_num: the values summed in the table, then row r gathered to
- *     ccrd/cval from cpos[r] and sorted by column (insertion sort).
+ * algorithm, one top position of A per nl lanes (threads), lane l taking
+ * the row's level-1 positions l, l + nl, l + 2 nl, ... of A: a hash table
+ * per row and lane in global memory (keys -1 when empty, row r lane l's
+ * table at off[s] .. off[s+1], s = r nl + l), for formats of two levels
+ * whose top level can locate:
+ *   spgemm_ub: ub[s] = the products of the lane (its table's size),
+ *   spgemm_sym: cnt[s] = distinct columns of the lane (keys filled),
+ *   spgemm_num: the values summed in the table, then the lane's columns
+ *     gathered to ccrd/cval from cpos[s] and sorted (insertion sort).
+ * With nl = 1 that is the row.  With nl > 1 a row holds nl sorted runs
+ * whose columns may repeat: the launcher sorts each row (CUB's stable
+ * segmented sort) and adds the repeats in lane order.
  * Padding (valid false, zeros of fill: zero formats) is skipped. */
 #include "assemble_cuda.h"
 #include "spc_cuda_host.h"
@@ -287,7 +292,8 @@ typedef struct sg {
   cu_build *C;
   sg_pass pass;
   ir_var off, keys, hv, cnt, cpos, ccrd, cval, ub;
-  ir_var row, base, cap, n, h, av;
+  ir_var lane, nl; /* this thread's lane of the nl that share a row */
+  ir_var row, rs, base, cap, n, h, av;
 } sg;
 
 /* The products of A's level-1 position qa (value av) with B's row k. */
@@ -346,16 +352,19 @@ static void sg_gather(sg *G, ir_stmt *dst) {
   ir_var key = lang_fresh_local(f, "key", IR_I64, false), v = lang_fresh_local(f, "v", IR_F64, false);
   ir_var mn = lang_fresh_local(f, "mn", IR_I64, false), st = lang_fresh_local(f, "st", IR_I64, false);
   ir_var sl = lang_fresh_local(f, "sl", IR_I64, false);
-  ir_add(f, dst, ir_assign(f, s0, ir_load(f, G->cpos, ir_ref(f, G->row))));
+  ir_add(f, dst, ir_assign(f, s0, ir_load(f, G->cpos, ir_ref(f, G->rs))));
   ir_add(f, dst, ir_assign(f, m, ir_int(f, 0)));
-  /* the slot of the least column: with j % cap as the hash, a row whose
+  /* the slot of the least column: with j % cap as the hash, a lane whose
    * columns span less than cap has no collisions, and its table read
    * round from that slot is already in column order, so the insertion
    * sort below only checks it (read from slot 0 it is a rotation, which
    * costs the sort a quarter of m^2 moves on average) */
   ir_add(f, dst, ir_assign(f, mn, ir_int(f, -1)));
   ir_add(f, dst, ir_assign(f, st, ir_int(f, 0)));
-  ir_stmt *l0 = ir_body(ir_add(f, dst, ir_for(f, k, ir_int(f, 0), ir_ref(f, G->cap), NULL)));
+  /* with nl > 1 lanes the launcher sorts each row: no order needed here */
+  ir_expr *one = ir_bin(f, IR_EQ, ir_ref(f, G->nl), ir_int(f, 1));
+  ir_stmt *l0 = ir_body(ir_add(f, ir_then(ir_add(f, dst, ir_if(f, one, NULL, NULL))),
+                               ir_for(f, k, ir_int(f, 0), ir_ref(f, G->cap), NULL)));
   ir_add(f, l0, ir_assign(f, key, ir_load(f, G->keys, ir_bin(f, IR_ADD, ir_ref(f, G->base), ir_ref(f, k)))));
   ir_expr *less = ir_bin(f, IR_LAND, ir_bin(f, IR_NE, ir_ref(f, key), ir_int(f, -1)),
                          ir_bin(f, IR_LOR, ir_bin(f, IR_EQ, ir_ref(f, mn), ir_int(f, -1)),
@@ -374,8 +383,9 @@ static void sg_gather(sg *G, ir_stmt *dst) {
   ir_add(f, full, ir_store(f, G->ccrd, to, ir_load(f, G->keys, ir_ref(f, sl))));
   ir_add(f, full, ir_store(f, G->cval, ir_bin(f, IR_ADD, ir_ref(f, s0), ir_ref(f, m)), ir_load(f, G->hv, ir_ref(f, sl))));
   ir_add(f, full, ir_assign(f, m, ir_bin(f, IR_ADD, ir_ref(f, m), ir_int(f, 1))));
-  /* insertion sort of [s0, s0 + m) by column */
-  ir_stmt *l2 = ir_body(ir_add(f, dst, ir_for(f, k, ir_int(f, 1), ir_ref(f, m), NULL)));
+  /* insertion sort of [s0, s0 + m) by column (one lane) */
+  ir_stmt *l2 = ir_body(ir_add(f, ir_then(ir_add(f, dst, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, G->nl), ir_int(f, 1)), NULL, NULL))),
+                               ir_for(f, k, ir_int(f, 1), ir_ref(f, m), NULL)));
 #define AT(x) ir_bin(f, IR_ADD, ir_ref(f, s0), (x))
   ir_add(f, l2, ir_assign(f, key, ir_load(f, G->ccrd, AT(ir_ref(f, k)))));
   ir_add(f, l2, ir_assign(f, v, ir_load(f, G->cval, AT(ir_ref(f, k)))));
@@ -399,6 +409,8 @@ spc_status cu_build_spgemm(cu_build *C, int pass, spc_error *e) {
   operand(C, A, "a");
   operand(C, B, "b");
   ir_var q = ir_param(f, "q", IR_I64, false, IR_IN);
+  G.lane = ir_param(f, "lane", IR_I64, false, IR_IN);
+  G.nl = ir_param(f, "nl", IR_I64, false, IR_IN);
   if (G.pass == UB) {
     G.ub = ir_param(f, "ub", IR_I64, true, IR_INOUT);
   } else {
@@ -415,6 +427,7 @@ spc_status cu_build_spgemm(cu_build *C, int pass, spc_error *e) {
   extents(C, A, "a");
   extents(C, B, "b");
   G.row = lang_fresh_local(f, "row", IR_I64, false);
+  G.rs = lang_fresh_local(f, "rs", IR_I64, false);
   G.base = lang_fresh_local(f, "base", IR_I64, false);
   G.cap = lang_fresh_local(f, "cap", IR_I64, false);
   G.n = lang_fresh_local(f, "n", IR_I64, false);
@@ -428,22 +441,31 @@ spc_status cu_build_spgemm(cu_build *C, int pass, spc_error *e) {
   spc_status s = access(C, &b0, &top, e);
   if (s) return s;
   ir_add(f, top, ir_assign(f, G.row, ir_bin(f, IR_SUB, I64(C, A->c[0]), ir_ref(f, A->lov[0]))));
+  ir_add(f, top, ir_assign(f, G.rs, ir_bin(f, IR_ADD, ir_bin(f, IR_MUL, ir_ref(f, G.row), ir_ref(f, G.nl)), ir_ref(f, G.lane))));
   ir_add(f, top, ir_assign(f, G.n, ir_int(f, 0)));
   if (G.pass != UB) {
-    ir_add(f, top, ir_assign(f, G.base, ir_load(f, G.off, ir_ref(f, G.row))));
-    ir_add(f, top, ir_assign(f, G.cap, ir_bin(f, IR_SUB, ir_load(f, G.off, ir_bin(f, IR_ADD, ir_ref(f, G.row), ir_int(f, 1))),
+    ir_add(f, top, ir_assign(f, G.base, ir_load(f, G.off, ir_ref(f, G.rs))));
+    ir_add(f, top, ir_assign(f, G.cap, ir_bin(f, IR_SUB, ir_load(f, G.off, ir_bin(f, IR_ADD, ir_ref(f, G.rs), ir_int(f, 1))),
                                                 ir_ref(f, G.base))));
   }
   bind(C, A, 1, &b1, top, ir_ref(f, b0.q));
   ir_var bg, en;
   if ((s = range_of(C, top, &b1, &bg, &en, e))) return s;
-  ir_stmt *body1 = ir_body(ir_add(f, top, ir_for(f, b1.q, ir_ref(f, bg), ir_ref(f, en), NULL)));
+  /* the lane's level-1 positions: bg + lane + t nl */
+  ir_var t = lang_fresh_local(f, "t", IR_I64, false), w = lang_fresh_local(f, "wn", IR_I64, false);
+  ir_add(f, top, ir_assign(f, w, ir_bin(f, IR_SUB, ir_bin(f, IR_SUB, I64(C, en), I64(C, bg)), ir_ref(f, G.lane))));
+  ir_expr *tn = ir_bin(f, IR_DIV, ir_bin(f, IR_ADD, ir_ref(f, w), ir_bin(f, IR_SUB, ir_ref(f, G.nl), ir_int(f, 1))),
+                       ir_ref(f, G.nl));
+  ir_stmt *body1 = ir_body(ir_add(f, top, ir_for(f, t, ir_int(f, 0),
+                                                 ir_select(f, ir_bin(f, IR_GT, ir_ref(f, w), ir_int(f, 0)), tn, ir_int(f, 0)), NULL)));
+  ir_expr *qa = ir_bin(f, IR_ADD, ir_bin(f, IR_ADD, I64(C, bg), ir_ref(f, G.lane)), ir_bin(f, IR_MUL, ir_ref(f, t), ir_ref(f, G.nl)));
+  ir_add(f, body1, ir_assign(f, b1.q, ir_cast(f, C->I.index_ty, qa)));
   if ((s = access(C, &b1, &body1, e))) return s;
   body1 = nonzero(C, A, body1, b1.q);
   ir_add(f, body1, ir_assign(f, G.av, ir_load(f, A->vals, ir_ref(f, b1.q))));
   if ((s = sg_brow(&G, body1, e))) return s;
-  if (G.pass == UB) ir_add(f, top, ir_store(f, G.ub, ir_ref(f, G.row), ir_ref(f, G.n)));
-  if (G.pass == SYM) ir_add(f, top, ir_store(f, G.cnt, ir_ref(f, G.row), ir_ref(f, G.n)));
+  if (G.pass == UB) ir_add(f, top, ir_store(f, G.ub, ir_ref(f, G.rs), ir_ref(f, G.n)));
+  if (G.pass == SYM) ir_add(f, top, ir_store(f, G.cnt, ir_ref(f, G.rs), ir_ref(f, G.n)));
   if (G.pass == NUM) sg_gather(&G, top);
   return ir_verify(f, e);
 }

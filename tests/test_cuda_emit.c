@@ -416,50 +416,86 @@ START_TEST(test_schedules_spmv) {
 }
 END_TEST
 
-/* C = A A through the three passes; cpos, ccrd, cval malloc'ed */
-static int64_t spgemm(routine *P, routine *Rg, const spc_cu_operand *m, int64_t nrows, int64_t **cpos,
-                      int64_t **ccrd, double **cval) {
-  int64_t b0, e0;
+/* C = A A through the three passes with nl lanes per row, the way the
+ * kernels run them (each row's lanes in turn), then each row's runs
+ * merged as the launcher does; cpos (one per row), ccrd, cval malloc'ed */
+static int64_t spgemm(routine *P, routine *Rg, const spc_cu_operand *m, int64_t nrows, int64_t nl,
+                      int64_t **cpos, int64_t **ccrd, double **cval) {
+  int64_t b0, e0, ns = nrows * nl;
   range(Rg, m, 0, 0, &b0, &e0);
-  int64_t *ub = calloc((size_t)nrows + 1, sizeof *ub), *off = calloc((size_t)nrows + 1, sizeof *off);
-  int64_t *cnt = calloc((size_t)nrows + 1, sizeof *cnt);
-  *cpos = calloc((size_t)nrows + 1, sizeof **cpos);
+  int64_t *ub = calloc((size_t)ns + 1, sizeof *ub), *off = calloc((size_t)ns + 1, sizeof *off);
+  int64_t *cnt = calloc((size_t)ns + 1, sizeof *cnt), *cps = calloc((size_t)ns + 1, sizeof *cps);
   ir_arg a[60] = {{0}};
   int k = lead(a, m);
   k += lead(a + k, m);
-  for (int64_t q = b0; q < e0; q++) {
-    a[k].s.i64 = q;
-    a[k + 1] = (ir_arg){.data = ub, .len = nrows + 1};
-    call(&P[0], a);
-  }
-  for (int64_t r = 0; r < nrows; r++) off[r + 1] = off[r] + ub[r];
-  int64_t total = off[nrows];
+  a[k + 2].s.i64 = nl;
+  for (int64_t q = b0; q < e0; q++)
+    for (int64_t l = 0; l < nl; l++) {
+      a[k].s.i64 = q;
+      a[k + 1].s.i64 = l;
+      a[k + 3] = (ir_arg){.data = ub, .len = ns + 1};
+      call(&P[0], a);
+    }
+  for (int64_t r = 0; r < ns; r++) off[r + 1] = off[r] + ub[r];
+  int64_t total = off[ns];
   int64_t *keys = malloc((size_t)(total + 1) * sizeof *keys);
   double *hv = calloc((size_t)total + 1, sizeof *hv);
   for (int64_t h = 0; h < total; h++) keys[h] = -1;
-  for (int64_t q = b0; q < e0; q++) {
-    a[k].s.i64 = q;
-    a[k + 1] = (ir_arg){.data = off, .len = nrows + 1};
-    a[k + 2] = (ir_arg){.data = keys, .len = total};
-    a[k + 3] = (ir_arg){.data = cnt, .len = nrows + 1};
-    call(&P[1], a);
-  }
-  for (int64_t r = 0; r < nrows; r++) (*cpos)[r + 1] = (*cpos)[r] + cnt[r];
-  int64_t nnz = (*cpos)[nrows];
+  for (int64_t q = b0; q < e0; q++)
+    for (int64_t l = 0; l < nl; l++) {
+      a[k].s.i64 = q;
+      a[k + 1].s.i64 = l;
+      a[k + 3] = (ir_arg){.data = off, .len = ns + 1};
+      a[k + 4] = (ir_arg){.data = keys, .len = total};
+      a[k + 5] = (ir_arg){.data = cnt, .len = ns + 1};
+      call(&P[1], a);
+    }
+  for (int64_t r = 0; r < ns; r++) cps[r + 1] = cps[r] + cnt[r];
+  int64_t nnz = cps[ns];
   *ccrd = calloc((size_t)nnz + 1, sizeof **ccrd);
   *cval = calloc((size_t)nnz + 1, sizeof **cval);
   for (int64_t h = 0; h < total; h++) keys[h] = -1;
-  for (int64_t q = b0; q < e0; q++) {
-    a[k].s.i64 = q;
-    a[k + 1] = (ir_arg){.data = off, .len = nrows + 1};
-    a[k + 2] = (ir_arg){.data = keys, .len = total};
-    a[k + 3] = (ir_arg){.data = hv, .len = total};
-    a[k + 4] = (ir_arg){.data = *cpos, .len = nrows + 1};
-    a[k + 5] = (ir_arg){.data = *ccrd, .len = nnz};
-    a[k + 6] = (ir_arg){.data = *cval, .len = nnz};
-    call(&P[2], a);
+  for (int64_t q = b0; q < e0; q++)
+    for (int64_t l = 0; l < nl; l++) {
+      a[k].s.i64 = q;
+      a[k + 1].s.i64 = l;
+      a[k + 3] = (ir_arg){.data = off, .len = ns + 1};
+      a[k + 4] = (ir_arg){.data = keys, .len = total};
+      a[k + 5] = (ir_arg){.data = hv, .len = total};
+      a[k + 6] = (ir_arg){.data = cps, .len = ns + 1};
+      a[k + 7] = (ir_arg){.data = *ccrd, .len = nnz};
+      a[k + 8] = (ir_arg){.data = *cval, .len = nnz};
+      call(&P[2], a);
+    }
+  /* each row's nl sorted runs: a stable sort by column, then repeated
+   * columns added in lane order, as the launcher does with nl > 1 */
+  *cpos = calloc((size_t)nrows + 1, sizeof **cpos);
+  int64_t w = 0;
+  for (int64_t r = 0; r < nrows; r++) {
+    int64_t r0 = cps[r * nl], r1 = cps[(r + 1) * nl];
+    for (int64_t i = r0 + 1; i < r1; i++) {
+      int64_t c = (*ccrd)[i], t = i;
+      double v = (*cval)[i];
+      for (; t > r0 && (*ccrd)[t - 1] > c; t--) {
+        (*ccrd)[t] = (*ccrd)[t - 1];
+        (*cval)[t] = (*cval)[t - 1];
+      }
+      (*ccrd)[t] = c;
+      (*cval)[t] = v;
+    }
+    (*cpos)[r] = w;
+    for (int64_t i = r0; i < r1; i++) {
+      if (i > r0 && (*ccrd)[i] == (*ccrd)[w - 1]) {
+        ck_assert_int_gt(nl, 1); /* one lane: no repeats */
+        (*cval)[w - 1] += (*cval)[i];
+      } else {
+        (*ccrd)[w] = (*ccrd)[i];
+        (*cval)[w++] = (*cval)[i];
+      }
+    }
   }
-  free(ub), free(off), free(cnt), free(keys), free(hv);
+  (*cpos)[nrows] = nnz = w;
+  free(ub), free(off), free(cnt), free(cps), free(keys), free(hv);
   return nnz;
 }
 
@@ -487,26 +523,30 @@ START_TEST(test_schedules_spgemm) {
       for (int64_t q = 0; q < am.nvals; q++) am.vals[q] = fabs(am.vals[q]);
       int64_t n = spc_tensor_dim(A, 0), *cpos, *ccrd, *apos, *acrd;
       double *cval, *aval;
-      int64_t nnz = spgemm(P, &Rg, &m, n, &cpos, &ccrd, &cval);
-      int64_t annz = spgemm(P, &Rg, &am, n, &apos, &acrd, &aval);
-      ck_assert_int_eq(annz, nnz);
-      const void *d;
-      spc_itype it;
-      int64_t len, nv;
-      ck_assert_int_eq(spc_tensor_level_array(C, 1, "pos", &d, &it, &len), SPC_OK);
-      ck_assert_int_eq(len, n + 1);
-      for (int64_t r = 0; r <= n; r++)
-        ck_assert_int_eq(cpos[r], it == SPC_IDX64 ? ((const int64_t *)d)[r] : ((const int32_t *)d)[r]);
-      ck_assert_int_eq(spc_tensor_level_array(C, 1, "crd", &d, &it, &len), SPC_OK);
-      ck_assert_int_eq(len, nnz);
-      const double *cv = spc_tensor_values(C, &nv);
-      for (int64_t q = 0; q < nnz; q++) {
-        ck_assert_int_eq(ccrd[q], it == SPC_IDX64 ? ((const int64_t *)d)[q] : ((const int32_t *)d)[q]);
-        ck_assert_msg(fabs(cval[q] - cv[q]) <= 1e-12 * aval[q], "%s matrix %d entry %lld: %.17g want %.17g", f, i,
-                      (long long)q, cval[q], cv[q]);
+      static const int64_t lanes[] = {1, 3, 4};
+      for (int li = 0; li < 3; li++) {
+        int64_t nl = lanes[li];
+        int64_t nnz = spgemm(P, &Rg, &m, n, nl, &cpos, &ccrd, &cval);
+        int64_t annz = spgemm(P, &Rg, &am, n, nl, &apos, &acrd, &aval);
+        ck_assert_int_eq(annz, nnz);
+        const void *d;
+        spc_itype it;
+        int64_t len, nv;
+        ck_assert_int_eq(spc_tensor_level_array(C, 1, "pos", &d, &it, &len), SPC_OK);
+        ck_assert_int_eq(len, n + 1);
+        for (int64_t r = 0; r <= n; r++)
+          ck_assert_int_eq(cpos[r], it == SPC_IDX64 ? ((const int64_t *)d)[r] : ((const int32_t *)d)[r]);
+        ck_assert_int_eq(spc_tensor_level_array(C, 1, "crd", &d, &it, &len), SPC_OK);
+        ck_assert_int_eq(len, nnz);
+        const double *cv = spc_tensor_values(C, &nv);
+        for (int64_t q = 0; q < nnz; q++) {
+          ck_assert_int_eq(ccrd[q], it == SPC_IDX64 ? ((const int64_t *)d)[q] : ((const int32_t *)d)[q]);
+          ck_assert_msg(fabs(cval[q] - cv[q]) <= 1e-12 * aval[q], "%s matrix %d lanes %lld entry %lld: %.17g want %.17g",
+                        f, i, (long long)nl, (long long)q, cval[q], cv[q]);
+        }
+        runs++;
+        free(cpos), free(ccrd), free(cval), free(apos), free(acrd), free(aval);
       }
-      runs++;
-      free(cpos), free(ccrd), free(cval), free(apos), free(acrd), free(aval);
       spc_cu_operand_free(&m);
       spc_cu_operand_free(&am);
       spc_tensor_free(&C);
