@@ -1738,6 +1738,8 @@ typedef struct cbody {
   ir_var size;         /* fplace: every position checked below it (0: not) */
   bool known;          /* fcount: the order is proved (fcount_known): no checks */
   ir_var rg;           /* build_count pass 3: runs' ends stored (-1: counted) */
+  bool dups;           /* build_count: repeats combined (count_dups), not refused */
+  ir_var p1, lastq;    /* ... pass 1 met a repeat; each parent's last position */
 } cbody;
 
 static void cbreak(const cbody *X, ir_func *f, ir_stmt *at) {
@@ -1824,7 +1826,12 @@ static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const 
     ir_expr *same = ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, k0), ir_ref(f, pk0)),
                            ir_bin(f, IR_EQ, ir_ref(f, k1), ir_ref(f, pk1)));
     ir_stmt *i0 = ir_add(f, lb, ir_if(f, same, NULL, NULL)); /* a duplicate */
-    ir_add(f, ir_then(i0), ir_assign(f, ok, ir_int(f, -1)));
+    if (X->dups) { /* neither order is strict: pass 1 counts and combines */
+      ir_add(f, ir_then(i0), ir_assign(f, sa, ir_int(f, 0)));
+      ir_add(f, ir_then(i0), ir_assign(f, sb, ir_int(f, 0)));
+    } else {
+      ir_add(f, ir_then(i0), ir_assign(f, ok, ir_int(f, -1)));
+    }
     cbreak(X, f, ir_then(i0));
     ir_stmt *i1 = ir_add(f, lb, ir_if(f, ir_un(f, IR_NOT, up01), NULL, NULL));
     ir_add(f, ir_then(i1), ir_assign(f, sa, ir_int(f, 0)));
@@ -1836,6 +1843,19 @@ static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const 
     cbreak(X, f, ir_then(both));
     ir_add(f, lb, ir_assign(f, pk0, ir_ref(f, k0)));
     ir_add(f, lb, ir_assign(f, pk1, ir_ref(f, k1)));
+  } else if (pass == 1 && X->dups) {
+    /* a repeat of the parent's last child is counted once; below it, out
+     * of order */
+    ir_stmt *bad = ir_add(f, lb, ir_if(f, ir_bin(f, IR_GT, ir_load(f, last, ir_ref(f, g)),
+                                                  ir_ref(f, k1)), NULL, NULL));
+    ir_add(f, ir_then(bad), ir_assign(f, ok, ir_int(f, 0)));
+    cbreak(X, f, ir_then(bad));
+    ir_stmt *nwi = ir_add(f, lb, ir_if(f, ir_bin(f, IR_LT, ir_load(f, last, ir_ref(f, g)), ir_ref(f, k1)), NULL, NULL));
+    ir_stmt *nw = ir_then(nwi);
+    ir_add(f, nw, ir_store(f, last, ir_ref(f, g), ir_ref(f, k1)));
+    ir_add(f, nw, ir_store(f, cnt, ir_ref(f, g), ir_bin(f, IR_ADD, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 1))));
+    ir_add(f, ir_else(f, nwi), ir_assign(f, X->p1, ir_int(f, 1))); /* a repeat: pass 2 combines */
+    return SPC_OK;
   } else if (pass == 1) {
     ir_stmt *bad = ir_add(f, lb, ir_if(f, ir_bin(f, IR_GE, ir_load(f, last, ir_ref(f, g)),
                                                   ir_ref(f, k1)), NULL, NULL));
@@ -1863,9 +1883,55 @@ static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const 
                            ir_bin(f, IR_ADD, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 1))));
     return SPC_OK;
   }
+  if (X->dups) {
+    /* pass 2 after pass 1: a repeat of the parent's last child combines
+     * its value into that child's (in the source's order, as the sort
+     * path does); the rest is placed */
+    ir_var v = -1;
+    if (val) {
+      v = lang_fresh_local(f, "dv", asm_value_ty(C->vt), false);
+      ir_add(f, lb, ir_assign(f, v, val));
+      val = ir_ref(f, v);
+    }
+    ir_var isrep = lang_fresh_local(f, "isrep", IR_I64, false);
+    ir_add(f, lb, ir_assign(f, isrep, ir_int(f, 0)));
+    ir_stmt *chk = ir_then(ir_add(f, lb, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, X->p1), ir_int(f, 1)), NULL, NULL)));
+    ir_add(f, chk, ir_assign(f, g, ir_cast(f, IR_I64, ir_ref(f, b0->q))));
+    ir_add(f, chk, ir_assign(f, k1, ir_bin(f, IR_ADD, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, outs[1]),
+                                                             ir_ref(f, b1->lo)), ir_int(f, 1))));
+    ir_add(f, chk, ir_assign(f, isrep, ir_cast(f, IR_I64, ir_bin(f, IR_EQ, ir_load(f, last, ir_ref(f, g)), ir_ref(f, k1)))));
+    ir_stmt *ifr = ir_add(f, lb, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, isrep), ir_int(f, 1)), NULL, NULL));
+    if (v >= 0 && X->vout >= 0) {
+      ir_stmt *th = ir_then(ifr);
+#define AT() ir_load(f, X->lastq, ir_ref(f, g))
+      switch (C->dup) {
+      case SPC_DUP_SUM:
+        ir_add(f, th, ir_store(f, X->vout, AT(), ir_bin(f, IR_ADD, ir_load(f, X->vout, AT()), ir_ref(f, v))));
+        break;
+      case SPC_DUP_LAST: ir_add(f, th, ir_store(f, X->vout, AT(), ir_ref(f, v))); break;
+      case SPC_DUP_MIN:
+      case SPC_DUP_MAX: {
+        ir_expr *better = ir_bin(f, C->dup == SPC_DUP_MIN ? IR_LT : IR_GT, ir_ref(f, v), ir_load(f, X->vout, AT()));
+        ir_stmt *b = ir_then(ir_add(f, th, ir_if(f, better, NULL, NULL)));
+        ir_add(f, b, ir_store(f, X->vout, AT(), ir_ref(f, v)));
+        break;
+      }
+      default: /* first: kept */
+        break;
+      }
+#undef AT
+    }
+    lb = ir_else(f, ifr);
+    ir_stmt *p1 = ir_then(ir_add(f, lb, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, X->p1), ir_int(f, 1)), NULL, NULL)));
+    ir_add(f, p1, ir_store(f, last, ir_ref(f, g), ir_ref(f, k1)));
+  }
   ir_add(f, lb, ir_assign(f, b1->p, ir_ref(f, b0->q)));
   ir_add(f, lb, ir_assign(f, b1->c, ir_cast(f, C->coord_ty, outs[1])));
   s = asm_lower_fn(f, lb, b1, SPC_LF_YIELD, b1->q, NULL, e);
+  if (!s && X->dups) {
+    ir_stmt *p1 = ir_then(ir_add(f, lb, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, X->p1), ir_int(f, 1)), NULL, NULL)));
+    ir_add(f, p1, ir_store(f, X->lastq, ir_ref(f, g), ir_cast(f, IR_I64, ir_ref(f, b1->q))));
+  }
   if (!s && X->size > 0) { /* a position past the counted ones: refused */
     ir_expr *oob = ir_bin(f, IR_LOR, ir_bin(f, IR_LT, ir_cast(f, IR_I64, ir_ref(f, b1->q)), ir_int(f, 0)),
                           ir_bin(f, IR_GE, ir_cast(f, IR_I64, ir_ref(f, b1->q)), ir_ref(f, X->size)));
@@ -1875,6 +1941,16 @@ static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const 
   if (!s && asm_lfn(b1, SPC_LF_INSERT)) s = asm_lower_fn(f, lb, b1, SPC_LF_INSERT, -1, NULL, e);
   if (!s && X->vout >= 0) ir_add(f, lb, ir_store(f, X->vout, ir_ref(f, b1->q), val));
   return s;
+}
+
+/* Whether the counting routine combines repeated components itself (pass
+ * 1 counts a parent's repeated child once, pass 2 combines its value
+ * into the first's position, in the source's order as the sort path
+ * does): every policy but error, on float64 or int64 values (the others
+ * -- patterns that become counts, float32, uint64, complex -- take the
+ * sort path). */
+static bool count_dups(const conv *C) {
+  return C->dup != SPC_DUP_ERROR && (C->vt == SPC_F64 || C->vt == SPC_I64);
 }
 
 /* spc_conv_count over a COO's components (see above). */
@@ -1931,9 +2007,15 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
   ir_add(f, body, ir_assign(f, ok, ir_int(f, 1)));
   ir_add(f, body, ir_assign(f, size, ir_int(f, 0)));
   cbody X = {.C = C, .b0 = &b0, .b1 = &b1, .ok = ok, .cnt = cnt, .last = last, .vout = vout,
-             .stop = -1, .t = -1, .from = -1, .seen = -1};
+             .stop = -1, .t = -1, .from = -1, .seen = -1, .dups = count_dups(C), .p1 = -1,
+             .lastq = -1};
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
   cbody_locals(f, body, &X);
+  if (X.dups) {
+    X.p1 = lang_fresh_local(f, "p1", IR_I64, false);
+    X.lastq = lang_fresh_local(f, "lastq", IR_I64, true);
+    ir_add(f, body, ir_assign(f, X.p1, ir_int(f, 0)));
+  }
   /* pass 0: counts, while the source is strictly increasing in (c0, c1)
    * or in (c1, c0) -- either way every parent's children increase; pass
    * 1, only when neither holds: counts again, checking each parent's
@@ -1954,6 +2036,13 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
     if (pass == 2) { /* in order: the child level's init, size, limit, placing */
       ir_stmt *iff = ir_add(f, body, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL));
       into = ir_then(iff);
+      if (X.dups) { /* pass 1 met repeats: the parents' last children again, and positions */
+        ir_stmt *rp = ir_then(ir_add(f, into, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, X.p1), ir_int(f, 1)), NULL, NULL)));
+        ir_var x = lang_fresh_local(f, "x", IR_I64, false);
+        ir_stmt *z = ir_add(f, rp, ir_for(f, x, ir_int(f, 0), ir_ref(f, np1), NULL));
+        ir_add(f, ir_body(z), ir_store(f, last, ir_ref(f, x), ir_int(f, 0)));
+        ir_add(f, rp, ir_alloc(f, X.lastq, ir_ref(f, np1), false));
+      }
       /* a compact child level: the arrays insert_coord writes at every
        * position are not zeroed (as the values): every position gets
        * exactly one component -- checked: size is n, else zeroed after */
@@ -2032,6 +2121,7 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
   if (!s) {
     ir_add(f, body, ir_free(f, cnt));
     ir_add(f, body, ir_free(f, last));
+    if (X.dups) ir_add(f, body, ir_free(f, X.lastq));
     s = ir_verify(f, e);
   }
   return s;

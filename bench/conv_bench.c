@@ -3,6 +3,7 @@
  *   conv_bench [-r R] [-b SEC] [-e ENGINE] [-x CONV,...] [-p PADMAX]
  *              [-w CACHEDIR] FILE...
  *   conv_bench --bw MIB [-r R]
+ * CONV_BENCH_PLAN=sort in the environment: the sort path (--plan=sort).
  *
  * For every FILE (Matrix Market: the matrix conversions; FROSTT .tns of
  * order 3: the tensor conversions) it reads the file with spc_read
@@ -301,6 +302,10 @@ static int set_engine(spc_convert_opts *co, const char *engine) {
   if (spc_engine_parse(engine ? engine : "generic", &g)) return -1;
   co->engine = g;
   co->info = &info;
+  /* CONV_BENCH_PLAN=sort: the sort path (spconv --plan=sort), to time the
+   * plans against each other */
+  const char *plan = getenv("CONV_BENCH_PLAN");
+  if (plan && !strcmp(plan, "sort")) co->plan = SPC_PLAN_SORT;
   return 0;
 #else
   (void)co;

@@ -797,7 +797,8 @@ END_TEST
  * coordinate; the result must equal the sort path's bit for bit.  Sources:
  * each matrix as read (symmetric storage expanded by the engine), its
  * components shuffled (a fixed permutation), shuffled with one component
- * repeated (a duplicate: the sort path must run, and sum it), and a CSR
+ * repeated (a duplicate: the counting routine combines it for float64,
+ * int64 and pattern values, the sort path for the others), and a CSR
  * made by the engine (CSR -> CSC: a converted source). */
 static spc_tensor *permuted_coo(const spc_tensor *ref, uint64_t seed, bool dup) {
   int64_t n = spc_tensor_nstored(ref), m = n + (dup && n > 0);
@@ -849,7 +850,7 @@ START_TEST(test_counting_plan) {
   char *dir = tu_mkdtemp();
   char *ypath = tu_file(dir, "colmajor.yaml", colmajor_yaml);
   const char *fmts[] = {"csr", "csc", ypath};
-  long same = 0, counted = 0, bucketed = 0, sorted = 0;
+  long same = 0, counted = 0, bucketed = 0, sorted = 0, combined_n = 0;
   for (int i = 0; i < nm; i++) {
     const mat *M = &m[i];
     spc_tensor *srcs[4] = {NULL, permuted_coo(M->ref, 0x9e3779b97f4a7c15ULL + (uint64_t)i, false),
@@ -889,9 +890,17 @@ START_TEST(test_counting_plan) {
         if (k == 3 && f < 2) /* CSR -> csr / csc: the factory's fused routine */
           ck_assert_msg(fused_a, "%s: plan '%s'", what, ia.plan);
         bool expanded = k == 0 && spc_tensor_nstored(M->src) != spc_tensor_nstored(M->ref);
-        if (k == 2 && spc_tensor_nstored(M->ref) > 0) { /* the duplicate: the sort, which sums it */
+        spc_vtype vt = spc_tensor_vtype(src);
+        if (k == 2 && spc_tensor_nstored(M->ref) > 0 && vt != SPC_F64 && vt != SPC_I64 &&
+            vt != SPC_PATTERN) {
+          /* the duplicate of float32, uint64 or complex values: the sort
+           * (a pattern with a repeat becomes int64 counts: combined) */
           ck_assert_msg(strstr(ia.plan, "sort") == ia.plan, "%s: plan '%s'", what, ia.plan);
           sorted++;
+        } else if (k == 2 && spc_tensor_nstored(M->ref) > 0) {
+          /* float64 and int64: the counting routine combines it */
+          ck_assert_msg(strstr(ia.plan, "counting") == ia.plan, "%s: plan '%s'", what, ia.plan);
+          combined_n++;
         } else if (!expanded || k != 0) {
           /* in order, or bucketed: counting, never the sort */
           ck_assert_msg(strstr(ia.plan, "counting") == ia.plan, "%s: plan '%s'", what, ia.plan);
@@ -964,8 +973,10 @@ START_TEST(test_counting_plan) {
     spc_tensor_free(&xs);
   }
   printf("convert: counting plan on %d matrices: %ld conversions equal to the sort path bit for bit "
-         "(counted in source order %ld, bucketed %ld, sorted for a duplicate %ld); %.1f s\n",
-         nm, same, counted, bucketed, sorted, now_s() - t0);
+         "(counted in source order %ld, bucketed %ld, a duplicate combined by counting %ld, sorted "
+         "for a duplicate %ld); %.1f s\n",
+         nm, same, counted, bucketed, combined_n, sorted, now_s() - t0);
+  ck_assert_int_gt(combined_n, 0);
   free(ypath);
   tu_rmtree(dir);
   free(dir);
@@ -974,6 +985,129 @@ START_TEST(test_counting_plan) {
 }
 END_TEST
 
+
+/* ---- repeated components combined by the counting routine -------------------
+ * Random COO sources with many repeats (every component repeated up to
+ * four times, values drawn so that sums round), float64 and int64, each
+ * policy, in three orders (shuffled: bucketed first; sorted by rows with
+ * the repeats adjacent; sorted by columns), to csr, csc and the user
+ * format colmajor, on the auto engine and the interpreter: the counting
+ * plan runs (error: the sort path, which refuses) and equals the sort
+ * path's result bit for bit. */
+static spc_tensor *repeats_coo(int64_t m, int64_t n, int64_t nnz, spc_vtype vt, int order,
+                               uint64_t seed) {
+  int64_t dims[2] = {m, n};
+  spc_tensor *t = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, nnz, vt, &t, &e), &e);
+  int64_t *I = malloc((size_t)nnz * sizeof *I), *J = malloc((size_t)nnz * sizeof *J);
+  uint64_t x = seed;
+  int64_t k = 0;
+  while (k < nnz) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    int64_t i = (int64_t)((x >> 33) % (uint64_t)m), j = (int64_t)((x >> 13) % (uint64_t)n);
+    for (int r = 0; r <= (int)((x >> 5) & 3) && k < nnz; r++, k++) {
+      I[k] = i;
+      J[k] = j;
+    }
+  }
+  if (order == 0) /* shuffled */
+    for (int64_t a = nnz - 1; a > 0; a--) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      int64_t b = (int64_t)((x >> 20) % (uint64_t)(a + 1)), ti = I[a], tj = J[a];
+      I[a] = I[b], J[a] = J[b], I[b] = ti, J[b] = tj;
+    }
+  else /* by rows (order 1) or by columns (2), a stable insertion sort */
+    for (int64_t a = 1; a < nnz; a++) {
+      int64_t ti = I[a], tj = J[a], b = a;
+      int64_t ka = order == 1 ? ti * n + tj : tj * m + ti;
+      for (; b > 0 && (order == 1 ? I[b - 1] * n + J[b - 1] : J[b - 1] * m + I[b - 1]) > ka; b--)
+        I[b] = I[b - 1], J[b] = J[b - 1];
+      I[b] = ti, J[b] = tj;
+    }
+  for (int l = 0; l < 2; l++) {
+    spc_itype ty;
+    spc_tensor_level_array(t, l, "crd", NULL, &ty, NULL);
+    void *p = spc_tensor_level_array_mut(t, l, "crd");
+    for (int64_t q = 0; q < nnz; q++) {
+      int64_t c = l ? J[q] : I[q];
+      if (ty == SPC_IDX32) ((int32_t *)p)[q] = (int32_t)c;
+      else ((int64_t *)p)[q] = c;
+    }
+  }
+  void *v = spc_tensor_values_mut(t);
+  for (int64_t q = 0; q < nnz; q++) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    if (vt == SPC_F64) ((double *)v)[q] = ((double)(int64_t)(x >> 11) / 9007199254740992.0 - 0.5) * 1e3;
+    else ((int64_t *)v)[q] = (int64_t)(x >> 1) - (int64_t)(x >> 2); /* large: sums wrap */
+  }
+  free(I);
+  free(J);
+  return t;
+}
+
+START_TEST(test_counting_dups) {
+  jit_env();
+  char *dir = tu_mkdtemp();
+  char *ypath = tu_file(dir, "colmajor.yaml", colmajor_yaml);
+  const char *fmts[] = {"csr", "csc", ypath};
+  static const spc_dup pols[] = {SPC_DUP_SUM, SPC_DUP_FIRST, SPC_DUP_LAST, SPC_DUP_MIN, SPC_DUP_MAX,
+                                 SPC_DUP_ERROR};
+  static const char *const oname[] = {"shuffled", "by rows", "by columns"};
+  long runs = 0;
+  for (int vi = 0; vi < 2; vi++)
+    for (int ord = 0; ord < 3; ord++)
+      for (int sz = 0; sz < 2; sz++) {
+        spc_vtype vt = vi ? SPC_I64 : SPC_F64;
+        spc_tensor *src = sz ? repeats_coo(300, 200, 6000, vt, ord, 7 + (uint64_t)ord)
+                             : repeats_coo(5, 4, 40, vt, ord, 3 + (uint64_t)ord);
+        for (int pi = 0; pi < 6; pi++)
+          for (int f = 0; f < 3; f++)
+            for (int g = 0; g < 2; g++) {
+              char what[512];
+              snprintf(what, sizeof what, "%s %s %lld entries -> %s, --dup=%s, %s", spc_vtype_name(vt), oname[ord],
+                       (long long)spc_tensor_nstored(src), f == 2 ? "colmajor" : fmts[f], spc_dup_name(pols[pi]),
+                       g ? "generic" : "auto");
+              spc_convert_opts o;
+              spc_convert_info ia, is;
+              spc_tensor *xa = NULL, *xs = NULL;
+              spc_error e;
+              opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &ia);
+              o.dup = pols[pi];
+              spc_error_clear(&e);
+              spc_status sa = spc_convert_to(src, fmts[f], &o, &xa, &e);
+              o.plan = SPC_PLAN_SORT;
+              o.info = &is;
+              spc_error es;
+              spc_error_clear(&es);
+              spc_status ss = spc_convert_to(src, fmts[f], &o, &xs, &es);
+              if (pols[pi] == SPC_DUP_ERROR) {
+                ck_assert_msg(sa == SPC_ERR_INPUT && ss == SPC_ERR_INPUT, "%s: %d %d", what, sa, ss);
+                ck_assert_msg(!strcmp(e.msg, es.msg), "%s: '%s' / '%s'", what, e.msg, es.msg);
+                assert_has(e.msg, "--dup=error");
+              } else {
+                tu_assert_ok(sa, &e);
+                tu_assert_ok(ss, &es);
+                ck_assert_msg(strstr(ia.plan, "counting") == ia.plan, "%s: plan '%s'", what, ia.plan);
+                ck_assert_msg(ord != 0 || strstr(ia.plan, "bucketed"), "%s: plan '%s'", what, ia.plan);
+                ck_assert_msg(spc_tensor_nstored(xa) < spc_tensor_nstored(src), "%s: nothing combined", what);
+                same_arrays(xa, xs, what);
+                runs++;
+              }
+              spc_tensor_free(&xa);
+              spc_tensor_free(&xs);
+            }
+        spc_tensor_free(&src);
+      }
+  printf("convert: repeats combined by the counting routine: %ld conversions equal to the sort path "
+         "bit for bit\n", runs);
+  ck_assert_int_eq(runs, 2 * 3 * 2 * 5 * 3 * 2);
+  free(ypath);
+  tu_rmtree(dir);
+  free(dir);
+  no_rc_mismatch();
+}
+END_TEST
 
 /* ---- the direct plan (no sort) ---------------------------------------------------
  * DIA and BCSR (4 x 4, and 3 x 5: blocks that do not divide the dimensions,
@@ -1322,8 +1456,8 @@ START_TEST(test_counting_threads) {
         opts(&o, SPC_ENGINE_AUTO, &info);
         tu_assert_ok(spc_convert_to(t, fmts[f], &o, &x, &e), &e);
         bool thr = strstr(info.plan, "threads") != NULL;
-        if (src == 2) {
-          ck_assert_msg(strstr(info.plan, "sort") == info.plan, "%s: plan '%s'", what, info.plan);
+        if (src == 2) { /* the threads refuse the repeat; one thread combines it */
+          ck_assert_msg(strstr(info.plan, "counting") == info.plan && !thr, "%s: plan '%s'", what, info.plan);
           fallback++;
         } else if (threads[h] > 1 && f < 2) { /* the factory's routines */
           char want[64];
@@ -3742,6 +3876,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_pairs);
   tcase_add_test(tc, test_engines);
   tcase_add_test(tc, test_counting_plan);
+  tcase_add_test(tc, test_counting_dups);
   tcase_add_test(tc, test_direct_plan);
   tcase_add_test(tc, test_fused_count);
   tcase_add_test(tc, test_native_view);
