@@ -3,7 +3,8 @@
  *   conv_bench [-r R] [-b SEC] [-e ENGINE] [-x CONV,...] [-p PADMAX]
  *              [-w CACHEDIR] FILE...
  *   conv_bench --bw MIB [-r R]
- * CONV_BENCH_PLAN=sort in the environment: the sort path (--plan=sort).
+ * CONV_BENCH_PLAN=sort in the environment: the sort path (--plan=sort);
+ * =rows, =radix: the counting plan's bucketing of a source out of order.
  *
  * For every FILE (Matrix Market: the matrix conversions; FROSTT .tns of
  * order 3: the tensor conversions) it reads the file with spc_read
@@ -306,6 +307,8 @@ static int set_engine(spc_convert_opts *co, const char *engine) {
    * plans against each other */
   const char *plan = getenv("CONV_BENCH_PLAN");
   if (plan && !strcmp(plan, "sort")) co->plan = SPC_PLAN_SORT;
+  if (plan && !strcmp(plan, "rows")) co->plan = SPC_PLAN_ROWS;
+  if (plan && !strcmp(plan, "radix")) co->plan = SPC_PLAN_RADIX;
   return 0;
 #else
   (void)co;

@@ -249,14 +249,19 @@ typedef struct spc_convert_opts {
   int64_t mem;              /* workspace memory budget in bytes (runs past
                                it spill to temporary files); 0: 1/4 RAM */
   int plan;                 /* SPC_PLAN_AUTO: the counting path where the
-                               target's levels allow it (no sort);
-                               SPC_PLAN_SORT: always the sort path */
+                               target's levels allow it (no sort), a
+                               source out of order bucketed first as its
+                               size suggests; SPC_PLAN_SORT: always the
+                               sort path; SPC_PLAN_ROWS, SPC_PLAN_RADIX:
+                               counting, a source out of order bucketed by
+                               rows and sorted in cache, or by a radix
+                               sort of the child coordinate */
   int nmodes;               /* a mode order for a format without a remapping */
   int modes[SPC_MAX_ORDER]; /* (csf, coo, dense): level l stores mode modes[l] */
   spc_convert_info *info;   /* filled when non-NULL (below) */
 } spc_convert_opts;
 enum { SPC_SPW_NONE = 0, SPC_SPW_HASH = 1, SPC_SPW_LIST = 2, SPC_SPW_BUCKET = 3 };
-enum { SPC_PLAN_AUTO = 0, SPC_PLAN_SORT = 1 };
+enum { SPC_PLAN_AUTO = 0, SPC_PLAN_SORT = 1, SPC_PLAN_ROWS = 2, SPC_PLAN_RADIX = 3 };
 
 /* What a conversion did, for --verbose. */
 struct spc_convert_info {

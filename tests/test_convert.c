@@ -1055,25 +1055,33 @@ START_TEST(test_counting_dups) {
                                  SPC_DUP_ERROR};
   static const char *const oname[] = {"shuffled", "by rows", "by columns"};
   long runs = 0;
+  /* shuffled sources bucketed as auto chooses (the radix sort at these
+   * sizes), by rows (--plan=rows: in-cache row sorts; 3 x 500 has rows of
+   * about 1000, sorted by the runtime's sort) and by the radix sort */
+  static const int plans[] = {SPC_PLAN_AUTO, SPC_PLAN_ROWS, SPC_PLAN_RADIX};
+  static const char *const pname[] = {"auto", "rows", "radix"};
   for (int vi = 0; vi < 2; vi++)
     for (int ord = 0; ord < 3; ord++)
-      for (int sz = 0; sz < 2; sz++) {
+      for (int sz = 0; sz < 3; sz++) {
         spc_vtype vt = vi ? SPC_I64 : SPC_F64;
-        spc_tensor *src = sz ? repeats_coo(300, 200, 6000, vt, ord, 7 + (uint64_t)ord)
-                             : repeats_coo(5, 4, 40, vt, ord, 3 + (uint64_t)ord);
+        spc_tensor *src = sz == 2 ? repeats_coo(3, 500, 3000, vt, ord, 11 + (uint64_t)ord)
+                          : sz    ? repeats_coo(300, 200, 6000, vt, ord, 7 + (uint64_t)ord)
+                                  : repeats_coo(5, 4, 40, vt, ord, 3 + (uint64_t)ord);
         for (int pi = 0; pi < 6; pi++)
           for (int f = 0; f < 3; f++)
-            for (int g = 0; g < 2; g++) {
+            for (int g = 0; g < 2; g++)
+            for (int pk = 0; pk < (ord == 0 ? 3 : 1); pk++) {
               char what[512];
-              snprintf(what, sizeof what, "%s %s %lld entries -> %s, --dup=%s, %s", spc_vtype_name(vt), oname[ord],
-                       (long long)spc_tensor_nstored(src), f == 2 ? "colmajor" : fmts[f], spc_dup_name(pols[pi]),
-                       g ? "generic" : "auto");
+              snprintf(what, sizeof what, "%s %s %lld entries -> %s, --dup=%s, %s, --plan=%s", spc_vtype_name(vt),
+                       oname[ord], (long long)spc_tensor_nstored(src), f == 2 ? "colmajor" : fmts[f],
+                       spc_dup_name(pols[pi]), g ? "generic" : "auto", pname[pk]);
               spc_convert_opts o;
               spc_convert_info ia, is;
               spc_tensor *xa = NULL, *xs = NULL;
               spc_error e;
               opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &ia);
               o.dup = pols[pi];
+              o.plan = plans[pk];
               spc_error_clear(&e);
               spc_status sa = spc_convert_to(src, fmts[f], &o, &xa, &e);
               o.plan = SPC_PLAN_SORT;
@@ -1090,6 +1098,9 @@ START_TEST(test_counting_dups) {
                 tu_assert_ok(ss, &es);
                 ck_assert_msg(strstr(ia.plan, "counting") == ia.plan, "%s: plan '%s'", what, ia.plan);
                 ck_assert_msg(ord != 0 || strstr(ia.plan, "bucketed"), "%s: plan '%s'", what, ia.plan);
+                ck_assert_msg(ord != 0 || pk != 1 || strstr(ia.plan, "each bucket sorted in cache"), "%s: plan '%s'",
+                              what, ia.plan);
+                ck_assert_msg(ord != 0 || pk == 1 || strstr(ia.plan, "radix sort"), "%s: plan '%s'", what, ia.plan);
                 ck_assert_msg(spc_tensor_nstored(xa) < spc_tensor_nstored(src), "%s: nothing combined", what);
                 same_arrays(xa, xs, what);
                 runs++;
@@ -1101,7 +1112,7 @@ START_TEST(test_counting_dups) {
       }
   printf("convert: repeats combined by the counting routine: %ld conversions equal to the sort path "
          "bit for bit\n", runs);
-  ck_assert_int_eq(runs, 2 * 3 * 2 * 5 * 3 * 2);
+  ck_assert_int_eq(runs, 2 * 5 * 3 * 5 * 3 * 2);
   free(ypath);
   tu_rmtree(dir);
   free(dir);
