@@ -2195,6 +2195,24 @@ static void bucket_step(ir_func *f, ir_stmt *lb, int pass, ir_var g, ir_var cnt,
   if (vout >= 0) ir_add(f, lb, ir_store(f, vout, ir_ref(f, q), ir_load(f, vals, ir_ref(f, t))));
 }
 
+/* The bucketing routines' leading parameters: the COO's coordinates
+ * crd0.. (their own types, into cty), its values (vals; -1 for a
+ * pattern), n, and three scalars named pn (into p). */
+static ir_var bucket_head(const conv *C, ir_func *f, const char *const pn[3], ir_var *crd,
+                          ir_ty *cty, ir_var *vals, ir_var p[3]) {
+  char name[64];
+  for (int k = 0; k < C->order; k++) {
+    const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
+    cty[k] = a->type == SPC_IDX32 ? IR_I32 : IR_I64;
+    snprintf(name, sizeof name, "crd%d", k);
+    crd[k] = ir_param(f, name, cty[k], true, IR_IN);
+  }
+  *vals = C->vt != SPC_PATTERN ? ir_param(f, "vals", asm_value_ty(C->vt), true, IR_IN) : -1;
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  for (int k = 0; k < 3; k++) p[k] = ir_param(f, pn[k], IR_I64, false, IR_IN);
+  return n;
+}
+
 /* Bucketing for the counting path: the source components (coordinates
  * and values, in their own types) reordered by the child level's
  * coordinate k1 (less its low), stably, by an LSD radix sort of two
@@ -2216,20 +2234,10 @@ static spc_status build_bucket(conv *C, ir_func **out, spc_error *e) {
   *out = f;
   if (!f) return SPC_NOMEM(e);
   ir_stmt *body = ir_func_body(f);
-  ir_var crd[SPC_MAX_ORDER], o[SPC_MAX_ORDER], tmp[SPC_MAX_ORDER];
-  ir_ty cty[SPC_MAX_ORDER];
-  for (int k = 0; k < C->order; k++) {
-    const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
-    cty[k] = a->type == SPC_IDX32 ? IR_I32 : IR_I64;
-    snprintf(name, sizeof name, "crd%d", k);
-    crd[k] = ir_param(f, name, cty[k], true, IR_IN);
-  }
-  ir_ty vty = asm_value_ty(C->vt);
-  ir_var vals = C->vt != SPC_PATTERN ? ir_param(f, "vals", vty, true, IR_IN) : -1;
-  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
-  ir_var N1 = ir_param(f, "N1_in", IR_I64, false, IR_IN);
-  ir_var lo1 = ir_param(f, "lo1_in", IR_I64, false, IR_IN);
-  ir_var sh1 = ir_param(f, "sh1", IR_I64, false, IR_IN);
+  ir_var crd[SPC_MAX_ORDER], o[SPC_MAX_ORDER], tmp[SPC_MAX_ORDER], vals, p[3];
+  ir_ty cty[SPC_MAX_ORDER], vty = asm_value_ty(C->vt);
+  static const char *const pn[3] = {"N1_in", "lo1_in", "sh1"};
+  ir_var n = bucket_head(C, f, pn, crd, cty, &vals, p), N1 = p[0], lo1 = p[1], sh1 = p[2];
   for (int k = 0; k < C->order; k++) {
     snprintf(name, sizeof name, "out%d", k);
     o[k] = ir_param(f, name, cty[k], true, IR_OUT);
@@ -2338,20 +2346,10 @@ static spc_status build_rbucket(conv *C, ir_func **out, spc_error *e) {
   *out = f;
   if (!f) return SPC_NOMEM(e);
   ir_stmt *body = ir_func_body(f);
-  ir_var crd[SPC_MAX_ORDER], o[SPC_MAX_ORDER], tmp[SPC_MAX_ORDER];
-  ir_ty cty[SPC_MAX_ORDER];
-  for (int k = 0; k < C->order; k++) {
-    const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
-    cty[k] = a->type == SPC_IDX32 ? IR_I32 : IR_I64;
-    snprintf(name, sizeof name, "crd%d", k);
-    crd[k] = ir_param(f, name, cty[k], true, IR_IN);
-  }
-  ir_ty vty = asm_value_ty(C->vt);
-  ir_var vals = C->vt != SPC_PATTERN ? ir_param(f, "vals", vty, true, IR_IN) : -1;
-  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
-  ir_var N0 = ir_param(f, "N0_in", IR_I64, false, IR_IN);
-  ir_var lo0 = ir_param(f, "lo0_in", IR_I64, false, IR_IN);
-  ir_var sh0 = ir_param(f, "sh0", IR_I64, false, IR_IN);
+  ir_var crd[SPC_MAX_ORDER], o[SPC_MAX_ORDER], tmp[SPC_MAX_ORDER], vals, p[3];
+  ir_ty cty[SPC_MAX_ORDER], vty = asm_value_ty(C->vt);
+  static const char *const pn[3] = {"N0_in", "lo0_in", "sh0"};
+  ir_var n = bucket_head(C, f, pn, crd, cty, &vals, p), N0 = p[0], lo0 = p[1], sh0 = p[2];
   for (int k = 0; k < C->order; k++) {
     snprintf(name, sizeof name, "out%d", k);
     o[k] = ir_param(f, name, cty[k], true, IR_OUT);
