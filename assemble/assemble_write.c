@@ -2421,8 +2421,6 @@ static spc_status build_rbucket(conv *C, ir_func **out, spc_error *e) {
   ir_add(f, body, ir_alloc(f, lc, B(IR_ADD, V(R), I(1)), false));
   ir_add(f, body, ir_alloc(f, skey, V(mx), false));
   ir_add(f, body, ir_alloc(f, sidx, V(mx), false));
-  ir_add(f, body, ir_alloc(f, perm, V(mx), false));
-  ir_add(f, body, ir_alloc(f, t2, V(mx), false));
   ir_var base = lang_fresh_local(f, "base", IR_I64, false);
   ir_var r = lang_fresh_local(f, "r", IR_I64, false);
   ir_var sl = lang_fresh_local(f, "sl", IR_I64, false);
@@ -2489,6 +2487,8 @@ static spc_status build_rbucket(conv *C, ir_func **out, spc_error *e) {
   }
   { /* a long row: the runtime's stable sort of its positions by k1 */
     ir_stmt *lg = ir_else(f, two);
+    ir_add(f, lg, ir_alloc(f, perm, V(ln), false)); /* the row's: a bucket may be one long row */
+    ir_add(f, lg, ir_alloc(f, t2, V(ln), false));
     ir_stmt *pb = ir_body(ir_add(f, lg, ir_for(f, i, I(0), V(ln), NULL)));
     ir_add(f, pb, ir_store(f, perm, V(i), B(IR_ADD, V(ra), V(i))));
     ir_var pv[2] = {perm, skey};
@@ -2498,6 +2498,8 @@ static spc_status build_rbucket(conv *C, ir_func **out, spc_error *e) {
     ir_add(f, pb, ir_store(f, t2, V(i), ir_load(f, sidx, ir_load(f, perm, V(i)))));
     pb = ir_body(ir_add(f, lg, ir_for(f, i, I(0), V(ln), NULL)));
     ir_add(f, pb, ir_store(f, sidx, B(IR_ADD, V(ra), V(i)), ir_load(f, t2, V(i))));
+    ir_add(f, lg, ir_free(f, perm));
+    ir_add(f, lg, ir_free(f, t2));
   }
   ir_add(f, rb, ir_assign(f, ra, V(rz)));
   /* written out in order at w (<= a + i: the copy in cache is read, the
