@@ -2327,9 +2327,9 @@ static spc_status remap_at(conv *C, ir_func *f, ir_stmt *lb, const ir_var *arr, 
  * coordinates (k0, k1), so the counting routine then reads them in order
  * and places every child at the next position of its parent, sequentially.
  * Two passes over memory: one counts the components of each bucket of
- * 2^sh0 consecutive k0, one scatters them into their buckets (a few
- * thousand write streams, not one a row); then each bucket, a few
- * thousand components that stay in cache, is sorted there -- a counting
+ * 2^sh0 consecutive k0, one scatters them into their buckets (at most
+ * 512 write streams, not one a row); then each bucket, about 16 k
+ * components that stay in cache, is sorted there -- a counting
  * sort by k0, then each row by k1 (insertion sort; the runtime's stable
  * sort_perm for rows of more than 32) -- and written back in order.  The
  * sort path's order: stable, so repeated components stay in the source's
