@@ -49,8 +49,10 @@ spc_status spc_builder_create(const char *format, int order, const int64_t *dims
     b->maxc[d] = -1;
   }
   b->format = spc_strdup(format);
-  spw_opts wo = {.kind = spw_kind_of(b->o.spw), .acc = b->o.acc, .mem = b->o.mem,
-                 .dup = b->o.dup};
+  /* the budget shared: three quarters to the workspace, the output in
+   * memory up to the rest (assemble_write.c out_take: past it, files) */
+  spw_opts wo = {.kind = spw_kind_of(b->o.spw), .acc = b->o.acc,
+                 .mem = b->o.mem > 0 ? b->o.mem - b->o.mem / 4 : 0, .dup = b->o.dup};
   spc_status s = b->format ? spw_create(order, vt, &wo, &b->w, e) : SPC_NOMEM(e);
   if (s) {
     spc_builder_free(&b);
@@ -118,7 +120,9 @@ static spc_status finish_counting(spc_builder *b, spc_tensor **out, spc_error *e
   asm_counter *c = NULL;
   spc_status s = spc_coo_alloc(b->order, b->dims, 0, b->vt, &proto, e);
   for (int d = 0; !s && d < b->order; d++) spc_level_array(&proto->lv[d], "crd")->type = SPC_IDX64;
-  if (!s) s = asm_counter_create(b->format, &b->o, proto, b->pushed, &c, e);
+  spc_convert_opts co = b->o;
+  co.mem = b->mem0; /* the output past a quarter of it in temporary files */
+  if (!s) s = asm_counter_create(b->format, &co, proto, b->pushed, &c, e);
   spc_tensor_free(&proto);
   if (s || !c) return s;
   const int64_t chunk = 1 << 16;

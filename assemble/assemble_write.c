@@ -76,7 +76,59 @@ typedef struct conv {
   const spc_convert_opts *o;
   int nmodes, modes[SPC_MAX_ORDER];
   char remap_text[320];
+  /* the output in temporary files (out_take): the budget (0: none), the
+   * output's bytes kept in memory, the arrays and bytes moved to files */
+  int64_t om_budget, om_held, om_bytes;
+  int om_arrays;
 } conv;
+
+/* ---- the output in temporary files (a memory budget: --mem) -------------------
+ * A conversion under a budget (a stream: the file in blocks, the
+ * workspace's runs) does not hold its output in memory either.  As soon as
+ * init has made a level's arrays (and the values), each one that would
+ * take the output's share of memory past a quarter of the budget is moved
+ * into a temporary file (spc_map_adopt: only the pages init wrote are
+ * copied), and the pages that each chunk fills are given back to the file
+ * after it (out_drop).  The writers (.bsp.h5, .npz, COO text) read such
+ * arrays block by block in the same way: the output is written to disk as
+ * it is packed, and the process holds the budget, a chunk and the
+ * queries' per-parent arrays. */
+static spc_status out_take(conv *C, ir_arg *a, size_t w, spc_error *e) {
+  int64_t b;
+  if (C->om_budget <= 0 || !a->data || a->len <= 0 ||
+      __builtin_mul_overflow(a->len, (int64_t)w, &b))
+    return SPC_OK;
+  if (b < 4096 || C->om_held + b <= C->om_budget / 4) {
+    C->om_held += b;
+    return SPC_OK;
+  }
+  spc_status s = spc_map_adopt(&a->data, (size_t)b, e);
+  if (!s) C->om_arrays++, C->om_bytes += b;
+  return s;
+}
+
+/* The level's arrays made by init (arr, level l) and the values (vout,
+ * NULL: none) into files where out_take says. */
+static spc_status out_take_level(conv *C, int l, ir_arg *arr, ir_arg *vout, spc_error *e) {
+  const spc_level_spec *ls = C->lv[l]->lf;
+  spc_status s = SPC_OK;
+  for (int x = 0; x < ls->narrays && !s; x++)
+    s = out_take(C, &arr[x],
+                 asm_tname_ty(ls->arrays[x].type, C->index_ty, C->coord_ty) == IR_I32 ? 4 : 8, e);
+  if (!s && vout && vout->data) s = out_take(C, vout, spc_vtype_size(C->vt), e);
+  return s;
+}
+
+/* The pages a chunk filled back to the files. */
+static void out_drop(const conv *C) {
+  if (C->om_arrays) spc_map_drop_all();
+}
+
+static void out_info(const conv *C, spc_convert_info *info) {
+  if (!info) return;
+  info->mapped_arrays = C->om_arrays;
+  info->mapped_bytes = C->om_bytes;
+}
 
 static int64_t default_limit(void) {
   int64_t lim = INT32_MAX;
@@ -4149,6 +4201,7 @@ struct asm_counter {
   int64_t *cnt, *last;
   int narr;
   ir_arg arr[SPC_LEVEL_MAX_ARRAYS], vout;
+  spc_convert_info *info; /* the caller's (mapped_*), or NULL */
 };
 
 /* One component's level-0 position (into b0->q) and the remapped
@@ -4398,6 +4451,7 @@ spc_status asm_counter_create(const char *format, const spc_convert_opts *o, con
   if (!c) return SPC_NOMEM(e);
   if (o) c->o = *o;
   else spc_convert_opts_init(&c->o);
+  c->info = c->o.info;
   c->o.info = NULL;
   conv *C = &c->C;
   const spc_specs *reg = NULL;
@@ -4413,6 +4467,7 @@ spc_status asm_counter_create(const char *format, const spc_convert_opts *o, con
   *C = (conv){.fmt = fmt, .specs = reg, .dup = c->o.dup, .comb = c->proto, .order = proto->order,
               .n = nmax, .vt = proto->vt, .o = &c->o};
   C->limit = c->o.max_positions > 0 ? c->o.max_positions : default_limit();
+  C->om_budget = c->o.mem;
   asm_engine_init(&C->eng, &c->o);
   spc_remap_param ps[SPC_MAX_PARAMS];
   int np = asm_opts_params(&c->o, ps);
@@ -4537,6 +4592,9 @@ spc_status asm_counter_begin_place(asm_counter *c, spc_error *e) {
     for (int k = 0; k < c->narr; k++) c->arr[k] = a[p_arr0 + k], a[p_arr0 + k].data = NULL;
     c->size = a[p_arr0 + c->narr].s.i64;
     if (C->vt != SPC_PATTERN) c->vout = a[p_arr0 + c->narr + 1], a[p_arr0 + c->narr + 1].data = NULL;
+    spc_free(c->cnt); /* counted into the level's arrays */
+    c->cnt = NULL;
+    s = out_take_level(C, 1, c->arr, C->vt != SPC_PATTERN ? &c->vout : NULL, e);
   }
   spc_free(a);
   ir_func_free(&fi);
@@ -4570,6 +4628,7 @@ spc_status asm_counter_place_raw(asm_counter *c, int64_t n, const void *const *c
   for (int x = 0; x < c->narr; x++) a[k++] = c->arr[x];
   if (C->vt != SPC_PATTERN) a[k++] = c->vout;
   spc_status s = asm_call(c->ep, c->fp, a, e);
+  out_drop(C);
   if (!s) c->placed += n;
   return s;
 }
@@ -4591,8 +4650,10 @@ spc_status asm_counter_finish(asm_counter *c, spc_tensor **out, spc_error *e) {
     for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
     for (int x = 0; x < c->narr; x++) a[k++] = c->arr[x];
     s = asm_run(&C->eng, ff, a, e);
+    out_drop(C);
   }
   ir_func_free(&ff);
+  if (!s) out_info(C, c->info);
   conv_tensor *ct = s ? NULL : new_result(C, c->proto->dims);
   if (!s && !ct) s = SPC_NOMEM(e);
   if (!s) {
@@ -4881,6 +4942,7 @@ static spc_status lpass_chunk(void *ctx, int64_t n, int64_t *const *lc, const vo
     }
     s = lcall(C, P->place, LK_PLACE, P->sp, l, pp, P->isnew[l], lc[l], n,
               P->ones ? P->ones : vals, P->qpos, e);
+    out_drop(C);
     if (!s && P->pout && fwrite(P->qpos, sizeof(int64_t), (size_t)n, P->pout) != (size_t)n)
       s = spc_err(e, SPC_ERR_IO, NULL, 0, 0, "cannot write the positions of level %d: %s",
                   l + 1, strerror(errno));
@@ -5001,9 +5063,17 @@ static spc_status stream_source(conv *C, lsrc *S, ir_func **rf, bool direct, spc
   if (!s) s = asm_prepare(&C->eng, *rf, &S->rfn, e);
   S->rf = *rf;
   if (s || direct) return s;
-  spw_opts wo = {.kind = spw_kind_of(C->stream->spw), .acc = C->stream->acc,
-                 .mem = C->stream->mem, .dup = C->dup};
-  s = spw_create(C->L, C->comb->vt, &wo, &S->w2, e);
+  /* the second workspace's budget: what the first leaves of it (its runs
+   * stay in memory while it streams), a quarter at least */
+  int64_t mem = C->stream->mem;
+  s = spw_settle(C->stream->w, e);
+  if (!s && mem > 0) {
+    int64_t left = mem - spw_mem_held(C->stream->w);
+    mem = left > mem / 4 ? left : mem / 4;
+  }
+  spw_opts wo = {.kind = spw_kind_of(C->stream->spw), .acc = C->stream->acc, .mem = mem,
+                 .dup = C->dup};
+  if (!s) s = spw_create(C->L, C->comb->vt, &wo, &S->w2, e);
   S->cb = push_w2;
   S->ctx = S;
   if (!s) s = spw_stream(C->stream->w, LS_CHUNK, lsrc_remap, S, e);
@@ -5121,6 +5191,7 @@ static spc_status level_pass(conv *C, lsrc *S, lpass *P, lchunk (*R)[5], lstate 
                              FILE **files, int k, bool counted, conv_tensor *ct, spc_error *e) {
   int l = k - 1;
   spc_status s = lcall(C, &R[l][LK_INIT], LK_INIT, &st[l], l, NULL, NULL, NULL, 0, NULL, NULL, e);
+  if (!s) s = out_take_level(C, l, st[l].arr, R[l][LK_INIT].p_vout >= 0 ? &st[l].vout : NULL, e);
   if (!s && k < C->L) {
     st[k].np = st[l].size;
     s = level_routines(C, k, R[k], e);
@@ -5133,6 +5204,7 @@ static spc_status level_pass(conv *C, lsrc *S, lpass *P, lchunk (*R)[5], lstate 
     s = spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "the stream gave %lld components, then %lld",
                 (long long)n0, (long long)P->n);
   if (!s) s = lcall(C, &R[l][LK_FINAL], LK_FINAL, &st[l], l, NULL, NULL, NULL, 0, NULL, NULL, e);
+  out_drop(C);
   if (!s) take_level(C, ct, &st[l], l);
   lstate_free(&st[l]);
   free_lchunks(R[l], 5);
@@ -5159,6 +5231,7 @@ static spc_status stream_levels(conv *C, conv_tensor **ctp, spc_error *e) {
   C->vt = C->comb->vt;
   bool ones = C->fmt->fill_zero && C->vt == SPC_PATTERN; /* padding needs values */
   if (ones) C->vt = SPC_F64;
+  C->om_budget = C->stream->mem;
   s = stream_source(C, &S, &rf, direct, e);
   if (!s && counters) s = level_bounds(C, S.cmax, e);
   if (!s) s = pass_buffers(C, &P, files, ones, e);
@@ -5166,9 +5239,11 @@ static spc_status stream_levels(conv *C, conv_tensor **ctp, spc_error *e) {
   if (!s && !(ct = new_result(C, C->comb->dims))) s = SPC_NOMEM(e);
   for (int k = 1; k <= C->L && !s; k++, npass++, counted = true)
     s = level_pass(C, &S, &P, R, st, files, k, counted, ct, e);
-  if (!s && C->o && C->o->info)
+  if (!s && C->o && C->o->info) {
     snprintf(C->o->info->plan, sizeof C->o->info->plan, "level by level (%d passes%s)", npass,
              direct ? "" : "; level order by a second workspace");
+    out_info(C, C->o->info);
+  }
   if (S.w2 && C->stream->stats) { /* both workspaces' work */
     spw_stats b;
     spw_get_stats(S.w2, &b);

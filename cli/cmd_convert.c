@@ -35,6 +35,7 @@ int cmd_convert(int argc, char **argv) {
   cli_read_opts(&o, &r);
   cli_write_opts(&o, &w);
   cli_convert_opts(&o, &c);
+  memset(&info, 0, sizeof info);
   c.info = &info;
   signal(SIGINT, on_signal); /* no workspace files left behind */
   signal(SIGTERM, on_signal);
@@ -55,6 +56,11 @@ int cmd_convert(int argc, char **argv) {
               (long long)info.spw.flushes, (long long)info.spw.merges,
               (long long)info.spw.spilled_runs, (long long)info.spw.spilled_bytes,
               (long long)info.spw.peak_bytes);
+    if (!s && o.verbose && info.mapped_arrays)
+      fprintf(stderr,
+              "spconv: output: %d array%s (%lld bytes) in temporary files, not in memory "
+              "(past a quarter of --mem)\n",
+              info.mapped_arrays, info.mapped_arrays == 1 ? "" : "s", (long long)info.mapped_bytes);
     goto write;
   }
   s = spc_read(pos[0], &r, &t, &e);

@@ -1,13 +1,24 @@
 /* spc_alloc.c -- the one allocation seam of the library.
- * A test hook (spc_alloc_fail_at) makes the k-th allocation from now fail. */
+ * A test hook (spc_alloc_fail_at) makes the k-th allocation from now fail.
+ * Arrays may also live in a temporary file instead of memory (spc_map_*,
+ * below): spc_free and spc_realloc know them. */
 #include "spc_impl.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
+
+static bool map_release(void *p);
+static size_t map_size(const void *p);
+static _Atomic int map_live; /* mappings now: spc_free looks them up only then */
 
 static _Atomic int64_t alloc_count;   /* allocations so far */
 static _Atomic int64_t alloc_fail_at; /* count at which to fail; 0 = off */
@@ -53,10 +64,21 @@ void *spc_calloc(size_t n, size_t size) {
 
 void *spc_realloc(void *p, size_t n) {
   if (should_fail()) return NULL;
+  size_t m = p && atomic_load_explicit(&map_live, memory_order_relaxed) ? map_size(p) : 0;
+  if (m) { /* a mapped array moves back to memory */
+    void *q = malloc(n ? n : 1);
+    if (!q) return NULL;
+    memcpy(q, p, m < n ? m : n);
+    map_release(p);
+    return hint_huge(q, n);
+  }
   return hint_huge(realloc(p, n ? n : 1), n);
 }
 
-void spc_free(void *p) { free(p); }
+void spc_free(void *p) {
+  if (p && atomic_load_explicit(&map_live, memory_order_relaxed) && map_release(p)) return;
+  free(p);
+}
 
 void *spc_malloc_n(int64_t n, size_t size) {
   if (n < 0 || (size && (uint64_t)n > SIZE_MAX / size)) return NULL;
@@ -75,3 +97,138 @@ int64_t spc_phys_bytes(void) {
   atomic_store(&cached, v);
   return v;
 }
+
+/* ---- arrays in a temporary file ------------------------------------------
+ * A shared mapping of an unlinked file in $TMPDIR (or /tmp), its blocks
+ * reserved up front (posix_fallocate: a full disk is an error here, never
+ * a SIGBUS later) and reading as zeros.  What is written goes to the page
+ * cache and on to the disk; spc_map_drop takes the pages out of the
+ * process (its resident size), keeping their contents, so an array of any
+ * size costs the process only the pages touched since the last drop.
+ * The table of live mappings is small (a conversion's output arrays) and
+ * guarded by one mutex. */
+typedef struct map_ent {
+  void *p;
+  size_t n;
+} map_ent;
+static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
+static map_ent *map_tab;
+static int map_n, map_cap;
+
+static int map_find(const void *p) { /* under map_lock */
+  for (int k = 0; k < map_n; k++)
+    if (map_tab[k].p == p) return k;
+  return -1;
+}
+
+static size_t map_size(const void *p) {
+  pthread_mutex_lock(&map_lock);
+  int k = map_find(p);
+  size_t n = k >= 0 ? map_tab[k].n : 0;
+  pthread_mutex_unlock(&map_lock);
+  return n;
+}
+
+static bool map_release(void *p) {
+  pthread_mutex_lock(&map_lock);
+  int k = map_find(p);
+  if (k >= 0) {
+    (void)munmap(map_tab[k].p, map_tab[k].n);
+    map_tab[k] = map_tab[--map_n];
+    atomic_fetch_sub(&map_live, 1);
+  }
+  pthread_mutex_unlock(&map_lock);
+  return k >= 0;
+}
+
+spc_status spc_map_alloc(size_t n, void **out, spc_error *e) {
+  *out = NULL;
+  if (should_fail()) return SPC_NOMEM(e);
+  const char *d = getenv("TMPDIR");
+  char path[600];
+  snprintf(path, sizeof path, "%s/spconv-out-XXXXXX", d && *d ? d : "/tmp");
+  int fd = mkstemp(path);
+  if (fd < 0)
+    return spc_err(e, SPC_ERR_IO, path, 0, 0,
+                   "cannot create a temporary file for the output: %s", strerror(errno));
+  unlink(path); /* gone with the mapping, whatever happens */
+  size_t len = n ? n : 1;
+  int r = posix_fallocate(fd, 0, (off_t)len);
+  void *p = MAP_FAILED;
+  if (!r) p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  int err = r ? r : errno;
+  close(fd);
+  if (r || p == MAP_FAILED)
+    return spc_err(e, !r && err == ENOMEM ? SPC_ERR_NOMEM : SPC_ERR_IO, path, 0, 0, "cannot %s %zu bytes of output in a temporary file: %s",
+                   r ? "reserve" : "map", len, strerror(err));
+  pthread_mutex_lock(&map_lock);
+  if (map_n == map_cap) {
+    int cap = map_cap ? 2 * map_cap : 16;
+    map_ent *t = realloc(map_tab, (size_t)cap * sizeof *t);
+    if (!t) {
+      pthread_mutex_unlock(&map_lock);
+      munmap(p, len);
+      return SPC_NOMEM(e);
+    }
+    map_tab = t;
+    map_cap = cap;
+  }
+  map_tab[map_n++] = (map_ent){p, len};
+  atomic_fetch_add(&map_live, 1);
+  pthread_mutex_unlock(&map_lock);
+  *out = p;
+  return SPC_OK;
+}
+
+/* Whether the page at p (page-sized) holds only zero bytes. */
+static bool page_zero(const unsigned char *p, size_t n) {
+  const uint64_t *w = (const uint64_t *)(const void *)p;
+  uint64_t acc = 0;
+  size_t k = 0;
+  for (; k + 8 <= n / 8; k += 8)
+    acc |= w[k] | w[k + 1] | w[k + 2] | w[k + 3] | w[k + 4] | w[k + 5] | w[k + 6] | w[k + 7];
+  for (; k < n / 8; k++) acc |= w[k];
+  for (size_t b = n / 8 * 8; b < n; b++) acc |= p[b];
+  return acc == 0;
+}
+
+spc_status spc_map_adopt(void **pp, size_t n, spc_error *e) {
+  void *m = NULL;
+  spc_status s = spc_map_alloc(n, &m, e);
+  if (s) return s;
+  /* the file reads as zeros: only pages holding something are copied (an
+   * array that init allocated and did not fill costs no writes) */
+  const size_t pg = 4096, drop = (size_t)64 << 20;
+  const unsigned char *src = *pp;
+  unsigned char *dst = m;
+  for (size_t o = 0; o < n; o += pg) {
+    size_t k = n - o < pg ? n - o : pg;
+    if (!page_zero(src + o, k)) memcpy(dst + o, src + o, k);
+    if ((o + pg) % drop == 0) spc_map_drop(m);
+  }
+  spc_map_drop(m);
+  spc_free(*pp);
+  *pp = m;
+  return SPC_OK;
+}
+
+bool spc_map_owns(const void *p) {
+  return p && atomic_load_explicit(&map_live, memory_order_relaxed) && map_size(p) > 0;
+}
+
+void spc_map_drop(const void *p) {
+  if (!p || !atomic_load_explicit(&map_live, memory_order_relaxed)) return;
+  pthread_mutex_lock(&map_lock);
+  int k = map_find(p);
+  if (k >= 0) (void)madvise(map_tab[k].p, map_tab[k].n, MADV_DONTNEED);
+  pthread_mutex_unlock(&map_lock);
+}
+
+void spc_map_drop_all(void) {
+  if (!atomic_load_explicit(&map_live, memory_order_relaxed)) return;
+  pthread_mutex_lock(&map_lock);
+  for (int k = 0; k < map_n; k++) (void)madvise(map_tab[k].p, map_tab[k].n, MADV_DONTNEED);
+  pthread_mutex_unlock(&map_lock);
+}
+
+int spc_map_live(void) { return atomic_load(&map_live); }

@@ -21,6 +21,22 @@ SPC_INTERNAL void spc_free(void *p);
 SPC_INTERNAL void *spc_malloc_n(int64_t n, size_t size);
 /* the machine's memory in bytes, asked once (0: unknown) */
 SPC_INTERNAL int64_t spc_phys_bytes(void);
+/* Arrays in a temporary file (a shared mapping of an unlinked file in
+ * $TMPDIR, its blocks reserved, zero-filled), for outputs larger than a
+ * memory budget.  spc_free and spc_realloc take them like any other.
+ *   spc_map_alloc   n bytes of zeros
+ *   spc_map_adopt   *p (n bytes from spc_malloc) moved into a mapping (its
+ *                   non-zero pages copied) and freed; *p the mapping
+ *   spc_map_drop    the pages of the mapping at p out of the process (kept
+ *                   in the file): p's resident size back to zero
+ *   spc_map_drop_all  the same for every mapping
+ *   spc_map_owns    p is a mapping's start;  spc_map_live  mappings now */
+SPC_INTERNAL spc_status spc_map_alloc(size_t n, void **out, spc_error *e);
+SPC_INTERNAL spc_status spc_map_adopt(void **p, size_t n, spc_error *e);
+SPC_INTERNAL void spc_map_drop(const void *p);
+SPC_INTERNAL void spc_map_drop_all(void);
+SPC_INTERNAL bool spc_map_owns(const void *p);
+SPC_API int spc_map_live(void);
 SPC_API void spc_alloc_fail_at(int64_t k); /* 0: off; k: k-th from now fails */
 SPC_API int64_t spc_alloc_count(void);     /* allocations made so far */
 

@@ -247,7 +247,12 @@ typedef struct spc_convert_opts {
   int64_t acc;              /* workspace accumulator capacity (points);
                                0: from mem */
   int64_t mem;              /* workspace memory budget in bytes (runs past
-                               it spill to temporary files); 0: 1/4 RAM */
+                               it spill to temporary files); 0: 1/4 RAM.
+                               Where a conversion streams under it (a file
+                               in blocks, the builder), the output's arrays
+                               past a quarter of it live in temporary
+                               files in $TMPDIR (shared mappings, freed by
+                               spc_tensor_free), not in memory */
   int plan;                 /* SPC_PLAN_AUTO: the counting path where the
                                target's levels allow it (no sort), a
                                source out of order bucketed first as its
@@ -276,6 +281,8 @@ struct spc_convert_info {
   } spw;
   char plan[160];            /* how the components were ordered: "counting
                                ...", "sort ..." or "sparse workspace" */
+  int mapped_arrays;        /* under a budget (mem): the output's arrays */
+  int64_t mapped_bytes;     /* kept in temporary files, and their bytes */
 };
 
 SPC_API void spc_convert_opts_init(spc_convert_opts *o);
@@ -416,8 +423,9 @@ SPC_API int spc_spgemm_workspace_parse(const char *name, int *ws); /* 0 ok */
  * Push points in any order, with duplicates (combined by opts->dup), in
  * batches; finish gives the tensor in FORMAT.  The points wait in the
  * sparse workspace (opts->spw, opts->acc, opts->mem: sorted runs beyond
- * the memory budget go to temporary files, removed when done), so the
- * input may be larger than memory.  dims may be NULL (or hold 0s):
+ * three quarters of the memory budget go to temporary files, removed when
+ * done, and the result's arrays past the last quarter live in temporary
+ * files too), so the input and the output may be larger than memory.  dims may be NULL (or hold 0s):
  * inferred from the largest index pushed. */
 typedef struct spc_builder spc_builder;
 SPC_API spc_status spc_builder_create(const char *format, int order,

@@ -58,21 +58,28 @@ bool spc_cnt_dset_name_ok(const char *s) {
 /* ---- writing ------------------------------------------------------------ */
 
 /* n uint8 ones, written a chunk at a time. */
-static spc_status wr_ones(h5c *c, hid_t d, int64_t n, const char *name) {
-  hsize_t k = (hsize_t)n < BSP_CHUNK ? (hsize_t)n : BSP_CHUNK;
-  unsigned char *ones = spc_malloc((size_t)k);
+/* Elements [0, n) of dataset d written step at a time (whole chunks) from
+ * data (memory type mtype), or uint8 ones when data is NULL; an array in a
+ * temporary file (spc_map) has its pages given back after each step, so
+ * writing it costs the process one step of memory. */
+static spc_status wr_steps(h5c *c, hid_t d, hid_t mtype, int64_t n, const void *data,
+                           hsize_t step, const char *name) {
+  size_t w = data ? H5Tget_size(mtype) : 1;
+  unsigned char *ones = data ? NULL : spc_malloc((size_t)step);
   hid_t fs = H5I_INVALID_HID, ms = H5I_INVALID_HID;
   spc_status s = SPC_OK;
-  if (!ones) return spc_cnt_nomem(c);
-  memset(ones, 1, (size_t)k);
-  if ((fs = H5Dget_space(d)) < 0) s = spc_cnt_h5_fail(c, SPC_ERR_IO, name, "cannot write");
-  for (hsize_t off = 0; !s && off < (hsize_t)n; off += k) {
-    hsize_t cnt = (hsize_t)n - off < k ? (hsize_t)n - off : k;
+  if (!data && !ones) return spc_cnt_nomem(c);
+  if (ones) memset(ones, 1, (size_t)step);
+  if (!w || (fs = H5Dget_space(d)) < 0) s = spc_cnt_h5_fail(c, SPC_ERR_IO, name, "cannot write");
+  for (hsize_t off = 0; !s && off < (hsize_t)n; off += step) {
+    hsize_t cnt = (hsize_t)n - off < step ? (hsize_t)n - off : step;
+    const void *from = data ? (const void *)((const char *)data + off * w) : (const void *)ones;
     if ((ms = H5Screate_simple(1, &cnt, NULL)) < 0 ||
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &cnt, NULL) < 0 ||
-        H5Dwrite(d, H5T_NATIVE_UINT8, ms, fs, H5P_DEFAULT, ones) < 0)
-      s = spc_cnt_h5_fail(c, SPC_ERR_IO, name, "cannot write");
+        H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, from) < 0)
+      s = spc_cnt_h5_fail(c, SPC_ERR_IO, name, "cannot write dataset");
     H5CLOSE(H5Sclose, ms);
+    if (data) spc_map_drop(data);
   }
   H5CLOSE(H5Sclose, fs);
   spc_free(ones);
@@ -105,7 +112,10 @@ spc_status spc_cnt_wr_dset(h5c *c, const char *name, hid_t ftype, hid_t mtype,
     goto done;
   }
   if (n > 0) {
-    if (!data) s = wr_ones(c, d, n, name);
+    size_t w = H5Tget_size(mtype);
+    hsize_t per = w ? ((hsize_t)4 << 20) / w / ch : 1; /* chunks in 4 MiB */
+    if (!data) s = wr_steps(c, d, H5T_NATIVE_UINT8, n, NULL, ch, name);
+    else if (spc_map_owns(data)) s = wr_steps(c, d, mtype, n, data, ch * (per ? per : 1), name);
     else if (H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
       s = spc_cnt_h5_fail(c, SPC_ERR_IO, name, "cannot write dataset");
   }

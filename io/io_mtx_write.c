@@ -91,6 +91,7 @@ static spc_status write_coo(const spc_tensor *c, spc_out *o,
       spc_free(bufs[i]);
       bufs[i] = NULL;
     }
+    spc_map_drop_all(); /* arrays in temporary files: their pages back */
     if (wo->progress)
       wo->progress(wo->progress_ctx, "write", (double)(g + m) / (double)nblk);
   }

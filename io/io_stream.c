@@ -233,7 +233,9 @@ static spc_status stream_convert_1(const char *path, const char *format,
                                    const spc_read_opts *ro, const spc_convert_opts *o,
                                    bool counts, spc_tensor **out, spc_error *e) {
   reader R;
-  spc_status s = reader_open(&R, path, ro, o->mem / 4, e);
+  /* blocks of a sixteenth of the budget: the text and the components
+   * parsed from it beside the workspace's three quarters (the builder) */
+  spc_status s = reader_open(&R, path, ro, o->mem / 16, e);
   if (s) return s;
   spc_builder *b = NULL;
   spc_tensor *t = NULL;
@@ -279,7 +281,7 @@ static spc_status stream_count(const char *path, const char *format, const spc_r
                                spc_error *e) {
   *why = "";
   reader R;
-  int64_t block = o->mem > 0 ? o->mem / 4 : 64 << 20;
+  int64_t block = o->mem > 0 ? o->mem / 8 : 64 << 20; /* beside the output's quarter */
   spc_status s = reader_open(&R, path, ro, block, e);
   if (s) return s;
   asm_counter *c = NULL;

@@ -93,7 +93,8 @@ spc_status spc_tns_write(const spc_tensor *t, spc_out *o,
   spc_status s = spc_iter_create(t, &it, e);
   bool dense = t->nlevels > 0 && !t->ext; /* native dense: an array */
   for (int l = 0; l < t->nlevels; l++) dense &= t->lv[l].fmt == &spc_level_dense;
-  while (!s && spc_iter_next(it, x, &v)) {
+  for (int64_t k = 1; !s && spc_iter_next(it, x, &v); k++) {
+    if (!(k & 0xfffff)) spc_map_drop_all(); /* arrays in temporary files */
     if (dense && v && spc_val_is_zero(t->vt, v)) continue;
     int n = 0;
     for (int d = 0; d < t->order; d++) {

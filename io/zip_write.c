@@ -21,12 +21,18 @@ static spc_status zw_put(zwriter *w, const void *p, size_t n, const char *key) {
   return SPC_OK;
 }
 
-/* Piece of the data at offset off (at most CHUNK bytes for ones). */
+/* Piece of the data at offset off (at most CHUNK bytes for ones; 4 MiB
+ * of an array in a temporary file, whose pages piece_done gives back). */
 static size_t src_piece(const zsrc *s, uint64_t off, const unsigned char **p,
                         const unsigned char *ones) {
-  uint64_t left = s->nbytes - off, lim = s->ones ? CHUNK : (1u << 30);
+  uint64_t left = s->nbytes - off;
+  uint64_t lim = s->ones ? CHUNK : spc_map_owns(s->data) ? (4u << 20) : (1u << 30);
   *p = s->ones ? ones : (const unsigned char *)s->data + off;
   return (size_t)(left < lim ? left : lim);
+}
+
+static void piece_done(const zsrc *s) {
+  if (!s->ones) spc_map_drop(s->data);
 }
 
 static uint32_t src_crc(const zsrc *s, const unsigned char *ones) {
@@ -35,6 +41,7 @@ static uint32_t src_crc(const zsrc *s, const unsigned char *ones) {
   for (uint64_t off = 0; off < s->nbytes;) {
     size_t k = src_piece(s, off, &p, ones);
     c = crc32_z(c, p, k);
+    piece_done(s);
     off += k;
   }
   return (uint32_t)c;
@@ -85,6 +92,7 @@ static spc_status zw_deflate(zwriter *w, zentry *z, const zsrc *s,
         k = s->hlen;
         hdr_done = true;
       } else {
+        if (off) piece_done(s); /* deflate took the last piece whole */
         k = src_piece(s, off, &p, ones);
         off += k;
       }
@@ -104,6 +112,7 @@ static spc_status zw_deflate(zwriter *w, zentry *z, const zsrc *s,
     st = zw_put(w, w->buf, got, z->name);
   }
   deflateEnd(&zs);
+  if (s->nbytes) piece_done(s);
   return st;
 }
 
@@ -130,6 +139,7 @@ spc_status spc_cnt_zw_entry(zwriter *w, const char *name, const zsrc *s,
     for (uint64_t off = 0; off < s->nbytes;) {
       size_t k = src_piece(s, off, &p, ones);
       if ((st = zw_put(w, p, k, name))) return st;
+      piece_done(s);
       off += k;
     }
     return SPC_OK;

@@ -468,10 +468,24 @@ spc_status spw_push_pack(spw *w, int64_t n, const int64_t *const *cols, const vo
   return st ? st : spw_pack(w, nout, out, vout, e);
 }
 
-spc_status spw_stream(spw *w, int64_t chunk, spw_chunk_fn cb, void *ctx, spc_error *e) {
+spc_status spw_settle(spw *w, spc_error *e) {
   fill_begins(w);
   spc_status st = flush(w, e);
   spw_drop_scratch(w);
+  /* a bucket Acc grown past the list's capacity is not needed to stream:
+   * back to that capacity (a later push grows it again, as after a flush) */
+  if (!st && !w->n && w->o.kind != SPW_HASH && w->cap > w->cap_list)
+    st = acc_resize(w, w->cap_list, e);
+  return st;
+}
+
+int64_t spw_mem_held(const spw *w) {
+  int64_t b = w->mem_runs + w->cap * spw_rec_bytes(w);
+  return b + (w->slot ? w->nslot * (int64_t)sizeof *w->slot : 0);
+}
+
+spc_status spw_stream(spw *w, int64_t chunk, spw_chunk_fn cb, void *ctx, spc_error *e) {
+  spc_status st = spw_settle(w, e);
   run out;
   if (chunk < 1) chunk = 1;
   if (!st) st = spw_merge(w, w->runs, w->nruns, &out, false, true, cb, ctx, chunk, e);

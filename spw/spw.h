@@ -134,6 +134,11 @@ typedef spc_status (*spw_chunk_fn)(void *ctx, int64_t n, int64_t *const *cols, c
                                    spc_error *e);
 SPC_INTERNAL spc_status spw_stream(spw *w, int64_t chunk, spw_chunk_fn cb, void *ctx,
                                    spc_error *e);
+/* Acc flushed into a run and, grown past the list's capacity (a bucket),
+ * shrunk back to it: what spw_stream does first.  Then spw_mem_held says
+ * what the workspace holds in memory (its runs, Acc and hash slots). */
+SPC_INTERNAL spc_status spw_settle(spw *w, spc_error *e);
+SPC_INTERNAL int64_t spw_mem_held(const spw *w);
 SPC_INTERNAL void spw_free(spw **w);
 
 /* Statistics of the last pack (for --verbose and the benchmark): from

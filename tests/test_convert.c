@@ -3431,6 +3431,8 @@ START_TEST(test_stream_workspace) {
   const int nmf = (int)(sizeof mf / sizeof mf[0]), ncount = 2; /* csr, csc: counting */
   long ells = 0, streamed = 0, counted = 0, refused = 0, spilled = 0, unstreamed = 0;
   long levels = 0; /* assembled level by level over the stream */
+  long mapped = 0;  /* with output arrays in temporary files */
+  const int live0 = spc_map_live();
   for (int pass = 0; pass < 2; pass++) {
     int nf = 0;
     char **files = tu_list_files(pass ? tdir : mdir, pass ? ".tns" : ".mtx", &nf);
@@ -3526,17 +3528,21 @@ START_TEST(test_stream_workspace) {
           counted++;
         }
         spilled += info.spw.spilled_runs > 0;
+        mapped += info.mapped_arrays > 0;
         same_arrays(x, t, what);
         spc_tensor_free(&t);
         spc_tensor_free(&x);
+        ck_assert_msg(spc_map_live() == live0, "%s: %d mappings left", what,
+                      spc_map_live() - live0);
       }
       spc_tensor_free(&whole);
     }
     tu_free_list(files);
   }
-  ck_assert_msg(streamed > 500 && ells > 40 && spilled > 50 && levels == streamed,
-                "streamed %ld (%ld level by level, %ld to ell), spilled %ld, read whole %ld",
-                streamed, levels, ells, spilled, unstreamed);
+  ck_assert_msg(streamed > 500 && ells > 40 && spilled > 50 && levels == streamed && mapped > 300,
+                "streamed %ld (%ld level by level, %ld to ell), spilled %ld, read whole %ld, "
+                "output in temporary files %ld",
+                streamed, levels, ells, spilled, unstreamed, mapped);
   /* a failure in the conversion (sky refuses an upper entry) after runs
    * spilled: refused, and the files gone */
   {
@@ -3566,8 +3572,9 @@ START_TEST(test_stream_workspace) {
   printf("convert: files through the workspace (mem 64 KiB): %ld conversions remapped chunk by "
          "chunk and assembled level by level (%ld to ell, its counter carried), equal to the "
          "whole-file conversion bit for bit (%ld with runs spilled), %ld counted, %ld not "
-         "streamed, %ld refused alike, no temporary file left; %.1f s\n",
-         streamed, ells, spilled, counted, unstreamed, refused, now_s() - t0);
+         "streamed, %ld refused alike, no temporary file left; %ld with output arrays in "
+         "temporary files (past a quarter of the budget); %.1f s\n",
+         streamed, ells, spilled, counted, unstreamed, refused, mapped, now_s() - t0);
   free(dpath);
   free(xpath);
   free(bpath);
@@ -3581,7 +3588,7 @@ END_TEST
 /* ---- a generated file, a tiny budget, level by level --------------------------
  * Shuffled files with repeated coordinates (a real matrix, a pattern
  * matrix, a real order-3 tensor), converted by spc_convert_file with a
- * 4 KiB budget (runs spill; the stream assembled level by level over
+ * 16 KiB budget (runs spill; the stream assembled level by level over
  * chunks, several chunks of 65536 components) into every non-counting
  * target, on the interpreter, the factory and (dia, csf) the JIT: equal
  * bit for bit to the whole file read and converted in memory, with the
@@ -3655,7 +3662,7 @@ START_TEST(test_stream_levels_tiny) {
         spc_tensor *t = NULL, *x = NULL;
         spc_error_clear(&e);
         tu_assert_ok(spc_convert_to(whole, fmt, &o, &t, &e), &e);
-        o.mem = 1 << 12;
+        o.mem = 1 << 14;
         info.plan[0] = 0;
         spc_error_clear(&e);
         tu_assert_ok(spc_convert_file(path, fmt, &ro, &o, &x, &e), &e);
@@ -3663,6 +3670,8 @@ START_TEST(test_stream_levels_tiny) {
                                         "chunk by chunk, then level by level (") == info.plan,
                       "%s: plan '%s'", what, info.plan);
         ck_assert_msg(info.spw.spilled_runs > 0, "%s: no run spilled", what);
+        ck_assert_msg(info.mapped_arrays > 0 && info.mapped_bytes > 1024,
+                      "%s: output held in memory (%d arrays in files)", what, info.mapped_arrays);
         ck_assert_int_eq(tu_count_dir(spill), 0);
         second += strstr(info.plan, "second workspace") != NULL;
         same_arrays(x, t, what);
@@ -3677,7 +3686,7 @@ START_TEST(test_stream_levels_tiny) {
   /* dcsc dia bcsr morton ell (its counter carried from chunk to chunk),
    * matrix and pattern */
   ck_assert_int_eq(second, 2 * (4 * 2 + 1 + 3));
-  printf("convert: generated files (200000 / 150000 / 160000 lines, repeats) with a 4 KiB budget: "
+  printf("convert: generated files (200000 / 150000 / 160000 lines, repeats) with a 16 KiB budget: "
          "%ld conversions level by level over the stream (%ld through a second workspace) equal "
          "to the whole file in memory bit for bit, no temporary file left\n",
          conversions, second);
@@ -3687,6 +3696,86 @@ START_TEST(test_stream_levels_tiny) {
   free(mpath);
   free(ppath);
   free(tpath);
+  free(spill);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
+/* ---- the output written from temporary files ------------------------------------
+ * A shuffled file of 1.2 M lines (about 1.1 M distinct entries) converted
+ * under a 4 MiB budget: its output arrays go to temporary files (past a
+ * quarter of the budget); written to every container (.bsp.h5 in steps of
+ * whole chunks, .npz in pieces, .mtx and .tns), each page of the arrays
+ * given back after use, the files read back equal the in-memory
+ * conversion's (.npz and .mtx byte for byte); no mapping left after. */
+START_TEST(test_stream_output_written) {
+  jit_env();
+  char *dir = tu_mkdtemp(), *spill = tu_path(dir, "spill");
+  ck_assert_int_eq(mkdir(spill, 0700), 0);
+  char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+  setenv("TMPDIR", spill, 1);
+  char *path = tu_path(dir, "big.mtx");
+  const int64_t md[2] = {400000, 300000};
+  write_random(path, 2, md, 1200000, false, 17);
+  const int live0 = spc_map_live();
+  const char *fmts[] = {"csr", "coo"};
+  const char *ext[] = {".bsp.h5", ".npz", ".mtx", ".tns"};
+  int written = 0;
+  for (int f = 0; f < 2; f++) {
+    spc_convert_opts o;
+    spc_convert_info info;
+    opts(&o, SPC_ENGINE_AUTO, &info);
+    spc_tensor *t = NULL, *x = NULL;
+    spc_error e;
+    spc_error_clear(&e);
+    tu_assert_ok(spc_convert_file(path, fmts[f], NULL, &o, &t, &e), &e);
+    o.mem = 4 << 20;
+    tu_assert_ok(spc_convert_file(path, fmts[f], NULL, &o, &x, &e), &e);
+    ck_assert_msg(spc_tensor_nstored(x) > 1000000, "%lld stored", (long long)spc_tensor_nstored(x));
+    ck_assert_msg(info.mapped_arrays >= 2 && info.mapped_bytes > 8000000,
+                  "%s: %d arrays, %lld bytes in temporary files", fmts[f], info.mapped_arrays,
+                  (long long)info.mapped_bytes);
+    ck_assert_int_eq(spc_map_live(), live0 + info.mapped_arrays);
+    same_arrays(x, t, fmts[f]);
+    for (int k = 0; k < 4; k++) {
+      char nx[64], nt[64], what[96];
+      snprintf(nx, sizeof nx, "x_%s%s", fmts[f], ext[k]);
+      snprintf(nt, sizeof nt, "t_%s%s", fmts[f], ext[k]);
+      snprintf(what, sizeof what, "%s written as %s", fmts[f], ext[k]);
+      char *px = tu_path(dir, nx), *pt = tu_path(dir, nt);
+      tu_assert_ok(spc_write(x, px, NULL, &e), &e);
+      tu_assert_ok(spc_write(t, pt, NULL, &e), &e);
+      spc_tensor *rx = NULL, *rt = NULL;
+      tu_assert_ok(spc_read(px, NULL, &rx, &e), &e);
+      tu_assert_ok(spc_read(pt, NULL, &rt, &e), &e);
+      tu_assert_same_tensor(rx, rt, 0, what);
+      ck_assert_int_eq(spc_tensor_nstored(rx), spc_tensor_nstored(t));
+      if (k == 1 || k == 2) { /* npz, mtx: the same bytes */
+        size_t lx = 0, lt = 0;
+        char *bx = tu_read_file(px, &lx), *bt = tu_read_file(pt, &lt);
+        ck_assert_msg(bx && bt && lx == lt && !memcmp(bx, bt, lx), "%s: bytes differ", what);
+        free(bx);
+        free(bt);
+      }
+      written++;
+      spc_tensor_free(&rx);
+      spc_tensor_free(&rt);
+      free(px);
+      free(pt);
+    }
+    spc_tensor_free(&t);
+    spc_tensor_free(&x);
+    ck_assert_int_eq(spc_map_live(), live0);
+    ck_assert_int_eq(tu_count_dir(spill), 0);
+  }
+  printf("convert: a 1.2 M-line file under a 4 MiB budget, its output arrays in temporary "
+         "files: written %d times (.bsp.h5, .npz, .mtx, .tns) equal to the in-memory "
+         "conversion's\n", written);
+  if (old) setenv("TMPDIR", old, 1);
+  else unsetenv("TMPDIR");
+  free(old);
+  free(path);
   free(spill);
   tu_rmtree(dir);
   free(dir);
@@ -3913,5 +4002,6 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_jit_dir_readback);
   tc = tcase(s, "stream");
   tcase_add_test(tc, test_stream_levels_tiny);
+  tcase_add_test(tc, test_stream_output_written);
   return s;
 }

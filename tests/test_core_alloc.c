@@ -180,11 +180,95 @@ START_TEST(test_alloc_walk_write) {
 END_TEST
 
 
+/* ---- arrays in temporary files (spc_map_*) --------------------------------------
+ * A mapping reads as zeros, keeps what is written through a drop of its
+ * pages, leaves no file visible in $TMPDIR, moves a malloc'ed array in
+ * with its contents (zero pages and a tail included), goes back to memory
+ * through spc_realloc, is released by spc_free; a folder that cannot hold
+ * the file and a failed allocation are errors that leave the caller's
+ * array as it was. */
+START_TEST(test_map_arrays) {
+  char *dir = tu_mkdtemp();
+  char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+  setenv("TMPDIR", dir, 1);
+  int live0 = spc_map_live();
+  spc_error e;
+  spc_error_clear(&e);
+  const size_t n = 3 * 4096 + 100;
+  void *p = NULL;
+  tu_assert_ok(spc_map_alloc(n, &p, &e), &e);
+  ck_assert_int_eq(spc_map_live(), live0 + 1);
+  ck_assert(spc_map_owns(p));
+  ck_assert_int_eq(tu_count_dir(dir), 0); /* unlinked at once */
+  unsigned char *b = p;
+  for (size_t k = 0; k < n; k++) ck_assert_int_eq(b[k], 0);
+  for (size_t k = 0; k < n; k++) b[k] = (unsigned char)(k * 7 + 1);
+  spc_map_drop(p); /* the pages leave the process, the contents stay */
+  for (size_t k = 0; k < n; k++) ck_assert_int_eq(b[k], (unsigned char)(k * 7 + 1));
+  spc_map_drop_all();
+  ck_assert_int_eq(b[n - 1], (unsigned char)((n - 1) * 7 + 1));
+  /* back to memory: the contents kept, the mapping released */
+  unsigned char *q = spc_realloc(p, n + 50);
+  ck_assert_ptr_nonnull(q);
+  ck_assert(!spc_map_owns(q));
+  ck_assert_int_eq(spc_map_live(), live0);
+  for (size_t k = 0; k < n; k++) ck_assert_int_eq(q[k], (unsigned char)(k * 7 + 1));
+  spc_free(q);
+  /* adopt: page 1 and the tail hold data, pages 0, 2, 3 zeros */
+  const size_t m = 4 * 4096 + 12;
+  int64_t *a = spc_calloc(m, 1);
+  ck_assert_ptr_nonnull(a);
+  a[4096 / 8 + 3] = -5;
+  ((unsigned char *)a)[m - 1] = 9;
+  void *ad = a;
+  tu_assert_ok(spc_map_adopt(&ad, m, &e), &e);
+  ck_assert_ptr_ne(ad, a);
+  ck_assert(spc_map_owns(ad));
+  const unsigned char *c = ad;
+  for (size_t k = 0; k < m; k++) {
+    unsigned char want = k == m - 1 ? 9 : 0;
+    if (k / 8 == 4096 / 8 + 3) want = ((const unsigned char *)&(int64_t){-5})[k % 8];
+    ck_assert_msg(c[k] == want, "adopted byte %zu: %d, not %d", k, c[k], want);
+  }
+  spc_free(ad);
+  ck_assert_int_eq(spc_map_live(), live0);
+  ck_assert(!spc_map_owns(ad));
+  /* a failed allocation: NOMEM, the caller's array untouched */
+  void *keep = spc_malloc(8192);
+  ck_assert_ptr_nonnull(keep);
+  memset(keep, 3, 8192);
+  void *kp = keep;
+  spc_alloc_fail_at(1);
+  ck_assert_int_eq(spc_map_adopt(&kp, 8192, &e), SPC_ERR_NOMEM);
+  spc_alloc_fail_at(0);
+  ck_assert_ptr_eq(kp, keep);
+  ck_assert_int_eq(((unsigned char *)keep)[8191], 3);
+  /* no folder for the file: an I/O error naming it */
+  char *gone = tu_path(dir, "no/such/folder");
+  setenv("TMPDIR", gone, 1);
+  spc_error_clear(&e);
+  ck_assert_int_eq(spc_map_adopt(&kp, 8192, &e), SPC_ERR_IO);
+  ck_assert_ptr_eq(kp, keep);
+  ck_assert_msg(strstr(e.msg, "cannot create a temporary file for the output") &&
+                    strstr(e.file, "no/such/folder"),
+                "%s: %s", e.file, e.msg);
+  spc_free(keep);
+  ck_assert_int_eq(spc_map_live(), live0);
+  if (old) setenv("TMPDIR", old, 1);
+  else unsetenv("TMPDIR");
+  free(old);
+  free(gone);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 void core_add_alloc_tcases(Suite *s) {
   TCase *tc = tcase_create("alloc_fail");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_alloc_walk_read);
   tcase_add_test(tc, test_alloc_walk_ops);
   tcase_add_test(tc, test_alloc_walk_write);
+  tcase_add_test(tc, test_map_arrays);
   suite_add_tcase(s, tc);
 }

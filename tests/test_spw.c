@@ -1859,11 +1859,22 @@ START_TEST(test_cli_tmpdir) {
       ck_assert(!tu_exists(out));
       tu_run_free(&r);
     }
-    { /* ... and the counting path needs no $TMPDIR at all */
+    { /* ... the counting path spills nothing: it needs $TMPDIR only for
+       * an output past a quarter of the budget, which goes to temporary
+       * files (exit 3 without one, nothing written) */
       tu_run_result r;
       tu_run(&r, "'%s' --to=csr --mem=4K -v -o '%s'", src, out);
-      ck_assert_msg(r.status == 0, "--mem=4K (counting), $TMPDIR missing: exit %d (%s)", r.status, r.err);
-      ck_assert_msg(strstr(r.err, "plan: counting, the file read twice") != NULL, "-v: '%s'", r.err);
+      ck_assert_msg(r.status == 3, "--mem=4K (counting), $TMPDIR missing: exit %d (%s)", r.status, r.err);
+      ck_assert_msg(strstr(r.err, "cannot create a temporary file for the output") != NULL &&
+                        strstr(r.err, "no/such/tmp") != NULL,
+                    "--mem=4K (counting), $TMPDIR missing: message '%s'", r.err);
+      ck_assert(!tu_exists(out));
+      tu_run_free(&r);
+      tu_run(&r, "'%s' --to=csr --mem=64M -v -o '%s'", src, out);
+      ck_assert_msg(r.status == 0, "--mem=64M (counting), $TMPDIR missing: exit %d (%s)", r.status, r.err);
+      ck_assert_msg(strstr(r.err, "plan: counting, the file read twice") != NULL &&
+                        !strstr(r.err, "temporary files"),
+                    "-v: '%s'", r.err);
       ck_assert(tu_exists(out));
       unlink(out);
       tu_run_free(&r);
