@@ -1425,7 +1425,7 @@ static spc_status build_sinit(conv *C, ir_func **out, int *p_arr0, bool nozero, 
 static spc_status build_sfinal(conv *C, ir_func **out, spc_error *e);
 static spc_status yield_state(conv *C, bool *w, spc_error *e);
 static spc_status build_bucket(conv *C, ir_func **out, spc_error *e);
-static spc_status build_rbucket(conv *C, ir_func **out, spc_error *e);
+static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e);
 static bool fcount_known(const conv *C, const conv_info *SI, const unsigned *props);
 
 struct rcr {
@@ -1497,7 +1497,7 @@ static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra
   case RC_NP1: s = build_np1(C, &v->f, e); break;
   case RC_YSTATE: s = yield_state(C, v->flags, e); break;
   case RC_BUCKET: s = build_bucket(C, &v->f, e); break;
-  case RC_RBUCKET: s = build_rbucket(C, &v->f, e); break;
+  case RC_RBUCKET: s = build_rbucket(C, (int)extra, &v->f, e); break;
   case RC_LEVEL: {
     lvfunc F = {0};
     s = build_level(C, (int)extra, &F, e);
@@ -2391,32 +2391,74 @@ static spc_status remap_at(conv *C, ir_func *f, ir_stmt *lb, const ir_var *arr, 
  * before it, build_bucket, left the placing random: one cache miss a
  * component on a large shuffled matrix.)
  *
- * spc_conv_rbucket(crd0.., [vals], n, N0_in, lo0_in, sh0, out0.., [vout], nout) */
-static spc_status build_rbucket(conv *C, ir_func **out, spc_error *e) {
-  ir_func *f = ir_func_new("spc_conv_rbucket");
+ * Three routines, so that every phase runs on threads (count_rows: each
+ * thread a range of the source for the first two, a run of whole buckets
+ * for the third, its output written from that run's start):
+ *
+ *   spc_conv_rbcount(crd0.., n, N0_in, lo0_in, sh0, t0, t1, cnt)
+ *       components t0 .. t1-1 counted into cnt[bucket] (k0 checked);
+ *   spc_conv_rbplace(crd0.., [vals], n, N0_in, lo0_in, sh0, t0, t1, pos, out0.., [vout])
+ *       the same components scattered: each at pos[its bucket]++ (the
+ *       caller sets pos from every range's counts, so the ranges' parts of
+ *       a bucket follow one another in the source's order);
+ *   spc_conv_rbsort(out0.., [vout], bc, N0_in, lo0_in, sh0, b0, b1, w0, nout)
+ *       buckets b0 .. b1-1 (bucket b is [bc[b-1], bc[b]), bc[-1] = 0)
+ *       sorted, written from w0 (at most bucket b0's start) on, combined;
+ *       nout the end of what was written. */
+enum { RB_COUNT, RB_PLACE, RB_SORT };
+static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e) {
+  static const char *const fname[] = {"spc_conv_rbcount", "spc_conv_rbplace", "spc_conv_rbsort"};
+  ir_func *f = ir_func_new(fname[which]);
   char name[64];
   *out = f;
   if (!f) return SPC_NOMEM(e);
+  ir_func_set_noalias(f); /* the source, the counts, the output: distinct arrays */
   ir_stmt *body = ir_func_body(f);
-  ir_var crd[SPC_MAX_ORDER], o[SPC_MAX_ORDER], tmp[SPC_MAX_ORDER], vals, p[3];
+  ir_var crd[SPC_MAX_ORDER], o[SPC_MAX_ORDER], tmp[SPC_MAX_ORDER], vals = -1, p[3];
   ir_ty cty[SPC_MAX_ORDER], vty = asm_value_ty(C->vt);
   static const char *const pn[3] = {"N0_in", "lo0_in", "sh0"};
-  ir_var n = bucket_head(C, f, pn, crd, cty, &vals, p), N0 = p[0], lo0 = p[1], sh0 = p[2];
-  for (int k = 0; k < C->order; k++) {
+  ir_var n = -1, vout = -1, bc = -1, b0 = -1, b1 = -1, w0 = -1, nout = -1, t0 = -1, t1 = -1;
+  ir_var cnt = -1;
+  if (which == RB_COUNT) { /* bucket_head without the values */
+    for (int k = 0; k < C->order; k++) {
+      cty[k] = spc_level_array_c(&C->comb->lv[k], "crd")->type == SPC_IDX32 ? IR_I32 : IR_I64;
+      snprintf(name, sizeof name, "crd%d", k);
+      crd[k] = ir_param(f, name, cty[k], true, IR_IN);
+    }
+    n = ir_param(f, "n", IR_I64, false, IR_IN);
+    for (int k = 0; k < 3; k++) p[k] = ir_param(f, pn[k], IR_I64, false, IR_IN);
+  } else if (which == RB_PLACE) {
+    n = bucket_head(C, f, pn, crd, cty, &vals, p);
+  }
+  if (which != RB_SORT) {
+    t0 = ir_param(f, "t0", IR_I64, false, IR_IN);
+    t1 = ir_param(f, "t1", IR_I64, false, IR_IN);
+    cnt = ir_param(f, which == RB_COUNT ? "cnt" : "pos", IR_I64, true, IR_INOUT);
+  } else {
+    for (int k = 0; k < C->order; k++)
+      cty[k] = spc_level_array_c(&C->comb->lv[k], "crd")->type == SPC_IDX32 ? IR_I32 : IR_I64;
+  }
+  for (int k = 0; k < C->order && which != RB_COUNT; k++) {
     snprintf(name, sizeof name, "out%d", k);
-    o[k] = ir_param(f, name, cty[k], true, IR_OUT);
+    o[k] = ir_param(f, name, cty[k], true, IR_INOUT);
     tmp[k] = lang_fresh_local(f, "sc", cty[k], true);
   }
-  ir_var vout = vals >= 0 ? ir_param(f, "vout", vty, true, IR_OUT) : -1;
-  ir_var nout = ir_param(f, "nout", IR_I64, false, IR_OUT);
-  ir_var vtmp = vals >= 0 ? lang_fresh_local(f, "vsc", vty, true) : -1;
+  if (C->vt != SPC_PATTERN && which != RB_COUNT) vout = ir_param(f, "vout", vty, true, IR_INOUT);
+  if (which == RB_SORT) {
+    bc = ir_param(f, "bc", IR_I64, true, IR_IN);
+    for (int k = 0; k < 3; k++) p[k] = ir_param(f, pn[k], IR_I64, false, IR_IN);
+    b0 = ir_param(f, "b0", IR_I64, false, IR_IN);
+    b1 = ir_param(f, "b1", IR_I64, false, IR_IN);
+    w0 = ir_param(f, "w0", IR_I64, false, IR_IN);
+    nout = ir_param(f, "nout", IR_I64, false, IR_OUT);
+  }
+  ir_var N0 = p[0], lo0 = p[1], sh0 = p[2];
+  ir_var vtmp = vout >= 0 ? lang_fresh_local(f, "vsc", vty, true) : -1;
   bool comb = vout >= 0 && count_dups(C);
 #define V(x) ir_ref(f, x)
 #define I(x) ir_int(f, x)
 #define B(op, a, b) ir_bin(f, op, a, b)
-  ir_var nb = lang_fresh_local(f, "nb", IR_I64, false);
   ir_var R = lang_fresh_local(f, "R", IR_I64, false);
-  ir_var bc = lang_fresh_local(f, "bc", IR_I64, true);
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
   ir_var k0 = lang_fresh_local(f, "k0", IR_I64, false);
   ir_var q = lang_fresh_local(f, "q", IR_I64, false);
@@ -2425,46 +2467,48 @@ static spc_status build_rbucket(conv *C, ir_func **out, spc_error *e) {
   ir_var z = lang_fresh_local(f, "z", IR_I64, false);
   ir_var mx = lang_fresh_local(f, "mx", IR_I64, false);
   ir_var i = lang_fresh_local(f, "i", IR_I64, false);
-  ir_add(f, body, ir_assign(f, nb, B(IR_ADD, B(IR_SHR, B(IR_SUB, V(N0), I(1)), V(sh0)), I(1))));
-  ir_add(f, body, ir_assign(f, R, B(IR_SHL, I(1), V(sh0))));
-  ir_add(f, body, ir_alloc(f, bc, B(IR_ADD, V(nb), I(1)), true));
   spc_status s = SPC_OK;
   ir_expr *outs[SPC_MAX_ORDER];
-  /* pass 1: the buckets' counts (every k0 checked against its extent) */
-  ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, I(0), V(n), NULL)));
-  s = remap_at(C, f, lb, crd, t, outs, e);
-  if (s) return s;
-  ir_add(f, lb, ir_assign(f, k0, B(IR_SUB, ir_cast(f, IR_I64, outs[0]), V(lo0))));
-  ir_stmt *bad = ir_then(ir_add(f, lb, ir_if(f, B(IR_LOR, B(IR_LT, V(k0), I(0)), B(IR_GE, V(k0), V(N0))), NULL, NULL)));
-  ir_add(f, bad, ir_fail(f, SPC_ERR_INTERNAL, "a level-1 coordinate outside its bounds", NULL, 0));
-  ir_add(f, lb, ir_assign(f, b, B(IR_ADD, B(IR_SHR, V(k0), V(sh0)), I(1))));
-  ir_add(f, lb, ir_store(f, bc, V(b), B(IR_ADD, ir_load(f, bc, V(b)), I(1))));
-  {
-    ir_expr *ps[2] = {I(0), B(IR_ADD, V(nb), I(1))};
-    ir_add(f, body, ir_call(f, IR_PREFIX_SUM, &bc, 1, ps, 2));
+  ir_stmt *lb;
+  (void)n;
+  if (which == RB_COUNT) { /* every k0 checked against its extent */
+    lb = ir_body(ir_add(f, body, ir_for(f, t, V(t0), V(t1), NULL)));
+    s = remap_at(C, f, lb, crd, t, outs, e);
+    if (s) return s;
+    ir_add(f, lb, ir_assign(f, k0, B(IR_SUB, ir_cast(f, IR_I64, outs[0]), V(lo0))));
+    ir_stmt *bad = ir_then(ir_add(f, lb, ir_if(f, B(IR_LOR, B(IR_LT, V(k0), I(0)), B(IR_GE, V(k0), V(N0))), NULL, NULL)));
+    ir_add(f, bad, ir_fail(f, SPC_ERR_INTERNAL, "a level-1 coordinate outside its bounds", NULL, 0));
+    ir_add(f, lb, ir_assign(f, b, B(IR_SHR, V(k0), V(sh0))));
+    ir_add(f, lb, ir_store(f, cnt, V(b), B(IR_ADD, ir_load(f, cnt, V(b)), I(1))));
+    return ir_verify(f, e);
   }
-  /* the largest bucket: the in-cache arrays' length */
+  if (which == RB_PLACE) { /* in the source's order, into the output arrays
+                            * (each bucket is then sorted from a copy in
+                            * cache back into its place: no second array) */
+    lb = ir_body(ir_add(f, body, ir_for(f, t, V(t0), V(t1), NULL)));
+    s = remap_at(C, f, lb, crd, t, outs, e);
+    if (s) return s;
+    ir_add(f, lb, ir_assign(f, b, B(IR_SHR, B(IR_SUB, ir_cast(f, IR_I64, outs[0]), V(lo0)), V(sh0))));
+    ir_add(f, lb, ir_assign(f, q, ir_load(f, cnt, V(b))));
+    ir_add(f, lb, ir_store(f, cnt, V(b), B(IR_ADD, V(q), I(1))));
+    for (int k = 0; k < C->order; k++) ir_add(f, lb, ir_store(f, o[k], V(q), ir_load(f, crd[k], V(t))));
+    if (vout >= 0) ir_add(f, lb, ir_store(f, vout, V(q), ir_load(f, vals, V(t))));
+    return ir_verify(f, e);
+  }
+  /* bc[b] is bucket b's end.  The largest of buckets b0 .. b1-1: the
+   * in-cache arrays' length */
+  ir_add(f, body, ir_assign(f, R, B(IR_SHL, I(1), V(sh0))));
   ir_add(f, body, ir_assign(f, mx, I(1)));
-  lb = ir_body(ir_add(f, body, ir_for(f, b, I(0), V(nb), NULL)));
-  ir_add(f, lb, ir_assign(f, mx, B(IR_MAX, V(mx), B(IR_SUB, ir_load(f, bc, B(IR_ADD, V(b), I(1))), ir_load(f, bc, V(b))))));
-  /* pass 2: scattered into the buckets, in the source's order, in the
-   * output arrays (each bucket is sorted from a copy in cache back into
-   * its place: no second array of n) */
-  for (int k = 0; k < C->order; k++) ir_add(f, body, ir_alloc(f, o[k], V(n), false));
-  if (vout >= 0) ir_add(f, body, ir_alloc(f, vout, V(n), false));
+  ir_add(f, body, ir_assign(f, a, ir_select(f, B(IR_GT, V(b0), I(0)),
+                                            ir_load(f, bc, B(IR_SUB, V(b0), I(1))), I(0))));
+  ir_add(f, body, ir_assign(f, z, V(a)));
+  lb = ir_body(ir_add(f, body, ir_for(f, b, V(b0), V(b1), NULL)));
+  ir_add(f, lb, ir_assign(f, mx, B(IR_MAX, V(mx), B(IR_SUB, ir_load(f, bc, V(b)), V(z)))));
+  ir_add(f, lb, ir_assign(f, z, ir_load(f, bc, V(b))));
   for (int k = 0; k < C->order; k++) ir_add(f, body, ir_alloc(f, tmp[k], V(mx), false));
   if (vtmp >= 0) ir_add(f, body, ir_alloc(f, vtmp, V(mx), false));
-  lb = ir_body(ir_add(f, body, ir_for(f, t, I(0), V(n), NULL)));
-  s = remap_at(C, f, lb, crd, t, outs, e);
-  if (s) return s;
-  ir_add(f, lb, ir_assign(f, b, B(IR_SHR, B(IR_SUB, ir_cast(f, IR_I64, outs[0]), V(lo0)), V(sh0))));
-  ir_add(f, lb, ir_assign(f, q, ir_load(f, bc, V(b))));
-  ir_add(f, lb, ir_store(f, bc, V(b), B(IR_ADD, V(q), I(1))));
-  for (int k = 0; k < C->order; k++) ir_add(f, lb, ir_store(f, o[k], V(q), ir_load(f, crd[k], V(t))));
-  if (vout >= 0) ir_add(f, lb, ir_store(f, vout, V(q), ir_load(f, vals, V(t))));
-  /* bc[b] is now bucket b's end.  Each bucket in cache: rows by a
-   * counting sort into skey / sidx (k1, the component), each row sorted
-   * by k1, then written out */
+  /* Each bucket in cache: rows by a counting sort into skey / sidx (k1,
+   * the component), each row sorted by k1, then written out */
   ir_var lc = lang_fresh_local(f, "lc", IR_I64, true);
   ir_var skey = lang_fresh_local(f, "skey", IR_I64, true);
   ir_var sidx = lang_fresh_local(f, "sidx", IR_I64, true);
@@ -2485,11 +2529,10 @@ static spc_status build_rbucket(conv *C, ir_func **out, spc_error *e) {
   ir_var w = lang_fresh_local(f, "w", IR_I64, false);
   ir_var pk0 = lang_fresh_local(f, "pk0", IR_I64, false);
   ir_var pk1 = lang_fresh_local(f, "pk1", IR_I64, false);
-  ir_add(f, body, ir_assign(f, a, I(0)));
-  ir_add(f, body, ir_assign(f, w, I(0)));
+  ir_add(f, body, ir_assign(f, w, V(w0)));
   ir_add(f, body, ir_assign(f, pk0, I(0)));
   ir_add(f, body, ir_assign(f, pk1, I(0)));
-  ir_stmt *bb = ir_body(ir_add(f, body, ir_for(f, b, I(0), V(nb), NULL)));
+  ir_stmt *bb = ir_body(ir_add(f, body, ir_for(f, b, V(b0), V(b1), NULL)));
   ir_add(f, bb, ir_assign(f, z, ir_load(f, bc, V(b))));
   ir_stmt *nz = ir_then(ir_add(f, bb, ir_if(f, B(IR_GT, V(z), V(a)), NULL, NULL)));
   ir_add(f, bb, ir_assign(f, a, V(z)));
@@ -2565,7 +2608,7 @@ static spc_status build_rbucket(conv *C, ir_func **out, spc_error *e) {
     if ((s = remap_at(C, f, wb, tmp, xx, outs, e))) return s;
     ir_add(f, wb, ir_assign(f, kk, ir_cast(f, IR_I64, outs[0])));
     ir_add(f, wb, ir_assign(f, sl, ir_cast(f, IR_I64, outs[1])));
-    ir_expr *rep = B(IR_LAND, B(IR_GT, V(w), I(0)),
+    ir_expr *rep = B(IR_LAND, B(IR_GT, V(w), V(w0)),
                      B(IR_LAND, B(IR_EQ, V(kk), V(pk0)), B(IR_EQ, V(sl), V(pk1))));
     ir_stmt *ifr = ir_add(f, wb, ir_if(f, rep, NULL, NULL));
     ir_stmt *th = ir_then(ifr);
@@ -2594,7 +2637,6 @@ static spc_status build_rbucket(conv *C, ir_func **out, spc_error *e) {
 #undef V
 #undef I
 #undef B
-  ir_add(f, body, ir_free(f, bc));
   ir_add(f, body, ir_free(f, lc));
   ir_add(f, body, ir_free(f, skey));
   ir_add(f, body, ir_free(f, sidx));
@@ -3043,10 +3085,14 @@ static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, plac
 }
 
 /* A COO's chunks: [off[t], off[t + 1]) of its components. */
+/* The components in chunks: chunk t is components start[t] ..
+ * start[t] + len[t] - 1 of crd / val (the source's types), the chunks in
+ * order (gaps between them allowed: the rows bucketing's runs). */
 typedef struct coo_chunks {
   conv *C;
-  const int64_t *off;
+  const int64_t *start, *len;
   void *crd[SPC_MAX_ORDER];
+  const void *val;
   ir_func *fp;
   asm_entry ep;
 } coo_chunks;
@@ -3056,15 +3102,15 @@ static spc_status place_coo(void *ctx, int t, ir_arg *lv, ir_arg vout, int64_t s
   conv *C = P->C;
   ir_arg a[SPC_MAX_ORDER + 10 + SPC_LEVEL_MAX_ARRAYS];
   memset(a, 0, sizeof a);
-  int64_t n = P->off[t + 1] - P->off[t];
+  int64_t n = P->len[t];
   size_t wv = spc_vtype_size(C->vt);
   int k = 0;
   for (; k < C->order; k++) {
     size_t w = spc_level_array_c(&C->comb->lv[k], "crd")->type == SPC_IDX32 ? 4 : 8;
-    a[k] = (ir_arg){.data = (char *)P->crd[k] + (size_t)P->off[t] * w, .len = n};
+    a[k] = (ir_arg){.data = (char *)P->crd[k] + (size_t)P->start[t] * w, .len = n};
   }
   if (C->vt != SPC_PATTERN)
-    a[k++] = (ir_arg){.data = (char *)C->comb->val + (size_t)P->off[t] * wv, .len = n};
+    a[k++] = (ir_arg){.data = (char *)(uintptr_t)P->val + (size_t)P->start[t] * wv, .len = n};
   a[k++].s.i64 = n;
   for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
   a[k++].s.i64 = size;
@@ -3073,7 +3119,11 @@ static spc_status place_coo(void *ctx, int t, ir_arg *lv, ir_arg vout, int64_t s
   return asm_call(P->ep, P->fp, a, e);
 }
 
-static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, spc_error *e) {
+/* The counting plan on nt threads over the chunks of S (run_count_par);
+ * *done false, nothing made, when a chunk is out of order or repeats a
+ * component (the serial plan then sorts or combines). */
+static spc_status count_chunks_par(conv *C, int nt, coo_chunks P, conv_tensor **out, bool *done,
+                                   spc_error *e) {
   *done = false;
   spc_error e2;
   spc_error_clear(&e2);
@@ -3081,8 +3131,7 @@ static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, 
   if (np1_of(C, &np1, &e2)) return SPC_OK;
   ir_func *fc = NULL;
   asm_entry ec = NULL;
-  int64_t *cnt[64] = {NULL}, res[64][3], off[65];
-  coo_chunks P = {.C = C, .off = off};
+  int64_t *cnt[64] = {NULL}, res[64][3];
   spc_status s = build_pcount(C, &fc, &e2);
   if (!s) s = build_splace(C, &P.fp, &e2);
   /* compiled once, called from every thread */
@@ -3090,8 +3139,6 @@ static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, 
   if (!s) s = asm_prepare(&C->eng, P.fp, &P.ep, &e2);
   for (int t = 0; t < nt && !s; t++)
     if (!(cnt[t] = spc_calloc((size_t)(np1 ? np1 : 1), sizeof **cnt))) s = SPC_NOMEM(&e2);
-  for (int k = 0; k < C->order; k++) P.crd[k] = spc_level_array_c(&C->comb->lv[k], "crd")->data;
-  for (int t = 0; t <= nt; t++) off[t] = C->n / nt * t + (t == nt ? C->n % nt : 0);
   spc_status ts[64] = {SPC_OK};
   if (!s) {
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
@@ -3101,9 +3148,9 @@ static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, 
       memset(a, 0, sizeof a);
       spc_error_clear(&et);
       int k = 0;
-      for (; k < C->order; k++) a[k] = (ir_arg){.data = P.crd[k], .len = C->n};
-      a[k++].s.i64 = off[t];
-      a[k++].s.i64 = off[t + 1] - off[t];
+      for (; k < C->order; k++) a[k] = (ir_arg){.data = P.crd[k], .len = P.start[t] + P.len[t]};
+      a[k++].s.i64 = P.start[t];
+      a[k++].s.i64 = P.len[t];
       for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
       a[k++] = (ir_arg){.data = cnt[t], .len = np1};
       res[t][0] = res[t][1] = res[t][2] = 0;
@@ -3131,6 +3178,18 @@ static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, 
   ir_func_free(&fc);
   ir_func_free(&P.fp);
   return s;
+}
+
+/* The counting plan on nt threads, the source in order: nt equal chunks. */
+static spc_status run_count_par(conv *C, int nt, conv_tensor **out, bool *done, spc_error *e) {
+  int64_t start[64], len[64];
+  coo_chunks P = {.C = C, .start = start, .len = len, .val = C->comb->val};
+  for (int k = 0; k < C->order; k++) P.crd[k] = spc_level_array_c(&C->comb->lv[k], "crd")->data;
+  for (int t = 0; t < nt; t++) {
+    start[t] = C->n / nt * t;
+    len[t] = C->n / nt + (t == nt - 1 ? C->n % nt : 0);
+  }
+  return count_chunks_par(C, nt, P, out, done, e);
 }
 
 /* A converted source's chunks: top-level positions [off[t], off[t + 1]). */
@@ -3305,6 +3364,140 @@ static spc_status run_fused(conv *C, const spc_tensor *src, int64_t np1, conv_te
  * changes (the sort path follows: duplicates, counters, other formats). */
 static bool fusable(const spc_tensor *src);
 
+/* Rows bucketing (build_rbucket) then counting: the scatter; the buckets
+ * sorted on nt threads, each a run of whole buckets of about n / nt
+ * components written from the run's start (repeats combined where
+ * count_dups, so a run may end short of the next); then counting and
+ * placing on those threads over the runs as written (count_chunks_par),
+ * or, on one thread or where a run repeats a component (no count_dups),
+ * serially over the runs moved together.  The plan's bits either way. */
+static spc_status count_rows(conv *C, const countfn *F, void *const *crd, conv_tensor **out,
+                             int64_t *ok, int *threads, spc_error *e) {
+  rcr rr[3];
+  memset(rr, 0, sizeof rr);
+  const bool vals = C->vt != SPC_PATTERN;
+  const int64_t n = C->n, sh0 = rbucket_shift(n, C->N[0]), nb = ((C->N[0] - 1) >> sh0) + 1;
+  asm_entry fn[3] = {NULL};
+  int nt = conv_threads(n);
+  spc_status s = SPC_OK;
+  for (int k = 0; k < 3 && !s; k++) {
+    s = rc_get(C, NULL, RC_RBUCKET, k, &rr[k], e);
+    if (!s) s = rc_prepare(C, &rr[k], &fn[k], e);
+  }
+  void *oc[SPC_MAX_ORDER] = {NULL}, *ov = NULL;
+  int64_t *bc = spc_calloc((size_t)nb + 1, sizeof *bc), *cnt = spc_calloc((size_t)(nb * nt), sizeof *cnt);
+  if (!s && (!bc || !cnt)) s = SPC_NOMEM(e);
+  spc_status ts[64] = {SPC_OK};
+  spc_error et[64];
+  /* the source in nt ranges: each counted, then scattered from positions
+   * that put the ranges' parts of every bucket in the source's order */
+  for (int ph = 0; ph < 2 && !s; ph++) {
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+      ir_arg a[2 * SPC_MAX_ORDER + 12];
+      memset(a, 0, sizeof a);
+      spc_error_clear(&et[t]);
+      int q = 0;
+      for (; q < C->order; q++) a[q] = (ir_arg){.data = crd[q], .len = n};
+      if (ph && vals) a[q++] = (ir_arg){.data = C->comb->val, .len = n};
+      a[q++].s.i64 = n;
+      a[q++].s.i64 = C->N[0];
+      a[q++].s.i64 = C->lo[0];
+      a[q++].s.i64 = sh0;
+      a[q++].s.i64 = n / nt * t;
+      a[q++].s.i64 = t == nt - 1 ? n : n / nt * (t + 1);
+      a[q++] = (ir_arg){.data = cnt + nb * t, .len = nb};
+      for (int d = 0; ph && d < C->order; d++) a[q++] = (ir_arg){.data = oc[d], .len = n};
+      if (ph && vals) a[q++] = (ir_arg){.data = ov, .len = n};
+      ts[t] = asm_call(fn[ph], rr[ph].v.f, a, &et[t]);
+    }
+    for (int t = 0; t < nt && !s; t++)
+      if ((s = ts[t]) && e) *e = et[t];
+    if (!s && ph == 0) /* starts: bucket by bucket, range by range */
+      for (int64_t b = 0, run = 0; b < nb; b++) {
+        for (int t = 0; t < nt; t++) {
+          int64_t c = cnt[nb * t + b];
+          cnt[nb * t + b] = run;
+          run += c;
+        }
+        bc[b] = run; /* bucket b's end */
+      }
+    for (int d = 0; d < C->order && !s && ph == 0; d++) {
+      size_t w = spc_level_array_c(&C->comb->lv[d], "crd")->type == SPC_IDX32 ? 4 : 8;
+      if (!(oc[d] = spc_malloc_n(n, w))) s = SPC_NOMEM(e);
+    }
+    if (!s && ph == 0 && vals && !(ov = spc_malloc_n(n, spc_vtype_size(C->vt)))) s = SPC_NOMEM(e);
+  }
+  /* the threads' runs of buckets [B[t], B[t+1]), about n / nt each */
+  if (nt > nb) nt = (int)nb;
+  int64_t B[65], start[64], len[64];
+  B[0] = 0;
+  for (int t = 1; t < nt && !s; t++) {
+    int64_t b = B[t - 1], want = C->n / nt * t;
+    while (b < nb && (b ? bc[b - 1] : 0) < want) b++;
+    B[t] = b;
+  }
+  B[nt] = nb;
+  if (!s) {
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+      ir_arg b[SPC_MAX_ORDER + 10];
+      memset(b, 0, sizeof b);
+      spc_error_clear(&et[t]);
+      int q = 0;
+      for (; q < C->order; q++) b[q] = (ir_arg){.data = oc[q], .len = C->n};
+      if (vals) b[q++] = (ir_arg){.data = ov, .len = C->n};
+      b[q++] = (ir_arg){.data = (void *)(uintptr_t)bc, .len = nb + 1};
+      b[q++].s.i64 = C->N[0];
+      b[q++].s.i64 = C->lo[0];
+      b[q++].s.i64 = sh0;
+      b[q++].s.i64 = B[t];
+      b[q++].s.i64 = B[t + 1];
+      start[t] = B[t] ? bc[B[t] - 1] : 0;
+      b[q++].s.i64 = start[t];
+      ts[t] = asm_call(fn[RB_SORT], rr[RB_SORT].v.f, b, &et[t]);
+      len[t] = ts[t] ? 0 : b[q].s.i64 - start[t];
+    }
+    for (int t = 0; t < nt && !s; t++)
+      if ((s = ts[t]) && e) *e = et[t];
+  }
+  spc_free(bc); /* before the counting allocates: the heap as the single routine left it */
+  spc_free(cnt);
+  bc = NULL;
+  cnt = NULL;
+  bool done = false;
+  if (!s && nt > 1) {
+    coo_chunks P = {.C = C, .start = start, .len = len, .val = ov};
+    for (int d = 0; d < C->order; d++) P.crd[d] = oc[d];
+    s = count_chunks_par(C, nt, P, out, &done, e);
+    if (!s && done) *ok = 1;
+  }
+  *threads = done ? nt : 1;
+  if (!s && !done) { /* one run: the others moved down to the first's end */
+    int64_t m = len[0];
+    for (int t = 1; t < nt; t++) {
+      for (int d = 0; d < C->order; d++) {
+        size_t w = spc_level_array_c(&C->comb->lv[d], "crd")->type == SPC_IDX32 ? 4 : 8;
+        memmove((char *)oc[d] + (size_t)m * w, (char *)oc[d] + (size_t)start[t] * w, (size_t)len[t] * w);
+      }
+      if (vals) {
+        size_t w = spc_vtype_size(C->vt);
+        memmove((char *)ov + (size_t)m * w, (char *)ov + (size_t)start[t] * w, (size_t)len[t] * w);
+      }
+      m += len[t];
+    }
+    C->n = m;
+    s = count_once(C, F, oc, ov, out, ok, e);
+    C->n = n;
+  }
+  for (int d = 0; d < C->order; d++) spc_free(oc[d]);
+  spc_free(ov);
+  spc_free(bc);
+  spc_free(cnt);
+  for (int k = 0; k < 3; k++) ir_func_free(&rr[k].v.f);
+  return s;
+}
+
 
 static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, bool *done,
                             spc_error *e) {
@@ -3365,11 +3558,21 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
               : pl == SPC_PLAN_RADIX ? false
                                      : C->n >= ((int64_t)1 << 20) && C->N[0] <= 4 * C->n;
   bool cols = pl != SPC_PLAN_ROWS && C->N[1] <= 2 * C->n + 4096 && C->N[1] < C->limit;
-  if (!s && ok == 0 && (rows || cols)) {
+  if (!s && ok == 0 && rows) {
+    int rnt = 1;
+    s = count_rows(C, &F, crd, out, &ok, &rnt, e);
+    if (!s && ok == 1 && C->o && C->o->info) {
+      int m = snprintf(C->o->info->plan, sizeof C->o->info->plan,
+                       "counting (bucketed by the level-1 coordinate, each bucket sorted in cache, "
+                       "then placed in order");
+      if (m > 0 && (size_t)m < sizeof C->o->info->plan)
+        snprintf(C->o->info->plan + m, sizeof C->o->info->plan - (size_t)m,
+                 rnt > 1 ? "; %d threads)" : ")", rnt);
+    }
+  } else if (!s && ok == 0 && cols) {
     rcr rb;
     ir_arg *args = NULL;
-    int lv = rows ? 0 : 1;
-    s = rc_get(C, NULL, rows ? RC_RBUCKET : RC_BUCKET, 0, &rb, e);
+    s = rc_get(C, NULL, RC_BUCKET, 0, &rb, e);
     ir_func *B = rb.v.f;
     if (!s && !(args = spc_calloc((size_t)ir_nparams(B), sizeof *args))) s = SPC_NOMEM(e);
     if (!s) {
@@ -3377,19 +3580,16 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
       for (; k < C->order; k++) args[k] = (ir_arg){.data = crd[k], .len = C->n};
       if (C->vt != SPC_PATTERN) args[k++] = (ir_arg){.data = C->comb->val, .len = C->n};
       args[k++].s.i64 = C->n;
-      args[k++].s.i64 = C->N[lv];
-      args[k++].s.i64 = C->lo[lv];
-      args[k++].s.i64 = rows ? rbucket_shift(C->n, C->N[0]) : bucket_shift(C->N[1]);
+      args[k++].s.i64 = C->N[1];
+      args[k++].s.i64 = C->lo[1];
+      args[k++].s.i64 = bucket_shift(C->N[1]);
       int o0 = k;
       s = rc_run(C, &rb, args, e);
-      if (!s) { /* rows: repeats combined already where count_dups, n fewer */
+      if (!s) {
         void *bc[SPC_MAX_ORDER];
         for (int d = 0; d < C->order; d++) bc[d] = args[o0 + d].data;
-        int64_t n0 = C->n;
-        if (rows) C->n = args[o0 + C->order + (C->vt != SPC_PATTERN)].s.i64;
         s = count_once(C, &F, bc, C->vt != SPC_PATTERN ? args[o0 + C->order].data : NULL, out,
                        &ok, e);
-        C->n = n0;
       }
       for (int a = o0; a < ir_nparams(B); a++) spc_free(args[a].data);
     }
@@ -3397,8 +3597,7 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
     ir_func_free(&B);
     if (!s && ok == 1 && C->o && C->o->info)
       snprintf(C->o->info->plan, sizeof C->o->info->plan,
-               rows ? "counting (bucketed by the level-1 coordinate, each bucket sorted in cache, then placed in order)"
-                    : "counting (bucketed by the level-2 coordinate, a radix sort of two digits, then placed: no sort)");
+               "counting (bucketed by the level-2 coordinate, a radix sort of two digits, then placed: no sort)");
   } else if (!s && ok == 1 && C->o && C->o->info) {
     snprintf(C->o->info->plan, sizeof C->o->info->plan, "counting (source in order: no sort)");
   }
@@ -5645,8 +5844,10 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     ir_func_free(&F.f);
     if (!q && !s && !(s = build_bucket(&C, &f, e))) s = cb(ctx, f, e);
     ir_func_free(&f);
-    if (!q && !s && !(s = build_rbucket(&C, &f, e))) s = cb(ctx, f, e);
-    ir_func_free(&f);
+    for (int w = 0; w < 3; w++) { /* the rows' count, scatter and sort */
+      if (!q && !s && !(s = build_rbucket(&C, w, &f, e))) s = cb(ctx, f, e);
+      ir_func_free(&f);
+    }
     /* on several threads */
     if (!q && !s && !(s = build_pcount(&C, &f, e))) s = cb(ctx, f, e);
     ir_func_free(&f);

@@ -1436,6 +1436,97 @@ static spc_tensor *gen_coo(int64_t n, int64_t m, bool colmajor, spc_vtype vt, in
   return t;
 }
 
+/* ---- the rows bucketing on threads ------------------------------------------------
+ * Shuffled sources of 700000 components with repeats (float64 and int64,
+ * and a pattern copy of them), --plan=rows, on 1 and 2 threads: each
+ * thread counts and scatters a range of the source, sorts a run of whole
+ * buckets, and counts and places its run (repeats combined in the buckets
+ * by --dup); where repeats stay (a pattern with --dup=first: the buckets do
+ * not combine them) the runs are moved together and the serial plan runs.
+ * Every result equals the sort path's bit for bit, on the factory and (2
+ * threads) the interpreter, and the plan says how many threads counted. */
+static spc_tensor *pattern_copy(const spc_tensor *t) {
+  int64_t n = spc_tensor_nstored(t), dims[2] = {spc_tensor_dim(t, 0), spc_tensor_dim(t, 1)};
+  spc_tensor *p = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, n, SPC_PATTERN, &p, &e), &e);
+  for (int l = 0; l < 2; l++) {
+    spc_itype ta, tb;
+    const void *a = NULL;
+    tu_assert_ok(spc_tensor_level_array(t, l, "crd", &a, &ta, NULL), &e);
+    tu_assert_ok(spc_tensor_level_array(p, l, "crd", NULL, &tb, NULL), &e);
+    void *b = spc_tensor_level_array_mut(p, l, "crd");
+    for (int64_t k = 0; k < n; k++) {
+      int64_t c = ta == SPC_IDX32 ? ((const int32_t *)a)[k] : ((const int64_t *)a)[k];
+      if (tb == SPC_IDX32) ((int32_t *)b)[k] = (int32_t)c;
+      else ((int64_t *)b)[k] = c;
+    }
+  }
+  return p;
+}
+
+START_TEST(test_rows_threads) {
+  jit_env();
+  int saved = omp_get_max_threads();
+  long runs = 0, threaded = 0, serial = 0;
+  spc_tensor *srcs[3] = {repeats_coo(40000, 30000, 700000, SPC_F64, 0, 21),
+                         repeats_coo(30000, 40000, 700000, SPC_I64, 0, 23), NULL};
+  srcs[2] = pattern_copy(srcs[0]);
+  static const spc_dup pols[] = {SPC_DUP_SUM, SPC_DUP_FIRST, SPC_DUP_MAX};
+  for (int k = 0; k < 3; k++)
+    for (int pi = 0; pi < 3; pi++) {
+      if (k == 2 && pols[pi] != SPC_DUP_FIRST) continue; /* a pattern summed: counts */
+      for (int f = 0; f < 2; f++) {
+        const char *fmt = f ? "csc" : "csr";
+        spc_convert_opts o;
+        spc_convert_info info;
+        spc_tensor *xs = NULL;
+        spc_error e;
+        opts(&o, SPC_ENGINE_AUTO, &info);
+        o.dup = pols[pi];
+        o.plan = SPC_PLAN_SORT;
+        tu_assert_ok(spc_convert_to(srcs[k], fmt, &o, &xs, &e), &e);
+        for (int h = 1; h <= 2; h++)
+          for (int g = 0; g < (h == 2 && f == 0 ? 2 : 1); g++) {
+            char what[200];
+            snprintf(what, sizeof what, "%s shuffled with repeats -> %s, --dup=%s, %d thread(s), %s",
+                     spc_vtype_name(spc_tensor_vtype(srcs[k])), fmt, spc_dup_name(pols[pi]), h,
+                     g ? "generic" : "auto");
+            omp_set_num_threads(h);
+            spc_tensor *x = NULL;
+            opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &info);
+            o.dup = pols[pi];
+            o.plan = SPC_PLAN_ROWS;
+            tu_assert_ok(spc_convert_to(srcs[k], fmt, &o, &x, &e), &e);
+            omp_set_num_threads(saved);
+            bool thr = strstr(info.plan, "; 2 threads)") != NULL;
+            if (k < 2) { /* repeats combined in the buckets: counted on the threads */
+              ck_assert_msg(strstr(info.plan, "each bucket sorted in cache") && thr == (h == 2),
+                            "%s: plan '%s'", what, info.plan);
+            } else { /* repeats left: not counted on threads (the sort combines them) */
+              ck_assert_msg(!thr, "%s: plan '%s'", what, info.plan);
+              serial++;
+            }
+            threaded += thr;
+            ck_assert_msg(spc_tensor_nstored(x) < spc_tensor_nstored(srcs[k]), "%s: nothing combined",
+                          what);
+            same_arrays(x, xs, what);
+            spc_tensor_free(&x);
+            runs++;
+          }
+        spc_tensor_free(&xs);
+      }
+    }
+  for (int k = 0; k < 3; k++) spc_tensor_free(&srcs[k]);
+  printf("convert: rows bucketing on threads: %ld conversions of 700000 shuffled components with "
+         "repeats equal to the sort path bit for bit (%ld counted on 2 threads, %ld left to the "
+         "serial plan)\n", runs, threaded, serial);
+  ck_assert_int_eq(runs, 7 * 5);           /* 7 source / policy pairs, 5 runs each */
+  ck_assert_int_eq(threaded, 6 * 3);        /* the pairs that combine, on 2 threads */
+  no_rc_mismatch();
+}
+END_TEST
+
 START_TEST(test_counting_threads) {
   jit_env();
   double t0 = now_s();
@@ -3981,6 +4072,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_fused_count);
   tcase_add_test(tc, test_native_view);
   tcase_add_test(tc, test_counting_threads);
+  tcase_add_test(tc, test_rows_threads);
   tcase_add_test(tc, test_stream_count);
   tcase_add_test(tc, test_stream_workspace);
   tcase_add_test(tc, test_tensors);
