@@ -3488,6 +3488,29 @@ static TCase *tcase(Suite *s, const char *name) {
   return tc;
 }
 
+/* A fresh folder for a test and $TMPDIR pointed at its "spill" folder;
+ * scratch_end puts $TMPDIR back and removes the folder. */
+typedef struct scratch {
+  char *dir, *spill, *old;
+} scratch;
+
+static void scratch_begin(scratch *S) {
+  S->dir = tu_mkdtemp();
+  S->spill = tu_path(S->dir, "spill");
+  ck_assert_int_eq(mkdir(S->spill, 0700), 0);
+  S->old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+  setenv("TMPDIR", S->spill, 1);
+}
+
+static void scratch_end(scratch *S) {
+  if (S->old) setenv("TMPDIR", S->old, 1);
+  else unsetenv("TMPDIR");
+  free(S->old);
+  free(S->spill);
+  tu_rmtree(S->dir);
+  free(S->dir);
+}
+
 /* ---- a file through the workspace into any format --------------------------------
  * spc_convert_file with a tiny budget (runs spilled to TMPDIR, a fresh
  * folder) to every format the counting path does not place: the
@@ -3509,10 +3532,9 @@ START_TEST(test_stream_workspace) {
   char mdir[1024], tdir[1024];
   snprintf(mdir, sizeof mdir, "%s/matrices", dd);
   snprintf(tdir, sizeof tdir, "%s/tensors", dd);
-  char *dir = tu_mkdtemp(), *spill = tu_path(dir, "spill");
-  ck_assert_int_eq(mkdir(spill, 0700), 0);
-  char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
-  setenv("TMPDIR", spill, 1);
+  scratch S;
+  scratch_begin(&S);
+  const char *dir = S.dir, *spill = S.spill;
   char *dpath = tu_file(dir, "csr_desc.yaml", csr_desc_yaml);
   char *xpath = tu_file(dir, "xcompressed.yaml", xcomp_yaml);
   char *bpath = tu_file(dir, "bcsr_cm.yaml", bcsr_cm_yaml);
@@ -3657,9 +3679,6 @@ START_TEST(test_stream_workspace) {
     ck_assert_int_eq(tu_count_dir(spill), 0);
     free(up);
   }
-  if (old) setenv("TMPDIR", old, 1);
-  else unsetenv("TMPDIR");
-  free(old);
   printf("convert: files through the workspace (mem 64 KiB): %ld conversions remapped chunk by "
          "chunk and assembled level by level (%ld to ell, its counter carried), equal to the "
          "whole-file conversion bit for bit (%ld with runs spilled), %ld counted, %ld not "
@@ -3669,9 +3688,7 @@ START_TEST(test_stream_workspace) {
   free(dpath);
   free(xpath);
   free(bpath);
-  free(spill);
-  tu_rmtree(dir);
-  free(dir);
+  scratch_end(&S);
   no_rc_mismatch();
 }
 END_TEST
@@ -3712,10 +3729,9 @@ static void write_random(const char *path, int order, const int64_t *dims, int64
 
 START_TEST(test_stream_levels_tiny) {
   jit_env();
-  char *dir = tu_mkdtemp(), *spill = tu_path(dir, "spill");
-  ck_assert_int_eq(mkdir(spill, 0700), 0);
-  char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
-  setenv("TMPDIR", spill, 1);
+  scratch S;
+  scratch_begin(&S);
+  const char *dir = S.dir, *spill = S.spill;
   char *mpath = tu_path(dir, "m.mtx"), *ppath = tu_path(dir, "p.mtx"), *tpath = tu_path(dir, "t.tns");
   const int64_t md[2] = {700, 600}, td[3] = {80, 60, 50}; /* several chunks of 65536 */
   write_random(mpath, 2, md, 200000, false, 7);
@@ -3781,15 +3797,10 @@ START_TEST(test_stream_levels_tiny) {
          "%ld conversions level by level over the stream (%ld through a second workspace) equal "
          "to the whole file in memory bit for bit, no temporary file left\n",
          conversions, second);
-  if (old) setenv("TMPDIR", old, 1);
-  else unsetenv("TMPDIR");
-  free(old);
   free(mpath);
   free(ppath);
   free(tpath);
-  free(spill);
-  tu_rmtree(dir);
-  free(dir);
+  scratch_end(&S);
 }
 END_TEST
 
@@ -3802,10 +3813,9 @@ END_TEST
  * conversion's (.npz and .mtx byte for byte); no mapping left after. */
 START_TEST(test_stream_output_written) {
   jit_env();
-  char *dir = tu_mkdtemp(), *spill = tu_path(dir, "spill");
-  ck_assert_int_eq(mkdir(spill, 0700), 0);
-  char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
-  setenv("TMPDIR", spill, 1);
+  scratch S;
+  scratch_begin(&S);
+  const char *dir = S.dir, *spill = S.spill;
   char *path = tu_path(dir, "big.mtx");
   const int64_t md[2] = {400000, 300000};
   write_random(path, 2, md, 1200000, false, 17);
@@ -3863,13 +3873,8 @@ START_TEST(test_stream_output_written) {
   printf("convert: a 1.2 M-line file under a 4 MiB budget, its output arrays in temporary "
          "files: written %d times (.bsp.h5, .npz, .mtx, .tns) equal to the in-memory "
          "conversion's\n", written);
-  if (old) setenv("TMPDIR", old, 1);
-  else unsetenv("TMPDIR");
-  free(old);
   free(path);
-  free(spill);
-  tu_rmtree(dir);
-  free(dir);
+  scratch_end(&S);
 }
 END_TEST
 
