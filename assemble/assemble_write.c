@@ -3548,15 +3548,20 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
   int64_t ok = 0;
   s = count_once(C, &F, crd, C->comb->val, out, &ok, e);
   /* out of order: bucketed by rows (k0) and sorted in cache from 2^20
-   * components (rows not many more than the components), else by the
-   * column radix sort (columns not many more).  Shuffled COO to CSR with
-   * 10% repeats, one thread, ns a component (rows / radix): 220k 21 / 11,
-   * 550k 24 / 14, 1.1M 24 / 24, 2.2M 23 / 33, 4.4M 23 / 37 (the radix's
-   * random placing is cheap while the output stays in the 32 MiB L3) */
+   * components on one thread, 3 x 2^17 on several (its phases run on
+   * them, count_rows; the radix sort's do not) -- rows not many more than
+   * the components --, else by the column radix sort (columns not many
+   * more).  Shuffled COO to CSR with 10% repeats, ns a component (rows /
+   * radix), one thread: 220k 21 / 11, 550k 24 / 14, 1.1M 24 / 24, 2.2M
+   * 23 / 33, 4.4M 23 / 37 (the radix's random placing is cheap while the
+   * output stays in the 32 MiB L3); rows on 2 threads against the radix
+   * (session 13, ms): 297k 7.8 / 3.8, 396k 7.4-8.7 / 9.3-9.6, 495k 9.5 /
+   * 11-12, 660k 14.7-15.2 / 17.5-25.8 */
   int pl = C->o ? C->o->plan : SPC_PLAN_AUTO;
+  int64_t rows_from = nt > 1 ? (int64_t)3 << 17 : (int64_t)1 << 20;
   bool rows = pl == SPC_PLAN_ROWS ? C->N[0] <= 4 * C->n + 65536
               : pl == SPC_PLAN_RADIX ? false
-                                     : C->n >= ((int64_t)1 << 20) && C->N[0] <= 4 * C->n;
+                                     : C->n >= rows_from && C->N[0] <= 4 * C->n;
   bool cols = pl != SPC_PLAN_ROWS && C->N[1] <= 2 * C->n + 4096 && C->N[1] < C->limit;
   if (!s && ok == 0 && rows) {
     int rnt = 1;
