@@ -2512,11 +2512,16 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
   ir_var lc = lang_fresh_local(f, "lc", IR_I64, true);
   ir_var skey = lang_fresh_local(f, "skey", IR_I64, true);
   ir_var sidx = lang_fresh_local(f, "sidx", IR_I64, true);
-  ir_var perm = lang_fresh_local(f, "perm", IR_I64, true);
-  ir_var t2 = lang_fresh_local(f, "t2", IR_I64, true);
+  ir_var k2 = lang_fresh_local(f, "k2", IR_I64, true); /* a long row's radix passes */
+  ir_var x2 = lang_fresh_local(f, "x2", IR_I64, true);
+  ir_var dc = lang_fresh_local(f, "dc", IR_I64, true);
+  ir_var dp = lang_fresh_local(f, "dp", IR_I64, false);
   ir_add(f, body, ir_alloc(f, lc, B(IR_ADD, V(R), I(1)), false));
   ir_add(f, body, ir_alloc(f, skey, V(mx), false));
   ir_add(f, body, ir_alloc(f, sidx, V(mx), false));
+  ir_add(f, body, ir_alloc(f, k2, V(mx), false));
+  ir_add(f, body, ir_alloc(f, x2, V(mx), false));
+  ir_add(f, body, ir_alloc(f, dc, I(257), false));
   ir_var base = lang_fresh_local(f, "base", IR_I64, false);
   ir_var r = lang_fresh_local(f, "r", IR_I64, false);
   ir_var sl = lang_fresh_local(f, "sl", IR_I64, false);
@@ -2580,21 +2585,43 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
     ir_add(f, ib, ir_store(f, skey, V(j), V(kk)));
     ir_add(f, ib, ir_store(f, sidx, V(j), V(xx)));
   }
-  { /* a long row: the runtime's stable sort of its positions by k1 */
+  { /* a long row: an LSD radix sort of (k1 - its least k1) by bytes,
+     * stable, in cache (k2 / x2: scratch of the largest bucket, made once),
+     * as many passes as the row's range of k1 has bytes.  (The runtime's
+     * sort_perm, allocating per row, took 27% of an R-MAT 2^17 shuffled
+     * COO to CSR: 117 -> 64 ms.) */
     ir_stmt *lg = ir_else(f, two);
-    ir_add(f, lg, ir_alloc(f, perm, V(ln), false)); /* the row's: a bucket may be one long row */
-    ir_add(f, lg, ir_alloc(f, t2, V(ln), false));
-    ir_stmt *pb = ir_body(ir_add(f, lg, ir_for(f, i, I(0), V(ln), NULL)));
-    ir_add(f, pb, ir_store(f, perm, V(i), B(IR_ADD, V(ra), V(i))));
-    ir_var pv[2] = {perm, skey};
-    ir_expr *pa[1] = {V(ln)};
-    ir_add(f, lg, ir_call(f, IR_SORT_PERM, pv, 2, pa, 1));
-    pb = ir_body(ir_add(f, lg, ir_for(f, i, I(0), V(ln), NULL)));
-    ir_add(f, pb, ir_store(f, t2, V(i), ir_load(f, sidx, ir_load(f, perm, V(i)))));
-    pb = ir_body(ir_add(f, lg, ir_for(f, i, I(0), V(ln), NULL)));
-    ir_add(f, pb, ir_store(f, sidx, B(IR_ADD, V(ra), V(i)), ir_load(f, t2, V(i))));
-    ir_add(f, lg, ir_free(f, perm));
-    ir_add(f, lg, ir_free(f, t2));
+    ir_add(f, lg, ir_assign(f, kk, ir_load(f, skey, V(ra))));
+    ir_add(f, lg, ir_assign(f, xx, V(kk)));
+    ir_stmt *pb = ir_body(ir_add(f, lg, ir_for(f, i, V(ra), V(rz), NULL)));
+    ir_add(f, pb, ir_assign(f, kk, B(IR_MIN, V(kk), ir_load(f, skey, V(i)))));
+    ir_add(f, pb, ir_assign(f, xx, B(IR_MAX, V(xx), ir_load(f, skey, V(i)))));
+    ir_add(f, lg, ir_assign(f, xx, B(IR_SUB, V(xx), V(kk)))); /* the range */
+    ir_add(f, lg, ir_assign(f, j, I(0)));                     /* the shift */
+    ir_stmt *ps = ir_body(ir_add(f, lg, ir_while(f, B(IR_GT, B(IR_SHR, V(xx), V(j)), I(0)), NULL)));
+    {
+      ir_expr *fa[3] = {I(0), I(257), I(0)};
+      ir_add(f, ps, ir_call(f, IR_FILL, &dc, 1, fa, 3));
+    }
+#define DIGIT B(IR_BAND, B(IR_SHR, B(IR_SUB, ir_load(f, skey, V(i)), V(kk)), V(j)), I(255))
+    pb = ir_body(ir_add(f, ps, ir_for(f, i, V(ra), V(rz), NULL)));
+    ir_add(f, pb, ir_assign(f, sl, B(IR_ADD, DIGIT, I(1))));
+    ir_add(f, pb, ir_store(f, dc, V(sl), B(IR_ADD, ir_load(f, dc, V(sl)), I(1))));
+    {
+      ir_expr *pa2[2] = {I(0), I(257)};
+      ir_add(f, ps, ir_call(f, IR_PREFIX_SUM, &dc, 1, pa2, 2));
+    }
+    pb = ir_body(ir_add(f, ps, ir_for(f, i, V(ra), V(rz), NULL)));
+    ir_add(f, pb, ir_assign(f, sl, DIGIT));
+    ir_add(f, pb, ir_assign(f, dp, ir_load(f, dc, V(sl))));
+    ir_add(f, pb, ir_store(f, dc, V(sl), B(IR_ADD, V(dp), I(1))));
+    ir_add(f, pb, ir_store(f, k2, V(dp), ir_load(f, skey, V(i))));
+    ir_add(f, pb, ir_store(f, x2, V(dp), ir_load(f, sidx, V(i))));
+#undef DIGIT
+    pb = ir_body(ir_add(f, ps, ir_for(f, i, I(0), V(ln), NULL)));
+    ir_add(f, pb, ir_store(f, skey, B(IR_ADD, V(ra), V(i)), ir_load(f, k2, V(i))));
+    ir_add(f, pb, ir_store(f, sidx, B(IR_ADD, V(ra), V(i)), ir_load(f, x2, V(i))));
+    ir_add(f, ps, ir_assign(f, j, B(IR_ADD, V(j), I(8))));
   }
   ir_add(f, rb, ir_assign(f, ra, V(rz)));
   /* written out in order at w (<= a + i: the copy in cache is read, the
@@ -2640,8 +2667,9 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
   ir_add(f, body, ir_free(f, lc));
   ir_add(f, body, ir_free(f, skey));
   ir_add(f, body, ir_free(f, sidx));
-  ir_add(f, body, ir_free(f, perm));
-  ir_add(f, body, ir_free(f, t2));
+  ir_add(f, body, ir_free(f, k2));
+  ir_add(f, body, ir_free(f, x2));
+  ir_add(f, body, ir_free(f, dc));
   for (int k = 0; k < C->order; k++) ir_add(f, body, ir_free(f, tmp[k]));
   if (vtmp >= 0) ir_add(f, body, ir_free(f, vtmp));
   ir_add(f, body, ir_assign(f, nout, ir_ref(f, w)));
