@@ -2405,6 +2405,54 @@ static spc_status remap_at(conv *C, ir_func *f, ir_stmt *lb, const ir_var *arr, 
  *       buckets b0 .. b1-1 (bucket b is [bc[b-1], bc[b]), bc[-1] = 0)
  *       sorted, written from w0 (at most bucket b0's start) on, combined;
  *       nout the end of what was written. */
+/* Appended to `into`: the pairs (skey, sidx) at [lo, hi) sorted by skey,
+ * stably, by an LSD radix sort of (skey - its least) in digits of `bits`
+ * bits (dc: 2^bits + 1 counts), through k2 / x2 at [0, hi - lo), as many
+ * passes as the range has digits.  v: the scratch scalars i, kk, xx, j,
+ * sl, dp. */
+static void lsd_pairs(ir_func *f, ir_stmt *into, ir_var skey, ir_var sidx, ir_var k2, ir_var x2,
+                      ir_var dc, ir_var lo, ir_var hi, int bits, const ir_var v[6]) {
+  const ir_var i = v[0], kk = v[1], xx = v[2], j = v[3], sl = v[4], dp = v[5];
+  const int64_t nd = (int64_t)1 << bits;
+#define V(x) ir_ref(f, x)
+#define I(x) ir_int(f, x)
+#define B(op, a, b) ir_bin(f, op, a, b)
+  ir_add(f, into, ir_assign(f, kk, ir_load(f, skey, V(lo))));
+  ir_add(f, into, ir_assign(f, xx, V(kk)));
+  ir_stmt *pb = ir_body(ir_add(f, into, ir_for(f, i, V(lo), V(hi), NULL)));
+  ir_add(f, pb, ir_assign(f, kk, B(IR_MIN, V(kk), ir_load(f, skey, V(i)))));
+  ir_add(f, pb, ir_assign(f, xx, B(IR_MAX, V(xx), ir_load(f, skey, V(i)))));
+  ir_add(f, into, ir_assign(f, xx, B(IR_SUB, V(xx), V(kk)))); /* the range */
+  ir_add(f, into, ir_assign(f, j, I(0)));                     /* the shift */
+  ir_stmt *ps = ir_body(ir_add(f, into, ir_while(f, B(IR_GT, B(IR_SHR, V(xx), V(j)), I(0)), NULL)));
+  {
+    ir_expr *fa[3] = {I(0), I(nd + 1), I(0)};
+    ir_add(f, ps, ir_call(f, IR_FILL, &dc, 1, fa, 3));
+  }
+#define DIGIT B(IR_BAND, B(IR_SHR, B(IR_SUB, ir_load(f, skey, V(i)), V(kk)), V(j)), I(nd - 1))
+  pb = ir_body(ir_add(f, ps, ir_for(f, i, V(lo), V(hi), NULL)));
+  ir_add(f, pb, ir_assign(f, sl, B(IR_ADD, DIGIT, I(1))));
+  ir_add(f, pb, ir_store(f, dc, V(sl), B(IR_ADD, ir_load(f, dc, V(sl)), I(1))));
+  {
+    ir_expr *pa[2] = {I(0), I(nd + 1)};
+    ir_add(f, ps, ir_call(f, IR_PREFIX_SUM, &dc, 1, pa, 2));
+  }
+  pb = ir_body(ir_add(f, ps, ir_for(f, i, V(lo), V(hi), NULL)));
+  ir_add(f, pb, ir_assign(f, sl, DIGIT));
+  ir_add(f, pb, ir_assign(f, dp, ir_load(f, dc, V(sl))));
+  ir_add(f, pb, ir_store(f, dc, V(sl), B(IR_ADD, V(dp), I(1))));
+  ir_add(f, pb, ir_store(f, k2, V(dp), ir_load(f, skey, V(i))));
+  ir_add(f, pb, ir_store(f, x2, V(dp), ir_load(f, sidx, V(i))));
+#undef DIGIT
+  pb = ir_body(ir_add(f, ps, ir_for(f, i, V(lo), V(hi), NULL)));
+  ir_add(f, pb, ir_store(f, skey, V(i), ir_load(f, k2, B(IR_SUB, V(i), V(lo)))));
+  ir_add(f, pb, ir_store(f, sidx, V(i), ir_load(f, x2, B(IR_SUB, V(i), V(lo)))));
+  ir_add(f, ps, ir_assign(f, j, B(IR_ADD, V(j), I(bits))));
+#undef V
+#undef I
+#undef B
+}
+
 enum { RB_COUNT, RB_PLACE, RB_SORT };
 static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e) {
   static const char *const fname[] = {"spc_conv_rbcount", "spc_conv_rbplace", "spc_conv_rbsort"};
@@ -2516,12 +2564,14 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
   ir_var x2 = lang_fresh_local(f, "x2", IR_I64, true);
   ir_var dc = lang_fresh_local(f, "dc", IR_I64, true);
   ir_var dp = lang_fresh_local(f, "dp", IR_I64, false);
+  ir_var lng = lang_fresh_local(f, "lng", IR_I64, false);
+  ir_var nbk = lang_fresh_local(f, "nbk", IR_I64, false);
   ir_add(f, body, ir_alloc(f, lc, B(IR_ADD, V(R), I(1)), false));
   ir_add(f, body, ir_alloc(f, skey, V(mx), false));
   ir_add(f, body, ir_alloc(f, sidx, V(mx), false));
   ir_add(f, body, ir_alloc(f, k2, V(mx), false));
   ir_add(f, body, ir_alloc(f, x2, V(mx), false));
-  ir_add(f, body, ir_alloc(f, dc, I(257), false));
+  ir_add(f, body, ir_alloc(f, dc, I(2049), false)); /* digits of up to 11 bits */
   ir_var base = lang_fresh_local(f, "base", IR_I64, false);
   ir_var r = lang_fresh_local(f, "r", IR_I64, false);
   ir_var sl = lang_fresh_local(f, "sl", IR_I64, false);
@@ -2557,7 +2607,35 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
     ir_expr *ps[2] = {I(0), B(IR_ADD, V(R), I(1))};
     ir_add(f, nz, ir_call(f, IR_PREFIX_SUM, &lc, 1, ps, 2));
   }
-  lb = ir_body(ir_add(f, nz, ir_for(f, t, I(0), B(IR_SUB, V(z), V(a)), NULL)));
+  const ir_var lv[6] = {i, kk, xx, j, sl, dp};
+  /* Mostly rows of more than 32 (a skewed matrix's): the whole bucket by
+   * k1 (LSD, 11-bit digits), then stably by row (the counts' starts in
+   * lc); else by row, then each row by k1 (insertion sort, or the LSD by
+   * bytes past 32) */
+  ir_add(f, nz, ir_assign(f, lng, I(0)));
+  ir_add(f, nz, ir_assign(f, nbk, B(IR_SUB, V(z), V(a))));
+  lb = ir_body(ir_add(f, nz, ir_for(f, r, I(0), V(R), NULL)));
+  ir_add(f, lb, ir_assign(f, ln, B(IR_SUB, ir_load(f, lc, B(IR_ADD, V(r), I(1))), ir_load(f, lc, V(r)))));
+  ir_add(f, ir_then(ir_add(f, lb, ir_if(f, B(IR_GT, V(ln), I(32)), NULL, NULL))),
+         ir_assign(f, lng, B(IR_ADD, V(lng), V(ln))));
+  ir_stmt *ifb = ir_add(f, nz, ir_if(f, B(IR_GT, B(IR_MUL, V(lng), I(2)), V(nbk)), NULL, NULL));
+  ir_stmt *pB = ir_then(ifb), *pA = ir_else(f, ifb);
+  lb = ir_body(ir_add(f, pB, ir_for(f, t, I(0), V(nbk), NULL)));
+  if ((s = remap_at(C, f, lb, tmp, t, outs, e))) return s;
+  ir_add(f, lb, ir_store(f, skey, V(t), ir_cast(f, IR_I64, outs[1])));
+  ir_add(f, lb, ir_store(f, sidx, V(t), V(t)));
+  ir_add(f, pB, ir_assign(f, ra, I(0)));
+  lsd_pairs(f, pB, skey, sidx, k2, x2, dc, ra, nbk, 11, lv);
+  lb = ir_body(ir_add(f, pB, ir_for(f, t, I(0), V(nbk), NULL)));
+  ir_add(f, lb, ir_assign(f, xx, ir_load(f, sidx, V(t))));
+  if ((s = remap_at(C, f, lb, tmp, xx, outs, e))) return s;
+  ir_add(f, lb, ir_assign(f, r, B(IR_SUB, B(IR_SUB, ir_cast(f, IR_I64, outs[0]), V(lo0)), V(base))));
+  ir_add(f, lb, ir_assign(f, sl, ir_load(f, lc, V(r))));
+  ir_add(f, lb, ir_store(f, lc, V(r), B(IR_ADD, V(sl), I(1))));
+  ir_add(f, lb, ir_store(f, x2, V(sl), V(xx)));
+  lb = ir_body(ir_add(f, pB, ir_for(f, t, I(0), V(nbk), NULL)));
+  ir_add(f, lb, ir_store(f, sidx, V(t), ir_load(f, x2, V(t))));
+  lb = ir_body(ir_add(f, pA, ir_for(f, t, I(0), V(nbk), NULL)));
   if ((s = remap_at(C, f, lb, tmp, t, outs, e))) return s;
   ir_add(f, lb, ir_assign(f, r, B(IR_SUB, B(IR_SUB, ir_cast(f, IR_I64, outs[0]), V(lo0)), V(base))));
   ir_add(f, lb, ir_assign(f, sl, ir_load(f, lc, V(r))));
@@ -2565,8 +2643,8 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
   ir_add(f, lb, ir_store(f, skey, V(sl), ir_cast(f, IR_I64, outs[1])));
   ir_add(f, lb, ir_store(f, sidx, V(sl), V(t)));
   /* lc[r] is row r's end: each row of two or more sorted by k1 */
-  ir_add(f, nz, ir_assign(f, ra, I(0)));
-  ir_stmt *rb = ir_body(ir_add(f, nz, ir_for(f, r, I(0), V(R), NULL)));
+  ir_add(f, pA, ir_assign(f, ra, I(0)));
+  ir_stmt *rb = ir_body(ir_add(f, pA, ir_for(f, r, I(0), V(R), NULL)));
   ir_add(f, rb, ir_assign(f, rz, ir_load(f, lc, V(r))));
   ir_add(f, rb, ir_assign(f, ln, B(IR_SUB, V(rz), V(ra))));
   ir_stmt *two = ir_add(f, rb, ir_if(f, B(IR_LE, V(ln), I(32)), NULL, NULL));
@@ -2585,44 +2663,12 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
     ir_add(f, ib, ir_store(f, skey, V(j), V(kk)));
     ir_add(f, ib, ir_store(f, sidx, V(j), V(xx)));
   }
-  { /* a long row: an LSD radix sort of (k1 - its least k1) by bytes,
-     * stable, in cache (k2 / x2: scratch of the largest bucket, made once),
-     * as many passes as the row's range of k1 has bytes.  (The runtime's
-     * sort_perm, allocating per row, took 27% of an R-MAT 2^17 shuffled
-     * COO to CSR: 117 -> 64 ms.) */
-    ir_stmt *lg = ir_else(f, two);
-    ir_add(f, lg, ir_assign(f, kk, ir_load(f, skey, V(ra))));
-    ir_add(f, lg, ir_assign(f, xx, V(kk)));
-    ir_stmt *pb = ir_body(ir_add(f, lg, ir_for(f, i, V(ra), V(rz), NULL)));
-    ir_add(f, pb, ir_assign(f, kk, B(IR_MIN, V(kk), ir_load(f, skey, V(i)))));
-    ir_add(f, pb, ir_assign(f, xx, B(IR_MAX, V(xx), ir_load(f, skey, V(i)))));
-    ir_add(f, lg, ir_assign(f, xx, B(IR_SUB, V(xx), V(kk)))); /* the range */
-    ir_add(f, lg, ir_assign(f, j, I(0)));                     /* the shift */
-    ir_stmt *ps = ir_body(ir_add(f, lg, ir_while(f, B(IR_GT, B(IR_SHR, V(xx), V(j)), I(0)), NULL)));
-    {
-      ir_expr *fa[3] = {I(0), I(257), I(0)};
-      ir_add(f, ps, ir_call(f, IR_FILL, &dc, 1, fa, 3));
-    }
-#define DIGIT B(IR_BAND, B(IR_SHR, B(IR_SUB, ir_load(f, skey, V(i)), V(kk)), V(j)), I(255))
-    pb = ir_body(ir_add(f, ps, ir_for(f, i, V(ra), V(rz), NULL)));
-    ir_add(f, pb, ir_assign(f, sl, B(IR_ADD, DIGIT, I(1))));
-    ir_add(f, pb, ir_store(f, dc, V(sl), B(IR_ADD, ir_load(f, dc, V(sl)), I(1))));
-    {
-      ir_expr *pa2[2] = {I(0), I(257)};
-      ir_add(f, ps, ir_call(f, IR_PREFIX_SUM, &dc, 1, pa2, 2));
-    }
-    pb = ir_body(ir_add(f, ps, ir_for(f, i, V(ra), V(rz), NULL)));
-    ir_add(f, pb, ir_assign(f, sl, DIGIT));
-    ir_add(f, pb, ir_assign(f, dp, ir_load(f, dc, V(sl))));
-    ir_add(f, pb, ir_store(f, dc, V(sl), B(IR_ADD, V(dp), I(1))));
-    ir_add(f, pb, ir_store(f, k2, V(dp), ir_load(f, skey, V(i))));
-    ir_add(f, pb, ir_store(f, x2, V(dp), ir_load(f, sidx, V(i))));
-#undef DIGIT
-    pb = ir_body(ir_add(f, ps, ir_for(f, i, I(0), V(ln), NULL)));
-    ir_add(f, pb, ir_store(f, skey, B(IR_ADD, V(ra), V(i)), ir_load(f, k2, V(i))));
-    ir_add(f, pb, ir_store(f, sidx, B(IR_ADD, V(ra), V(i)), ir_load(f, x2, V(i))));
-    ir_add(f, ps, ir_assign(f, j, B(IR_ADD, V(j), I(8))));
-  }
+  /* a long row: an LSD radix sort of (k1 - its least k1) by bytes,
+   * stable, in cache (k2 / x2: scratch of the largest bucket, made once),
+   * as many passes as the row's range of k1 has bytes.  (The runtime's
+   * sort_perm, allocating per row, took 27% of an R-MAT 2^17 shuffled COO
+   * to CSR: 117 -> 64 ms.) */
+  lsd_pairs(f, ir_else(f, two), skey, sidx, k2, x2, dc, ra, rz, 8, lv);
   ir_add(f, rb, ir_assign(f, ra, V(rz)));
   /* written out in order at w (<= a + i: the copy in cache is read, the
    * bucket's place written); with comb a component equal in (k0, k1) to
