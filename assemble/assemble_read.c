@@ -76,6 +76,8 @@ typedef struct rd {
   bool spmv, transpose;
   bool clip; /* a fused routine's nest: the top level clipped to [q0, q1) */
   bool split; /* positions schedule: level 1 clipped to [r0, r1) too */
+  bool lanes; /* lanes schedule: each innermost loop's products in four
+                 partial sums (lanes_fit: y's index fixed over it) */
   ir_ty sty;  /* the arithmetic type: F64 or C128 */
   ir_var x, y, q0, q1, r0, r1;
   /* a fused routine's leaf (asm_src_nest): the code for one component,
@@ -84,6 +86,85 @@ typedef struct rd {
   void *leaf_ctx;
   ir_var stop;
 } rd;
+
+/* Canonical index d of the current component, from the level coordinates. */
+static ir_expr *canon(rd *R, int d) {
+  ir_func *f = R->f;
+  const inv *v = &R->iv[d];
+  ir_expr *x = ir_cast(f, IR_I64, ir_ref(f, R->c[v->a]));
+  if (v->b >= 0)
+    x = ir_bin(f, IR_ADD, ir_bin(f, IR_MUL, x, ir_int(f, v->K)),
+               ir_cast(f, IR_I64, ir_ref(f, R->c[v->b])));
+  return x;
+}
+
+/* One product of the innermost level at position qv into lane `lane`:
+ * the coordinate (access), valid, the padding's zero skipped, then
+ * lane += a * x[j]. */
+static spc_status lane_product(rd *R, lvbind *b, ir_stmt *into, ir_var qv, ir_var lane,
+                               ir_var hit, spc_error *e) {
+  ir_func *f = R->f;
+  const conv_info *I = R->I;
+  b->q = qv;
+  spc_status s = asm_lower_fn(f, into, b, SPC_LF_ACCESS, b->c, NULL, e);
+  if (s) return s;
+  if (asm_lfn(b, SPC_LF_VALID)) {
+    ir_var ok = lang_fresh_local(f, "ok", IR_BOOL, false);
+    if ((s = asm_lower_fn(f, into, b, SPC_LF_VALID, ok, NULL, e))) return s;
+    into = ir_then(ir_add(f, into, ir_if(f, ir_ref(f, ok), NULL, NULL)));
+  }
+  if (R->vals >= 0 && I->fmt->fill_zero)
+    into = ir_then(ir_add(f, into, ir_if(f, ir_cast(f, IR_BOOL, ir_load(f, R->vals, ir_ref(f, qv))), NULL, NULL)));
+  ir_expr *a = R->vals >= 0 ? ir_cast(f, R->sty, ir_load(f, R->vals, ir_ref(f, qv)))
+                            : ir_cast(f, R->sty, ir_f64(f, 1.0));
+  ir_expr *prod = ir_bin(f, IR_MUL, a, ir_load(f, R->x, canon(R, R->transpose ? 0 : 1)));
+  ir_add(f, into, ir_assign(f, lane, ir_bin(f, IR_ADD, ir_ref(f, lane), prod)));
+  if (hit >= 0) ir_add(f, into, ir_assign(f, hit, ir_bool(f, true)));
+  return SPC_OK;
+}
+
+/* The lanes schedule's innermost loop over positions [bg, en): four
+ * partial sums, the positions taken four at a time (the k-th of each four
+ * into lane k), the last (en - bg) % 4 into lane 0; then y[i] += (l0 +
+ * l1) + (l2 + l3).  y's index comes from the levels above (lanes_fit).
+ * Where positions may be skipped (valid, a padding's zeros) y is written
+ * only when one was not: a padded block row past the matrix has no y. */
+static spc_status lanes_loop(rd *R, lvbind *b, ir_stmt *dst, ir_var bg, ir_var en, spc_error *e) {
+  ir_func *f = R->f;
+  const conv_info *I = R->I;
+  ir_var lane[4], q = b->q, qk[4];
+  for (int k = 0; k < 4; k++) {
+    lane[k] = lang_fresh_local(f, "lane", R->sty, false);
+    ir_add(f, dst, ir_assign(f, lane[k], ir_cast(f, R->sty, ir_f64(f, 0.0))));
+    qk[k] = lang_fresh_local(f, "qk", I->index_ty, false);
+  }
+  ir_var yl = lang_fresh_local(f, "yl", IR_I64, false);
+  ir_add(f, dst, ir_assign(f, yl, canon(R, R->transpose ? 1 : 0)));
+  ir_var hit = -1;
+  if (asm_lfn(b, SPC_LF_VALID) || (R->vals >= 0 && I->fmt->fill_zero)) {
+    hit = lang_fresh_local(f, "hit", IR_BOOL, false);
+    ir_add(f, dst, ir_assign(f, hit, ir_bool(f, false)));
+  }
+  ir_add(f, dst, ir_assign(f, q, ir_ref(f, bg)));
+  ir_expr *four = ir_bin(f, IR_LT, ir_bin(f, IR_ADD, ir_cast(f, IR_I64, ir_ref(f, q)), ir_int(f, 3)),
+                         ir_cast(f, IR_I64, ir_ref(f, en)));
+  ir_stmt *wb = ir_body(ir_add(f, dst, ir_while(f, four, NULL)));
+  spc_status s = SPC_OK;
+  for (int k = 0; k < 4 && !s; k++) {
+    ir_add(f, wb, ir_assign(f, qk[k], ir_cast(f, I->index_ty, ir_bin(f, IR_ADD, ir_cast(f, IR_I64, ir_ref(f, q)), ir_int(f, k)))));
+    s = lane_product(R, b, wb, qk[k], lane[k], hit, e);
+  }
+  ir_add(f, wb, ir_assign(f, q, ir_cast(f, I->index_ty, ir_bin(f, IR_ADD, ir_cast(f, IR_I64, ir_ref(f, q)), ir_int(f, 4)))));
+  ir_stmt *tb = ir_body(ir_add(f, dst, ir_while(f, ir_bin(f, IR_LT, ir_ref(f, q), ir_ref(f, en)), NULL)));
+  if (!s) s = lane_product(R, b, tb, q, lane[0], hit, e);
+  ir_add(f, tb, ir_assign(f, q, ir_cast(f, I->index_ty, ir_bin(f, IR_ADD, ir_cast(f, IR_I64, ir_ref(f, q)), ir_int(f, 1)))));
+  ir_expr *sum = ir_bin(f, IR_ADD, ir_bin(f, IR_ADD, ir_ref(f, lane[0]), ir_ref(f, lane[1])),
+                        ir_bin(f, IR_ADD, ir_ref(f, lane[2]), ir_ref(f, lane[3])));
+  ir_stmt *put = hit >= 0 ? ir_then(ir_add(f, dst, ir_if(f, ir_ref(f, hit), NULL, NULL))) : dst;
+  ir_add(f, put, ir_store(f, R->y, ir_ref(f, yl), ir_bin(f, IR_ADD, ir_load(f, R->y, ir_ref(f, yl)), sum)));
+  b->q = q;
+  return s;
+}
 
 static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
                        spc_error *e) {
@@ -115,6 +196,7 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
     ir_add(f, dst, ir_assign(f, bg, ir_bin(f, IR_MAX, ir_ref(f, bg), ir_cast(f, I->index_ty, ir_ref(f, R->r0)))));
     ir_add(f, dst, ir_assign(f, en, ir_bin(f, IR_MIN, ir_ref(f, en), ir_cast(f, I->index_ty, ir_ref(f, R->r1)))));
   }
+  if (R->spmv && R->lanes && l == I->nlevels - 1) return lanes_loop(R, &b, dst, bg, en, e);
   ir_stmt *loop = ir_add(f, dst, ir_for(f, b.q, ir_ref(f, bg), ir_ref(f, en), NULL));
   ir_stmt *body = ir_body(loop);
   if (R->leaf && R->stop >= 0) {
@@ -148,20 +230,13 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
   }
   if (R->spmv) {
     ir_expr *cd[2];
-    for (int d = 0; d < 2; d++) {
-      const inv *v = &R->iv[d];
-      ir_expr *x = ir_cast(f, IR_I64, ir_ref(f, R->c[v->a]));
-      if (v->b >= 0)
-        x = ir_bin(f, IR_ADD, ir_bin(f, IR_MUL, x, ir_int(f, v->K)),
-                   ir_cast(f, IR_I64, ir_ref(f, R->c[v->b])));
-      cd[d] = x;
-    }
+    for (int d = 0; d < 2; d++) cd[d] = canon(R, d);
     ir_expr *a = R->vals >= 0 ? ir_cast(f, R->sty, ir_load(f, R->vals, ir_ref(f, b.q)))
                               : ir_cast(f, R->sty, ir_f64(f, 1.0));
     int yi = R->transpose ? 1 : 0;
+    ir_expr *prod = ir_bin(f, IR_MUL, a, ir_load(f, R->x, cd[1 - yi]));
     ir_var iv2 = lang_fresh_local(f, "yi", IR_I64, false);
     ir_add(f, body, ir_assign(f, iv2, cd[yi]));
-    ir_expr *prod = ir_bin(f, IR_MUL, a, ir_load(f, R->x, cd[1 - yi]));
     ir_add(f, body, ir_store(f, R->y, ir_ref(f, iv2),
                              ir_bin(f, IR_ADD, ir_load(f, R->y, ir_ref(f, iv2)), prod)));
     return SPC_OK;
@@ -659,7 +734,7 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
                             spc_kernel_info *info, spmv_plan *P, spc_error *e) {
   P->nt = threads > 0 ? threads : 1;
   if (P->nt > 64) P->nt = 64;
-  P->sched = SPC_SCHED_ROWS;
+  P->sched = want == SPC_SCHED_LANES ? SPC_SCHED_LANES : SPC_SCHED_ROWS; /* lanes: split as rows */
   P->cut = NULL;
   char *note = info ? info->note : NULL;
   size_t nn = info ? sizeof info->note : 0;
@@ -679,7 +754,8 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
   if (want == SPC_SCHED_POSITIONS && !can && note)
     snprintf(note, nn, "positions schedule: level 1 of %s (%s) has no contiguous positions to "
              "split; rows instead", I->fmt->name, I->lv[I->nlevels > 1]->lf->name);
-  if (want == SPC_SCHED_ROWS || !can || (want == SPC_SCHED_AUTO && P->nt == 1)) {
+  if (want == SPC_SCHED_ROWS || want == SPC_SCHED_LANES || !can ||
+      (want == SPC_SCHED_AUTO && P->nt == 1)) {
     if (P->e0 - P->b0 < 2 * P->nt) P->nt = 1;
     return SPC_OK;
   }
@@ -735,7 +811,7 @@ typedef struct spmv_call {
 static int thread_calls(const spmv_plan *P, int k, bool owned, spmv_call c[2]) {
   int64_t n = P->nt;
   bool part = n > 1 && !owned;
-  if (P->sched == SPC_SCHED_ROWS) {
+  if (P->sched == SPC_SCHED_ROWS || P->sched == SPC_SCHED_LANES) {
     if (n == 1) c[0] = (spmv_call){P->b0, P->e0, 0, 0, part}; /* (the whole index range: no arithmetic) */
     else c[0] = (spmv_call){P->b0 + (P->e0 - P->b0) * k / n, P->b0 + (P->e0 - P->b0) * (k + 1) / n, 0, 0, part};
     return 1;
@@ -757,6 +833,14 @@ static int thread_calls(const spmv_plan *P, int k, bool owned, spmv_call c[2]) {
 static bool y_owned(const conv_info *I, const inv *iv, bool transpose) {
   const inv *v = &iv[transpose ? 1 : 0];
   return v->a == 0 && v->b != 0 && I->lv[0]->unique && (I->lv[0]->lf->props & SPC_LP_UNIQUE);
+}
+
+/* Whether the lanes schedule applies: y's index comes from the levels
+ * above the innermost (CSR's rows; not CSC's, nor a transpose's). */
+static bool lanes_fit(const conv_info *I, const inv *iv, bool transpose) {
+  const inv *v = &iv[transpose ? 1 : 0];
+  int in = I->nlevels - 1;
+  return in > 0 && v->a < in && v->b < in;
 }
 
 /* ---- compiled SpMV routines kept per process ----------------------------------
@@ -801,15 +885,15 @@ static void hstr(uint64_t *h, const char *s) {
   hmix(h, s ? s : "", s ? strlen(s) + 1 : 1);
 }
 
-static void prep_key(const conv_info *I, spc_vtype vt, bool transpose, bool split, const asm_engine *E,
-                     uint64_t h[2]) {
+static void prep_key(const conv_info *I, spc_vtype vt, bool transpose, bool split, bool lanes,
+                     const asm_engine *E, uint64_t h[2]) {
   h[0] = 0xcbf29ce484222325ULL;
   h[1] = 0x84222325cbf29ce4ULL;
   hstr(h, I->fmt->name);
   hstr(h, I->fmt->yaml);
   hstr(h, I->fmt->remap.text);
   int64_t v[8] = {I->nlevels, I->nparams, I->nmodes, (int64_t)I->index_ty, (int64_t)I->coord_ty, (int64_t)vt,
-                  (int64_t)transpose * 2 + split, (int64_t)E->want * 2 + E->no_jit};
+                  (int64_t)transpose * 4 + split * 2 + lanes, (int64_t)E->want * 2 + E->no_jit};
   hmix(h, v, sizeof v);
   for (int l = 0; l < I->nlevels; l++) {
     hstr(h, I->lv[l]->lf->name);
@@ -862,12 +946,31 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
   spmv_prep hit;
   asm_entry fn = NULL;
   bool kept = false;
+  /* lanes asked: known to fit once the remapping is inverted (a routine
+   * kept under the lanes key fits: the key says the format) */
+  R.lanes = P.sched == SPC_SCHED_LANES;
   if (!s && E.want != SPC_ENGINE_GENERIC) {
-    prep_key(I, t->vt, transpose, R.split, &E, h);
+    prep_key(I, t->vt, transpose, R.split, R.lanes, &E, h);
     if ((kept = prep_get(h, &hit))) fn = hit.fn, iv[0] = hit.iv[0], iv[1] = hit.iv[1];
   }
   if (!s && !kept) s = asm_remap(I->fmt, 2, I->params, I->nparams, I->modes, I->nmodes, rt, sizeof rt, &r, e);
   if (!s && !kept) s = invert(I, r, iv, e);
+  if (!s && R.lanes && !lanes_fit(I, iv, transpose)) { /* rows instead */
+    R.lanes = false;
+    P.sched = SPC_SCHED_ROWS;
+    if (info && !info->note[0])
+      snprintf(info->note, sizeof info->note,
+               "lanes schedule: y's index is not fixed under the innermost level of %s%s; rows "
+               "instead", I->fmt->name, transpose ? " (transposed)" : "");
+    if (kept) { /* not kept under the lanes key: rows' own */
+      kept = false;
+      fn = NULL;
+    }
+    if (E.want != SPC_ENGINE_GENERIC) {
+      prep_key(I, t->vt, transpose, R.split, false, &E, h);
+      if ((kept = prep_get(h, &hit))) fn = hit.fn;
+    }
+  }
   R.r = r;
   R.iv = iv;
   if (!s && !kept && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
@@ -947,17 +1050,18 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
 }
 
 spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty coord_ty,
-                            spc_vtype vt, bool transpose, bool split, asm_routine_cb cb,
-                            void *ctx, spc_error *e) {
+                            spc_vtype vt, bool transpose, bool split, bool lanes,
+                            asm_routine_cb cb, void *ctx, spc_error *e) {
   conv_info I = {.fmt = fmt, .index_ty = index_ty, .coord_ty = coord_ty};
   rd R = {.I = &I, .order = 2, .vt = vt, .spmv = true, .transpose = transpose, .split = split,
-          .sty = vt == SPC_C128 ? IR_C128 : IR_F64};
+          .lanes = lanes, .sty = vt == SPC_C128 ? IR_C128 : IR_F64};
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
   spc_status s = dry_info(&I, 2, &r, iv, e);
   R.r = r;
   R.iv = iv;
   if (!s && split && !splittable(&I)) s = SPC_ERR_UNSUPPORTED; /* positions never runs */
+  if (!s && lanes && (split || !lanes_fit(&I, iv, transpose))) s = SPC_ERR_UNSUPPORTED; /* rows runs */
   if (!s && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
   if (!s) s = build_spmv(&R, e);
   if (!s) s = cb(ctx, R.f, e);

@@ -197,9 +197,10 @@ static void run(const spc_tensor *A0, const char *file, int reps) {
   double bytes = (double)iw * (double)(m + 1) + (double)(iw + 8) * (double)nnz + 8.0 * (double)(n + m);
   double *x = vec_alloc(n), *y = vec_alloc(m);
   for (int64_t j = 0; j < n; j++) x[j] = 1.0 + (double)(j % 7) / 8.0;
-  static const spc_schedule sc[] = {SPC_SCHED_ROWS, SPC_SCHED_POSITIONS, SPC_SCHED_AUTO};
+  static const spc_schedule sc[] = {SPC_SCHED_ROWS, SPC_SCHED_POSITIONS, SPC_SCHED_AUTO,
+                                    SPC_SCHED_LANES};
   for (int ti = 0; ti < nthr; ti++)
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < 4; s++) {
       spc_kernel_opts k;
       memset(&k, 0, sizeof k);
       k.threads = thr[ti];

@@ -211,7 +211,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     }
     else if (!strcmp(name, "--schedule")) {
       if (spc_schedule_parse(val, &o->schedule)) {
-        cli_usage_error(cmd, "unknown schedule '%s' (rows, positions, auto)", val);
+        cli_usage_error(cmd, "unknown schedule '%s' (rows, positions, lanes, auto)", val);
         return -1;
       }
     }

@@ -92,8 +92,9 @@ const cli_cmd cli_commands[] = {
      "  --transpose        y = A^T x\n"
      "  --repeat R         run R times, report the best time\n"
      "  --schedule S       rows (top level split evenly), positions (the level below\n"
-     "                     split into equal chunks of positions), auto (default:\n"
-     "                     positions when the rows split is unbalanced)\n"
+     "                     split into equal chunks of positions), lanes (rows, each\n"
+     "                     row in four partial sums: faster, not SciPy's order),\n"
+     "                     auto (default: positions when the rows split is unbalanced)\n"
      "  --engine E         auto, generic, factory, jit\n"
      "  --no-jit           never compile at run time\n"
      "  -v, --verbose      time, throughput and the schedule that ran\n",

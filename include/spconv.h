@@ -367,16 +367,25 @@ enum {
  *             else rows runs (spc_kernel_info.note says so);
  *  auto:      positions when the rows split would give a thread more
  *             than 1.2 times its share of those positions and 32768 or
- *             more over it, else rows (and rows on one thread).
+ *             more over it, else rows (and rows on one thread);
+ *  lanes:     rows, each parent's products summed in four partial sums
+ *             (its k-th stored child into lane k mod 4, the lanes added as
+ *             (l0 + l1) + (l2 + l3), then into y): the add chain of an
+ *             in-order sum broken, 1.6-2.4x rows on cache-resident CSR;
+ *             not the left-to-right order of rows (or SciPy), so the
+ *             last bits may differ; only where y's index is fixed under the
+ *             innermost level (CSR; CSC transposed), else rows runs
+ *             (spc_kernel_info.used says which, .note why).
  * Each schedule is deterministic: one result, bit for bit, per schedule
  * and thread count, on every engine. */
 typedef enum spc_schedule {
   SPC_SCHED_AUTO = 0,
   SPC_SCHED_ROWS = 1,
-  SPC_SCHED_POSITIONS = 2
+  SPC_SCHED_POSITIONS = 2,
+  SPC_SCHED_LANES = 3
 } spc_schedule;
 SPC_API const char *spc_schedule_name(spc_schedule s);
-/* "auto", "rows" or "positions" -> *s; nonzero when unknown. */
+/* "auto", "rows", "positions" or "lanes" -> *s; nonzero when unknown. */
 SPC_API int spc_schedule_parse(const char *name, spc_schedule *s);
 /* What an SpMV did, for --verbose. */
 typedef struct spc_kernel_info {
@@ -389,7 +398,7 @@ typedef struct spc_kernel_opts {
   int no_jit;
   int threads;           /* 0: one */
   const char *format;    /* spmv: the format A runs in when A is not one */
-  spc_schedule schedule; /* spmv: 0 (auto), rows or positions */
+  spc_schedule schedule; /* spmv: 0 (auto), rows, positions or lanes */
   spc_kernel_info *info; /* spmv, spgemm: filled when non-NULL (spgemm: the
                             threads and, for gustavson and inner, a note on
                             the bitmap plan or unsorted rows) */

@@ -21,14 +21,14 @@ static spc_status as_format(const spc_tensor *a, const char *fmt, const spc_conv
   return s;
 }
 
-static const char *const sched_names[] = {"auto", "rows", "positions"};
+static const char *const sched_names[] = {"auto", "rows", "positions", "lanes"};
 
 const char *spc_schedule_name(spc_schedule s) {
-  return (unsigned)s < 3 ? sched_names[s] : "?";
+  return (unsigned)s < 4 ? sched_names[s] : "?";
 }
 
 int spc_schedule_parse(const char *name, spc_schedule *s) {
-  for (int k = 0; name && k < 3; k++)
+  for (int k = 0; name && k < 4; k++)
     if (!strcmp(name, sched_names[k])) return (*s = (spc_schedule)k), 0;
   return -1;
 }
@@ -38,8 +38,8 @@ spc_status spc_spmv(const spc_tensor *A, int transpose, const void *x, void *y,
   if (!A || !x || !y || A->order != 2)
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spmv needs a matrix, x and y");
   spc_schedule sched = ko ? ko->schedule : SPC_SCHED_AUTO;
-  if ((unsigned)sched > SPC_SCHED_POSITIONS)
-    return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spmv: unknown schedule %d (auto, rows, positions)",
+  if ((unsigned)sched > SPC_SCHED_LANES)
+    return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spmv: unknown schedule %d (auto, rows, positions, lanes)",
                    (int)sched);
   {
     size_t w = A->vt == SPC_C128 ? 16 : 8;

@@ -22,9 +22,18 @@
  *             the same bits from run to run; dcsr and bcsr split too;
  *   fallback  a user format whose second level is not `compact`:
  *             positions runs rows and says so in info.note;
+ *   lanes     every format, the small matrices, transposed or not,
+ *             threads 1, 2, 3: within 1e-12 of the reference; the
+ *             generic engine's bits (and the JIT's on csr); csr and a
+ *             transposed csc run lanes, csc and a transposed csr run rows
+ *             and say why in info.note; csr gives the same bits on every
+ *             thread count;
+ *             integer sums equal the rows schedule's; the last bits of a
+ *             real sum differ from rows somewhere (the partial sums are
+ *             not left to right);
  *   cli       --schedule=positions -v names the schedule, y read back
- *             equal to spc_spmv's; an unknown schedule exits 1 (usage)
- *             naming the choices. */
+ *             equal to spc_spmv's; --schedule=lanes too; an unknown
+ *             schedule exits 1 (usage) naming the choices. */
 #include "suites.h"
 #include "testutil.h"
 #include <math.h>
@@ -219,6 +228,90 @@ START_TEST(test_formats) {
   if (!runs) return;
   printf("spmv_sched: %ld runs within 1e-12 of the reference, generic = factory; %ld bit identical to rows "
          "on 1 thread\n", runs, exact);
+}
+END_TEST
+
+/* ---- the lanes schedule ------------------------------------------------------------- */
+
+START_TEST(test_lanes) {
+  long runs = 0, lanes = 0, rows = 0, differ = 0;
+  for (int mi = 0; small[mi]; mi++) {
+    spc_tensor *A = read_matrix(small[mi]);
+    if (!A) continue;
+    spc_vtype vt = spc_tensor_vtype(A);
+    bool ints = vt == SPC_PATTERN || vt == SPC_I64 || vt == SPC_U64;
+    int64_t nmax = spc_tensor_dim(A, 0) > spc_tensor_dim(A, 1) ? spc_tensor_dim(A, 0) : spc_tensor_dim(A, 1);
+    double *x = make_x(nmax, vt == SPC_C128, ints);
+    for (int f = 0; f < NF; f++) {
+      spc_tensor *B = NULL;
+      char what[300];
+      snprintf(what, sizeof what, "%s as %s", small[mi], fmts[f]);
+      if (!convert(A, fmts[f], &B, what)) continue;
+      for (int tr = 0; tr < 2; tr++) {
+        ref r;
+        reference(A, tr, x, &r);
+        double *yr = spmv_run(B, tr, x, SPC_ENGINE_FACTORY, 1, SPC_SCHED_ROWS, NULL, what);
+        double *y1 = NULL;
+        for (int nt = 1; nt <= 3; nt++) {
+          snprintf(what, sizeof what, "%s as %s%s, lanes, %d threads", small[mi], fmts[f],
+                   tr ? " transposed" : "", nt);
+          spc_kernel_info info;
+          double *y = spmv_run(B, tr, x, SPC_ENGINE_FACTORY, nt, SPC_SCHED_LANES, &info, what);
+          /* y's index above the innermost level: csr's rows, a transposed
+           * csc's columns; not csr transposed or csc */
+          bool csr = !strcmp(fmts[f], "csr"), csc = !strcmp(fmts[f], "csc");
+          if ((csr && !tr) || (csc && tr))
+            ck_assert_msg(info.used == SPC_SCHED_LANES, "%s: ran %s", what, spc_schedule_name(info.used));
+          if ((csr && tr) || (csc && !tr))
+            ck_assert_msg(info.used == SPC_SCHED_ROWS && strstr(info.note, "lanes schedule: y's index"),
+                          "%s: ran %s (%s)", what, spc_schedule_name(info.used), info.note);
+          ck_assert_msg(info.used == SPC_SCHED_LANES || info.used == SPC_SCHED_ROWS, "%s: used %d", what,
+                        (int)info.used);
+          lanes += info.used == SPC_SCHED_LANES;
+          rows += info.used == SPC_SCHED_ROWS;
+          check_ref(&r, y, what);
+          double *yg = spmv_run(B, tr, x, SPC_ENGINE_GENERIC, nt, SPC_SCHED_LANES, NULL, what);
+          ck_assert_msg(!memcmp(y, yg, ybytes(B, tr)), "%s: generic and factory differ", what);
+          free(yg);
+          if (ints) /* exact sums: any order */
+            ck_assert_msg(!memcmp(y, yr, ybytes(B, tr)), "%s: an integer sum differs from rows", what);
+          if (nt == 1) differ += info.used == SPC_SCHED_LANES && memcmp(y, yr, ybytes(B, tr)) != 0;
+          if (!y1) {
+            y1 = y;
+          } else {
+            if (!strcmp(fmts[f], "csr") && !tr) /* whole rows a thread */
+              ck_assert_msg(!memcmp(y, y1, ybytes(B, tr)), "%s: bits differ from 1 thread", what);
+            free(y);
+          }
+          runs++;
+        }
+        free(y1);
+        free(yr);
+        ref_free(&r);
+      }
+      spc_tensor_free(&B);
+    }
+    free(x);
+    spc_tensor_free(&A);
+  }
+  if (!runs) return;
+  ck_assert_msg(lanes > 20 && rows > 20 && differ > 0, "lanes %ld, rows %ld, differing %ld", lanes, rows,
+                differ);
+  /* the JIT's routine: the factory's bits */
+  spc_tensor *A = read_matrix("dwt_992.mtx"), *B = NULL;
+  if (A && convert(A, "csr", &B, "dwt_992 as csr")) {
+    double *x = make_x(spc_tensor_dim(A, 0), false, false);
+    double *yf = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 2, SPC_SCHED_LANES, NULL, "lanes factory");
+    double *yj = spmv_run(B, false, x, SPC_ENGINE_JIT, 2, SPC_SCHED_LANES, NULL, "lanes jit");
+    ck_assert_msg(!memcmp(yf, yj, ybytes(B, false)), "dwt_992 lanes: jit and factory differ");
+    free(yf);
+    free(yj);
+    free(x);
+  }
+  spc_tensor_free(&B);
+  spc_tensor_free(&A);
+  printf("spmv_sched: lanes %ld runs within 1e-12 of the reference, generic = factory (%ld ran lanes, "
+         "%ld rows; %ld real sums with other last bits than rows)\n", runs, lanes, rows, differ);
 }
 END_TEST
 
@@ -501,6 +594,14 @@ START_TEST(test_cli) {
   Y = tu_read_ok(out, 0, SPC_F64);
   ck_assert(((const double *)spc_tensor_values(Y, NULL))[7] == 1e16);
   spc_tensor_free(&Y);
+  tu_run(&r, "spmv '%s' -o '%s' --schedule=lanes -v", in, out);
+  ck_assert_msg(r.status == 0 && strstr(r.err, "schedule lanes"), "exit %d: %s", r.status, r.err);
+  tu_run_free(&r);
+  Y = tu_read_ok(out, 0, SPC_F64);
+  y = spmv_run(B, false, x, SPC_ENGINE_AUTO, 1, SPC_SCHED_LANES, NULL, "cli lanes");
+  ck_assert_msg(!memcmp(y, spc_tensor_values(Y, NULL), sizeof x), "CLI lanes y differs from spc_spmv's");
+  free(y);
+  spc_tensor_free(&Y);
   tu_run(&r, "spmv '%s' --schedule=columns", in);
   ck_assert_int_eq(r.status, 1);
   ck_assert_msg(strstr(r.err, "unknown schedule 'columns'") && strstr(r.err, "positions"), "%s", r.err);
@@ -521,6 +622,7 @@ Suite *suite_spmv_sched(void) {
   tcase_add_unchecked_fixture(tc, make_jit_dir, NULL);
   tcase_add_test(tc, test_formats);
   tcase_add_test(tc, test_jit);
+  tcase_add_test(tc, test_lanes);
   tcase_add_test(tc, test_skewed);
   tcase_add_test(tc, test_fallback);
   tcase_add_test(tc, test_cli);
