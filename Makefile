@@ -66,11 +66,15 @@ $(BUILD)/gen/factory/.stamp: $(FACTORY_GEN)
 	@$(FACTORY_GEN) $(dir $@) && touch $@
 $(FACTORY_C): $(BUILD)/gen/factory/.stamp ;
 
-# emitted C: IR semantics need two roundings for a*b+c
+# emitted C: IR semantics need two roundings for a*b+c.  Loops aligned
+# to 64 bytes: with gcc's default (16) the same SpMV routine ran 15-20%
+# slower or faster from one build to the next as the routines around it
+# changed (bench/README, "Session 14: two rows at a time").
+FACTORY_ALIGN ?= -falign-loops=64
 $(BUILD)/obj/gen/factory/%.o: $(BUILD)/gen/factory/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (factory routines)"
-	@$(CC) $(ALL_CFLAGS) -ffp-contract=off -fno-strict-aliasing -DSPC_GEN_HUGEPAGES -c $< -o $@
+	@$(CC) $(ALL_CFLAGS) $(FACTORY_ALIGN) -ffp-contract=off -fno-strict-aliasing -DSPC_GEN_HUGEPAGES -c $< -o $@
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)

@@ -204,7 +204,7 @@ spc_status asm_remap(const spc_format_spec *fmt, int order, const spc_remap_para
  * second level cannot be split), lanes for the lanes schedule
  * (SPC_ERR_UNSUPPORTED where it does not fit), else the rows schedule's. */
 spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty coord_ty,
-                            spc_vtype vt, bool transpose, bool split, bool lanes,
+                            spc_vtype vt, bool transpose, bool split, bool lanes, bool pair,
                             asm_routine_cb cb, void *ctx, spc_error *e);
 
 /* The inverse of a format's remapping (assemble_read.c): canonical index d

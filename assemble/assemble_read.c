@@ -78,6 +78,8 @@ typedef struct rd {
   bool split; /* positions schedule: level 1 clipped to [r0, r1) too */
   bool lanes; /* lanes schedule: each innermost loop's products in four
                  partial sums (lanes_fit: y's index fixed over it) */
+  bool pair;  /* rows two at a time where pair_fit (rows of 24 or more
+                 entries on average: pair_wanted) */
   ir_ty sty;  /* the arithmetic type: F64 or C128 */
   ir_var x, y, q0, q1, r0, r1;
   /* a fused routine's leaf (asm_src_nest): the code for one component,
@@ -166,22 +168,116 @@ static spc_status lanes_loop(rd *R, lvbind *b, ir_stmt *dst, ir_var bg, ir_var e
   return s;
 }
 
+/* Whether the SpMV nest may take the top level's positions two at a time
+ * (pair_loop): two levels, y's index the coordinate of a unique top level
+ * (each row once, so two rows' sums never meet), no valid function and
+ * no padding's zeros to skip, neither a split nor lanes. */
+static bool pair_fit(const rd *R) {
+  const conv_info *I = R->I;
+  if (!R->pair || !R->spmv || R->split || R->lanes || R->leaf || R->clip || I->nlevels != 2)
+    return false;
+  const inv *v = &R->iv[R->transpose ? 1 : 0];
+  if (v->a != 0 || v->b >= 0 || !I->lv[0]->unique || !(I->lv[0]->lf->props & SPC_LP_UNIQUE)) return false;
+  if (R->vt != SPC_PATTERN && I->fmt->fill_zero) return false;
+  lvbind b0, b1;
+  asm_bind_init(&b0, I->lv[0]->lf, I->lv[0], I->index_ty, I->coord_ty);
+  asm_bind_init(&b1, I->lv[1]->lf, I->lv[1], I->index_ty, I->coord_ty);
+  return !asm_lfn(&b0, SPC_LF_VALID) && !asm_lfn(&b1, SPC_LF_VALID);
+}
+
+/* Level l's binding in the nest: its arrays, extents, coordinate and
+ * position variables, the coordinates above it by their remapped names. */
+static void bind_level(rd *R, int l, lvbind *b) {
+  ir_func *f = R->f;
+  const conv_info *I = R->I;
+  asm_bind_init(b, I->lv[l]->lf, I->lv[l], I->index_ty, I->coord_ty);
+  for (int k = 0; k < b->ls->narrays; k++) b->arr[k] = R->arr[l][k];
+  b->N = R->Nv[l];
+  b->lo = R->lov[l];
+  b->c = R->c[l];
+  b->p = lang_fresh_local(f, "p", I->index_ty, false);
+  b->q = lang_fresh_local(f, "q", I->index_ty, false);
+  for (int a = 0; a < l; a++) {
+    b->extra[b->nextra] = R->r->out_names[a];
+    b->extra_var[b->nextra++] = R->c[a];
+  }
+}
+
+static ir_expr *plus(ir_func *f, ir_ty t, ir_var v, ir_expr *k) {
+  return ir_cast(f, t, ir_bin(f, IR_ADD, ir_cast(f, IR_I64, ir_ref(f, v)), ir_cast(f, IR_I64, k)));
+}
+
+/* SpMV over the top level's positions [q, en), two rows at a time while
+ * two remain (the caller runs the last one, if any): both rows' sums start
+ * from y and take their products in position order, the two chains
+ * interleaved up to the shorter row's length, then each row's rest.  Each
+ * row's sum is the rows schedule's, bit for bit (pair_fit: every row
+ * once); two independent add chains instead of one hide the add's
+ * latency.  b0 is level 0's binding, b0->q the running position. */
+static spc_status pair_loop(rd *R, lvbind *b0, ir_stmt *dst, ir_var en, spc_error *e) {
+  ir_func *f = R->f;
+  const conv_info *I = R->I;
+  ir_ty it = I->index_ty;
+  int yi = R->transpose ? 1 : 0;
+  ir_var q = b0->q;
+  ir_expr *two = ir_bin(f, IR_LT, ir_bin(f, IR_ADD, ir_cast(f, IR_I64, ir_ref(f, q)), ir_int(f, 1)),
+                        ir_cast(f, IR_I64, ir_ref(f, en)));
+  ir_stmt *wb = ir_body(ir_add(f, dst, ir_while(f, two, NULL)));
+  lvbind b1;
+  bind_level(R, 1, &b1);
+  ir_var cr[2], yl[2], bg[2], nd[2], sum[2];
+  ir_var qr = lang_fresh_local(f, "qr", it, false);
+  spc_status s = SPC_OK;
+  for (int k = 0; k < 2 && !s; k++) {
+    cr[k] = lang_fresh_local(f, "cr", I->coord_ty, false);
+    yl[k] = lang_fresh_local(f, "yl", IR_I64, false);
+    bg[k] = lang_fresh_local(f, "rb", it, false);
+    nd[k] = lang_fresh_local(f, "re", it, false);
+    sum[k] = lang_fresh_local(f, "sum", R->sty, false);
+    ir_add(f, wb, ir_assign(f, qr, plus(f, it, q, ir_int(f, k))));
+    b0->q = qr;
+    s = asm_lower_fn(f, wb, b0, SPC_LF_ACCESS, b0->c, NULL, e);
+    if (s) break;
+    ir_add(f, wb, ir_assign(f, cr[k], ir_ref(f, R->c[0])));
+    ir_add(f, wb, ir_assign(f, yl[k], canon(R, yi)));
+    ir_add(f, wb, ir_assign(f, b1.p, ir_ref(f, qr)));
+    if (!s) s = asm_lower_fn(f, wb, &b1, SPC_LF_BEGIN, bg[k], NULL, e);
+    if (!s) s = asm_lower_fn(f, wb, &b1, SPC_LF_END, nd[k], NULL, e);
+    ir_add(f, wb, ir_assign(f, sum[k], ir_load(f, R->y, ir_ref(f, yl[k]))));
+  }
+  b0->q = q;
+  if (s) return s;
+  /* the shorter row's length (an empty or reversed range counts 0), in
+   * the index type: the positions' own arithmetic, no widening a step */
+  ir_var mn = lang_fresh_local(f, "mn", it, false), t = lang_fresh_local(f, "t", it, false);
+  ir_expr *len[2];
+  for (int k = 0; k < 2; k++)
+    len[k] = ir_bin(f, IR_MAX, ir_cast(f, it, ir_int(f, 0)),
+                    ir_bin(f, IR_SUB, ir_ref(f, nd[k]), ir_ref(f, bg[k])));
+  ir_add(f, wb, ir_assign(f, mn, ir_bin(f, IR_MIN, len[0], len[1])));
+  ir_stmt *jb = ir_body(ir_add(f, wb, ir_for(f, t, ir_cast(f, it, ir_int(f, 0)), ir_ref(f, mn), NULL)));
+  for (int k = 0; k < 2 && !s; k++) {
+    ir_add(f, jb, ir_assign(f, R->c[0], ir_ref(f, cr[k])));
+    ir_add(f, jb, ir_assign(f, b1.q, ir_bin(f, IR_ADD, ir_ref(f, bg[k]), ir_ref(f, t))));
+    s = lane_product(R, &b1, jb, b1.q, sum[k], -1, e);
+  }
+  for (int k = 0; k < 2 && !s; k++) { /* the rest of each row, alone */
+    ir_add(f, wb, ir_assign(f, R->c[0], ir_ref(f, cr[k])));
+    ir_add(f, wb, ir_assign(f, bg[k], ir_bin(f, IR_ADD, ir_ref(f, bg[k]), ir_ref(f, mn))));
+    ir_stmt *rb = ir_body(ir_add(f, wb, ir_for(f, b1.q, ir_ref(f, bg[k]), ir_ref(f, nd[k]), NULL)));
+    s = lane_product(R, &b1, rb, b1.q, sum[k], -1, e);
+  }
+  for (int k = 0; k < 2; k++) ir_add(f, wb, ir_store(f, R->y, ir_ref(f, yl[k]), ir_ref(f, sum[k])));
+  ir_add(f, wb, ir_assign(f, q, plus(f, it, q, ir_int(f, 2))));
+  return s;
+}
+
 static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
                        spc_error *e) {
   ir_func *f = R->f;
   const conv_info *I = R->I;
   lvbind b;
-  asm_bind_init(&b, I->lv[l]->lf, I->lv[l], I->index_ty, I->coord_ty);
-  for (int k = 0; k < b.ls->narrays; k++) b.arr[k] = R->arr[l][k];
-  b.N = R->Nv[l];
-  b.lo = R->lov[l];
-  b.c = R->c[l];
-  b.p = lang_fresh_local(f, "p", I->index_ty, false);
-  b.q = lang_fresh_local(f, "q", I->index_ty, false);
-  for (int a = 0; a < l; a++) {
-    b.extra[b.nextra] = R->r->out_names[a];
-    b.extra_var[b.nextra++] = R->c[a];
-  }
+  bind_level(R, l, &b);
   ir_var bg = lang_fresh_local(f, "qb", I->index_ty, false);
   ir_var en = lang_fresh_local(f, "qe", I->index_ty, false);
   ir_add(f, dst, ir_assign(f, b.p, ir_cast(f, I->index_ty, parent)));
@@ -197,6 +293,11 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
     ir_add(f, dst, ir_assign(f, en, ir_bin(f, IR_MIN, ir_ref(f, en), ir_cast(f, I->index_ty, ir_ref(f, R->r1)))));
   }
   if (R->spmv && R->lanes && l == I->nlevels - 1) return lanes_loop(R, &b, dst, bg, en, e);
+  if (l == 0 && pair_fit(R)) { /* two rows at a time; the last one below */
+    ir_add(f, dst, ir_assign(f, b.q, ir_ref(f, bg)));
+    if ((s = pair_loop(R, &b, dst, en, e))) return s;
+    ir_add(f, dst, ir_assign(f, bg, ir_ref(f, b.q)));
+  }
   ir_stmt *loop = ir_add(f, dst, ir_for(f, b.q, ir_ref(f, bg), ir_ref(f, en), NULL));
   ir_stmt *body = ir_body(loop);
   if (R->leaf && R->stop >= 0) {
@@ -739,6 +840,7 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
   char *note = info ? info->note : NULL;
   size_t nn = info ? sizeof info->note : 0;
   if (note) note[0] = 0;
+  if (info) info->paired = 0;
   if (P->nt == 1 && want != SPC_SCHED_POSITIONS) {
     /* one call over all of the top level: no range to find (building and
      * interpreting top_range's routine costs more than the product of a
@@ -830,6 +932,18 @@ static int thread_calls(const spmv_plan *P, int k, bool owned, spmv_call c[2]) {
 /* Whether every entry of y is written under one top-level position: y's
  * index comes from level 0's coordinate (times K, plus a coordinate
  * below under K), and level 0 is unique. */
+/* Whether the rows schedule takes rows two at a time (pair_loop, where
+ * the format allows: pair_fit): for rows of 24 or more stored entries on
+ * average.  Shorter rows lose more to the pair's set-up than the second
+ * add chain gains (bench/README, "Session 14: two rows at a time": one
+ * thread, pushpull (50 a row) 115 -> 85 us, Groebner_id2003_aug (35)
+ * 119 -> 85, bcsstk13 (43) 44 -> 37; rows of 24 level; zenios (10)
+ * 14 -> 15, rajat01 (6) 25 -> 28). */
+static bool pair_wanted(const spc_tensor *t, bool transpose) {
+  int64_t rows = t->dims[transpose ? 1 : 0];
+  return rows > 1 && spc_tensor_nstored(t) >= 24 * rows;
+}
+
 static bool y_owned(const conv_info *I, const inv *iv, bool transpose) {
   const inv *v = &iv[transpose ? 1 : 0];
   return v->a == 0 && v->b != 0 && I->lv[0]->unique && (I->lv[0]->lf->props & SPC_LP_UNIQUE);
@@ -886,14 +1000,14 @@ static void hstr(uint64_t *h, const char *s) {
 }
 
 static void prep_key(const conv_info *I, spc_vtype vt, bool transpose, bool split, bool lanes,
-                     const asm_engine *E, uint64_t h[2]) {
+                     bool pair, const asm_engine *E, uint64_t h[2]) {
   h[0] = 0xcbf29ce484222325ULL;
   h[1] = 0x84222325cbf29ce4ULL;
   hstr(h, I->fmt->name);
   hstr(h, I->fmt->yaml);
   hstr(h, I->fmt->remap.text);
   int64_t v[8] = {I->nlevels, I->nparams, I->nmodes, (int64_t)I->index_ty, (int64_t)I->coord_ty, (int64_t)vt,
-                  (int64_t)transpose * 4 + split * 2 + lanes, (int64_t)E->want * 2 + E->no_jit};
+                  (int64_t)transpose * 8 + pair * 4 + split * 2 + lanes, (int64_t)E->want * 2 + E->no_jit};
   hmix(h, v, sizeof v);
   for (int l = 0; l < I->nlevels; l++) {
     hstr(h, I->lv[l]->lf->name);
@@ -949,14 +1063,16 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
   /* lanes asked: known to fit once the remapping is inverted (a routine
    * kept under the lanes key fits: the key says the format) */
   R.lanes = P.sched == SPC_SCHED_LANES;
+  R.pair = pair_wanted(t, transpose);
   if (!s && E.want != SPC_ENGINE_GENERIC) {
-    prep_key(I, t->vt, transpose, R.split, R.lanes, &E, h);
+    prep_key(I, t->vt, transpose, R.split, R.lanes, R.pair, &E, h);
     if ((kept = prep_get(h, &hit))) fn = hit.fn, iv[0] = hit.iv[0], iv[1] = hit.iv[1];
   }
   if (!s && !kept) s = asm_remap(I->fmt, 2, I->params, I->nparams, I->modes, I->nmodes, rt, sizeof rt, &r, e);
   if (!s && !kept) s = invert(I, r, iv, e);
   if (!s && R.lanes && !lanes_fit(I, iv, transpose)) { /* rows instead */
     R.lanes = false;
+    R.pair = pair_wanted(t, transpose);
     P.sched = SPC_SCHED_ROWS;
     if (info && !info->note[0])
       snprintf(info->note, sizeof info->note,
@@ -967,7 +1083,7 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
       fn = NULL;
     }
     if (E.want != SPC_ENGINE_GENERIC) {
-      prep_key(I, t->vt, transpose, R.split, false, &E, h);
+      prep_key(I, t->vt, transpose, R.split, false, R.pair, &E, h);
       if ((kept = prep_get(h, &hit))) fn = hit.fn;
     }
   }
@@ -1041,6 +1157,7 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
   if (!s && info) {
     info->used = P.sched;
     info->threads = nt;
+    info->paired = pair_fit(&R);
   }
   for (int k = 0; k < nt; k++) spc_free(part[k]);
   spc_free(P.cut);
@@ -1050,11 +1167,11 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
 }
 
 spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty coord_ty,
-                            spc_vtype vt, bool transpose, bool split, bool lanes,
+                            spc_vtype vt, bool transpose, bool split, bool lanes, bool pair,
                             asm_routine_cb cb, void *ctx, spc_error *e) {
   conv_info I = {.fmt = fmt, .index_ty = index_ty, .coord_ty = coord_ty};
   rd R = {.I = &I, .order = 2, .vt = vt, .spmv = true, .transpose = transpose, .split = split,
-          .lanes = lanes, .sty = vt == SPC_C128 ? IR_C128 : IR_F64};
+          .lanes = lanes, .pair = pair, .sty = vt == SPC_C128 ? IR_C128 : IR_F64};
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
   spc_status s = dry_info(&I, 2, &r, iv, e);
@@ -1062,6 +1179,7 @@ spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty co
   R.iv = iv;
   if (!s && split && !splittable(&I)) s = SPC_ERR_UNSUPPORTED; /* positions never runs */
   if (!s && lanes && (split || !lanes_fit(&I, iv, transpose))) s = SPC_ERR_UNSUPPORTED; /* rows runs */
+  if (!s && pair && !pair_fit(&R)) s = SPC_ERR_UNSUPPORTED; /* the same text as without */
   if (!s && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
   if (!s) s = build_spmv(&R, e);
   if (!s) s = cb(ctx, R.f, e);

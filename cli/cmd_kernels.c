@@ -177,10 +177,10 @@ int cmd_spmv(int argc, char **argv) {
   }
   if (!rc && (o.verbose || repeat > 1))
     fprintf(stderr, "spconv: spmv %s: %lld stored, best of %d: %.6f s (%.2f ns per nonzero, %d threads, "
-                    "schedule %s)\n",
+                    "schedule %s%s)\n",
             pos[0], (long long)spc_tensor_nstored(A), repeat, best,
             1e9 * best / (double)(spc_tensor_nstored(A) ? spc_tensor_nstored(A) : 1), info.threads,
-            spc_schedule_name(info.used));
+            spc_schedule_name(info.used), info.paired ? ", two rows at a time" : "");
   if (!rc && o.verbose && info.note[0]) fprintf(stderr, "spconv: spmv: %s\n", info.note);
   if (!rc) rc = write_y(o.out, y, ny, cplx);
   free(x);

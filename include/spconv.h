@@ -392,6 +392,10 @@ typedef struct spc_kernel_info {
   spc_schedule used; /* the schedule that ran (never auto) */
   int threads;       /* the threads that ran */
   char note[256];    /* why auto chose it, or why positions fell back; "" */
+  int paired;        /* spmv, rows: 1 when rows ran two at a time (two add
+                        chains, each row still summed left to right: the
+                        same bits); formats whose y index is a unique top
+                        level's coordinate, rows of 24 entries on average */
 } spc_kernel_info;
 typedef struct spc_kernel_opts {
   spc_engine engine;

@@ -31,6 +31,15 @@
  *             integer sums equal the rows schedule's; the last bits of a
  *             real sum differ from rows somewhere (the partial sums are
  *             not left to right);
+ *   pairs     rows two at a time (info.paired): a 301 x 301 matrix of
+ *             rows of about 38 entries (every fifth empty, one full), real
+ *             and complex, as csr, dcsr, csc, dcsc and coo, transposed or
+ *             not, factory / generic / JIT x threads 1-3 on the rows
+ *             schedule: paired exactly where y's index is the top level's
+ *             coordinate (csr, dcsr; csc, dcsc transposed) and the rows
+ *             are long; every y bit for bit the in-order sums computed
+ *             here (complex: coo's rows); positions and lanes never pair;
+ *             rows of about 22 never pair either;
  *   cli       --schedule=positions -v names the schedule, y read back
  *             equal to spc_spmv's; --schedule=lanes too; an unknown
  *             schedule exits 1 (usage) naming the choices. */
@@ -312,6 +321,143 @@ START_TEST(test_lanes) {
   spc_tensor_free(&A);
   printf("spmv_sched: lanes %ld runs within 1e-12 of the reference, generic = factory (%ld ran lanes, "
          "%ld rows; %ld real sums with other last bits than rows)\n", runs, lanes, rows, differ);
+}
+END_TEST
+
+/* ---- rows two at a time ------------------------------------------------------------ */
+
+/* n x n, n odd: row i holds `base + (i * 37) % 41` entries (every fifth
+ * row none; row 5 every column), columns (7 i + 13 k) mod n in that
+ * order (unsorted: the conversion sorts them), values with full
+ * mantissas and mixed signs. */
+static spc_tensor *long_rows(int64_t n, int64_t base, spc_vtype vt) {
+  int64_t nnz = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t L = i == 5 ? n : i % 5 == 3 ? 0 : base + (i * 37) % 41;
+    nnz += L < n ? L : n;
+  }
+  int64_t dims[2] = {n, n};
+  spc_tensor *t = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  tu_assert_ok(spc_tensor_create_coo(2, dims, nnz, vt, &t, &e), &e);
+  spc_itype ty;
+  tu_assert_ok(spc_tensor_level_array(t, 0, "crd", NULL, &ty, NULL), &e);
+  void *rc = spc_tensor_level_array_mut(t, 0, "crd"), *cc = spc_tensor_level_array_mut(t, 1, "crd");
+  double *v = spc_tensor_values_mut(t);
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t L = i == 5 ? n : i % 5 == 3 ? 0 : base + (i * 37) % 41;
+    for (int64_t q = 0; q < L && q < n; q++, k++) {
+      int64_t j = (7 * i + 13 * q) % n;
+      if (ty == SPC_IDX32) ((int32_t *)rc)[k] = (int32_t)i, ((int32_t *)cc)[k] = (int32_t)j;
+      else ((int64_t *)rc)[k] = i, ((int64_t *)cc)[k] = j;
+      int w = vt == SPC_C128 ? 2 : 1;
+      for (int c = 0; c < w; c++) {
+        uint64_t h = ((uint64_t)(k * w + c) + 11) * 0xD1B54A32D192ED03ull;
+        h ^= h >> 29;
+        v[k * w + c] = ((double)(h >> 11) * 0x1p-53 - 0.5) * (double)(1 + (h & 3));
+      }
+    }
+  }
+  ck_assert_int_eq(k, nnz);
+  return t;
+}
+
+/* y = A x (tr: A^T x) summed as the rows schedule does: each entry of y
+ * from 0, the products added one by one in the stored order. */
+static double *inorder(const spc_tensor *B, bool tr, const double *x) {
+  int64_t ny = spc_tensor_dim(B, tr ? 1 : 0);
+  double *y = calloc((size_t)(ny ? ny : 1), sizeof *y);
+  spc_iter *it = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  tu_assert_ok(spc_iter_create(B, &it, &e), &e);
+  int64_t k[SPC_MAX_ORDER];
+  const void *v;
+  while (spc_iter_next(it, k, &v)) {
+    int64_t o = tr ? k[1] : k[0], in = tr ? k[0] : k[1];
+    y[o] = y[o] + *(const double *)v * x[in];
+  }
+  spc_iter_free(&it);
+  return y;
+}
+
+START_TEST(test_pairs) {
+  static const char *const pf[] = {"csr", "dcsr", "csc", "dcsc", "coo"};
+  long runs = 0, paired = 0;
+  setenv("SPCONV_JIT_DIR", g_jit, 1);
+  for (int vi = 0; vi < 2; vi++) {
+    spc_vtype vt = vi ? SPC_C128 : SPC_F64;
+    for (int sh = 0; sh < 2; sh++) { /* rows of 24 + entries on average, then of about 10 */
+      int64_t n = 301;
+      spc_tensor *A = long_rows(n, sh ? 2 : 18, vt);
+      double *x = make_x(n, vt == SPC_C128, false);
+      /* complex: the reference is coo's rows (one level a component: never
+       * two rows at a time), stored in csr's order */
+      spc_tensor *C = NULL;
+      ck_assert(convert(A, "coo", &C, "long rows as coo"));
+      for (int f = 0; f < 5; f++) {
+        spc_tensor *B = NULL;
+        char what[300];
+        snprintf(what, sizeof what, "long rows (%s, base %d) as %s", vi ? "complex" : "real", sh ? 2 : 18, pf[f]);
+        ck_assert(convert(A, pf[f], &B, what));
+        for (int tr = 0; tr < 2; tr++) {
+          bool by_top = f < 4 && (f < 2) == !tr; /* y's index the top level's coordinate */
+          double *want = NULL;
+          if (vt == SPC_F64) want = inorder(B, tr, x);
+          else if (!tr) want = spmv_run(C, false, x, SPC_ENGINE_FACTORY, 1, SPC_SCHED_ROWS, NULL, what);
+          for (int g = 0; g < 3; g++)
+            for (int nt = 1; nt <= 3; nt++) {
+              spc_engine eng = g == 0 ? SPC_ENGINE_FACTORY : g == 1 ? SPC_ENGINE_GENERIC : SPC_ENGINE_JIT;
+              if (eng == SPC_ENGINE_GENERIC && nt == 2) continue;
+              char w2[400];
+              snprintf(w2, sizeof w2, "%s%s, %s, %d threads", what, tr ? " transposed" : "",
+                       spc_engine_name(eng), nt);
+              spc_kernel_opts k;
+              memset(&k, 0, sizeof k);
+              spc_kernel_info info;
+              k.engine = eng;
+              k.threads = nt;
+              k.schedule = SPC_SCHED_ROWS;
+              k.info = &info;
+              double *y = malloc(ybytes(B, tr));
+              memset(y, 0x7f, ybytes(B, tr));
+              spc_error e;
+              spc_error_clear(&e);
+              spc_status s = spc_spmv(B, tr, x, y, &k, &e);
+              if (s == SPC_ERR_UNSUPPORTED && eng == SPC_ENGINE_JIT && strstr(e.msg, "compiler")) {
+                free(y);
+                continue;
+              }
+              tu_assert_ok(s, &e);
+              ck_assert_msg(info.paired == (by_top && !sh), "%s: paired %d", w2, info.paired);
+              paired += info.paired;
+              if (want && (by_top || nt == 1)) /* else threads' partials meet in y */
+                ck_assert_msg(!memcmp(y, want, ybytes(B, tr)), "%s: bits differ from the in-order sums", w2);
+              runs++;
+              free(y);
+            }
+          free(want);
+        }
+        /* other schedules never pair */
+        spc_kernel_info info;
+        double *y = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 2, SPC_SCHED_POSITIONS, &info, what);
+        ck_assert_msg(!info.paired, "%s: positions paired", what);
+        free(y);
+        y = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 1, SPC_SCHED_LANES, &info, what);
+        ck_assert_msg(!info.paired, "%s: lanes paired", what);
+        free(y);
+        spc_tensor_free(&B);
+      }
+      spc_tensor_free(&C);
+      spc_tensor_free(&A);
+      free(x);
+    }
+  }
+  ck_assert_msg(paired >= 60, "only %ld runs took rows two at a time", paired);
+  printf("spmv_sched: rows two at a time: %ld runs, %ld paired, the in-order sums' bits in every one "
+         "(generic, factory, JIT; threads 1-3)\n", runs, paired);
 }
 END_TEST
 
@@ -623,6 +769,7 @@ Suite *suite_spmv_sched(void) {
   tcase_add_test(tc, test_formats);
   tcase_add_test(tc, test_jit);
   tcase_add_test(tc, test_lanes);
+  tcase_add_test(tc, test_pairs);
   tcase_add_test(tc, test_skewed);
   tcase_add_test(tc, test_fallback);
   tcase_add_test(tc, test_cli);
