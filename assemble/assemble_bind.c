@@ -12,7 +12,7 @@ void asm_bind_init(lvbind *b, const spc_level_spec *ls,
   b->fl = fl;
   b->index_ty = index_ty;
   b->coord_ty = coord_ty;
-  b->p = b->q = b->c = b->np = b->N = b->lo = -1;
+  b->p = b->q = b->c = b->np = b->N = b->lo = b->nrun = -1;
   for (int k = 0; k < SPC_SPEC_MAX; k++) b->arr[k] = b->work[k] = -1;
 }
 
@@ -59,6 +59,7 @@ static bool resolve(void *ctx, const char *name, lang_sym *s) {
   if (!strcmp(name, "p")) return scalar(s, ltype(b, LT_INDEX), b->p);
   if (!strcmp(name, "q")) return scalar(s, ltype(b, LT_INDEX), b->q);
   if (!strcmp(name, "np")) return scalar(s, ltype(b, LT_INDEX), b->np);
+  if (b->nrun >= 0 && !strcmp(name, "n")) return scalar(s, ltype(b, LT_INDEX), b->nrun);
   if (!strcmp(name, "c")) return scalar(s, ltype(b, LT_COORD), b->c);
   if (!strcmp(name, "N")) return scalar(s, ltype(b, LT_I64), b->N);
   if (!strcmp(name, "lo")) return scalar(s, ltype(b, LT_I64), b->lo);
@@ -109,7 +110,7 @@ spc_status asm_lower_fn(ir_func *f, ir_stmt *dst, const lvbind *b,
   bool stmts = k == SPC_LF_LOCATE || k >= SPC_LF_INIT;
   lang_env env = {.resolve = resolve, .ctx = (void *)b,
                   .index_ty = b->index_ty, .coord_ty = b->coord_ty,
-                  .returns = k == SPC_LF_LOCATE || k == SPC_LF_YIELD,
+                  .returns = k == SPC_LF_LOCATE || k == SPC_LF_YIELD || k == SPC_LF_YIELD_RUN,
                   .ret_type = ltype(b, LT_INDEX)};
   if (k == SPC_LF_ACCESS && strchr(fn->text, '\n') && strstr(fn->text, "return")) {
     stmts = true;

@@ -40,6 +40,7 @@ typedef struct lvbind {
   const spc_format_level *fl; /* overrides; may be NULL */
   ir_ty index_ty, coord_ty;
   ir_var p, q, c, np, N, lo;
+  ir_var nrun; /* yield_run's n (-1: not bound) */
   ir_var arr[SPC_SPEC_MAX], work[SPC_SPEC_MAX];
   int nq;
   const char *qnames[SPC_SPEC_MAX * 4];

@@ -2007,6 +2007,40 @@ static bool count_dups(const conv *C) {
   return C->dup != SPC_DUP_ERROR && (C->vt == SPC_F64 || C->vt == SPC_I64);
 }
 
+/* build_count's placing when every component is a new child, in order,
+ * the parents' runs in position order (brk == n): for each parent g with
+ * cnt[g] components, yield_run gives the first position of the run and
+ * the run's components t (consecutive from 0) take it and the ones after
+ * it -- the same positions and arrays as yield_pos a component, which
+ * yield_run's contract (docs/formats.md) promises. */
+static spc_status run_place(conv *C, ir_func *f, ir_stmt *into, lvbind *b1, ir_var cnt, ir_var np1,
+                            const ir_var *crd, ir_var vals, ir_var vout, ir_var t, spc_error *e) {
+  ir_var g = lang_fresh_local(f, "g", IR_I64, false), nrun = lang_fresh_local(f, "nrun", C->index_ty, false);
+  ir_var u = lang_fresh_local(f, "u", IR_I64, false);
+  ir_add(f, into, ir_assign(f, t, ir_int(f, 0)));
+  ir_stmt *gl = ir_body(ir_add(f, into, ir_for(f, g, ir_int(f, 0), ir_ref(f, np1), NULL)));
+  ir_stmt *has = ir_then(ir_add(f, gl, ir_if(f, ir_bin(f, IR_GT, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 0)), NULL, NULL)));
+  ir_add(f, has, ir_assign(f, nrun, ir_cast(f, C->index_ty, ir_load(f, cnt, ir_ref(f, g)))));
+  ir_add(f, has, ir_assign(f, b1->p, ir_cast(f, C->index_ty, ir_ref(f, g))));
+  b1->nrun = nrun;
+  spc_status s = asm_lower_fn(f, has, b1, SPC_LF_YIELD_RUN, b1->q, NULL, e);
+  b1->nrun = -1;
+  if (s) return s;
+  ir_stmt *ul = ir_body(ir_add(f, has, ir_for(f, u, ir_int(f, 0), ir_cast(f, IR_I64, ir_ref(f, nrun)), NULL)));
+  req_ctx rq = {.C = C};
+  ir_expr *x[SPC_MAX_ORDER], *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
+  for (int k = 0; k < C->order; k++) x[k] = ir_load(f, crd[k], ir_ref(f, t));
+  s = lower_source_x(C, f, ul, x, false, &rq, src, e); /* checked by pass 0 */
+  if (!s) s = spc_remap_lower(C->r, f, ul, src, NULL, outs, e);
+  if (s) return s;
+  ir_add(f, ul, ir_assign(f, b1->c, ir_cast(f, C->coord_ty, outs[1])));
+  if (asm_lfn(b1, SPC_LF_INSERT) && (s = asm_lower_fn(f, ul, b1, SPC_LF_INSERT, -1, NULL, e))) return s;
+  if (vout >= 0) ir_add(f, ul, ir_store(f, vout, ir_ref(f, b1->q), ir_load(f, vals, ir_ref(f, t))));
+  ir_add(f, ul, ir_assign(f, b1->q, ir_cast(f, C->index_ty, ir_bin(f, IR_ADD, ir_cast(f, IR_I64, ir_ref(f, b1->q)), ir_int(f, 1)))));
+  ir_add(f, ul, ir_assign(f, t, ir_bin(f, IR_ADD, ir_ref(f, t), ir_int(f, 1))));
+  return SPC_OK;
+}
+
 /* spc_conv_count over a COO's components (see above). */
 static spc_status insert_fills(conv *C, bool *fill, spc_error *e);
 static void unzero(ir_stmt *st, ir_var arr);
@@ -2165,7 +2199,21 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
       X.t = -1;
     }
     X.pass = pass;
-    ir_stmt *loop = ir_add(f, into, ir_for(f, t, from, ir_ref(f, n), NULL));
+    ir_stmt *at = into;
+    if (pass == 2 && X.rg >= 0 && asm_lfn(&b1, SPC_LF_YIELD_RUN)) {
+      /* pass 0 met no component out of (c0, c1) order (brk == n) and the
+       * top level is ORDERED: every component is a new child, in order,
+       * each parent's together and the parents in position order.  Each
+       * parent's run then takes its positions at once (yield_run) and
+       * the rest follow (run_place); else one yield_pos a component
+       * (compressed: pos[p] += 1, each component's load waiting on the
+       * one before's store) */
+      ir_stmt *run = ir_add(f, into, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, X.brk), ir_ref(f, n)), NULL, NULL));
+      s = run_place(C, f, ir_then(run), &b1, cnt, np1, crd, vals, vout, t, e);
+      at = ir_else(f, run);
+      if (s) break;
+    }
+    ir_stmt *loop = ir_add(f, at, ir_for(f, t, from, ir_ref(f, n), NULL));
     ir_expr *in[SPC_MAX_ORDER];
     for (int k = 0; k < C->order; k++) in[k] = ir_load(f, crd[k], ir_ref(f, t));
     s = count_leaf(&X, f, ir_body(loop), in, vals >= 0 ? ir_load(f, vals, ir_ref(f, t)) : NULL, e);

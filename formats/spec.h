@@ -23,6 +23,8 @@ typedef enum spc_lfn_kind {
   SPC_LF_BEGIN, SPC_LF_END, SPC_LF_ACCESS, SPC_LF_VALID, SPC_LF_LOCATE,
   SPC_LF_SIZE, /* read side: expressions except locate (returns) */
   SPC_LF_INIT, SPC_LF_YIELD, SPC_LF_INSERT, SPC_LF_FINALIZE, /* write side */
+  SPC_LF_YIELD_RUN, /* optional: the positions of the next n children of p,
+                       inserted in order, consecutive; returns the first */
   SPC_LF_N
 } spc_lfn_kind;
 

@@ -9,6 +9,7 @@
 
 typedef struct names {
   const spc_level_spec *ls;
+  bool run; /* yield_run: n, the run's length */
   const char *const *extra;
   int nextra;
   const char *qnames[SPC_SPEC_MAX * 4];
@@ -26,8 +27,8 @@ static lang_type tname(lang_tname t) {
 
 static bool resolve(void *ctx, const char *name, lang_sym *s) {
   const names *n = ctx;
-  static const char *const idx[] = {"p", "q", "np"};
-  for (int k = 0; k < 3; k++)
+  static const char *const idx[] = {"p", "q", "np", "n"};
+  for (int k = 0; k < (n->run ? 4 : 3); k++)
     if (!strcmp(name, idx[k])) {
       s->kind = LANG_SYM_SCALAR;
       s->type = tname(LT_INDEX);
@@ -93,10 +94,10 @@ spc_status spc_lfn_check(const spc_level_spec *ls, spc_lfn_kind k,
                          int nextra, spc_error *e) {
   spc_query *qs[SPC_SPEC_MAX] = {0};
   lang_ast *ast = NULL;
-  names n = {.ls = ls, .extra = extra, .nextra = nextra};
+  names n = {.ls = ls, .run = k == SPC_LF_YIELD_RUN, .extra = extra, .nextra = nextra};
   spc_status s = query_names(ls, &n, qs, e);
   bool stmts = k == SPC_LF_LOCATE || k >= SPC_LF_INIT;
-  bool returns = k == SPC_LF_LOCATE || k == SPC_LF_YIELD;
+  bool returns = k == SPC_LF_LOCATE || k == SPC_LF_YIELD || k == SPC_LF_YIELD_RUN;
   lang_env env = {.resolve = resolve, .ctx = &n, .returns = returns,
                   .ret_type = tname(LT_INDEX)};
   /* access may be a statement block ending in `return` (Morton, ...) */

@@ -21,7 +21,7 @@
 
 static const char *const lfn_keys[SPC_LF_N] = {
     "begin", "end", "access", "valid", "locate", "size",
-    "init", "yield_pos", "insert_coord", "finalize"};
+    "init", "yield_pos", "insert_coord", "finalize", "yield_run"};
 
 void spc_format_spec_free(spc_format_spec **p) {
   if (!p || !*p) return;

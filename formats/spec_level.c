@@ -18,7 +18,7 @@
 
 static const char *const fn_keys[SPC_LF_N] = {
     "begin", "end", "access", "valid", "locate", "size",
-    "init", "yield_pos", "insert_coord", "finalize"};
+    "init", "yield_pos", "insert_coord", "finalize", "yield_run"};
 
 char *spc_strdup(const char *s) {
   size_t n = strlen(s) + 1;
@@ -133,7 +133,8 @@ static spc_status parse_body(const char *file, const spc_ynode *root,
                              spc_level_spec *ls, spc_error *e) {
   static const char *const top[] = {"level", "description", "properties", "arrays",
                                     "workspace", "read", "write"};
-  static const char *const wr[] = {"queries", "init", "yield_pos", "insert_coord", "finalize"};
+  static const char *const wr[] = {"queries", "init", "yield_pos", "insert_coord", "finalize",
+                                   "yield_run"};
   spc_status s = known_keys(file, root, top, 7, NULL, e);
   const spc_ynode *n = spc_ymap_get(root, "level");
   if (!s && (!n || n->kind != SPC_Y_SCALAR || !n->str[0]))
@@ -151,7 +152,7 @@ static spc_status parse_body(const char *file, const spc_ynode *root,
   if (!s && !rd) s = spc_yerr(e, SPC_ERR_SPEC, file, root, "read", "missing: every level needs read functions");
   if (!s) s = known_keys(file, rd, fn_keys, SPC_LF_INIT, "read", e);
   if (!s) s = fns(file, rd, 0, SPC_LF_INIT, ls, e);
-  if (!s && w) s = known_keys(file, w, wr, 5, "write", e);
+  if (!s && w) s = known_keys(file, w, wr, 6, "write", e);
   if (!s && w) s = fns(file, w, SPC_LF_INIT, SPC_LF_N, ls, e);
   if (!s && w && (n = spc_ymap_get(w, "queries"))) {
     if (n->kind != SPC_Y_SEQ || n->n > SPC_SPEC_MAX)

@@ -2392,6 +2392,128 @@ static const char csr_fin_yaml[] =
     "order: 2\n"
     "levels: [dense, xcompressed_fin]\n";
 
+/* ---- yield_run: a parent's run of children placed at once -------------------------- */
+
+/* xcompressed under another name, with a yield_run whose run advances
+ * ptr[p] by `step` (n: the contract; 1: a broken one, to see it used). */
+static char *xcomp_run_yaml(const char *name, const char *step) {
+  const char *x = xcomp_yaml + strlen("level: xcompressed\n");
+  size_t len = strlen(xcomp_yaml) + 256;
+  char *y = malloc(len);
+  ck_assert(y != NULL);
+  if (step)
+    snprintf(y, len, "level: %s\n%s  yield_run: |\n    r = ptr[p]\n    ptr[p] += %s\n    return r\n", name, x,
+             step);
+  else
+    snprintf(y, len, "level: %s\n%s", name, x);
+  return y;
+}
+
+/* level 1's two arrays (by position: pos/ptr, crd/idx) and the values of
+ * a and b equal, bit for bit */
+static bool same_level1(const spc_tensor *a, const spc_tensor *b) {
+  for (int k = 0; k < 2; k++) {
+    arr x = get_arr(a, 1, spc_tensor_level_array_name(a, 1, k));
+    arr y = get_arr(b, 1, spc_tensor_level_array_name(b, 1, k));
+    if (x.ty != y.ty || x.len != y.len || memcmp(x.d, y.d, (size_t)x.len * (x.ty == SPC_IDX32 ? 4 : 8)))
+      return false;
+  }
+  int64_t va = -1, vb = -1;
+  const void *pa = spc_tensor_values(a, &va), *pb = spc_tensor_values(b, &vb);
+  return va == vb && !memcmp(pa, pb, (size_t)va * 8);
+}
+
+START_TEST(test_yield_run) {
+  jit_env();
+  char *dir = tu_mkdtemp();
+  char *t_plain = xcomp_run_yaml("xcomp_plain", NULL), *t_run = xcomp_run_yaml("xcomp_run", "n"),
+       *t_bad = xcomp_run_yaml("xcomp_bad", "1");
+  char *lv[3] = {tu_file(dir, "xcomp_plain.yaml", t_plain), tu_file(dir, "xcomp_run.yaml", t_run),
+                 tu_file(dir, "xcomp_bad.yaml", t_bad)};
+  free(t_plain);
+  free(t_run);
+  free(t_bad);
+  char *fm[4];
+  fm[0] = strdup("csr");
+  static const char *const ln[3] = {"xcomp_plain", "xcomp_run", "xcomp_bad"};
+  for (int k = 0; k < 3; k++) {
+    char y[200], fname[64];
+    snprintf(y, sizeof y, "format: x%d\norder: 2\nlevels: [dense, %s]\n", k, ln[k]);
+    snprintf(fname, sizeof fname, "x%d.yaml", k);
+    fm[k + 1] = tu_file(dir, fname, y);
+  }
+  /* 700 x 700, row i holding (7 i) mod 13 entries at columns 53 k + i mod
+   * 50: in row order (every component a new child, in order) or reversed */
+  int64_t n = 0, dims[2] = {700, 700};
+  for (int64_t i = 0; i < 700; i++) n += (7 * i) % 13;
+  spc_tensor *src[2];
+  spc_error e;
+  for (int r = 0; r < 2; r++) {
+    spc_error_clear(&e);
+    tu_assert_ok(spc_tensor_create_coo(2, dims, n, SPC_F64, &src[r], &e), &e);
+    spc_itype ty;
+    tu_assert_ok(spc_tensor_level_array(src[r], 0, "crd", NULL, &ty, NULL), &e);
+    void *rc = spc_tensor_level_array_mut(src[r], 0, "crd"), *cc = spc_tensor_level_array_mut(src[r], 1, "crd");
+    double *v = spc_tensor_values_mut(src[r]);
+    int64_t k = 0;
+    for (int64_t i = 0; i < 700; i++)
+      for (int64_t q = 0; q < (7 * i) % 13; q++, k++) {
+        int64_t at = r ? n - 1 - k : k, j = 53 * q + i % 50;
+        if (ty == SPC_IDX32) ((int32_t *)rc)[at] = (int32_t)i, ((int32_t *)cc)[at] = (int32_t)j;
+        else ((int64_t *)rc)[at] = i, ((int64_t *)cc)[at] = j;
+        v[at] = 1.0 / (double)(k + 3) - 0.25;
+      }
+  }
+  long runs = 0;
+  for (int r = 0; r < 2; r++)
+    for (int g = 0; g < 2; g++) {
+      spc_tensor *out[4] = {NULL};
+      for (int f = 0; f < 4; f++) {
+        spc_convert_opts o;
+        opts(&o, g ? SPC_ENGINE_AUTO : SPC_ENGINE_GENERIC, NULL);
+        o.nspec_files = 3;
+        for (int k = 0; k < 3; k++) o.spec_files[k] = lv[k];
+        spc_error_clear(&e);
+        tu_assert_ok(spc_convert_to(src[r], fm[f], &o, &out[f], &e), &e);
+      }
+      const char *what = r ? "reversed" : "in row order";
+      ck_assert_msg(same_level1(out[0], out[1]), "%s, %s: csr and xcomp_plain differ", what, g ? "auto" : "generic");
+      ck_assert_msg(same_level1(out[0], out[2]), "%s, %s: csr and xcomp_run differ", what, g ? "auto" : "generic");
+      /* the broken yield_run shows where runs are placed: only in row order */
+      ck_assert_msg(same_level1(out[0], out[3]) == (r == 1), "%s, %s: xcomp_bad %s csr", what,
+                    g ? "auto" : "generic", r ? "differs from" : "equals");
+      runs++;
+      for (int f = 0; f < 4; f++) spc_tensor_free(&out[f]);
+    }
+  /* n is yield_run's alone */
+  char *badn = tu_file(dir, "xcomp_n.yaml",
+                       "level: xcomp_n\nproperties: [ordered, unique, compact]\narrays: {ptr: index}\n"
+                       "read:\n  begin: ptr[p]\n  end: ptr[p + 1]\n  access: 0\n  size: ptr[np]\n"
+                       "write:\n  yield_pos: |\n    return ptr[p] + n\n");
+  char *fn = tu_file(dir, "xn.yaml", "format: xn\norder: 2\nlevels: [dense, xcomp_n]\n");
+  spc_convert_opts o;
+  opts(&o, SPC_ENGINE_GENERIC, NULL);
+  o.nspec_files = 1;
+  o.spec_files[0] = badn;
+  spc_tensor *x = NULL;
+  spc_error_clear(&e);
+  spc_status s = spc_convert_to(src[0], fn, &o, &x, &e);
+  char b[600];
+  ck_assert_msg(s == SPC_ERR_SPEC && strstr(spc_error_string(&e, b, sizeof b), "xcomp_n.yaml") &&
+                    strstr(b, "n"),
+                "n in yield_pos: %s: %s", spc_status_name(s), spc_error_string(&e, b, sizeof b));
+  free(badn);
+  free(fn);
+  for (int r = 0; r < 2; r++) spc_tensor_free(&src[r]);
+  for (int k = 0; k < 4; k++) free(fm[k]);
+  for (int k = 0; k < 3; k++) free(lv[k]);
+  tu_rmtree(dir);
+  free(dir);
+  printf("convert: yield_run: %ld conversions, xcomp_run = xcomp_plain = csr bit for bit, the broken "
+         "one used only in row order\n", runs * 4);
+}
+END_TEST
+
 /* spc_convert_size on every shared matrix (as read: symmetric storage
  * kept) and tensor, to every built-in format and three user formats, on
  * each engine: the same status as converting, and on success exactly the
@@ -4083,6 +4205,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_tensors);
   tc = tcase(s, "sizes");
   tcase_add_test(tc, test_sizes_all);
+  tcase_add_test(tc, test_yield_run);
   tcase_add_test(tc, test_sizes_nomem);
   tc = tcase(s, "sort");
   tcase_add_test(tc, test_sort_threads);
