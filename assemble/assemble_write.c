@@ -2261,11 +2261,50 @@ static spc_status build_pcount(conv *C, ir_func **out, spc_error *e) {
   ir_add(f, body, ir_assign(f, t0, ir_select(f, ir_bin(f, IR_GT, ir_ref(f, off), ir_int(f, 0)),
                                              ir_bin(f, IR_SUB, ir_ref(f, off), ir_int(f, 1)),
                                              ir_ref(f, off))));
-  ir_stmt *loop = ir_add(f, body, ir_for(f, X.t, ir_ref(f, t0),
-                                         ir_bin(f, IR_ADD, ir_ref(f, off), ir_ref(f, len)), NULL));
+  ir_var end = lang_fresh_local(f, "end", IR_I64, false);
+  ir_add(f, body, ir_assign(f, end, ir_bin(f, IR_ADD, ir_ref(f, off), ir_ref(f, len))));
   ir_expr *in[SPC_MAX_ORDER];
   for (int k = 0; k < C->order; k++) in[k] = ir_load(f, crd[k], ir_ref(f, X.t));
-  spc_status s = count_leaf(&X, f, ir_body(loop), in, NULL, e);
+  spc_status s = SPC_OK;
+  ir_stmt *full = body;
+  if (C->lv[0]->lf->props & SPC_LP_ORDERED) {
+    /* first while the chunk (from the component before it) strictly
+     * increases in (c0, c1), storing where each parent's run ends, as
+     * build_count's pass 0 does (no load and store of one counter a
+     * component); runs' ends made counts from the chunk's start (the
+     * component before it counts 0).  At the first out of order, the
+     * counts are cleared and the checks below run from the start. */
+    X.brk = lang_fresh_local(f, "brk", IR_I64, false);
+    X.rg = lang_fresh_local(f, "rg", IR_I64, false);
+    ir_add(f, body, ir_assign(f, X.brk, ir_ref(f, end)));
+    X.pass = 3;
+    X.from = -1;
+    ir_stmt *l3 = ir_add(f, body, ir_for(f, X.t, ir_ref(f, t0), ir_ref(f, end), NULL));
+    s = count_leaf(&X, f, ir_body(l3), in, NULL, e);
+    if (s) return s;
+    X.pass = 0;
+    X.from = off;
+    ir_var x = lang_fresh_local(f, "x", IR_I64, false), en = lang_fresh_local(f, "en", IR_I64, false);
+    ir_var np1 = lang_fresh_local(f, "np1", IR_I64, false);
+    ir_add(f, body, ir_assign(f, np1, ir_len(f, cnt)));
+    ir_stmt *fit = ir_add(f, body, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, X.brk), ir_ref(f, end)), NULL, NULL));
+    ir_stmt *th = ir_then(fit);
+    ir_add(f, th, ir_assign(f, X.rg, ir_ref(f, off)));
+    ir_stmt *z = ir_body(ir_add(f, th, ir_for(f, x, ir_int(f, 0), ir_ref(f, np1), NULL)));
+    ir_add(f, z, ir_assign(f, en, ir_load(f, cnt, ir_ref(f, x))));
+    ir_stmt *has = ir_then(ir_add(f, z, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, en), ir_int(f, 0)), NULL, NULL)));
+    ir_add(f, has, ir_store(f, cnt, ir_ref(f, x), ir_bin(f, IR_SUB, ir_ref(f, en), ir_ref(f, X.rg))));
+    ir_add(f, has, ir_assign(f, X.rg, ir_ref(f, en)));
+    ir_add(f, th, ir_assign(f, X.sb, ir_int(f, 0))); /* not checked: (c0, c1) is enough */
+    full = ir_else(f, fit);
+    ir_stmt *zc = ir_body(ir_add(f, full, ir_for(f, x, ir_int(f, 0), ir_ref(f, np1), NULL)));
+    ir_add(f, zc, ir_store(f, cnt, ir_ref(f, x), ir_int(f, 0)));
+    ir_add(f, full, ir_assign(f, X.pk0, ir_int(f, -1)));
+    ir_add(f, full, ir_assign(f, X.pk1, ir_int(f, -1)));
+    X.rg = -1;
+  }
+  ir_stmt *loop = ir_add(f, full, ir_for(f, X.t, ir_ref(f, t0), ir_ref(f, end), NULL));
+  s = count_leaf(&X, f, ir_body(loop), in, NULL, e);
   if (s) return s;
   ir_add(f, body, ir_store(f, res, ir_int(f, 0), ir_ref(f, X.ok)));
   ir_add(f, body, ir_store(f, res, ir_int(f, 1), ir_ref(f, X.sa)));
@@ -2989,7 +3028,7 @@ static int conv_threads(int64_t n) {
 
 static spc_status build_sinit(conv *C, ir_func **out, int *p_arr0, bool nozero, bool *fill,
                               spc_error *e);
-static spc_status build_splace(conv *C, ir_func **out, spc_error *e);
+static spc_status build_splace(conv *C, ir_func **out, bool runs, spc_error *e);
 static spc_status build_sfinal(conv *C, ir_func **out, spc_error *e);
 
 /* Which of level 1's arrays its yield_pos writes (its state). */
@@ -3213,6 +3252,8 @@ static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, plac
 typedef struct coo_chunks {
   conv *C;
   const int64_t *start, *len;
+  int64_t *const *runs; /* chunk t's count per parent (splace_runs), or NULL */
+  int64_t np1;
   void *crd[SPC_MAX_ORDER];
   const void *val;
   ir_func *fp;
@@ -3238,6 +3279,7 @@ static spc_status place_coo(void *ctx, int t, ir_arg *lv, ir_arg vout, int64_t s
   a[k++].s.i64 = size;
   for (int x = 0; x < C->lv[1]->lf->narrays; x++) a[k++] = lv[x];
   if (C->vt != SPC_PATTERN) a[k++] = vout;
+  if (P->runs) a[k++] = (ir_arg){.data = P->runs[t], .len = P->np1};
   return asm_call(P->ep, P->fp, a, e);
 }
 
@@ -3255,7 +3297,7 @@ static spc_status count_chunks_par(conv *C, int nt, coo_chunks P, conv_tensor **
   asm_entry ec = NULL;
   int64_t *cnt[64] = {NULL}, res[64][3];
   spc_status s = build_pcount(C, &fc, &e2);
-  if (!s) s = build_splace(C, &P.fp, &e2);
+  if (!s) s = build_splace(C, &P.fp, false, &e2);
   /* compiled once, called from every thread */
   if (!s) s = asm_prepare(&C->eng, fc, &ec, &e2);
   if (!s) s = asm_prepare(&C->eng, P.fp, &P.ep, &e2);
@@ -3286,19 +3328,44 @@ static spc_status count_chunks_par(conv *C, int nt, coo_chunks P, conv_tensor **
     s01 &= res[t][1] == 1;
     s10 &= res[t][2] == 1;
   }
+  /* strictly in (c0, c1) order across every chunk: placed by runs, each
+   * chunk with its own counts (copied before place_chunks makes them the
+   * earlier chunks' sums) */
+  ir_func *fr = NULL;
+  asm_entry er = NULL;
+  int64_t *runs[64] = {NULL};
+  if (go && s01) {
+    spc_error e3;
+    spc_error_clear(&e3);
+    bool ok = !build_splace(C, &fr, true, &e3) && !asm_prepare(&C->eng, fr, &er, &e3);
+    for (int t = 0; t < nt && ok; t++) {
+      if (!(runs[t] = spc_malloc((size_t)(np1 ? np1 : 1) * sizeof **runs))) ok = false;
+      else memcpy(runs[t], cnt[t], (size_t)np1 * sizeof **runs);
+    }
+    if (ok) {
+      P.runs = runs;
+      P.np1 = np1;
+      ir_func_free(&P.fp);
+      P.fp = fr;
+      P.ep = er;
+      fr = NULL;
+    }
+  }
   if (go && (s01 || s10)) {
     s = place_chunks(C, nt, np1, cnt, place_coo, &P, out, done, e);
     if (*done && C->o && C->o->info)
       snprintf(C->o->info->plan, sizeof C->o->info->plan,
-               "counting (source in order: no sort; %d threads)", nt);
+               "counting (source in order: no sort%s; %d threads)",
+               P.runs ? ", each parent's run placed at once" : "", nt);
   } else if (s == SPC_ERR_NOMEM && e) {
     *e = e2;
   } else {
     s = SPC_OK;
   }
-  for (int t = 0; t < nt; t++) spc_free(cnt[t]);
+  for (int t = 0; t < nt; t++) spc_free(cnt[t]), spc_free(runs[t]);
   ir_func_free(&fc);
   ir_func_free(&P.fp);
+  ir_func_free(&fr);
   return s;
 }
 
@@ -4669,9 +4736,22 @@ static spc_status build_sinit(conv *C, ir_func **out, int *p_arr0, bool nozero, 
   return ir_verify(f, e);
 }
 
-static spc_status build_splace(conv *C, ir_func **out, spc_error *e) {
+/* spc_conv_splace: one chunk's components placed, a yield_pos each; with
+ * runs (spc_conv_splace_runs, the chunks strictly in (c0, c1) order: every
+ * component a new child, in order) each parent's run in the chunk takes
+ * its positions by one yield_run of rc[g], the chunk's count under
+ * parent g, and the run's components the returned position and the ones
+ * after it (as run_place; UNSUPPORTED where the child level has no
+ * yield_run). */
+static spc_status build_splace(conv *C, ir_func **out, bool runs, spc_error *e) {
   const spc_level_spec *l1 = C->lv[1]->lf;
-  ir_func *f = *out = ir_func_new("spc_conv_splace");
+  *out = NULL;
+  if (runs) {
+    lvbind bp;
+    asm_bind_init(&bp, l1, C->lv[1], C->index_ty, C->coord_ty);
+    if (!asm_lfn(&bp, SPC_LF_YIELD_RUN)) return SPC_ERR_UNSUPPORTED;
+  }
+  ir_func *f = *out = ir_func_new(runs ? "spc_conv_splace_runs" : "spc_conv_splace");
   if (!f) return SPC_NOMEM(e);
   ir_stmt *body = ir_func_body(f);
   ir_var crd[SPC_MAX_ORDER], Nlo[4];
@@ -4687,16 +4767,32 @@ static spc_status build_splace(conv *C, ir_func **out, spc_error *e) {
     keep[k] = ir_param(f, l1->arrays[k].name,
                        asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
   ir_var vout = vals >= 0 ? ir_param(f, "vout", vty, true, IR_INOUT) : -1;
+  ir_var rc = runs ? ir_param(f, "rc", IR_I64, true, IR_IN) : -1;
   sbind(C, f, body, &b0, &b1, Nlo);
   for (int k = 0; k < l1->narrays; k++) b1.arr[k] = keep[k];
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  ir_var g = runs ? lang_fresh_local(f, "g", IR_I64, false) : -1;
+  ir_var prevg = runs ? lang_fresh_local(f, "prevg", IR_I64, false) : -1;
+  ir_var nrun = runs ? lang_fresh_local(f, "nrun", C->index_ty, false) : -1;
+  if (runs) ir_add(f, body, ir_assign(f, prevg, ir_int(f, -1)));
   ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
   ir_expr *outs[SPC_MAX_ORDER];
   spc_status s = sentry(C, f, lb, crd, t, false, &b0, outs, e);
   if (s) return s;
   ir_add(f, lb, ir_assign(f, b1.p, ir_ref(f, b0.q)));
   ir_add(f, lb, ir_assign(f, b1.c, ir_cast(f, C->coord_ty, outs[1])));
-  s = asm_lower_fn(f, lb, &b1, SPC_LF_YIELD, b1.q, NULL, e);
+  if (runs) {
+    ir_add(f, lb, ir_assign(f, g, ir_cast(f, IR_I64, ir_ref(f, b0.q))));
+    ir_stmt *nw = ir_add(f, lb, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, g), ir_ref(f, prevg)), NULL, NULL));
+    ir_add(f, ir_then(nw), ir_assign(f, nrun, ir_cast(f, C->index_ty, ir_load(f, rc, ir_ref(f, g)))));
+    b1.nrun = nrun;
+    s = asm_lower_fn(f, ir_then(nw), &b1, SPC_LF_YIELD_RUN, b1.q, NULL, e);
+    b1.nrun = -1;
+    ir_add(f, ir_then(nw), ir_assign(f, prevg, ir_ref(f, g)));
+    ir_add(f, ir_else(f, nw), ir_assign(f, b1.q, ir_cast(f, C->index_ty, ir_bin(f, IR_ADD, ir_cast(f, IR_I64, ir_ref(f, b1.q)), ir_int(f, 1)))));
+  } else {
+    s = asm_lower_fn(f, lb, &b1, SPC_LF_YIELD, b1.q, NULL, e);
+  }
   if (s) return s;
   ir_expr *oob = ir_bin(f, IR_LOR, ir_bin(f, IR_LT, ir_cast(f, IR_I64, ir_ref(f, b1.q)), ir_int(f, 0)),
                         ir_bin(f, IR_GE, ir_cast(f, IR_I64, ir_ref(f, b1.q)), ir_ref(f, size)));
@@ -4924,7 +5020,7 @@ spc_status asm_counter_begin_place(asm_counter *c, spc_error *e) {
   }
   spc_free(a);
   ir_func_free(&fi);
-  if (!s) s = build_splace(C, &c->fp, e);
+  if (!s) s = build_splace(C, &c->fp, false, e);
   if (!s) s = asm_prepare(&C->eng, c->fp, &c->ep, e);
   return s;
 }
@@ -5986,8 +6082,16 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
       if (!q && !s && !(s = build_sinit(&C, &f, &p0, z == 1, NULL, e))) s = cb(ctx, f, e);
       ir_func_free(&f);
     }
-    if (!q && !s && !(s = build_splace(&C, &f, e))) s = cb(ctx, f, e);
+    if (!q && !s && !(s = build_splace(&C, &f, false, e))) s = cb(ctx, f, e);
     ir_func_free(&f);
+    if (!q && !s) { /* by runs, where the child level has yield_run */
+      spc_error e3;
+      spc_error_clear(&e3);
+      spc_status q3 = build_splace(&C, &f, true, &e3);
+      if (!q3) s = cb(ctx, f, e);
+      else if (q3 != SPC_ERR_UNSUPPORTED) s = q3, *e = e3;
+      ir_func_free(&f);
+    }
     if (!q && !s && !(s = build_sfinal(&C, &f, e))) s = cb(ctx, f, e);
     ir_func_free(&f);
   }

@@ -1566,6 +1566,11 @@ START_TEST(test_counting_threads) {
           int most = (int)(n >> 17); /* one thread per 2^17 components at least */
           snprintf(want, sizeof want, "; %d threads)", threads[h] < most ? threads[h] : most);
           ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
+          /* in the target's (c0, c1) order: each chunk's runs placed at
+           * once (compressed's yield_run); in its transpose, one by one */
+          bool along = (src == 1) == (f != 0);
+          ck_assert_msg((strstr(info.plan, "run placed at once") != NULL) == along, "%s: plan '%s'", what,
+                        info.plan);
         }
         threaded += thr;
         same_arrays(x, xs, what);
