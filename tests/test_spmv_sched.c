@@ -324,6 +324,25 @@ START_TEST(test_lanes) {
 }
 END_TEST
 
+/* An n x n COO of nnz components to fill (*rc, *cc: its row and column
+ * arrays, of type *ty; its values from spc_tensor_values_mut). */
+static spc_tensor *coo_shell(int64_t n, int64_t nnz, spc_vtype vt, void **rc, void **cc, spc_itype *ty) {
+  int64_t dims[2] = {n, n};
+  spc_tensor *t = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  tu_assert_ok(spc_tensor_create_coo(2, dims, nnz, vt, &t, &e), &e);
+  tu_assert_ok(spc_tensor_level_array(t, 0, "crd", NULL, ty, NULL), &e);
+  *rc = spc_tensor_level_array_mut(t, 0, "crd");
+  *cc = spc_tensor_level_array_mut(t, 1, "crd");
+  return t;
+}
+
+static void put_ij(void *rc, void *cc, spc_itype ty, int64_t k, int64_t i, int64_t j) {
+  if (ty == SPC_IDX32) ((int32_t *)rc)[k] = (int32_t)i, ((int32_t *)cc)[k] = (int32_t)j;
+  else ((int64_t *)rc)[k] = i, ((int64_t *)cc)[k] = j;
+}
+
 /* ---- rows two at a time ------------------------------------------------------------ */
 
 /* n x n, n odd: row i holds `base + (i * 37) % 41` entries (every fifth
@@ -336,22 +355,15 @@ static spc_tensor *long_rows(int64_t n, int64_t base, spc_vtype vt) {
     int64_t L = i == 5 ? n : i % 5 == 3 ? 0 : base + (i * 37) % 41;
     nnz += L < n ? L : n;
   }
-  int64_t dims[2] = {n, n};
-  spc_tensor *t = NULL;
-  spc_error e;
-  spc_error_clear(&e);
-  tu_assert_ok(spc_tensor_create_coo(2, dims, nnz, vt, &t, &e), &e);
+  void *rc, *cc;
   spc_itype ty;
-  tu_assert_ok(spc_tensor_level_array(t, 0, "crd", NULL, &ty, NULL), &e);
-  void *rc = spc_tensor_level_array_mut(t, 0, "crd"), *cc = spc_tensor_level_array_mut(t, 1, "crd");
+  spc_tensor *t = coo_shell(n, nnz, vt, &rc, &cc, &ty);
   double *v = spc_tensor_values_mut(t);
   int64_t k = 0;
   for (int64_t i = 0; i < n; i++) {
     int64_t L = i == 5 ? n : i % 5 == 3 ? 0 : base + (i * 37) % 41;
     for (int64_t q = 0; q < L && q < n; q++, k++) {
-      int64_t j = (7 * i + 13 * q) % n;
-      if (ty == SPC_IDX32) ((int32_t *)rc)[k] = (int32_t)i, ((int32_t *)cc)[k] = (int32_t)j;
-      else ((int64_t *)rc)[k] = i, ((int64_t *)cc)[k] = j;
+      put_ij(rc, cc, ty, k, i, (7 * i + 13 * q) % n);
       int w = vt == SPC_C128 ? 2 : 1;
       for (int c = 0; c < w; c++) {
         uint64_t h = ((uint64_t)(k * w + c) + 11) * 0xD1B54A32D192ED03ull;
@@ -509,17 +521,14 @@ END_TEST
 
 /* ---- one dense row ------------------------------------------------------------------ */
 
+
 /* n x n: row 7 holds every column (1e16 at column 0, ones after), the
  * other rows two ones each (598 entries for n = 200). */
 static spc_tensor *skewed(int64_t n) {
-  int64_t nnz = n + 2 * (n - 1) - 1, dims[2] = {n, n};
-  spc_tensor *t = NULL;
-  spc_error e;
-  spc_error_clear(&e);
-  tu_assert_ok(spc_tensor_create_coo(2, dims, nnz, SPC_F64, &t, &e), &e);
+  int64_t nnz = n + 2 * (n - 1) - 1;
+  void *rc, *cc;
   spc_itype ty;
-  tu_assert_ok(spc_tensor_level_array(t, 0, "crd", NULL, &ty, NULL), &e);
-  void *rc = spc_tensor_level_array_mut(t, 0, "crd"), *cc = spc_tensor_level_array_mut(t, 1, "crd");
+  spc_tensor *t = coo_shell(n, nnz, SPC_F64, &rc, &cc, &ty);
   double *v = spc_tensor_values_mut(t);
   int64_t k = 0;
   for (int64_t i = 0; i < n; i++)
@@ -527,8 +536,7 @@ static spc_tensor *skewed(int64_t n) {
       bool dense = i == 7;
       if (!dense && j != i && j != (i + 1) % n) continue;
       if (!dense && i == n - 1 && j == 0) continue; /* keep the count at 2 (n - 1) */
-      if (ty == SPC_IDX32) ((int32_t *)rc)[k] = (int32_t)i, ((int32_t *)cc)[k] = (int32_t)j;
-      else ((int64_t *)rc)[k] = i, ((int64_t *)cc)[k] = j;
+      put_ij(rc, cc, ty, k, i, j);
       v[k++] = dense && j == 0 ? 1e16 : 1.0;
     }
   ck_assert_int_eq(k, nnz); /* the last row holds one entry */
