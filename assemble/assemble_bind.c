@@ -16,6 +16,22 @@ void asm_bind_init(lvbind *b, const spc_level_spec *ls,
   for (int k = 0; k < SPC_SPEC_MAX; k++) b->arr[k] = b->work[k] = -1;
 }
 
+void asm_bind_nest(lvbind *b, const conv_info *I, const char *const *out_names, int l,
+                   const ir_var *arr, const ir_var *Nv, const ir_var *lov, const ir_var *c,
+                   ir_func *f) {
+  asm_bind_init(b, I->lv[l]->lf, I->lv[l], I->index_ty, I->coord_ty);
+  for (int k = 0; k < b->ls->narrays; k++) b->arr[k] = arr[k];
+  b->N = Nv[l];
+  b->lo = lov[l];
+  b->c = c[l];
+  b->p = lang_fresh_local(f, "p", I->index_ty, false);
+  b->q = lang_fresh_local(f, "q", I->index_ty, false);
+  for (int a = 0; a < l; a++) {
+    b->extra[b->nextra] = out_names[a];
+    b->extra_var[b->nextra++] = c[a];
+  }
+}
+
 ir_ty asm_tname_ty(lang_tname t, ir_ty index_ty, ir_ty coord_ty) {
   switch (t) {
   case LT_INDEX: return index_ty;

@@ -81,20 +81,8 @@ static void extents(cu_build *C, cu_opnd *o, const char *pre) {
  * parent in dst. */
 static void bind(cu_build *C, const cu_opnd *o, int l, lvbind *b, ir_stmt *dst,
                  ir_expr *parent) {
-  const conv_info *I = &C->I;
-  ir_func *f = C->f;
-  asm_bind_init(b, I->lv[l]->lf, I->lv[l], I->index_ty, I->coord_ty);
-  for (int k = 0; k < b->ls->narrays; k++) b->arr[k] = o->arr[l][k];
-  b->N = o->Nv[l];
-  b->lo = o->lov[l];
-  b->c = o->c[l];
-  b->p = lang_fresh_local(f, "p", I->index_ty, false);
-  b->q = lang_fresh_local(f, "q", I->index_ty, false);
-  for (int a = 0; a < l; a++) {
-    b->extra[b->nextra] = C->r->out_names[a];
-    b->extra_var[b->nextra++] = o->c[a];
-  }
-  ir_add(f, dst, ir_assign(f, b->p, ir_cast(f, I->index_ty, parent)));
+  asm_bind_nest(b, &C->I, C->r->out_names, l, o->arr[l], o->Nv, o->lov, o->c, C->f);
+  ir_add(C->f, dst, ir_assign(C->f, b->p, ir_cast(C->f, C->I.index_ty, parent)));
 }
 
 /* begin and end of the bound level into fresh locals *bg, *en. */

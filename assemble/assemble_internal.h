@@ -54,6 +54,13 @@ typedef struct lvbind {
 void asm_bind_init(lvbind *b, const spc_level_spec *ls,
                    const spc_format_level *fl, ir_ty index_ty,
                    ir_ty coord_ty);
+/* Level l of a read nest bound for lowering in f: its arrays arr,
+ * extents Nv[l] and lov[l], coordinate c[l], fresh p and q, and the
+ * coordinates above it (c[0..l)) by their remapped names out_names;
+ * arr: level l's arrays. */
+void asm_bind_nest(lvbind *b, const conv_info *I, const char *const *out_names, int l,
+                   const ir_var *arr, const ir_var *Nv, const ir_var *lov, const ir_var *c,
+                   ir_func *f);
 /* IR type of a level array / workspace type name. */
 ir_ty asm_tname_ty(lang_tname t, ir_ty index_ty, ir_ty coord_ty);
 /* The text of function k (the format's override first); NULL: absent. */

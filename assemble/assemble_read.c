@@ -188,19 +188,7 @@ static bool pair_fit(const rd *R) {
 /* Level l's binding in the nest: its arrays, extents, coordinate and
  * position variables, the coordinates above it by their remapped names. */
 static void bind_level(rd *R, int l, lvbind *b) {
-  ir_func *f = R->f;
-  const conv_info *I = R->I;
-  asm_bind_init(b, I->lv[l]->lf, I->lv[l], I->index_ty, I->coord_ty);
-  for (int k = 0; k < b->ls->narrays; k++) b->arr[k] = R->arr[l][k];
-  b->N = R->Nv[l];
-  b->lo = R->lov[l];
-  b->c = R->c[l];
-  b->p = lang_fresh_local(f, "p", I->index_ty, false);
-  b->q = lang_fresh_local(f, "q", I->index_ty, false);
-  for (int a = 0; a < l; a++) {
-    b->extra[b->nextra] = R->r->out_names[a];
-    b->extra_var[b->nextra++] = R->c[a];
-  }
+  asm_bind_nest(b, R->I, R->r->out_names, l, R->arr[l], R->Nv, R->lov, R->c, R->f);
 }
 
 static ir_expr *plus(ir_func *f, ir_ty t, ir_var v, ir_expr *k) {
@@ -241,7 +229,7 @@ static spc_status pair_loop(rd *R, lvbind *b0, ir_stmt *dst, ir_var en, spc_erro
     ir_add(f, wb, ir_assign(f, cr[k], ir_ref(f, R->c[0])));
     ir_add(f, wb, ir_assign(f, yl[k], canon(R, yi)));
     ir_add(f, wb, ir_assign(f, b1.p, ir_ref(f, qr)));
-    if (!s) s = asm_lower_fn(f, wb, &b1, SPC_LF_BEGIN, bg[k], NULL, e);
+    s = asm_lower_fn(f, wb, &b1, SPC_LF_BEGIN, bg[k], NULL, e);
     if (!s) s = asm_lower_fn(f, wb, &b1, SPC_LF_END, nd[k], NULL, e);
     ir_add(f, wb, ir_assign(f, sum[k], ir_load(f, R->y, ir_ref(f, yl[k]))));
   }

@@ -2007,6 +2007,24 @@ static bool count_dups(const conv *C) {
   return C->dup != SPC_DUP_ERROR && (C->vt == SPC_F64 || C->vt == SPC_I64);
 }
 
+/* cnt[x], for the parents x < np1 in order, from where each parent's run
+ * ends (t + 1; 0: no component) to its count, the first run counted from
+ * `from` (rg: a scratch local). */
+static void ends_to_counts(ir_func *f, ir_stmt *into, ir_var cnt, ir_var np1, ir_var rg, ir_expr *from) {
+  ir_var x = lang_fresh_local(f, "x", IR_I64, false), en = lang_fresh_local(f, "en", IR_I64, false);
+  ir_add(f, into, ir_assign(f, rg, from));
+  ir_stmt *z = ir_body(ir_add(f, into, ir_for(f, x, ir_int(f, 0), ir_ref(f, np1), NULL)));
+  ir_add(f, z, ir_assign(f, en, ir_load(f, cnt, ir_ref(f, x))));
+  ir_stmt *has = ir_then(ir_add(f, z, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, en), ir_int(f, 0)), NULL, NULL)));
+  ir_add(f, has, ir_store(f, cnt, ir_ref(f, x), ir_bin(f, IR_SUB, ir_ref(f, en), ir_ref(f, rg))));
+  ir_add(f, has, ir_assign(f, rg, ir_ref(f, en)));
+}
+
+/* v = v + 1 in v's index type */
+static void bump(ir_func *f, ir_stmt *into, ir_var v, ir_ty ty) {
+  ir_add(f, into, ir_assign(f, v, ir_cast(f, ty, ir_bin(f, IR_ADD, ir_cast(f, IR_I64, ir_ref(f, v)), ir_int(f, 1)))));
+}
+
 /* build_count's placing when every component is a new child, in order,
  * the parents' runs in position order (brk == n): for each parent g with
  * cnt[g] components, yield_run gives the first position of the run and
@@ -2036,8 +2054,8 @@ static spc_status run_place(conv *C, ir_func *f, ir_stmt *into, lvbind *b1, ir_v
   ir_add(f, ul, ir_assign(f, b1->c, ir_cast(f, C->coord_ty, outs[1])));
   if (asm_lfn(b1, SPC_LF_INSERT) && (s = asm_lower_fn(f, ul, b1, SPC_LF_INSERT, -1, NULL, e))) return s;
   if (vout >= 0) ir_add(f, ul, ir_store(f, vout, ir_ref(f, b1->q), ir_load(f, vals, ir_ref(f, t))));
-  ir_add(f, ul, ir_assign(f, b1->q, ir_cast(f, C->index_ty, ir_bin(f, IR_ADD, ir_cast(f, IR_I64, ir_ref(f, b1->q)), ir_int(f, 1)))));
-  ir_add(f, ul, ir_assign(f, t, ir_bin(f, IR_ADD, ir_ref(f, t), ir_int(f, 1))));
+  bump(f, ul, b1->q, C->index_ty);
+  bump(f, ul, t, IR_I64);
   return SPC_OK;
 }
 
@@ -2184,15 +2202,8 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
         ir_expr *in[SPC_MAX_ORDER];
         for (int k = 0; k < C->order; k++) in[k] = ir_load(f, crd[k], ir_ref(f, t));
         s = count_leaf(&X, f, ir_body(loop), in, NULL, e);
-        if (sub == 0 && X.rg >= 0) { /* the runs' ends made counts */
-          ir_var x = lang_fresh_local(f, "x", IR_I64, false), en = lang_fresh_local(f, "en", IR_I64, false);
-          ir_add(f, into, ir_assign(f, X.rg, ir_int(f, 0))); /* the end before */
-          ir_stmt *z = ir_body(ir_add(f, into, ir_for(f, x, ir_int(f, 0), ir_ref(f, np1), NULL)));
-          ir_add(f, z, ir_assign(f, en, ir_load(f, cnt, ir_ref(f, x))));
-          ir_stmt *has = ir_then(ir_add(f, z, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, en), ir_int(f, 0)), NULL, NULL)));
-          ir_add(f, has, ir_store(f, cnt, ir_ref(f, x), ir_bin(f, IR_SUB, ir_ref(f, en), ir_ref(f, X.rg))));
-          ir_add(f, has, ir_assign(f, X.rg, ir_ref(f, en)));
-        }
+        if (sub == 0 && X.rg >= 0) /* the runs' ends made counts */
+          ends_to_counts(f, into, cnt, np1, X.rg, ir_int(f, 0));
       }
       if (s) break;
       from = ir_ref(f, X.brk);
@@ -2284,17 +2295,11 @@ static spc_status build_pcount(conv *C, ir_func **out, spc_error *e) {
     if (s) return s;
     X.pass = 0;
     X.from = off;
-    ir_var x = lang_fresh_local(f, "x", IR_I64, false), en = lang_fresh_local(f, "en", IR_I64, false);
-    ir_var np1 = lang_fresh_local(f, "np1", IR_I64, false);
+    ir_var x = lang_fresh_local(f, "x", IR_I64, false), np1 = lang_fresh_local(f, "np1", IR_I64, false);
     ir_add(f, body, ir_assign(f, np1, ir_len(f, cnt)));
     ir_stmt *fit = ir_add(f, body, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, X.brk), ir_ref(f, end)), NULL, NULL));
     ir_stmt *th = ir_then(fit);
-    ir_add(f, th, ir_assign(f, X.rg, ir_ref(f, off)));
-    ir_stmt *z = ir_body(ir_add(f, th, ir_for(f, x, ir_int(f, 0), ir_ref(f, np1), NULL)));
-    ir_add(f, z, ir_assign(f, en, ir_load(f, cnt, ir_ref(f, x))));
-    ir_stmt *has = ir_then(ir_add(f, z, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, en), ir_int(f, 0)), NULL, NULL)));
-    ir_add(f, has, ir_store(f, cnt, ir_ref(f, x), ir_bin(f, IR_SUB, ir_ref(f, en), ir_ref(f, X.rg))));
-    ir_add(f, has, ir_assign(f, X.rg, ir_ref(f, en)));
+    ends_to_counts(f, th, cnt, np1, X.rg, ir_ref(f, off));
     ir_add(f, th, ir_assign(f, X.sb, ir_int(f, 0))); /* not checked: (c0, c1) is enough */
     full = ir_else(f, fit);
     ir_stmt *zc = ir_body(ir_add(f, full, ir_for(f, x, ir_int(f, 0), ir_ref(f, np1), NULL)));
@@ -3297,10 +3302,8 @@ static spc_status count_chunks_par(conv *C, int nt, coo_chunks P, conv_tensor **
   asm_entry ec = NULL;
   int64_t *cnt[64] = {NULL}, res[64][3];
   spc_status s = build_pcount(C, &fc, &e2);
-  if (!s) s = build_splace(C, &P.fp, false, &e2);
   /* compiled once, called from every thread */
   if (!s) s = asm_prepare(&C->eng, fc, &ec, &e2);
-  if (!s) s = asm_prepare(&C->eng, P.fp, &P.ep, &e2);
   for (int t = 0; t < nt && !s; t++)
     if (!(cnt[t] = spc_calloc((size_t)(np1 ? np1 : 1), sizeof **cnt))) s = SPC_NOMEM(&e2);
   spc_status ts[64] = {SPC_OK};
@@ -3328,30 +3331,24 @@ static spc_status count_chunks_par(conv *C, int nt, coo_chunks P, conv_tensor **
     s01 &= res[t][1] == 1;
     s10 &= res[t][2] == 1;
   }
-  /* strictly in (c0, c1) order across every chunk: placed by runs, each
-   * chunk with its own counts (copied before place_chunks makes them the
-   * earlier chunks' sums) */
-  ir_func *fr = NULL;
-  asm_entry er = NULL;
+  /* the placing routine: strictly in (c0, c1) order across every chunk,
+   * by runs, each chunk with its own counts (copied before place_chunks
+   * makes them the earlier chunks' sums); else a yield_pos a component */
   int64_t *runs[64] = {NULL};
-  if (go && s01) {
-    spc_error e3;
-    spc_error_clear(&e3);
-    bool ok = !build_splace(C, &fr, true, &e3) && !asm_prepare(&C->eng, fr, &er, &e3);
-    for (int t = 0; t < nt && ok; t++) {
-      if (!(runs[t] = spc_malloc((size_t)(np1 ? np1 : 1) * sizeof **runs))) ok = false;
+  go = go && (s01 || s10);
+  if (go && s01 && !build_splace(C, &P.fp, true, &e2) && !(s = asm_prepare(&C->eng, P.fp, &P.ep, &e2))) {
+    for (int t = 0; t < nt && !s; t++)
+      if (!(runs[t] = spc_malloc((size_t)(np1 ? np1 : 1) * sizeof **runs))) s = SPC_NOMEM(&e2);
       else memcpy(runs[t], cnt[t], (size_t)np1 * sizeof **runs);
-    }
-    if (ok) {
-      P.runs = runs;
-      P.np1 = np1;
-      ir_func_free(&P.fp);
-      P.fp = fr;
-      P.ep = er;
-      fr = NULL;
-    }
+    P.runs = runs;
+    P.np1 = np1;
+  } else if (go && !s) {
+    ir_func_free(&P.fp);
+    s = build_splace(C, &P.fp, false, &e2);
+    if (!s) s = asm_prepare(&C->eng, P.fp, &P.ep, &e2);
   }
-  if (go && (s01 || s10)) {
+  go = go && !s;
+  if (go) {
     s = place_chunks(C, nt, np1, cnt, place_coo, &P, out, done, e);
     if (*done && C->o && C->o->info)
       snprintf(C->o->info->plan, sizeof C->o->info->plan,
@@ -3365,7 +3362,6 @@ static spc_status count_chunks_par(conv *C, int nt, coo_chunks P, conv_tensor **
   for (int t = 0; t < nt; t++) spc_free(cnt[t]), spc_free(runs[t]);
   ir_func_free(&fc);
   ir_func_free(&P.fp);
-  ir_func_free(&fr);
   return s;
 }
 
@@ -4789,7 +4785,7 @@ static spc_status build_splace(conv *C, ir_func **out, bool runs, spc_error *e) 
     s = asm_lower_fn(f, ir_then(nw), &b1, SPC_LF_YIELD_RUN, b1.q, NULL, e);
     b1.nrun = -1;
     ir_add(f, ir_then(nw), ir_assign(f, prevg, ir_ref(f, g)));
-    ir_add(f, ir_else(f, nw), ir_assign(f, b1.q, ir_cast(f, C->index_ty, ir_bin(f, IR_ADD, ir_cast(f, IR_I64, ir_ref(f, b1.q)), ir_int(f, 1)))));
+    bump(f, ir_else(f, nw), b1.q, C->index_ty);
   } else {
     s = asm_lower_fn(f, lb, &b1, SPC_LF_YIELD, b1.q, NULL, e);
   }
