@@ -1,7 +1,7 @@
 /* test_cuda_emit.c -- suite_cuda: the CUDA emitter (README "CUDA").
  *
  *   emit       spc_gen_cuda_source for every built-in format: SpMV for every
- *              matrix format (three __global__ schedules, atomicAdd where
+ *              matrix format (four __global__ schedules, atomicAdd where
  *              rows are shared, a warp shuffle in row mode), SpGEMM for the
  *              two-level formats whose top level locates, refusals
  *              (SPC_ERR_UNSUPPORTED / SPC_ERR_ARG) otherwise; `spconv gen
@@ -12,7 +12,8 @@
  *   schedules  the device routines each GPU thread runs, run by the IR
  *              interpreter in the order the kernels would (thread per
  *              row, groups of L lanes with the shuffle's reduction tree, position
- *              windows of several sizes with the binary searches), on
+ *              windows of several sizes with the binary searches, a warp per
+ *              window with its groups of lanes), on
  *              data/sample.mtx, shared matrices and a made-up matrix with
  *              empty and long rows, against spc_spmv (1e-12 of the row's
  *              sum |a x|); SpGEMM's three passes with the scans between
@@ -60,8 +61,8 @@ START_TEST(test_emit) {
     }
     ck_assert_msg(s == SPC_OK, "%s spmv: %d", f, s);
     char want[160];
-    static const char *const sched[] = {"thread", "warp", "split"};
-    for (int j = 0; j < 3; j++) {
+    static const char *const sched[] = {"thread", "warp", "split", "wsplit"};
+    for (int j = 0; j < 4; j++) {
       snprintf(want, sizeof want, "__global__ void spc_cu_%s_spmv_%s(", f, sched[j]);
       ck_assert_msg(strstr(t, want), "%s: no %s", f, want);
     }
@@ -214,7 +215,54 @@ static void range(routine *R, const spc_cu_operand *m, int64_t lvl, int64_t q, i
   *en = a[k + 3].s.i64;
 }
 
-/* y += A x the way schedule sched runs it (nt: threads of position split) */
+/* the top positions reaching into the level-1 window [p0, p1): [*qa, *qe),
+ * by the kernels' two binary searches */
+static void window_rows(routine *Rg, const spc_cu_operand *m, int64_t b0, int64_t e0, int64_t p0, int64_t p1,
+                        int64_t *qa, int64_t *qe) {
+  int64_t lo = b0, hi = e0, mb, me;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    range(Rg, m, 1, mid, &mb, &me);
+    if (me <= p0) lo = mid + 1;
+    else hi = mid;
+  }
+  *qa = lo;
+  for (hi = e0; lo < hi;) {
+    int64_t mid = lo + (hi - lo) / 2;
+    range(Rg, m, 1, mid, &mb, &me);
+    if (mb < p1) lo = mid + 1;
+    else hi = mid;
+  }
+  *qe = lo;
+}
+
+/* top position q's level-1 positions in [p0, p1) by a group of L lanes
+ * (sc: the routine's scalar arguments); in row mode with sum, the group's
+ * __shfl_down_sync tree of width L, lane 0 adding it to y */
+static void group(routine *S, ir_arg *a, ir_arg *sc, int64_t q, int64_t p0, int64_t p1, int L, bool flush,
+                  bool sum, double *y) {
+  double acc[32] = {0};
+  int64_t yrow = 0;
+  bool hit = false;
+  for (int lane = 0; lane < L; lane++) {
+    sc[0].s.i64 = q, sc[1].s.i64 = q + 1, sc[2].s.i64 = p0, sc[3].s.i64 = p1;
+    sc[4].s.i64 = lane, sc[5].s.i64 = L, sc[6].s.b = flush;
+    call(S, a);
+    acc[lane] = sc[7].s.f64;
+    yrow = sc[8].s.i64;
+    hit = sc[9].s.b;
+  }
+  if (!sum || !S->C.rowmode) return;
+  for (int d = L / 2; d > 0; d /= 2) {
+    double nw[32];
+    for (int l = 0; l < L; l++) nw[l] = acc[l] + (l + d < L ? acc[l + d] : acc[l]);
+    memcpy(acc, nw, sizeof acc);
+  }
+  if (hit) y[yrow] += acc[0];
+}
+
+/* y += A x the way schedule sched runs it (nt: threads of the position
+ * split; positions per warp of the split by warps) */
 static void spmv(routine *S, routine *Rg, const spc_cu_operand *m, int sched, int64_t nt,
                  const double *x, int64_t nx, double *y, int64_t ny, int *lanes_seen) {
   int64_t b0, e0, P0 = 0, P1 = 0, t;
@@ -233,23 +281,21 @@ static void spmv(routine *S, routine *Rg, const spc_cu_operand *m, int sched, in
     for (int64_t th = 0; th < nt; th++) {
       int64_t p0 = P0 + (th * chunk < P ? th * chunk : P), p1 = P0 + ((th + 1) * chunk < P ? (th + 1) * chunk : P);
       if (p0 >= p1) continue;
-      int64_t lo = b0, hi = e0, mb, me;
-      while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        range(Rg, m, 1, mid, &mb, &me);
-        if (me <= p0) lo = mid + 1;
-        else hi = mid;
-      }
-      int64_t qa = lo;
-      for (hi = e0; lo < hi;) {
-        int64_t mid = lo + (hi - lo) / 2;
-        range(Rg, m, 1, mid, &mb, &me);
-        if (mb < p1) lo = mid + 1;
-        else hi = mid;
-      }
-      sc[0].s.i64 = qa, sc[1].s.i64 = lo, sc[2].s.i64 = p0, sc[3].s.i64 = p1;
+      int64_t qa, qe;
+      window_rows(Rg, m, b0, e0, p0, p1, &qa, &qe);
+      sc[0].s.i64 = qa, sc[1].s.i64 = qe, sc[2].s.i64 = p0, sc[3].s.i64 = p1;
       sc[4].s.i64 = 0, sc[5].s.i64 = 1, sc[6].s.b = true;
       call(S, a);
+    }
+    return;
+  }
+  if (sched == 3) { /* a warp per window of nt positions, groups of L lanes */
+    for (int64_t p0 = P0; p0 < P1; p0 += nt) {
+      int64_t p1 = p0 + nt < P1 ? p0 + nt : P1, qa, qe;
+      window_rows(Rg, m, b0, e0, p0, p1, &qa, &qe);
+      int L = 1;
+      while (L < 32 && 4 * L * (qe - qa) < p1 - p0) L *= 2;
+      for (int64_t q = qa; q < qe; q++) group(S, a, sc, q, p0, p1, L, false, true, y);
     }
     return;
   }
@@ -257,27 +303,7 @@ static void spmv(routine *S, routine *Rg, const spc_cu_operand *m, int sched, in
   int L = 1;
   while (sched == 1 && L < 32 && 4 * L * (e0 - b0) < P1 - P0) L *= 2;
   if (lanes_seen) *lanes_seen |= sched == 1 ? L : 0;
-  for (int64_t q = b0; q < e0; q++) {
-    double acc[32] = {0};
-    int64_t yrow = 0;
-    bool hit = false;
-    for (int lane = 0; lane < L; lane++) {
-      sc[0].s.i64 = q, sc[1].s.i64 = q + 1, sc[2].s.i64 = INT64_MIN, sc[3].s.i64 = INT64_MAX;
-      sc[4].s.i64 = lane, sc[5].s.i64 = L, sc[6].s.b = !sched;
-      call(S, a);
-      acc[lane] = sc[7].s.f64;
-      yrow = sc[8].s.i64;
-      hit = sc[9].s.b;
-    }
-    if (sched == 1 && S->C.rowmode) { /* __shfl_down_sync's tree of width L; lane 0 adds */
-      for (int d = L / 2; d > 0; d /= 2) {
-        double nw[32];
-        for (int l = 0; l < L; l++) nw[l] = acc[l] + (l + d < L ? acc[l + d] : acc[l]);
-        memcpy(acc, nw, sizeof acc);
-      }
-      if (hit) y[yrow] += acc[0];
-    }
-  }
+  for (int64_t q = b0; q < e0; q++) group(S, a, sc, q, INT64_MIN, INT64_MAX, L, !sched, sched == 1, y);
 }
 
 static spc_tensor *made_up(void) {
@@ -387,14 +413,18 @@ START_TEST(test_schedules_spmv) {
       ck_assert_int_eq(spc_cu_operand_of(A, &am, &e), SPC_OK);
       for (int64_t q = 0; q < am.nvals; q++) am.vals[q] = fabs(am.vals[q]);
       spmv(&S, &Rg, &am, 0, 1, ax, nc, abs_y, nr, NULL); /* sum |a x| per row */
-      int64_t nts[3] = {1, 3, 1000};
-      for (int sched = 0; sched < 3; sched++)
+      /* split: 1, 3 and 1000 threads; split by warps: windows of 64
+       * positions (rows across windows' borders, groups of 1 to 32 lanes;
+       * each interpreted lane is one ir_run: smaller windows cost minutes) */
+      static const int64_t nts[3] = {1, 3, 1000};
+      for (int sched = 0; sched < 4; sched++)
         for (int ti = 0; ti < (sched == 2 ? 3 : 1); ti++) {
           memset(y, 0, (size_t)nr * sizeof *y);
-          spmv(&S, &Rg, &m, sched, nts[ti], x, nc, y, nr, &widths);
+          int64_t nt = sched == 2 ? nts[ti] : sched == 3 ? 64 : 1;
+          spmv(&S, &Rg, &m, sched, nt, x, nc, y, nr, &widths);
           for (int64_t r = 0; r < nr; r++)
-            ck_assert_msg(fabs(y[r] - ref[r]) <= 1e-12 * abs_y[r], "%s matrix %d schedule %d (%lld threads) row %lld: %.17g, want %.17g",
-                          f, i, sched, (long long)nts[ti], (long long)r, y[r], ref[r]);
+            ck_assert_msg(fabs(y[r] - ref[r]) <= 1e-12 * abs_y[r], "%s matrix %d schedule %d (%lld threads or positions) row %lld: %.17g, want %.17g",
+                          f, i, sched, (long long)nt, (long long)r, y[r], ref[r]);
           runs++;
         }
       spc_cu_operand_free(&m);
