@@ -19,7 +19,11 @@
  *     one per warp; the warp's lanes form groups of L (as schedule 1 picks
  *     L, from the window's positions per top position), each group takes a
  *     top position reaching into the window, its lanes striding its
- *     positions there; a group's sum is added to y atomically.
+ *     positions there; a group's sum is added to y atomically;
+ *   SPC_CU_AUTO (-1): one of them by spc_cu_auto, from the matrix's bounds
+ *     and (prepared) its widest top position.
+ * prepare: the bounds (and the widest top position) found once and kept in
+ * the spc_cu_mat, so that each run launches at once.
  * SpGEMM: upper bounds, exclusive scan (CUB), symbolic pass into per-row
  * hash tables in global memory, scan, numeric pass; one top position of A
  * per thread, or per nl lanes each taking every nl-th of the row's
@@ -55,10 +59,14 @@ static const char cu_types[] =
     "   * on the device first: a one-thread kernel and a copy back. */\n"
     "  int64_t bounds[4];\n"
     "  int bounds_set;\n"
+    "  /* with the bounds: the most level-1 positions under one top position\n"
+    "   * (the automatic schedule reads it) */\n"
+    "  int64_t widest;\n"
     "} spc_cu_mat;\n"
     "/* y += A x on the device (schedule 0 thread, 1 lanes, 2 position split,\n"
-    " * 3 position split by warps);\n"
+    " * 3 position split by warps, SPC_CU_AUTO chosen by spc_cu_auto);\n"
     " * returns a cudaError_t. */\n"
+    "#define SPC_CU_AUTO (-1)\n"
     "typedef struct spc_cu_spmv_kernels {\n"
     "  const char *format;\n"
     "  int narrays;\n"
@@ -93,6 +101,19 @@ static const char cu_types[] =
     "  int b = 256;\n"
     "  while (b > 32 && n < (int64_t)b * 2 * sms) b /= 2;\n"
     "  return b;\n"
+    "}\n"
+    "/* SPC_CU_AUTO's schedule for n top positions over P level-1 positions\n"
+    " * and nv values, the widest top position holding `widest` level-1\n"
+    " * positions (-1: not known, an unprepared matrix): 3, the split by\n"
+    " * warps, where the mean is over 256 (few long top positions: dia, ell)\n"
+    " * or one top position holds 1024 or more and over 16 means (skewed rows:\n"
+    " * R-MAT, arrow); 1, lanes, from 32 values a top position (bcsr's blocks\n"
+    " * count whole); else 0, thread.  Measured on an H200 (bench/README.md\n"
+    " * \"GPU\"). */\n"
+    "static int spc_cu_auto(int64_t n, int64_t P, int64_t nv, int64_t widest) {\n"
+    "  double mean = n > 0 ? (double)P / (double)n : 0, work = n > 0 ? (double)nv / (double)n : 0;\n"
+    "  if (mean > 256 || (widest >= 1024 && (double)widest > 16 * mean)) return 3;\n"
+    "  return work >= 32 ? 1 : 0;\n"
     "}\n"
     "/* schedule 3's window: level-1 positions per warp */\n"
     "#define SPC_CU_WSPLIT_W 1024\n"
@@ -321,14 +342,44 @@ static void spmv_kernels(cu_text *T) {
                "  spc_cu_%s_bounds<<<1, 1>>>(*A, bdk);\n"
                "  return (int)cudaMemcpy(b, bdk, 4 * sizeof *b, cudaMemcpyDeviceToHost);\n"
                "}\n\n"
+               "/* *w = max(*w, the level-1 positions under each top position in [b0, e0)):\n"
+               " * a grid-stride loop, a warp's maximum by shuffles, one atomicMax a warp */\n"
+               "__global__ void spc_cu_%s_widest(spc_cu_mat A, int64_t b0, int64_t e0, unsigned long long *w) {\n"
+               "  unsigned long long m = 0;\n"
+               "  int64_t step = (int64_t)gridDim.x * blockDim.x;\n"
+               "  for (int64_t q = b0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; q < e0; q += step) {\n"
+               "    int64_t pb = 0, pe = 0;\n"
+               "    spc_cu_%s_range(SPC_CU_%s_SPMV_ARGS(A), 1, q, &pb, &pe, NULL, 0);\n"
+               "    if (pe > pb && (unsigned long long)(pe - pb) > m) m = (unsigned long long)(pe - pb);\n"
+               "  }\n"
+               "  for (int d = 16; d > 0; d /= 2) {\n"
+               "    unsigned long long o = __shfl_xor_sync(0xffffffffu, m, d);\n"
+               "    if (o > m) m = o;\n"
+               "  }\n"
+               "  if ((threadIdx.x & 31) == 0) atomicMax(w, m);\n"
+               "}\n\n"
                "static int spc_cu_%s_spmv_prepare(spc_cu_mat *A) {\n"
                "  int64_t b[4];\n"
                "  int st = spc_cu_%s_bounds_host(A, b);\n"
-               "  if (st == 0) {\n"
-               "    memcpy(A->bounds, b, sizeof b);\n"
-               "    A->bounds_set = 1;\n"
+               "  if (st) return st;\n"
+               "  unsigned long long wd = 0, *dw = NULL;\n"
+               "  if (b[1] > b[0]) {\n"
+               "    SPC_CU_CHECK(cudaMalloc(&dw, sizeof *dw));\n"
+               "    cudaError_t ce = cudaMemset(dw, 0, sizeof *dw);\n"
+               "    int64_t n = b[1] - b[0], nb = (n + 255) / 256;\n"
+               "    if (nb > 4096) nb = 4096;\n"
+               "    if (ce == cudaSuccess) {\n"
+               "      spc_cu_%s_widest<<<(unsigned)nb, 256>>>(*A, b[0], b[1], dw);\n"
+               "      ce = cudaGetLastError();\n"
+               "    }\n"
+               "    if (ce == cudaSuccess) ce = cudaMemcpy(&wd, dw, sizeof wd, cudaMemcpyDeviceToHost);\n"
+               "    cudaFree(dw);\n"
+               "    SPC_CU_CHECK(ce);\n"
                "  }\n"
-               "  return st;\n"
+               "  memcpy(A->bounds, b, sizeof b);\n"
+               "  A->widest = (int64_t)wd;\n"
+               "  A->bounds_set = 1;\n"
+               "  return 0;\n"
                "}\n\n"
                "static int spc_cu_%s_spmv_run(int schedule, const spc_cu_mat *A, const double *x,\n"
                "                              int64_t nx, double *y, int64_t ny) {\n"
@@ -339,6 +390,7 @@ static void spmv_kernels(cu_text *T) {
                "  else\n"
                "    st = spc_cu_%s_bounds_host(A, b);\n"
                "  int64_t n = b[1] - b[0], P = b[3] - b[2];\n"
+               "  if (schedule == SPC_CU_AUTO) schedule = spc_cu_auto(n, P, A->nvals, A->bounds_set ? A->widest : -1);\n"
                "  if (st == 0 && n > 0) {\n"
                "    if (schedule == 0) {\n"
                "      int bs = spc_cu_block(n);\n"
@@ -371,7 +423,7 @@ static void spmv_kernels(cu_text *T) {
                "  return st;\n"
                "}\n\n"
                "extern \"C\" const spc_cu_spmv_kernels spc_cu_spmv_%s = {\n    \"%s\",\n",
-               F, F, F, F, F, F, F, F, F, F, F, T->C.I.fmt->name);
+               F, F, F, F, F, F, F, F, F, F, F, F, F, F, F, T->C.I.fmt->name);
   table_arrays(T);
   spc_str_addf(o, "    spc_cu_%s_spmv_run,\n    spc_cu_%s_spmv_prepare};\n", F, F);
 }

@@ -7,7 +7,7 @@
  * For every file (Matrix Market or any container spc_read takes; symmetric
  * files expanded, values as double):
  *   SpMV y += A x: every format given that the matrix converts to, each
- *     schedule (thread, warp, split, wsplit), and cuSPARSE's CSR SpMV with 64-bit
+ *     schedule (thread, warp, split, wsplit, auto), and cuSPARSE's CSR SpMV with 64-bit
  *     and with 32-bit indices (CUSPARSE_SPMV_ALG_DEFAULT and CSR_ALG2).
  *     Time per call: the median of R calls (3 when a call takes over 50 ms)
  *     after two warm-ups, each call
@@ -226,13 +226,14 @@ static void spmv_bench(const spc_tensor *A, const csr_host &h, const std::vector
     {
       dev_mat d(o);
       double bytes = (double)d.bytes + 8.0 * nc + 16.0 * nr;
-      static const char *const sname[] = {"thread", "warp", "split", "wsplit"};
-      for (int s = 0; s < 4; s++) {
+      static const char *const sname[] = {"thread", "warp", "split", "wsplit", "auto"};
+      for (int s5 = 0; s5 < 5; s5++) {
+        int s = s5 < 4 ? s5 : SPC_CU_AUTO;
         CU(cudaMemset(dy, 0, (size_t)nr * 8));
         CU(K->run(s, &d.m, dx, nc, dy, nr));
         CU(cudaMemcpy(y.data(), dy, (size_t)nr * 8, cudaMemcpyDeviceToHost));
         char what[64];
-        snprintf(what, sizeof what, "spconv %s %s", K->format, sname[s]);
+        snprintf(what, sizeof what, "spconv %s %s", K->format, sname[s5]);
         agrees(what, y, ref, absrow);
         /* prepared (the bounds on the host, as cuSPARSE's descriptor holds
          * rows and nnz); bounds found per call for comparison */
@@ -245,6 +246,11 @@ static void spmv_bench(const spc_tensor *A, const csr_host &h, const std::vector
         double t = median_time(reps, [&] { CU(K->run(s, &pm, dx, nc, dy, nr)); });
         double tb = median_time(reps, [&] { CU(K->run(s, &d.m, dx, nc, dy, nr)); });
         report(what, t, bytes, (double)h.nnz, peer, bw, tb);
+        if (s == SPC_CU_AUTO) {
+          int64_t n = pm.bounds[1] - pm.bounds[0], P = pm.bounds[3] - pm.bounds[2];
+          printf("  %-22s %lld top positions, %.1f level-1 a position, the widest %lld: schedule %d\n", "",
+                 (long long)n, n ? (double)P / (double)n : 0.0, (long long)pm.widest, spc_cu_auto(n, P, pm.nvals, pm.widest));
+        }
       }
     }
     spc_cu_operand_free(&o);

@@ -1,6 +1,6 @@
 /* spconv_cuda_test.cu -- the host driver of `make cuda` / `make cuda-test`
  * (README "CUDA"): for every matrix file given, every format's emitted
- * SpMV kernels (four schedules, each with its bounds found per call and
+ * SpMV kernels (four schedules and the automatic one, each with its bounds found per call and
  * prepared once) and SpGEMM kernels run on the GPU and are
  * compared with the CPU kernels of libspconv (spc_spmv, spc_spgemm):
  *   SpMV   |y_gpu - y_cpu| <= 1e-12 * sum_j |a_ij x_j| for every row;
@@ -59,22 +59,23 @@ static void spmv_all(const char *path, const spc_tensor *A) {
     CU((cudaError_t)K->run(0, &ad.m, dax, nc, dy, nr)); /* sum |a x| per row */
     CU(cudaMemcpy(absrow.data(), dy, (size_t)nr * sizeof *dy, cudaMemcpyDeviceToHost));
     cudaFree(dax);
-    static const char *const name[] = {"thread", "warp", "split", "wsplit"};
+    static const char *const name[] = {"thread", "warp", "split", "wsplit", "auto"};
     spc_cu_mat pm = d.m; /* prepared: the bounds kept on the host */
     CU((cudaError_t)K->prepare(&pm));
-    for (int s = 0; s < 8; s++) { /* each schedule with bounds per call, then prepared */
+    for (int s = 0; s < 10; s++) { /* each schedule with bounds per call, then prepared */
       CU(cudaMemset(dy, 0, (size_t)(nr + 1) * sizeof *dy));
-      CU((cudaError_t)K->run(s % 4, s < 4 ? &d.m : &pm, dx, nc, dy, nr));
+      int sc = s % 5 == 4 ? SPC_CU_AUTO : s % 5;
+      CU((cudaError_t)K->run(sc, s < 5 ? &d.m : &pm, dx, nc, dy, nr));
       CU(cudaMemcpy(y.data(), dy, (size_t)nr * sizeof *dy, cudaMemcpyDeviceToHost));
       int64_t bad = 0;
       for (int64_t r = 0; r < nr; r++)
         if (!same(y[r], ref[r], absrow[r])) {
           if (!bad)
-            fprintf(stderr, "  %s %s %s%s row %lld: gpu %.17g cpu %.17g\n", path, K->format, name[s % 4],
-                    s < 4 ? "" : " prepared", (long long)r, y[r], ref[r]);
+            fprintf(stderr, "  %s %s %s%s row %lld: gpu %.17g cpu %.17g\n", path, K->format, name[s % 5],
+                    s < 5 ? "" : " prepared", (long long)r, y[r], ref[r]);
           bad++;
         }
-      printf("  spmv   %-6s %-6s %-8s %s\n", K->format, name[s % 4], s < 4 ? "" : "prepared", bad ? "MISMATCH" : "ok");
+      printf("  spmv   %-6s %-6s %-8s %s\n", K->format, name[s % 5], s < 5 ? "" : "prepared", bad ? "MISMATCH" : "ok");
       failures += bad != 0;
     }
     spc_cu_operand_free(&o);

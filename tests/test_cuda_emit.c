@@ -66,6 +66,9 @@ START_TEST(test_emit) {
       snprintf(want, sizeof want, "__global__ void spc_cu_%s_spmv_%s(", f, sched[j]);
       ck_assert_msg(strstr(t, want), "%s: no %s", f, want);
     }
+    snprintf(want, sizeof want, "__global__ void spc_cu_%s_widest(", f); /* prepare's */
+    ck_assert_msg(strstr(t, want), "%s: no %s", f, want);
+    ck_assert_ptr_nonnull(strstr(t, "if (schedule == SPC_CU_AUTO) schedule = spc_cu_auto("));
     snprintf(want, sizeof want, "static __device__ int spc_cu_%s_spmv(", f);
     ck_assert_msg(strstr(t, want), "%s: no device routine", f);
     ck_assert_ptr_nonnull(strstr(t, "atomicAdd(&ya["));
