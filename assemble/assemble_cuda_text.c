@@ -244,6 +244,27 @@ static void spmv_kernels(cu_text *T) {
     spc_str_addf(o, "  (void)acc;\n  (void)yrow;\n  (void)hit;\n");
   spc_str_addf(o, "}\n\n");
   spc_str_addf(o,
+               "/* the top positions reaching into the level-1 window [p0, p1): [*qa, *qe),\n"
+               " * by two binary searches over the level's begin and end (schedules 2, 3) */\n"
+               "static __device__ void spc_cu_%s_window(const spc_cu_mat &A, int64_t b0, int64_t e0, int64_t p0,\n"
+               "                                        int64_t p1, int64_t *qa, int64_t *qe) {\n"
+               "  int64_t lo = b0, hi = e0, mb = 0, me = 0;\n"
+               "  while (lo < hi) { /* the first top position ending after p0 */\n"
+               "    int64_t m = lo + (hi - lo) / 2;\n"
+               "    spc_cu_%s_range(SPC_CU_%s_SPMV_ARGS(A), 1, m, &mb, &me, NULL, 0);\n"
+               "    if (me <= p0) lo = m + 1; else hi = m;\n"
+               "  }\n"
+               "  *qa = lo;\n"
+               "  hi = e0;\n"
+               "  while (lo < hi) { /* the first top position beginning at p1 or later */\n"
+               "    int64_t m = lo + (hi - lo) / 2;\n"
+               "    spc_cu_%s_range(SPC_CU_%s_SPMV_ARGS(A), 1, m, &mb, &me, NULL, 0);\n"
+               "    if (mb < p1) lo = m + 1; else hi = m;\n"
+               "  }\n"
+               "  *qe = lo;\n"
+               "}\n\n",
+               F, F, F, F, F);
+  spc_str_addf(o,
                "/* schedule 2: thread t takes the level-1 positions [p0, p1), the t-th\n"
                " * of nt equal windows of [b[2], b[3]) */\n"
                "__global__ void spc_cu_%s_spmv_split(spc_cu_mat A, int64_t b0, int64_t e0, int64_t b2,\n"
@@ -256,26 +277,15 @@ static void spmv_kernels(cu_text *T) {
                "  int64_t p0 = b2 + (t * chunk < P ? t * chunk : P);\n"
                "  int64_t p1 = b2 + ((t + 1) * chunk < P ? (t + 1) * chunk : P);\n"
                "  if (p0 >= p1) return;\n"
-               "  int64_t lo = b0, hi = e0, mb = 0, me = 0;\n"
-               "  while (lo < hi) { /* the first top position ending after p0 */\n"
-               "    int64_t m = lo + (hi - lo) / 2;\n"
-               "    spc_cu_%s_range(SPC_CU_%s_SPMV_ARGS(A), 1, m, &mb, &me, NULL, 0);\n"
-               "    if (me <= p0) lo = m + 1; else hi = m;\n"
-               "  }\n"
-               "  int64_t qa = lo;\n"
-               "  hi = e0;\n"
-               "  while (lo < hi) { /* the first top position beginning at p1 or later */\n"
-               "    int64_t m = lo + (hi - lo) / 2;\n"
-               "    spc_cu_%s_range(SPC_CU_%s_SPMV_ARGS(A), 1, m, &mb, &me, NULL, 0);\n"
-               "    if (mb < p1) lo = m + 1; else hi = m;\n"
-               "  }\n"
+               "  int64_t qa, lo;\n"
+               "  spc_cu_%s_window(A, b0, e0, p0, p1, &qa, &lo);\n"
                "  double acc = 0;\n"
                "  int64_t yrow = 0;\n"
                "  bool hit = false;\n"
                "  spc_cu_%s_spmv(SPC_CU_%s_SPMV_ARGS(A), x, nx, y, ny, y, ny, qa, lo, p0, p1, 0, 1,\n"
                "                 true, &acc, &yrow, &hit, NULL, 0);\n"
                "}\n\n",
-               F, F, F, F, F, F, F);
+               F, F, F, F);
   spc_str_addf(o,
                "/* schedule 3: position split by warps: warp w takes the level-1\n"
                " * positions [p0, p1), the w-th window of W of [b2, b3), and the top\n"
@@ -293,19 +303,8 @@ static void spmv_kernels(cu_text *T) {
                "  int64_t p0 = b2 + w * W;\n"
                "  if (p0 >= b3) return; /* the whole warp: blocks are whole warps */\n"
                "  int64_t p1 = p0 + W < b3 ? p0 + W : b3;\n"
-               "  int64_t lo = b0, hi = e0, mb = 0, me = 0;\n"
-               "  while (lo < hi) { /* the first top position ending after p0 */\n"
-               "    int64_t m = lo + (hi - lo) / 2;\n"
-               "    spc_cu_%s_range(SPC_CU_%s_SPMV_ARGS(A), 1, m, &mb, &me, NULL, 0);\n"
-               "    if (me <= p0) lo = m + 1; else hi = m;\n"
-               "  }\n"
-               "  int64_t qa = lo;\n"
-               "  hi = e0;\n"
-               "  while (lo < hi) { /* the first top position beginning at p1 or later */\n"
-               "    int64_t m = lo + (hi - lo) / 2;\n"
-               "    spc_cu_%s_range(SPC_CU_%s_SPMV_ARGS(A), 1, m, &mb, &me, NULL, 0);\n"
-               "    if (mb < p1) lo = m + 1; else hi = m;\n"
-               "  }\n"
+               "  int64_t qa, lo;\n"
+               "  spc_cu_%s_window(A, b0, e0, p0, p1, &qa, &lo);\n"
                "  int L = 1;\n"
                "  while (L < 32 && 4 * L * (lo - qa) < p1 - p0) L *= 2;\n"
                "  int g = lane / L, sub = lane & (L - 1), ng = 32 / L;\n"
@@ -317,7 +316,7 @@ static void spmv_kernels(cu_text *T) {
                "    if (q < lo)\n"
                "      spc_cu_%s_spmv(SPC_CU_%s_SPMV_ARGS(A), x, nx, y, ny, y, ny, q, q + 1, p0, p1, sub, L,\n"
                "                     false, &acc, &yrow, &hit, NULL, 0);\n",
-               F, F, F, F, F, F, F);
+               F, F, F, F);
   if (row)
     spc_str_addf(o, "    for (int d = L / 2; d > 0; d /= 2) acc += __shfl_down_sync(0xffffffffu, acc, d, L);\n"
                     "    if (sub == 0 && hit) atomicAdd(&y[yrow], acc);\n");
