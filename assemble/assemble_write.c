@@ -207,6 +207,19 @@ static spc_status lower_source(const conv *C, ir_func *f, ir_stmt *lb, const ir_
                                ir_var t, bool reqs, req_ctx *rq, ir_expr **src,
                                spc_error *e);
 
+/* The length of counter c's count array: the product of the extents of
+ * the indices it counts by (an overflow or a product past the limit is
+ * spc_counter_begin's to refuse, when the routine is built). */
+static int64_t counter_len(const conv *C, int c) {
+  const spc_remap_counter *rc = &C->r->counters[c];
+  int64_t len = 1;
+  for (int t = 0; t < rc->n; t++) {
+    int64_t d = C->comb->dims[rc->idx[t]];
+    if (__builtin_mul_overflow(len, d > 0 ? d : 1, &len)) return INT64_MAX;
+  }
+  return len;
+}
+
 /* remap_func(crd0.., n, lc0.., cmax0.., cnt_len0..): the level coordinates
  * of every component (the sort is in C: sort_components).  With C->carry
  * (a stream remapped chunk by chunk) remap_func(crd0.., n, lc0..,
@@ -266,6 +279,55 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   if (!s) s = ir_verify(f, e);
   if (s) ir_func_free(&f);
   *out = f;
+  return s;
+}
+
+/* spc_conv_cmax(crd0.., n, cnt_len0.., cmax0.. OUT): each counter's
+ * largest value over the components, as the remapping counts them (the
+ * direct plan's extents of the levels a counter gives, without the
+ * remapped coordinates the sort path keeps); cnt_len as build_remap's. */
+static spc_status build_cmax(conv *C, ir_func **out, spc_error *e) {
+  ir_func *f = *out = ir_func_new("spc_conv_cmax");
+  if (!f) return SPC_NOMEM(e);
+  const spc_remap *r = C->r;
+  ir_stmt *body = ir_func_body(f);
+  ir_var crd[SPC_MAX_ORDER], clen[SPC_MAX_ORDER], cmax[SPC_MAX_ORDER];
+  spc_counter_ir ctr[SPC_MAX_ORDER];
+  char name[64];
+  for (int k = 0; k < C->order; k++) {
+    const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
+    snprintf(name, sizeof name, "crd%d", k);
+    crd[k] = ir_param(f, name, a->type == SPC_IDX32 ? IR_I32 : IR_I64, true, IR_IN);
+  }
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  for (int c = 0; c < r->ncounters; c++) {
+    snprintf(name, sizeof name, "cnt_len%d", c);
+    clen[c] = ir_param(f, name, IR_I64, false, IR_IN);
+  }
+  for (int c = 0; c < r->ncounters; c++) {
+    snprintf(name, sizeof name, "cmax%d", c);
+    cmax[c] = ir_param(f, name, IR_I64, false, IR_OUT);
+    ir_add(f, body, ir_assign(f, cmax[c], ir_int(f, 0)));
+  }
+  spc_status s = SPC_OK;
+  for (int c = 0; c < r->ncounters && !s; c++)
+    s = spc_counter_begin(r, c, SPC_COUNTER_DENSE, C->comb->dims, C->limit, f, body, &ctr[c],
+                          ir_ref(f, clen[c]), e);
+  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
+  req_ctx rq = {.C = C};
+  ir_expr *src[SPC_MAX_ORDER];
+  if (!s) s = lower_source(C, f, lb, crd, t, false, &rq, src, e);
+  for (int c = 0; c < r->ncounters && !s; c++) {
+    spc_counter_step(&ctr[c], f, lb, src);
+    ir_add(f, lb, ir_assign(f, cmax[c], ir_bin(f, IR_MAX, ir_ref(f, cmax[c]), ir_ref(f, ctr[c].value))));
+  }
+  for (int c = 0; c < r->ncounters && !s; c++) spc_counter_end(&ctr[c], f, body);
+  if (!s) s = ir_verify(f, e);
+  if (s) {
+    ir_func_free(&f);
+    *out = NULL;
+  }
   return s;
 }
 
@@ -1406,7 +1468,7 @@ static conv_tensor *new_result(conv *C, const int64_t *dims) {
  * say the same, which checks that the key misses nothing. */
 enum {
   RC_COUNT = 1, RC_FCOUNT, RC_FPLACE, RC_SINIT, RC_SFINAL, RC_NP1, RC_YSTATE, RC_BUCKET,
-  RC_LEVEL, RC_REMAP, RC_DIRECT, RC_DBUCKET, RC_KNOWN, RC_RBUCKET
+  RC_LEVEL, RC_REMAP, RC_DIRECT, RC_DBUCKET, RC_KNOWN, RC_RBUCKET, RC_CMAX
 };
 
 typedef struct rcr rcr;
@@ -1460,7 +1522,8 @@ static bool rc_key(const conv *C, const conv_info *SI, int kind, int64_t extra, 
         d < C->comb->nlevels ? spc_level_array_c(&C->comb->lv[d], "crd") : NULL;
     asm_rk_put(k, a ? (uint64_t)a->type : 0x77);
   }
-  if (kind == RC_REMAP && C->r->ncounters) { /* the counters' extents are built in */
+  if ((kind == RC_REMAP || kind == RC_CMAX || kind == RC_DIRECT) && C->r->ncounters) {
+    /* the counters' extents are built in */
     for (int d = 0; d < C->order; d++) asm_rk_put(k, (uint64_t)C->comb->dims[d]);
     asm_rk_put(k, (uint64_t)C->limit);
   }
@@ -1476,6 +1539,7 @@ typedef struct dplan dplan;
 static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok, int *p_arr0,
                                spc_error *e);
 static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_error *e);
+static spc_status build_cmax(conv *C, ir_func **out, spc_error *e);
 
 static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra, const void *arg,
                            asm_rc_val *v, spc_error *e) {
@@ -1509,6 +1573,7 @@ static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra
   case RC_REMAP: s = build_remap(C, &v->f, e); break;
   case RC_DIRECT: s = build_direct(C, arg, &v->f, &v->aux[0], &v->aux[1], e); break;
   case RC_DBUCKET: s = build_dbucket(C, arg, &v->f, e); break;
+  case RC_CMAX: s = build_cmax(C, &v->f, e); break;
   case RC_KNOWN: /* no function: fcount_known's answer (its remapping parsed) */
     v->flags[0] = fcount_known(C, SI, arg);
     s = SPC_OK;
@@ -3833,16 +3898,22 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
 struct dplan {
   int k;             /* the stateful level (-1: none) */
   bool idq[SPC_MAX_ORDER]; /* level l has [c] id() queries */
+  bool ins[SPC_MAX_ORDER]; /* level l's insert_coord runs at the position its
+                              yield_pos gives without state (singleton) */
 };
 
 /* Whether yield_pos of level l writes one of its arrays, or it has
- * insert_coord (its placing keeps state). */
-static spc_status level_stateful(conv *C, int l, bool *st, spc_error *e) {
+ * insert_coord (its placing keeps state); *ins_only: it has insert_coord
+ * but its yield_pos writes nothing (a singleton: the position follows
+ * from the parent's, the coordinate is stored there). */
+static spc_status level_stateful(conv *C, int l, bool *st, bool *ins_only, spc_error *e) {
   const spc_level_spec *ls = C->lv[l]->lf;
   lvbind b;
   asm_bind_init(&b, ls, C->lv[l], C->index_ty, C->coord_ty);
-  *st = asm_lfn(&b, SPC_LF_INSERT) != NULL;
-  if (*st || !ls->narrays) return SPC_OK;
+  bool ins = asm_lfn(&b, SPC_LF_INSERT) != NULL;
+  *st = ins;
+  *ins_only = ins;
+  if (!ls->narrays) return SPC_OK;
   ir_func *f = ir_func_new("spc_yield_probe");
   if (!f) return SPC_NOMEM(e);
   ir_stmt *body = ir_func_body(f);
@@ -3858,7 +3929,7 @@ static spc_status level_stateful(conv *C, int l, bool *st, spc_error *e) {
   bind_locals(f, &b, C);
   spc_status s = asm_lower_fn(f, body, &b, SPC_LF_YIELD, b.q, NULL, e);
   if (!s) writes_of(body, keep, ls->narrays, w);
-  for (int k = 0; k < ls->narrays; k++) *st |= w[k];
+  for (int k = 0; k < ls->narrays; k++) *st |= w[k], *ins_only &= !w[k];
   ir_func_free(&f);
   return s;
 }
@@ -3903,8 +3974,7 @@ static bool dqueries(const spc_level_spec *ls, int *nagg, spc_agg_kind *kinds,
 
 /* Whether the direct plan applies to C (index types chosen): *P its shape. */
 static bool direct_applies(conv *C, dplan *P) {
-  if (C->nosort || C->measure || C->r->ncounters || !C->fmt->fill_zero || C->L < 1)
-    return false;
+  if (C->nosort || C->measure || !C->fmt->fill_zero || C->L < 1) return false;
   spc_vtype sv = C->comb->vt;
   if (sv != SPC_PATTERN && sv != SPC_F64 && sv != SPC_F32 && sv != SPC_I64 && sv != SPC_U64)
     return false;
@@ -3923,9 +3993,11 @@ static bool direct_applies(conv *C, dplan *P) {
       ir_ty ty = asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty);
       if (ty != IR_I32 && ty != IR_I64) return false;
     }
-    bool st = false;
+    bool st = false, io = false;
     spc_error_clear(&e2);
-    if (level_stateful(C, l, &st, &e2)) return false;
+    if (level_stateful(C, l, &st, &io, &e2)) return false;
+    P->ins[l] = io && !ls->nwork;
+    if (P->ins[l]) st = false; /* placed like the stateless levels, then inserted */
     int nagg;
     spc_agg_kind kinds[SPC_SPEC_MAX * 4];
     char names[SPC_SPEC_MAX * 4][64];
@@ -3943,6 +4015,10 @@ static bool direct_applies(conv *C, dplan *P) {
         if (kinds[a] != SPC_AGG_ID) return false;
     }
   }
+  /* a counter (ell's #i): counted in every pass, in the components' order
+   * (which the sort path's remapping counts in too); not with a stateful
+   * level, whose pass 1 runs per parent */
+  if (C->r->ncounters && P->k >= 0) return false;
   for (int l = 0; l < P->k; l++) { /* the parents of level k: placed before any init */
     const spc_level_spec *ls = C->lv[l]->lf;
     lvbind b;
@@ -3964,6 +4040,8 @@ typedef struct dctx {
   ir_var Nin[SPC_MAX_ORDER], loin[SPC_MAX_ORDER];
   ir_var x[SPC_MAX_ORDER]; /* its source indices */
   ir_var chk;              /* pass 1 checks for a position taken (-1: always) */
+  ir_var clen[SPC_MAX_ORDER];      /* the counters' count array lengths */
+  spc_counter_ir ctr[SPC_MAX_ORDER]; /* the counters of the pass being built */
 } dctx;
 
 /* Component t remapped into D->o (with its `requires` when reqs); D->x
@@ -3975,7 +4053,12 @@ static spc_status dremap(dctx *D, ir_stmt *lb, ir_var t, bool reqs, spc_error *e
   ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
   spc_status s = lower_source(C, f, lb, D->crd, t, reqs, &rq, src, e);
   for (int d = 0; d < C->order; d++) D->x[d] = rq.x[d];
-  if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
+  ir_var cv[SPC_MAX_ORDER];
+  for (int c = 0; c < C->r->ncounters && !s; c++) { /* each pass counts afresh, in t's order */
+    spc_counter_step(&D->ctr[c], f, lb, src);
+    cv[c] = D->ctr[c].value;
+  }
+  if (!s) s = spc_remap_lower(C->r, f, lb, src, C->r->ncounters ? cv : NULL, outs, e);
   for (int l = 0; l < C->L && !s; l++) ir_add(f, lb, ir_assign(f, D->o[l], ir_cast(f, IR_I64, outs[l])));
   return s;
 }
@@ -3993,6 +4076,7 @@ static spc_status dchain(dctx *D, ir_stmt *lb, int from, int to, ir_var p, spc_e
     ir_add(f, lb, ir_assign(f, b->p, pe));
     ir_add(f, lb, ir_assign(f, b->c, ir_cast(f, C->coord_ty, ir_ref(f, D->o[l]))));
     s = asm_lower_fn(f, lb, b, SPC_LF_YIELD, b->q, NULL, e);
+    if (!s && D->P && D->P->ins[l]) s = asm_lower_fn(f, lb, b, SPC_LF_INSERT, -1, NULL, e);
   }
   return s;
 }
@@ -4103,6 +4187,20 @@ static void dunless(ir_func *f, ir_stmt *lb, ir_expr *cond, ir_var ok) {
   ir_add(f, ir_then(iff), ir_assign(f, ok, ir_int(f, 0)));
 }
 
+/* The counters of one pass over the components: their count arrays made
+ * zero in `into` (end: freed there, after the pass's loop). */
+static spc_status dcounters(dctx *D, ir_stmt *into, bool end, spc_error *e) {
+  conv *C = D->C;
+  spc_status s = SPC_OK;
+  for (int c = 0; c < C->r->ncounters && !s; c++)
+    if (end)
+      spc_counter_end(&D->ctr[c], D->f, into);
+    else
+      s = spc_counter_begin(C->r, c, SPC_COUNTER_DENSE, C->comb->dims, C->limit, D->f, into,
+                            &D->ctr[c], ir_ref(D->f, D->clen[c]), e);
+  return s;
+}
+
 static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok, int *p_arr0,
                                spc_error *e) {
   ir_func *f = *out = ir_func_new("spc_conv_direct");
@@ -4122,6 +4220,10 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
     D.loin[l] = ir_param(f, name, IR_I64, false, IR_IN);
   }
   ir_var limit = ir_param(f, "limit", IR_I64, false, IR_IN);
+  for (int c = 0; c < C->r->ncounters; c++) {
+    snprintf(name, sizeof name, "cnt_len%d", c);
+    D.clen[c] = ir_param(f, name, IR_I64, false, IR_IN);
+  }
   *p_ok = ir_nparams(f);
   ir_var ok = ir_param(f, "ok", IR_I64, false, IR_OUT);
   *p_arr0 = ir_nparams(f);
@@ -4207,6 +4309,7 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
     inc[w] = lang_fresh_local(f, w ? "inc10" : "inc01", IR_I64, false);
     ir_add(f, in, ir_assign(f, inc[w], ir_int(f, 1)));
   }
+  if ((s = dcounters(&D, in, false, e))) return s;
   ir_stmt *l0 = ir_body(ir_add(f, in, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
   if ((s = dremap(&D, l0, t, true, e))) return s;
   for (int w = 0; w < 2; w++) {
@@ -4240,6 +4343,7 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
     ir_add(f, ir_then(nw), ir_store(f, dl, ir_ref(f, nd), dsub(f, D.o[k], D.loin[k])));
     ir_add(f, ir_then(nw), ir_assign(f, nd, ir_bin(f, IR_ADD, ir_ref(f, nd), ir_int(f, 1))));
   }
+  if ((s = dcounters(&D, in, true, e))) return s;
   /* every level's init and size, top first */
   ir_stmt *in2 = ir_then(ir_add(f, in, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
   for (int l = 0; l < C->L && !s; l++) {
@@ -4266,17 +4370,21 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
   }
   ir_add(f, in2, ir_assign(f, size, ir_ref(f, sz)));
   ir_add(f, in2, ir_alloc(f, vout, ir_ref(f, size), true));
-  D.chk = lang_fresh_local(f, "chk", IR_I64, false);
-  ir_add(f, in2, ir_assign(f, D.chk, ir_select(f, ir_bin(f, IR_LOR, ir_bin(f, IR_NE, ir_ref(f, inc[0]), ir_int(f, 0)),
+  bool ins = false; /* an insert at a position a component may share: always checked */
+  for (int l = 0; l < C->L; l++) ins |= P->ins[l];
+  if (!ins) D.chk = lang_fresh_local(f, "chk", IR_I64, false);
+  if (!ins) ir_add(f, in2, ir_assign(f, D.chk, ir_select(f, ir_bin(f, IR_LOR, ir_bin(f, IR_NE, ir_ref(f, inc[0]), ir_int(f, 0)),
                                                               ir_bin(f, IR_NE, ir_ref(f, inc[1]), ir_int(f, 0))),
                                                ir_int(f, 0), ir_int(f, 1))));
   /* pass 1 */
   if (k < 0) {
+    if ((s = dcounters(&D, in2, false, e))) return s;
     ir_stmt *l1 = ir_body(ir_add(f, in2, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
     if ((s = dremap(&D, l1, t, false, e)) || (s = dchain(&D, l1, 0, C->L, -1, e))) return s;
     ir_var qq = lang_fresh_local(f, "qv", IR_I64, false);
     ir_add(f, l1, ir_assign(f, qq, ir_cast(f, IR_I64, ir_ref(f, D.b[C->L - 1].q))));
     dvalue(&D, l1, vals, t, vout, qq, ok);
+    if ((s = dcounters(&D, in2, true, e))) return s;
   } else {
     ir_var mx = lang_fresh_local(f, "mx", IR_I64, false);
     ir_add(f, in2, ir_assign(f, mx, ir_int(f, 1)));
@@ -4386,6 +4494,7 @@ static spc_status direct_once(conv *C, const rcr *r, void *const *crd, void *val
     args[a++].s.i64 = C->lo[l];
   }
   args[a++].s.i64 = C->limit;
+  for (int c = 0; c < C->r->ncounters; c++) args[a++].s.i64 = counter_len(C, c);
   return rc_run(C, r, args, e);
 }
 
@@ -4397,6 +4506,26 @@ static void free_out_args(const ir_func *f, ir_arg *args, int from) {
     }
 }
 
+/* cmax[c]: counter c's largest value over the components (build_cmax). */
+static spc_status counter_max(conv *C, int64_t *cmax, spc_error *e) {
+  rcr rm = {0};
+  spc_status s = rc_get(C, NULL, RC_CMAX, 0, &rm, e);
+  ir_arg *args = NULL;
+  if (!s && !(args = spc_calloc((size_t)ir_nparams(rm.v.f), sizeof *args))) s = SPC_NOMEM(e);
+  if (!s) {
+    int a = 0;
+    for (; a < C->order; a++)
+      args[a] = (ir_arg){.data = spc_level_array_c(&C->comb->lv[a], "crd")->data, .len = C->n};
+    args[a++].s.i64 = C->n;
+    for (int c = 0; c < C->r->ncounters; c++) args[a++].s.i64 = counter_len(C, c);
+    s = rc_run(C, &rm, args, e);
+    for (int c = 0; c < C->r->ncounters && !s; c++) cmax[c] = args[a + c].s.i64;
+  }
+  spc_free(args);
+  ir_func_free(&rm.v.f);
+  return s;
+}
+
 /* The direct plan when it applies (see above): *done set and *out the
  * result; else nothing changes.  A source whose components are not
  * grouped by level k's parent is bucketed first (build_dbucket). */
@@ -4406,8 +4535,19 @@ static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *
   spc_error e2;
   spc_error_clear(&e2);
   C->vt = C->comb->vt;
-  if (C->nosort || C->r->ncounters) return SPC_OK;
-  if (spc_remap_bounds(C->r, C->comb->dims, NULL, iv, &e2)) return SPC_OK;
+  if (C->nosort) return SPC_OK;
+  int64_t cmax[SPC_MAX_ORDER] = {0};
+  if (C->r->ncounters) { /* the counters' maxima first: the extents of their levels */
+    spc_vtype sv = C->comb->vt;
+    if (!C->fmt->fill_zero || C->measure || (C->o && C->o->plan == SPC_PLAN_SORT) ||
+        (sv != SPC_PATTERN && sv != SPC_F64 && sv != SPC_F32 && sv != SPC_I64 && sv != SPC_U64))
+      return SPC_OK; /* what direct_applies refuses, before a pass to count */
+    spc_status s = counter_max(C, cmax, &e2);
+    if (s == SPC_ERR_UNSUPPORTED) return SPC_OK;
+    if (s && e) *e = e2;
+    if (s) return s;
+  }
+  if (spc_remap_bounds(C->r, C->comb->dims, C->r->ncounters ? cmax : NULL, iv, &e2)) return SPC_OK;
   for (int l = 0; l < C->L; l++) {
     int64_t ext;
     if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) || ext == INT64_MAX)
@@ -5469,12 +5609,7 @@ static spc_status stream_source(conv *C, lsrc *S, ir_func **rf, bool direct, spc
   spc_status s = build_remap(C, rf, e);
   C->carry = false;
   for (int c = 0; c < C->r->ncounters && !s; c++) { /* zeroed once, for all chunks */
-    const spc_remap_counter *rc = &C->r->counters[c];
-    int64_t len = 1;
-    for (int t = 0; t < rc->n; t++) {
-      int64_t d = C->comb->dims[rc->idx[t]];
-      len *= d > 0 ? d : 1; /* checked by spc_counter_begin_held */
-    }
+    int64_t len = counter_len(C, c);
     S->cnt_len[c] = len;
     if (!(S->cnt[c] = spc_calloc((size_t)len, sizeof(int64_t)))) s = SPC_NOMEM(e);
   }
@@ -5788,15 +5923,8 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
       args[k] = (ir_arg){.data = a->data, .len = C->n};
     }
     args[C->order].s.i64 = C->n;
-    for (int c = 0; c < C->r->ncounters; c++) {
-      const spc_remap_counter *rc = &C->r->counters[c];
-      int64_t len = 1;
-      for (int t = 0; t < rc->n; t++) {
-        int64_t d = C->comb->dims[rc->idx[t]];
-        len *= d > 0 ? d : 1; /* checked by spc_counter_begin */
-      }
-      args[C->order + 1 + C->L + C->r->ncounters + c].s.i64 = len;
-    }
+    for (int c = 0; c < C->r->ncounters; c++)
+      args[C->order + 1 + C->L + C->r->ncounters + c].s.i64 = counter_len(C, c);
     s = rc_run(C, &rr, args, e);
   }
   if (!s) eat_crd(C); /* remapped: the source coordinates are read */
@@ -6101,6 +6229,8 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     spc_status q = build_direct(&C, &P, &f, &p_ok, &p_arr0, &e2);
     if (!q) s = cb(ctx, f, e);
     else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
+    ir_func_free(&f);
+    if (!q && !s && C.r->ncounters && !(s = build_cmax(&C, &f, e))) s = cb(ctx, f, e);
     ir_func_free(&f);
     if (!q && !s && P.k >= 0 && !(s = build_dbucket(&C, &P, &f, e))) s = cb(ctx, f, e);
     ir_func_free(&f);

@@ -1128,7 +1128,10 @@ END_TEST
  * storage expanded by the engine), shuffled, shuffled with one component
  * repeated (a duplicate: the direct plan leaves it to the sort, which sums
  * it), and the CSR, CSC and COO the engine makes of it.  Explicit zeros,
- * complex values and levels too large are refused or sorted alike. */
+ * complex values and levels too large are refused or sorted alike.  ELL
+ * (a counter, `#i`, and a singleton level) too: its counter numbers the
+ * components after repeats are combined, so a source with a duplicate
+ * goes direct as well. */
 static spc_status conv_direct(const spc_tensor *src, int tf, spc_engine g, int plan,
                               spc_convert_info *info, spc_tensor **out, spc_error *e) {
   spc_convert_opts o;
@@ -1142,7 +1145,7 @@ static spc_status conv_direct(const spc_tensor *src, int tf, spc_engine g, int p
     o.param_values[1] = 5;
   }
   spc_error_clear(e);
-  return spc_convert_to(src, tf ? "bcsr" : "dia", &o, out, e);
+  return spc_convert_to(src, tf == 3 ? "ell" : tf ? "bcsr" : "dia", &o, out, e);
 }
 
 static bool direct_vtype(spc_vtype vt) {
@@ -1155,9 +1158,9 @@ START_TEST(test_direct_plan) {
   int nm = 0;
   mat *m = load_mats(&nm);
   if (!m) return;
-  const char *tname[] = {"dia", "bcsr 4x4", "bcsr 3x5"};
+  const char *tname[] = {"dia", "bcsr 4x4", "bcsr 3x5", "ell"};
   const char *sname[] = {"as read", "shuffled", "shuffled + a duplicate", "a CSR", "a CSC", "a COO"};
-  long same = 0, direct = 0, bucketed = 0, sorted = 0, refused = 0, generic = 0;
+  long same = 0, direct = 0, bucketed = 0, sorted = 0, refused = 0, generic = 0, ell = 0;
   for (int i = 0; i < nm; i++) {
     const mat *M = &m[i];
     spc_tensor *srcs[6] = {NULL, permuted_coo(M->ref, 0x9e3779b97f4a7c15ULL + (uint64_t)i, false),
@@ -1172,7 +1175,7 @@ START_TEST(test_direct_plan) {
     bool file_dups = spc_tensor_nstored(ex) != spc_tensor_nstored(M->ref);
     spc_tensor_free(&ex);
     for (int k = 0; k < 6; k++)
-      for (int tf = 0; tf < 3; tf++) {
+      for (int tf = 0; tf < 4; tf++) {
         const spc_tensor *src = k == 0 ? M->src : srcs[k];
         char what[512];
         snprintf(what, sizeof what, "%s (%s) -> %s", M->name, sname[k], tname[tf]);
@@ -1198,13 +1201,14 @@ START_TEST(test_direct_plan) {
                         ia.plan, ig.plan);
           ck_assert_msg(ig.used == SPC_ENGINE_GENERIC, "%s: generic ran %s", what, spc_engine_name(ig.used));
         }
-        bool dup = (k == 2 && spc_tensor_nstored(M->ref) > 0) || (k == 0 && file_dups);
+        bool dup = ((k == 2 && spc_tensor_nstored(M->ref) > 0) || (k == 0 && file_dups)) && tf != 3;
         if (!dup && direct_vtype(spc_tensor_vtype(M->ref))) {
           ck_assert_msg(strstr(ia.plan, "direct") == ia.plan, "%s: plan '%s'", what, ia.plan);
-          if (tf && (k == 3 || k == 5)) /* in row order: grouped by block row */
+          if ((tf == 1 || tf == 2) && (k == 3 || k == 5)) /* in row order: grouped by block row */
             ck_assert_msg(!strstr(ia.plan, "bucketed"), "%s: plan '%s'", what, ia.plan);
-          if (tf && k == 4 && strstr(ia.plan, "bucketed")) bucketed++;
+          if ((tf == 1 || tf == 2) && k == 4 && strstr(ia.plan, "bucketed")) bucketed++;
           direct++;
+          ell += tf == 3;
         } else {
           ck_assert_msg(strstr(ia.plan, "sort") == ia.plan, "%s: plan '%s'", what, ia.plan);
           sorted++;
@@ -1225,6 +1229,7 @@ START_TEST(test_direct_plan) {
   }
   ck_assert_int_gt(direct, 0);
   ck_assert_int_gt(bucketed, 0);
+  ck_assert_int_gt(ell, 0);
   /* a hand-made case: 3 x 7 into 4 x 4 blocks (cut to 3 x 4), one block row whose block
    * columns come 1, 0, 0, 1, 0, 0: sorted within the block row; the values
    * at their places in the blocks, the padding zero */
@@ -1271,9 +1276,9 @@ START_TEST(test_direct_plan) {
     spc_tensor_free(&t);
   }
   printf("convert: direct plan on %d matrices: %ld conversions equal to the sort path bit for bit "
-         "(direct %ld, of which CSC -> BCSR bucketed %ld; sorted %ld: duplicates, complex values; "
-         "%ld also on the interpreter), %ld refused alike; %.1f s\n",
-         nm, same, direct, bucketed, sorted, generic, refused, now_s() - t0);
+         "(direct %ld, of which CSC -> BCSR bucketed %ld and ELL %ld; sorted %ld: duplicates, complex "
+         "values; %ld also on the interpreter), %ld refused alike; %.1f s\n",
+         nm, same, direct, bucketed, ell, sorted, generic, refused, now_s() - t0);
   free_mats(m, nm);
   no_rc_mismatch();
 }
