@@ -176,14 +176,29 @@ static void copy_arr(spc_array *dst, const spc_array *src, int64_t n) {
   for (int64_t k = 0; k < n; k++) spc_arr_set(dst, k, spc_arr_get(src, k));
 }
 
+/* Two index arrays of one width: whether (r, c) strictly increase. */
+#define SPC_INCREASING2(T)                                                   \
+  do {                                                                       \
+    const T *r = crd[0]->data, *c = crd[1]->data;                            \
+    for (int64_t k = 1; k < n; k++)                                          \
+      if (r[k - 1] > r[k] || (r[k - 1] == r[k] && c[k - 1] >= c[k])) return false; \
+    return true;                                                             \
+  } while (0)
+
 bool spc_coo_is_combined(const spc_tensor *t) {
   const spc_array *crd[SPC_MAX_ORDER];
   if (!plain_coo(t, crd)) return false;
   int64_t n = spc_tensor_nstored(t);
+  /* a matrix: a plain loop (the generic compare cost 6% of CSR to ELL) */
+  if (t->order == 2 && crd[0]->type == crd[1]->type) {
+    if (crd[0]->type == SPC_IDX64) SPC_INCREASING2(int64_t);
+    else SPC_INCREASING2(int32_t);
+  }
   for (int64_t k = 1; k < n; k++)
     if (cmp_entries(crd, t->order, k - 1, k) >= 0) return false;
   return true;
 }
+#undef SPC_INCREASING2
 
 /* A source whose entries come strictly increasing already (a converted CSR
  * read back, a file in row order) is copied as it is: one pass to see. */
