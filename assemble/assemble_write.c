@@ -1602,7 +1602,9 @@ static spc_status rc_get_x(conv *C, const conv_info *SI, int kind, int64_t extra
                            rcr *r, spc_error *e) {
   static const char *const name[] = {"",       "count",  "fcount",      "fplace", "sinit",
                                      "sfinal", "np1",    "yield-state", "bucket", "level",
-                                     "remap",  "direct", "dbucket",     "order-proof", "rbucket"};
+                                     "remap",  "direct", "dbucket",     "order-proof", "rbucket",
+                                     "cmax"};
+  _Static_assert(sizeof name / sizeof *name == RC_CMAX + 1, "a name for every routine kind");
   bool fac = kind != RC_NP1 && kind != RC_YSTATE && kind != RC_KNOWN;
   uint64_t key[2];
   bool can = (!fac || C->eng.want == SPC_ENGINE_AUTO || C->eng.want == SPC_ENGINE_FACTORY) &&
