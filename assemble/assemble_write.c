@@ -206,6 +206,7 @@ static void req_msg(const conv *C, const char *text, char *b, size_t n) {
 static spc_status lower_source(const conv *C, ir_func *f, ir_stmt *lb, const ir_var *crd,
                                ir_var t, bool reqs, req_ctx *rq, ir_expr **src,
                                spc_error *e);
+static void sparams_crd(conv *C, ir_func *f, ir_var *crd);
 
 /* The length of counter c's count array: the product of the extents of
  * the indices it counts by (an overflow or a product past the limit is
@@ -226,8 +227,8 @@ static int64_t counter_len(const conv *C, int c) {
  * cmax0.. INOUT, cnt0.. INOUT): each counter's count array and maximum
  * are the caller's, zeroed once and passed to every chunk's call, so the
  * chunks count as one call over the whole stream would. */
-static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
-  ir_func *f = ir_func_new("spc_conv_remap");
+static spc_status remap_fn(conv *C, bool coords, ir_func **out, spc_error *e) {
+  ir_func *f = ir_func_new(coords ? "spc_conv_remap" : "spc_conv_cmax");
   if (!f) return SPC_NOMEM(e);
   const spc_remap *r = C->r;
   ir_stmt *body = ir_func_body(f);
@@ -235,13 +236,9 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   spc_counter_ir ctr[SPC_MAX_ORDER];
   char name[64];
   spc_status s = SPC_OK;
-  for (int k = 0; k < C->order; k++) {
-    const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
-    snprintf(name, sizeof name, "crd%d", k);
-    crd[k] = ir_param(f, name, a->type == SPC_IDX32 ? IR_I32 : IR_I64, true, IR_IN);
-  }
+  sparams_crd(C, f, crd);
   ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
-  for (int l = 0; l < C->L; l++) {
+  for (int l = 0; l < C->L && coords; l++) {
     snprintf(name, sizeof name, "lc%d", l);
     lout[l] = ir_param(f, name, IR_I64, true, IR_OUT);
     ir_add(f, body, ir_alloc(f, lout[l], ir_ref(f, n), false));
@@ -249,6 +246,7 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   for (int c = 0; c < r->ncounters; c++) {
     snprintf(name, sizeof name, "cmax%d", c);
     cmax[c] = ir_param(f, name, IR_I64, false, C->carry ? IR_INOUT : IR_OUT);
+    if (!coords) ir_add(f, body, ir_assign(f, cmax[c], ir_int(f, 0)));
   }
   ir_var clen[SPC_MAX_ORDER];
   for (int c = 0; c < r->ncounters; c++) {
@@ -265,15 +263,15 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   req_ctx rq = {.C = C};
   ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
   ir_var cv[SPC_MAX_ORDER];
-  if (!s) s = lower_source(C, f, lb, crd, t, true, &rq, src, e);
+  if (!s) s = lower_source(C, f, lb, crd, t, coords, &rq, src, e);
   for (int c = 0; c < r->ncounters && !s; c++) {
     spc_counter_step(&ctr[c], f, lb, src);
     cv[c] = ctr[c].value;
     ir_add(f, lb, ir_assign(f, cmax[c], ir_bin(f, IR_MAX, ir_ref(f, cmax[c]),
                                                ir_ref(f, cv[c]))));
   }
-  if (!s) s = spc_remap_lower(r, f, lb, src, cv, outs, e);
-  for (int l = 0; l < C->L && !s; l++)
+  if (!s && coords) s = spc_remap_lower(r, f, lb, src, cv, outs, e);
+  for (int l = 0; l < C->L && !s && coords; l++)
     ir_add(f, lb, ir_store(f, lout[l], ir_ref(f, t), ir_cast(f, IR_I64, outs[l])));
   for (int c = 0; c < r->ncounters && !s; c++) spc_counter_end(&ctr[c], f, body);
   if (!s) s = ir_verify(f, e);
@@ -282,53 +280,17 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
   return s;
 }
 
-/* spc_conv_cmax(crd0.., n, cnt_len0.., cmax0.. OUT): each counter's
+static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
+  return remap_fn(C, true, out, e);
+}
+
+/* spc_conv_cmax(crd0.., n, cmax0.. OUT, cnt_len0..): each counter's
  * largest value over the components, as the remapping counts them (the
- * direct plan's extents of the levels a counter gives, without the
- * remapped coordinates the sort path keeps); cnt_len as build_remap's. */
+ * direct plan's extents of the levels a counter gives), without the
+ * remapped coordinates the sort path keeps, nor its `requires` (the
+ * direct routine checks them). */
 static spc_status build_cmax(conv *C, ir_func **out, spc_error *e) {
-  ir_func *f = *out = ir_func_new("spc_conv_cmax");
-  if (!f) return SPC_NOMEM(e);
-  const spc_remap *r = C->r;
-  ir_stmt *body = ir_func_body(f);
-  ir_var crd[SPC_MAX_ORDER], clen[SPC_MAX_ORDER], cmax[SPC_MAX_ORDER];
-  spc_counter_ir ctr[SPC_MAX_ORDER];
-  char name[64];
-  for (int k = 0; k < C->order; k++) {
-    const spc_array *a = spc_level_array_c(&C->comb->lv[k], "crd");
-    snprintf(name, sizeof name, "crd%d", k);
-    crd[k] = ir_param(f, name, a->type == SPC_IDX32 ? IR_I32 : IR_I64, true, IR_IN);
-  }
-  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
-  for (int c = 0; c < r->ncounters; c++) {
-    snprintf(name, sizeof name, "cnt_len%d", c);
-    clen[c] = ir_param(f, name, IR_I64, false, IR_IN);
-  }
-  for (int c = 0; c < r->ncounters; c++) {
-    snprintf(name, sizeof name, "cmax%d", c);
-    cmax[c] = ir_param(f, name, IR_I64, false, IR_OUT);
-    ir_add(f, body, ir_assign(f, cmax[c], ir_int(f, 0)));
-  }
-  spc_status s = SPC_OK;
-  for (int c = 0; c < r->ncounters && !s; c++)
-    s = spc_counter_begin(r, c, SPC_COUNTER_DENSE, C->comb->dims, C->limit, f, body, &ctr[c],
-                          ir_ref(f, clen[c]), e);
-  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
-  ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
-  req_ctx rq = {.C = C};
-  ir_expr *src[SPC_MAX_ORDER];
-  if (!s) s = lower_source(C, f, lb, crd, t, false, &rq, src, e);
-  for (int c = 0; c < r->ncounters && !s; c++) {
-    spc_counter_step(&ctr[c], f, lb, src);
-    ir_add(f, lb, ir_assign(f, cmax[c], ir_bin(f, IR_MAX, ir_ref(f, cmax[c]), ir_ref(f, ctr[c].value))));
-  }
-  for (int c = 0; c < r->ncounters && !s; c++) spc_counter_end(&ctr[c], f, body);
-  if (!s) s = ir_verify(f, e);
-  if (s) {
-    ir_func_free(&f);
-    *out = NULL;
-  }
-  return s;
+  return remap_fn(C, false, out, e);
 }
 
 /* Component t's source indices, loaded into fresh locals (src[k] refers
@@ -4519,9 +4481,10 @@ static spc_status counter_max(conv *C, int64_t *cmax, spc_error *e) {
     for (; a < C->order; a++)
       args[a] = (ir_arg){.data = spc_level_array_c(&C->comb->lv[a], "crd")->data, .len = C->n};
     args[a++].s.i64 = C->n;
-    for (int c = 0; c < C->r->ncounters; c++) args[a++].s.i64 = counter_len(C, c);
+    int p0 = a; /* the maxima, then the counters' lengths */
+    for (int c = 0; c < C->r->ncounters; c++) args[p0 + C->r->ncounters + c].s.i64 = counter_len(C, c);
     s = rc_run(C, &rm, args, e);
-    for (int c = 0; c < C->r->ncounters && !s; c++) cmax[c] = args[a + c].s.i64;
+    for (int c = 0; c < C->r->ncounters && !s; c++) cmax[c] = args[p0 + c].s.i64;
   }
   spc_free(args);
   ir_func_free(&rm.v.f);
