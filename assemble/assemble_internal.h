@@ -190,13 +190,14 @@ enum { ASM_W_NOSORT = 1, ASM_W_COUNT = 2, ASM_W_SIZES = 4, ASM_W_STREAM = 8 };
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
                             ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
                             asm_routine_cb cb, void *ctx, spc_error *e);
-/* The fused counting routine (a source of format src_fmt, read through its
- * levels, counted and placed into fmt: assemble_write.c) for these types,
- * when both formats allow one; nothing otherwise. */
+/* The fused routines (a source of format src_fmt and types sindex_ty,
+ * scoord_ty read through its levels into fmt of types index_ty, coord_ty:
+ * assemble_write.c): the counting plan's where the types are equal, the
+ * direct plan's for any, when both formats allow them; nothing otherwise. */
 spc_status asm_fused_routines(const spc_specs *specs, const spc_format_spec *src_fmt,
-                              const spc_format_spec *fmt, int order, ir_ty index_ty,
-                              ir_ty coord_ty, spc_vtype vt, asm_routine_cb cb, void *ctx,
-                              spc_error *e);
+                              const spc_format_spec *fmt, int order, ir_ty sindex_ty,
+                              ir_ty scoord_ty, ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
+                              asm_routine_cb cb, void *ctx, spc_error *e);
 
 /* The options' format parameters (o may be NULL) as remapping parameters
  * into ps[SPC_MAX_PARAMS]; their count. */

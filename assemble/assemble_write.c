@@ -203,9 +203,8 @@ static void req_msg(const conv *C, const char *text, char *b, size_t n) {
   b[k] = 0;
 }
 
-static spc_status lower_source(const conv *C, ir_func *f, ir_stmt *lb, const ir_var *crd,
-                               ir_var t, bool reqs, req_ctx *rq, ir_expr **src,
-                               spc_error *e);
+static spc_status lower_source_x(const conv *C, ir_func *f, ir_stmt *lb, ir_expr *const *in,
+                                 bool reqs, req_ctx *rq, ir_expr **src, spc_error *e);
 static void sparams_crd(conv *C, ir_func *f, ir_var *crd);
 
 /* The length of counter c's count array: the product of the extents of
@@ -221,23 +220,63 @@ static int64_t counter_len(const conv *C, int c) {
   return len;
 }
 
+/* One component's remapping (remap_fn): each counter stepped and its
+ * maximum kept; with coords, its level coordinates stored at t. */
+typedef struct rmctx {
+  conv *C;
+  bool coords;
+  spc_counter_ir *ctr;
+  const ir_var *cmax, *lout;
+  ir_var t;
+} rmctx;
+
+static spc_status remap_one(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const *x, ir_expr *val,
+                            spc_error *e) {
+  (void)val;
+  const rmctx *M = ctx;
+  const spc_remap *r = M->C->r;
+  req_ctx rq = {.C = M->C};
+  ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
+  ir_var cv[SPC_MAX_ORDER];
+  spc_status s = lower_source_x(M->C, f, lb, x, M->coords, &rq, src, e);
+  for (int c = 0; c < r->ncounters && !s; c++) {
+    spc_counter_step(&M->ctr[c], f, lb, src);
+    cv[c] = M->ctr[c].value;
+    ir_add(f, lb, ir_assign(f, M->cmax[c], ir_bin(f, IR_MAX, ir_ref(f, M->cmax[c]),
+                                                  ir_ref(f, cv[c]))));
+  }
+  if (!s && M->coords) s = spc_remap_lower(r, f, lb, src, cv, outs, e);
+  for (int l = 0; l < M->C->L && !s && M->coords; l++)
+    ir_add(f, lb, ir_store(f, M->lout[l], ir_ref(f, M->t), ir_cast(f, IR_I64, outs[l])));
+  return s;
+}
+
 /* remap_func(crd0.., n, lc0.., cmax0.., cnt_len0..): the level coordinates
  * of every component (the sort is in C: sort_components).  With C->carry
  * (a stream remapped chunk by chunk) remap_func(crd0.., n, lc0..,
  * cmax0.. INOUT, cnt0.. INOUT): each counter's count array and maximum
  * are the caller's, zeroed once and passed to every chunk's call, so the
- * chunks count as one call over the whole stream would. */
-static spc_status remap_fn(conv *C, bool coords, ir_func **out, spc_error *e) {
-  ir_func *f = ir_func_new(coords ? "spc_conv_remap" : "spc_conv_cmax");
+ * chunks count as one call over the whole stream would.  Without coords
+ * and with SI, a source of that info read through its own levels
+ * (spc_conv_fcmax: its arrays, values and extents in place of crd.. and
+ * n). */
+static spc_status remap_fn(conv *C, const conv_info *SI, bool coords, ir_func **out, spc_error *e) {
+  if (SI && coords) return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "no fused remapping routine");
+  ir_func *f = ir_func_new(coords ? "spc_conv_remap" : SI ? "spc_conv_fcmax" : "spc_conv_cmax");
   if (!f) return SPC_NOMEM(e);
   const spc_remap *r = C->r;
   ir_stmt *body = ir_func_body(f);
-  ir_var crd[SPC_MAX_ORDER], lout[SPC_MAX_ORDER], cmax[SPC_MAX_ORDER];
+  ir_var crd[SPC_MAX_ORDER], lout[SPC_MAX_ORDER], cmax[SPC_MAX_ORDER], n = -1;
   spc_counter_ir ctr[SPC_MAX_ORDER];
   char name[64];
+  asm_src *S = NULL;
   spc_status s = SPC_OK;
-  sparams_crd(C, f, crd);
-  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  if (SI) {
+    s = asm_src_new(SI, C->order, C->comb->vt, false, f, &S, e);
+  } else {
+    sparams_crd(C, f, crd);
+    n = ir_param(f, "n", IR_I64, false, IR_IN);
+  }
   for (int l = 0; l < C->L && coords; l++) {
     snprintf(name, sizeof name, "lc%d", l);
     lout[l] = ir_param(f, name, IR_I64, true, IR_OUT);
@@ -257,23 +296,18 @@ static spc_status remap_fn(conv *C, bool coords, ir_func **out, spc_error *e) {
     s = C->carry ? spc_counter_begin_held(r, c, C->comb->dims, C->limit, f, &ctr[c], clen[c], e)
                  : spc_counter_begin(r, c, SPC_COUNTER_DENSE, C->comb->dims, C->limit, f,
                                      body, &ctr[c], ir_ref(f, clen[c]), e);
-  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
-  ir_stmt *loop = ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL));
-  ir_stmt *lb = ir_body(loop);
-  req_ctx rq = {.C = C};
-  ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
-  ir_var cv[SPC_MAX_ORDER];
-  if (!s) s = lower_source(C, f, lb, crd, t, coords, &rq, src, e);
-  for (int c = 0; c < r->ncounters && !s; c++) {
-    spc_counter_step(&ctr[c], f, lb, src);
-    cv[c] = ctr[c].value;
-    ir_add(f, lb, ir_assign(f, cmax[c], ir_bin(f, IR_MAX, ir_ref(f, cmax[c]),
-                                               ir_ref(f, cv[c]))));
+  rmctx M = {.C = C, .coords = coords, .ctr = ctr, .cmax = cmax, .lout = lout, .t = -1};
+  if (!s && S) {
+    s = asm_src_nest(S, body, -1, remap_one, &M, e);
+  } else if (!s) {
+    M.t = lang_fresh_local(f, "t", IR_I64, false);
+    ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, M.t, ir_int(f, 0), ir_ref(f, n), NULL)));
+    ir_expr *x[SPC_MAX_ORDER];
+    for (int k = 0; k < C->order; k++) x[k] = ir_load(f, crd[k], ir_ref(f, M.t));
+    s = remap_one(&M, f, lb, x, NULL, e);
   }
-  if (!s && coords) s = spc_remap_lower(r, f, lb, src, cv, outs, e);
-  for (int l = 0; l < C->L && !s && coords; l++)
-    ir_add(f, lb, ir_store(f, lout[l], ir_ref(f, t), ir_cast(f, IR_I64, outs[l])));
   for (int c = 0; c < r->ncounters && !s; c++) spc_counter_end(&ctr[c], f, body);
+  asm_src_free(&S);
   if (!s) s = ir_verify(f, e);
   if (s) ir_func_free(&f);
   *out = f;
@@ -281,7 +315,7 @@ static spc_status remap_fn(conv *C, bool coords, ir_func **out, spc_error *e) {
 }
 
 static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
-  return remap_fn(C, true, out, e);
+  return remap_fn(C, NULL, true, out, e);
 }
 
 /* spc_conv_cmax(crd0.., n, cmax0.. OUT, cnt_len0..): each counter's
@@ -289,8 +323,8 @@ static spc_status build_remap(conv *C, ir_func **out, spc_error *e) {
  * direct plan's extents of the levels a counter gives), without the
  * remapped coordinates the sort path keeps, nor its `requires` (the
  * direct routine checks them). */
-static spc_status build_cmax(conv *C, ir_func **out, spc_error *e) {
-  return remap_fn(C, false, out, e);
+static spc_status build_cmax(conv *C, const conv_info *SI, ir_func **out, spc_error *e) {
+  return remap_fn(C, SI, false, out, e);
 }
 
 /* Component t's source indices, loaded into fresh locals (src[k] refers
@@ -1498,10 +1532,10 @@ static bool rc_key(const conv *C, const conv_info *SI, int kind, int64_t extra, 
 
 static spc_status build_np1(conv *C, ir_func **out, spc_error *e);
 typedef struct dplan dplan;
-static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok, int *p_arr0,
-                               spc_error *e);
+static spc_status build_direct(conv *C, const conv_info *SI, const dplan *P, ir_func **out,
+                               int *p_ok, int *p_arr0, spc_error *e);
 static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_error *e);
-static spc_status build_cmax(conv *C, ir_func **out, spc_error *e);
+static spc_status build_cmax(conv *C, const conv_info *SI, ir_func **out, spc_error *e);
 
 static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra, const void *arg,
                            asm_rc_val *v, spc_error *e) {
@@ -1533,9 +1567,9 @@ static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra
     break;
   }
   case RC_REMAP: s = build_remap(C, &v->f, e); break;
-  case RC_DIRECT: s = build_direct(C, arg, &v->f, &v->aux[0], &v->aux[1], e); break;
+  case RC_DIRECT: s = build_direct(C, SI, arg, &v->f, &v->aux[0], &v->aux[1], e); break;
   case RC_DBUCKET: s = build_dbucket(C, arg, &v->f, e); break;
-  case RC_CMAX: s = build_cmax(C, &v->f, e); break;
+  case RC_CMAX: s = build_cmax(C, SI, &v->f, e); break;
   case RC_KNOWN: /* no function: fcount_known's answer (its remapping parsed) */
     v->flags[0] = fcount_known(C, SI, arg);
     s = SPC_OK;
@@ -4006,16 +4040,53 @@ typedef struct dctx {
   ir_var chk;              /* pass 1 checks for a position taken (-1: always) */
   ir_var clen[SPC_MAX_ORDER];      /* the counters' count array lengths */
   spc_counter_ir ctr[SPC_MAX_ORDER]; /* the counters of the pass being built */
+  asm_src *S;  /* the source read through its own levels (NULL: the COO's crd..) */
+  ir_var vals; /* the COO's values (-1: a pattern, or S) */
+  ir_var stop; /* S: set before every break out of its nest */
 } dctx;
 
-/* Component t remapped into D->o (with its `requires` when reqs); D->x
- * its source indices. */
-static spc_status dremap(dctx *D, ir_stmt *lb, ir_var t, bool reqs, spc_error *e) {
+/* The code of one component (x its source indices, val its value, NULL
+ * for a pattern) appended to lb. */
+typedef spc_status (*dbody)(dctx *D, ir_stmt *lb, ir_expr *const *x, ir_expr *val, void *arg,
+                            spc_error *e);
+typedef struct dleaf {
+  dctx *D;
+  dbody fn;
+  void *arg;
+} dleaf;
+
+static spc_status dleaf_fn(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const *x, ir_expr *val,
+                           spc_error *e) {
+  (void)f;
+  const dleaf *L = ctx;
+  return L->fn(L->D, lb, x, val, L->arg, e);
+}
+
+/* One pass over the components appended to into, fn the code of each:
+ * the COO's n components in order, or the source's nest (the order its
+ * read-out gives). */
+static spc_status dloop(dctx *D, ir_stmt *into, ir_var n, dbody fn, void *arg, spc_error *e) {
+  ir_func *f = D->f;
+  if (D->S) {
+    ir_add(f, into, ir_assign(f, D->stop, ir_int(f, 0)));
+    dleaf L = {D, fn, arg};
+    return asm_src_nest(D->S, into, D->stop, dleaf_fn, &L, e);
+  }
+  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  ir_stmt *lb = ir_body(ir_add(f, into, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
+  ir_expr *x[SPC_MAX_ORDER];
+  for (int k = 0; k < D->C->order; k++) x[k] = ir_load(f, D->crd[k], ir_ref(f, t));
+  return fn(D, lb, x, D->vals >= 0 ? ir_load(f, D->vals, ir_ref(f, t)) : NULL, arg, e);
+}
+
+/* A component (source indices x) remapped into D->o (with its `requires`
+ * when reqs); D->x its source indices. */
+static spc_status dremap(dctx *D, ir_stmt *lb, ir_expr *const *x, bool reqs, spc_error *e) {
   conv *C = D->C;
   ir_func *f = D->f;
   req_ctx rq = {.C = C};
   ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
-  spc_status s = lower_source(C, f, lb, D->crd, t, reqs, &rq, src, e);
+  spc_status s = lower_source_x(C, f, lb, x, reqs, &rq, src, e);
   for (int d = 0; d < C->order; d++) D->x[d] = rq.x[d];
   ir_var cv[SPC_MAX_ORDER];
   for (int c = 0; c < C->r->ncounters && !s; c++) { /* each pass counts afresh, in t's order */
@@ -4045,10 +4116,13 @@ static spc_status dchain(dctx *D, ir_stmt *lb, int from, int to, ir_var p, spc_e
   return s;
 }
 
-/* if (cond) { ok = v; break } */
-static void dbail(ir_func *f, ir_stmt *lb, ir_expr *cond, ir_var ok, int v) {
+/* if (cond) { ok = v; break } (out of the whole nest of a source read
+ * through its levels) */
+static void dbail(const dctx *D, ir_stmt *lb, ir_expr *cond, ir_var ok, int v) {
+  ir_func *f = D->f;
   ir_stmt *iff = ir_add(f, lb, ir_if(f, cond, NULL, NULL));
   ir_add(f, ir_then(iff), ir_assign(f, ok, ir_int(f, v)));
+  if (D->S) ir_add(f, ir_then(iff), ir_assign(f, D->stop, ir_int(f, 1)));
   ir_add(f, ir_then(iff), ir_break(f));
 }
 
@@ -4056,44 +4130,42 @@ static ir_expr *dsub(ir_func *f, ir_var a, ir_var b) {
   return ir_bin(f, IR_SUB, ir_ref(f, a), ir_ref(f, b));
 }
 
-/* Component t's value stored at position qq: a zero (ok 0) or a position
- * taken already (ok -1) stops the loop; a pattern's value is 1.0. */
-static void dvalue(const dctx *D, ir_stmt *lb, ir_var vals, ir_var t, ir_var vout, ir_var qq,
-                   ir_var ok) {
+/* A component's value (val; NULL: a pattern's, 1.0) stored at position
+ * qq: a zero (ok 0) or a position taken already (ok -1) stops the loop. */
+static void dvalue(const dctx *D, ir_stmt *lb, ir_expr *val, ir_var vout, ir_var qq, ir_var ok) {
   ir_func *f = D->f;
   ir_ty vty = asm_value_ty(D->C->vt);
-  ir_expr *v = vals >= 0 ? ir_load(f, vals, ir_ref(f, t)) : ir_f64(f, 1.0);
-  if (vals >= 0)
-    dbail(f, lb, ir_bin(f, IR_EQ, ir_load(f, vals, ir_ref(f, t)), ir_cast(f, vty, ir_int(f, 0))), ok, 0);
+  ir_expr *v = ir_f64(f, 1.0);
+  if (val) {
+    ir_var vv = lang_fresh_local(f, "v", vty, false);
+    ir_add(f, lb, ir_assign(f, vv, val));
+    dbail(D, lb, ir_bin(f, IR_EQ, ir_ref(f, vv), ir_cast(f, vty, ir_int(f, 0))), ok, 0);
+    v = ir_ref(f, vv);
+  }
   ir_expr *taken = ir_bin(f, IR_NE, ir_load(f, vout, ir_ref(f, qq)), ir_cast(f, vty, ir_int(f, 0)));
   if (D->chk >= 0) taken = ir_bin(f, IR_LAND, ir_bin(f, IR_NE, ir_ref(f, D->chk), ir_int(f, 0)), taken);
-  dbail(f, lb, taken, ok, -1);
+  dbail(D, lb, taken, ok, -1);
   ir_add(f, lb, ir_store(f, vout, ir_ref(f, qq), v));
 }
 
-/* Level k placed per parent in pass 1 (see above): the loop over t; at
- * each parent's first component, the parent's distinct coordinates (dl,
- * from pass 0's marker: dl[doff .. doff + cnt[g])) sorted and inserted. */
-static spc_status dplace_k(dctx *D, ir_stmt *into, ir_var n, ir_var ok, ir_var cnt, ir_var dl,
-                           ir_var slot, ir_var perm, ir_var vals, ir_var vout, spc_error *e) {
+/* Level k placed per parent in pass 1 (see above): at each parent's
+ * first component, the parent's distinct coordinates (dl, from pass 0's
+ * marker: dl[doff .. doff + cnt[g])) sorted and inserted. */
+typedef struct dpk {
+  ir_var ok, cnt, dl, slot, perm, vout;
+  ir_var g, cur, doff, m, x, r, u, cc, pk;
+} dpk;
+
+static spc_status dplace_k_one(dctx *D, ir_stmt *pl, ir_expr *const *xs, ir_expr *val, void *arg,
+                               spc_error *e) {
+  const dpk *K = arg;
   conv *C = D->C;
   ir_func *f = D->f;
   int k = D->P->k;
   lvbind *bk = &D->b[k];
-  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
-  ir_var g = lang_fresh_local(f, "g", IR_I64, false);
-  ir_var cur = lang_fresh_local(f, "gcur", IR_I64, false);
-  ir_var doff = lang_fresh_local(f, "doff", IR_I64, false);
-  ir_var m = lang_fresh_local(f, "m", IR_I64, false);
-  ir_var x = lang_fresh_local(f, "x", IR_I64, false);
-  ir_var r = lang_fresh_local(f, "r", IR_I64, false);
-  ir_var u = lang_fresh_local(f, "u", IR_I64, false);
-  ir_var cc = lang_fresh_local(f, "cc", IR_I64, false);
-  ir_var pk = lang_fresh_local(f, "pk", IR_I64, false);
-  ir_add(f, into, ir_assign(f, cur, ir_int(f, -1)));
-  ir_add(f, into, ir_assign(f, doff, ir_int(f, 0)));
-  ir_stmt *pl = ir_body(ir_add(f, into, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
-  spc_status s = dremap(D, pl, t, false, e);
+  ir_var g = K->g, cur = K->cur, doff = K->doff, m = K->m, x = K->x, r = K->r, u = K->u;
+  ir_var cc = K->cc, pk = K->pk, cnt = K->cnt, dl = K->dl, slot = K->slot, perm = K->perm;
+  spc_status s = dremap(D, pl, xs, false, e);
   if (!s) s = dchain(D, pl, 0, k, -1, e);
   if (s) return s;
   ir_add(f, pl, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D->b[k - 1].q)) : ir_int(f, 0)));
@@ -4141,8 +4213,26 @@ static spc_status dplace_k(dctx *D, ir_stmt *into, ir_var n, ir_var ok, ir_var c
   ir_expr *q = k + 1 < C->L ? ir_ref(f, D->b[C->L - 1].q) : ir_ref(f, pk);
   ir_var qq = lang_fresh_local(f, "qv", IR_I64, false);
   ir_add(f, pl, ir_assign(f, qq, ir_cast(f, IR_I64, q)));
-  dvalue(D, pl, vals, t, vout, qq, ok);
+  dvalue(D, pl, val, K->vout, qq, K->ok);
   return SPC_OK;
+}
+
+static spc_status dplace_k(dctx *D, ir_stmt *into, ir_var n, ir_var ok, ir_var cnt, ir_var dl,
+                           ir_var slot, ir_var perm, ir_var vout, spc_error *e) {
+  ir_func *f = D->f;
+  dpk K = {.ok = ok, .cnt = cnt, .dl = dl, .slot = slot, .perm = perm, .vout = vout};
+  K.g = lang_fresh_local(f, "g", IR_I64, false);
+  K.cur = lang_fresh_local(f, "gcur", IR_I64, false);
+  K.doff = lang_fresh_local(f, "doff", IR_I64, false);
+  K.m = lang_fresh_local(f, "m", IR_I64, false);
+  K.x = lang_fresh_local(f, "x", IR_I64, false);
+  K.r = lang_fresh_local(f, "r", IR_I64, false);
+  K.u = lang_fresh_local(f, "u", IR_I64, false);
+  K.cc = lang_fresh_local(f, "cc", IR_I64, false);
+  K.pk = lang_fresh_local(f, "pk", IR_I64, false);
+  ir_add(f, into, ir_assign(f, K.cur, ir_int(f, -1)));
+  ir_add(f, into, ir_assign(f, K.doff, ir_int(f, 0)));
+  return dloop(D, into, n, dplace_k_one, &K, e);
 }
 
 /* ok = 0 when cond (no break: straight-line code) */
@@ -4165,17 +4255,88 @@ static spc_status dcounters(dctx *D, ir_stmt *into, bool end, spc_error *e) {
   return s;
 }
 
-static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok, int *p_arr0,
-                               spc_error *e) {
-  ir_func *f = *out = ir_func_new("spc_conv_direct");
-  if (!f) return SPC_NOMEM(e);
+/* Pass 0's code of one component (see above). */
+typedef struct dp0 {
+  ir_var ok, g, pg, mark, cnt, dl, nd;
+  const ir_var *inc, *px, *used;
+} dp0;
+
+static spc_status dpass0_one(dctx *D, ir_stmt *l0, ir_expr *const *xs, ir_expr *val, void *arg,
+                             spc_error *e) {
+  (void)val;
+  const dp0 *Z = arg;
+  conv *C = D->C;
+  ir_func *f = D->f;
+  int k = D->P->k;
+  ir_var g = Z->g, pg = Z->pg, mark = Z->mark, cnt = Z->cnt, dl = Z->dl, nd = Z->nd, ok = Z->ok;
+  spc_status s = dremap(D, l0, xs, true, e);
+  if (s) return s;
+  for (int w = 0; w < 2; w++) {
+    ir_expr *lt = NULL; /* (px..) < (x..) lexicographically, built from the last index up */
+    for (int a = C->order - 1; a >= 0; a--) {
+      int d = w ? C->order - 1 - a : a;
+      ir_expr *l1 = ir_bin(f, IR_LT, ir_ref(f, Z->px[d]), ir_ref(f, D->x[d]));
+      lt = !lt ? l1
+               : ir_bin(f, IR_LOR, l1,
+                        ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, Z->px[d]), ir_ref(f, D->x[d])), lt));
+    }
+    ir_stmt *iff = ir_add(f, l0, ir_if(f, ir_un(f, IR_NOT, lt), NULL, NULL));
+    ir_add(f, ir_then(iff), ir_assign(f, Z->inc[w], ir_int(f, 0)));
+  }
+  for (int d = 0; d < C->order; d++) ir_add(f, l0, ir_assign(f, Z->px[d], ir_ref(f, D->x[d])));
+  for (int l = 0; l < C->L; l++)
+    if (Z->used[l] >= 0)
+      ir_add(f, l0, ir_store(f, Z->used[l], dsub(f, D->o[l], D->loin[l]), ir_int(f, 1)));
+  if (k >= 0) {
+    if ((s = dchain(D, l0, 0, k, -1, e))) return s;
+    ir_add(f, l0, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D->b[k - 1].q)) : ir_int(f, 0)));
+    dbail(D, l0, ir_bin(f, IR_LT, ir_ref(f, g), ir_ref(f, pg)), ok, 2); /* not grouped */
+    ir_add(f, l0, ir_assign(f, pg, ir_ref(f, g)));
+    ir_expr *cc = dsub(f, D->o[k], D->loin[k]);
+    ir_expr *st = ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1));
+    ir_stmt *nw = ir_add(f, l0, ir_if(f, ir_bin(f, IR_NE, ir_load(f, mark, cc), st), NULL, NULL));
+    ir_add(f, ir_then(nw), ir_store(f, mark, dsub(f, D->o[k], D->loin[k]),
+                                    ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1))));
+    ir_add(f, ir_then(nw), ir_store(f, cnt, ir_ref(f, g),
+                                    ir_bin(f, IR_ADD, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 1))));
+    ir_add(f, ir_then(nw), ir_store(f, dl, ir_ref(f, nd), dsub(f, D->o[k], D->loin[k])));
+    ir_add(f, ir_then(nw), ir_assign(f, nd, ir_bin(f, IR_ADD, ir_ref(f, nd), ir_int(f, 1))));
+  }
+  return SPC_OK;
+}
+
+/* Pass 1's code of one component where no level keeps state. */
+typedef struct dp1 {
+  ir_var ok, vout;
+} dp1;
+
+static spc_status dpass1_one(dctx *D, ir_stmt *l1, ir_expr *const *xs, ir_expr *val, void *arg,
+                             spc_error *e) {
+  const dp1 *Z = arg;
+  ir_func *f = D->f;
+  spc_status s = dremap(D, l1, xs, false, e);
+  if (!s) s = dchain(D, l1, 0, D->C->L, -1, e);
+  if (s) return s;
+  ir_var qq = lang_fresh_local(f, "qv", IR_I64, false);
+  ir_add(f, l1, ir_assign(f, qq, ir_cast(f, IR_I64, ir_ref(f, D->b[D->C->L - 1].q))));
+  dvalue(D, l1, val, Z->vout, qq, Z->ok);
+  return SPC_OK;
+}
+
+/* spc_conv_direct's code into f (see above); S: the source read through
+ * its own levels (spc_conv_fdirect: its arrays, values and extents in
+ * place of crd.. and vals). */
+static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, int *p_ok,
+                              int *p_arr0, spc_error *e) {
   char name[160];
-  dctx D = {.C = C, .f = f, .P = P, .chk = -1};
+  dctx D = {.C = C, .f = f, .P = P, .chk = -1, .S = S, .vals = -1, .stop = -1};
   int k = P->k;
   ir_stmt *body = ir_func_body(f);
   ir_ty vty = asm_value_ty(C->vt);
-  sparams_crd(C, f, D.crd);
-  ir_var vals = C->comb->vt != SPC_PATTERN ? ir_param(f, "vals", vty, true, IR_IN) : -1;
+  if (!S) {
+    sparams_crd(C, f, D.crd);
+    if (C->comb->vt != SPC_PATTERN) D.vals = ir_param(f, "vals", vty, true, IR_IN);
+  }
   ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
   for (int l = 0; l < C->L; l++) {
     snprintf(name, sizeof name, "N%d_in", l);
@@ -4261,7 +4422,6 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
     ir_add(f, in, ir_assign(f, pg, ir_int(f, -1)));
   }
   /* pass 0 */
-  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
   /* the source strictly increasing in its indices, in dimension order or
    * the reverse: no two components alike, pass 1 need not check */
   ir_var inc[2], px[SPC_MAX_ORDER];
@@ -4273,41 +4433,16 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
     inc[w] = lang_fresh_local(f, w ? "inc10" : "inc01", IR_I64, false);
     ir_add(f, in, ir_assign(f, inc[w], ir_int(f, 1)));
   }
+  if (S) D.stop = lang_fresh_local(f, "stop", IR_I64, false);
   if ((s = dcounters(&D, in, false, e))) return s;
-  ir_stmt *l0 = ir_body(ir_add(f, in, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
-  if ((s = dremap(&D, l0, t, true, e))) return s;
-  for (int w = 0; w < 2; w++) {
-    ir_expr *lt = NULL; /* (px..) < (x..) lexicographically, built from the last index up */
-    for (int a = C->order - 1; a >= 0; a--) {
-      int d = w ? C->order - 1 - a : a;
-      ir_expr *l1 = ir_bin(f, IR_LT, ir_ref(f, px[d]), ir_ref(f, D.x[d]));
-      lt = !lt ? l1
-               : ir_bin(f, IR_LOR, l1,
-                        ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, px[d]), ir_ref(f, D.x[d])), lt));
-    }
-    ir_stmt *iff = ir_add(f, l0, ir_if(f, ir_un(f, IR_NOT, lt), NULL, NULL));
-    ir_add(f, ir_then(iff), ir_assign(f, inc[w], ir_int(f, 0)));
-  }
-  for (int d = 0; d < C->order; d++) ir_add(f, l0, ir_assign(f, px[d], ir_ref(f, D.x[d])));
-  for (int l = 0; l < C->L; l++)
-    if (used[l] >= 0)
-      ir_add(f, l0, ir_store(f, used[l], dsub(f, D.o[l], D.loin[l]), ir_int(f, 1)));
-  if (k >= 0) {
-    if ((s = dchain(&D, l0, 0, k, -1, e))) return s;
-    ir_add(f, l0, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D.b[k - 1].q)) : ir_int(f, 0)));
-    dbail(f, l0, ir_bin(f, IR_LT, ir_ref(f, g), ir_ref(f, pg)), ok, 2); /* not grouped */
-    ir_add(f, l0, ir_assign(f, pg, ir_ref(f, g)));
-    ir_expr *cc = dsub(f, D.o[k], D.loin[k]);
-    ir_expr *st = ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1));
-    ir_stmt *nw = ir_add(f, l0, ir_if(f, ir_bin(f, IR_NE, ir_load(f, mark, cc), st), NULL, NULL));
-    ir_add(f, ir_then(nw), ir_store(f, mark, dsub(f, D.o[k], D.loin[k]),
-                                    ir_bin(f, IR_ADD, ir_ref(f, g), ir_int(f, 1))));
-    ir_add(f, ir_then(nw), ir_store(f, cnt, ir_ref(f, g),
-                                    ir_bin(f, IR_ADD, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 1))));
-    ir_add(f, ir_then(nw), ir_store(f, dl, ir_ref(f, nd), dsub(f, D.o[k], D.loin[k])));
-    ir_add(f, ir_then(nw), ir_assign(f, nd, ir_bin(f, IR_ADD, ir_ref(f, nd), ir_int(f, 1))));
-  }
+  dp0 Z0 = {.ok = ok, .g = g, .pg = pg, .mark = mark, .cnt = cnt, .dl = dl, .nd = nd,
+            .inc = inc, .px = px, .used = used};
+  if ((s = dloop(&D, in, n, dpass0_one, &Z0, e))) return s;
   if ((s = dcounters(&D, in, true, e))) return s;
+  /* a counter numbers the components of the combined source (strictly
+   * increasing in dimension order, as the sort path's and the read-out's
+   * are): a source read in any other order is left to them */
+  if (S && C->r->ncounters) dunless(f, in, ir_bin(f, IR_EQ, ir_ref(f, inc[0]), ir_int(f, 0)), ok);
   /* every level's init and size, top first */
   ir_stmt *in2 = ir_then(ir_add(f, in, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
   for (int l = 0; l < C->L && !s; l++) {
@@ -4343,20 +4478,18 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
   /* pass 1 */
   if (k < 0) {
     if ((s = dcounters(&D, in2, false, e))) return s;
-    ir_stmt *l1 = ir_body(ir_add(f, in2, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
-    if ((s = dremap(&D, l1, t, false, e)) || (s = dchain(&D, l1, 0, C->L, -1, e))) return s;
-    ir_var qq = lang_fresh_local(f, "qv", IR_I64, false);
-    ir_add(f, l1, ir_assign(f, qq, ir_cast(f, IR_I64, ir_ref(f, D.b[C->L - 1].q))));
-    dvalue(&D, l1, vals, t, vout, qq, ok);
+    dp1 Z1 = {.ok = ok, .vout = vout};
+    if ((s = dloop(&D, in2, n, dpass1_one, &Z1, e))) return s;
     if ((s = dcounters(&D, in2, true, e))) return s;
   } else {
     ir_var mx = lang_fresh_local(f, "mx", IR_I64, false);
     ir_add(f, in2, ir_assign(f, mx, ir_int(f, 1)));
+    ir_var t = lang_fresh_local(f, "t", IR_I64, false);
     ir_stmt *ml = ir_body(ir_add(f, in2, ir_for(f, t, ir_int(f, 0), ir_ref(f, npk), NULL)));
     ir_add(f, ml, ir_assign(f, mx, ir_bin(f, IR_MAX, ir_ref(f, mx), ir_load(f, cnt, ir_ref(f, t)))));
     ir_add(f, in2, ir_alloc(f, perm, ir_ref(f, mx), false));
     ir_add(f, in2, ir_alloc(f, slot, ir_ref(f, D.Nin[k]), false));
-    if ((s = dplace_k(&D, in2, n, ok, cnt, dl, slot, perm, vals, vout, e))) return s;
+    if ((s = dplace_k(&D, in2, n, ok, cnt, dl, slot, perm, vout, e))) return s;
   }
   ir_stmt *in3 = ir_then(ir_add(f, in2, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
   for (int l = 0; l < C->L && !s; l++)
@@ -4369,6 +4502,17 @@ static spc_status build_direct(conv *C, const dplan *P, ir_func **out, int *p_ok
     ir_var fr[5] = {cnt, mark, slot, dl, perm};
     for (int a = 0; a < 5; a++) ir_add(f, body, ir_free(f, fr[a]));
   }
+  return s;
+}
+
+static spc_status build_direct(conv *C, const conv_info *SI, const dplan *P, ir_func **out,
+                               int *p_ok, int *p_arr0, spc_error *e) {
+  ir_func *f = *out = ir_func_new(SI ? "spc_conv_fdirect" : "spc_conv_direct");
+  if (!f) return SPC_NOMEM(e);
+  asm_src *S = NULL;
+  spc_status s = SI ? asm_src_new(SI, C->order, C->comb->vt, false, f, &S, e) : SPC_OK;
+  if (!s) s = direct_body(C, S, P, f, p_ok, p_arr0, e);
+  asm_src_free(&S);
   return s ? s : ir_verify(f, e);
 }
 
@@ -4383,7 +4527,7 @@ static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_erro
   ir_func *f = *out = ir_func_new("spc_conv_dbucket");
   if (!f) return SPC_NOMEM(e);
   char name[64];
-  dctx D = {.C = C, .f = f, .P = P};
+  dctx D = {.C = C, .f = f, .P = P, .vals = -1, .stop = -1};
   int k = P->k;
   ir_stmt *body = ir_func_body(f);
   ir_ty vty = asm_value_ty(C->vt);
@@ -4434,7 +4578,9 @@ static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_erro
       ir_add(f, body, ir_call(f, IR_PREFIX_SUM, &cnt, 1, a, 2));
     }
     ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
-    if ((s = dremap(&D, lb, t, false, e)) || (s = dchain(&D, lb, 0, k, -1, e))) break;
+    ir_expr *x[SPC_MAX_ORDER];
+    for (int d = 0; d < C->order; d++) x[d] = ir_load(f, D.crd[d], ir_ref(f, t));
+    if ((s = dremap(&D, lb, x, false, e)) || (s = dchain(&D, lb, 0, k, -1, e))) break;
     ir_add(f, lb, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D.b[k - 1].q)) : ir_int(f, 0)));
     bucket_step(f, lb, pass, g, cnt, q, o, D.crd, C->order, t, vals, vout);
   }
@@ -4442,16 +4588,30 @@ static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_erro
   return s ? s : ir_verify(f, e);
 }
 
-/* One run of the direct routine f on the components crd / val: *pargs
- * its arguments (the caller frees them and their arrays). */
-static spc_status direct_once(conv *C, const rcr *r, void *const *crd, void *val,
-                              ir_arg **pargs, spc_error *e) {
+/* The source's arguments of a fused routine (asm_src_args) into a:
+ * how many, or -1 with e set; extv: 2 * SPC_MAX_ORDER, kept alive by the
+ * caller. */
+static int fsrc_args(const spc_tensor *fsrc, ir_arg *a, int64_t *extv, spc_error *e) {
+  const conv_info *SI = &((const conv_tensor *)(const void *)fsrc)->info;
+  return asm_src_args(SI, fsrc, a, extv, e);
+}
+
+/* One run of the direct routine f on the components crd / val, or on
+ * fsrc read through its levels (non-NULL: spc_conv_fdirect): *pargs its
+ * arguments (the caller frees them and their arrays). */
+static spc_status direct_once(conv *C, const rcr *r, const spc_tensor *fsrc, void *const *crd,
+                              void *val, ir_arg **pargs, spc_error *e) {
   const ir_func *f = r->v.f;
   ir_arg *args = *pargs = spc_calloc((size_t)ir_nparams(f), sizeof *args);
   if (!args) return SPC_NOMEM(e);
+  int64_t extv[2 * SPC_MAX_ORDER];
   int a = 0;
-  for (; a < C->order; a++) args[a] = (ir_arg){.data = crd[a], .len = C->n};
-  if (C->comb->vt != SPC_PATTERN) args[a++] = (ir_arg){.data = val, .len = C->n};
+  if (fsrc) {
+    if ((a = fsrc_args(fsrc, args, extv, e)) < 0) return e && e->code ? e->code : SPC_ERR_INTERNAL;
+  } else {
+    for (; a < C->order; a++) args[a] = (ir_arg){.data = crd[a], .len = C->n};
+    if (C->comb->vt != SPC_PATTERN) args[a++] = (ir_arg){.data = val, .len = C->n};
+  }
   args[a++].s.i64 = C->n;
   for (int l = 0; l < C->L; l++) {
     args[a++].s.i64 = C->N[l];
@@ -4462,6 +4622,21 @@ static spc_status direct_once(conv *C, const rcr *r, void *const *crd, void *val
   return rc_run(C, r, args, e);
 }
 
+/* Whether a fused routine r may run on C's engine: on auto and factory
+ * only where the factory has it (the read-out's routines are compiled
+ * in: a compile at run time would cost more than the read-out saves). */
+static bool fused_runs(conv *C, rcr *r) {
+  if (C->eng.want != SPC_ENGINE_AUTO && C->eng.want != SPC_ENGINE_FACTORY) return true;
+  if (r->fac) return r->v.fn != NULL;
+  asm_entry fn = NULL;
+  spc_error e2;
+  spc_error_clear(&e2);
+  if (asm_prepare_factory(r->v.f, &fn, &e2) || !fn) return false;
+  r->v.fn = fn;
+  r->fac = true;
+  return true;
+}
+
 static void free_out_args(const ir_func *f, ir_arg *args, int from) {
   for (int a = from; args && a < ir_nparams(f); a++)
     if (ir_var_get(f, ir_param_var(f, a))->array) {
@@ -4470,20 +4645,31 @@ static void free_out_args(const ir_func *f, ir_arg *args, int from) {
     }
 }
 
-/* cmax[c]: counter c's largest value over the components (build_cmax). */
-static spc_status counter_max(conv *C, int64_t *cmax, spc_error *e) {
+/* cmax[c]: counter c's largest value over the components (build_cmax),
+ * or over fsrc's read through its levels; *skip: fsrc's routine may not
+ * run here (fused_runs). */
+static spc_status counter_max(conv *C, const spc_tensor *fsrc, int64_t *cmax, bool *skip,
+                              spc_error *e) {
+  const conv_info *SI = fsrc ? &((const conv_tensor *)(const void *)fsrc)->info : NULL;
   rcr rm = {0};
-  spc_status s = rc_get(C, NULL, RC_CMAX, 0, &rm, e);
+  int64_t extv[2 * SPC_MAX_ORDER];
+  *skip = false;
+  spc_status s = rc_get(C, SI, RC_CMAX, 0, &rm, e);
   ir_arg *args = NULL;
-  if (!s && !(args = spc_calloc((size_t)ir_nparams(rm.v.f), sizeof *args))) s = SPC_NOMEM(e);
-  if (!s) {
+  if (!s && fsrc && !fused_runs(C, &rm)) *skip = true;
+  if (!s && !*skip && !(args = spc_calloc((size_t)ir_nparams(rm.v.f), sizeof *args))) s = SPC_NOMEM(e);
+  if (!s && !*skip) {
     int a = 0;
-    for (; a < C->order; a++)
-      args[a] = (ir_arg){.data = spc_level_array_c(&C->comb->lv[a], "crd")->data, .len = C->n};
-    args[a++].s.i64 = C->n;
+    if (fsrc) {
+      if ((a = fsrc_args(fsrc, args, extv, e)) < 0) s = e && e->code ? e->code : SPC_ERR_INTERNAL;
+    } else {
+      for (; a < C->order; a++)
+        args[a] = (ir_arg){.data = spc_level_array_c(&C->comb->lv[a], "crd")->data, .len = C->n};
+      args[a++].s.i64 = C->n;
+    }
     int p0 = a; /* the maxima, then the counters' lengths */
     for (int c = 0; c < C->r->ncounters; c++) args[p0 + C->r->ncounters + c].s.i64 = counter_len(C, c);
-    s = rc_run(C, &rm, args, e);
+    if (!s) s = rc_run(C, &rm, args, e);
     for (int c = 0; c < C->r->ncounters && !s; c++) cmax[c] = args[p0 + c].s.i64;
   }
   spc_free(args);
@@ -4494,21 +4680,33 @@ static spc_status counter_max(conv *C, int64_t *cmax, spc_error *e) {
 /* The direct plan when it applies (see above): *done set and *out the
  * result; else nothing changes.  A source whose components are not
  * grouped by level k's parent is bucketed first (build_dbucket). */
-static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *e) {
+static spc_status run_direct(conv *C, const spc_tensor *fsrc, conv_tensor **out, bool *done,
+                             spc_error *e) {
   *done = false;
+  const conv_info *SI = fsrc ? &((const conv_tensor *)(const void *)fsrc)->info : NULL;
   lang_ival iv[SPC_MAX_ORDER];
   spc_error e2;
   spc_error_clear(&e2);
   C->vt = C->comb->vt;
   if (C->nosort) return SPC_OK;
   int64_t cmax[SPC_MAX_ORDER] = {0};
+  /* a counter numbers the components in the combined order (strictly
+   * increasing in dimension order): a source read through its levels only
+   * where they say it comes in that order (each level its dimension's,
+   * ordered or one position a parent: a CSR or a COO; not a CSC, nor a CSR
+   * whose rows are not known to be sorted); pass 0 checks it, and that no
+   * component repeats */
+  for (int l = 0; fsrc && C->r->ncounters && l < fsrc->nlevels; l++)
+    if (fsrc->lv[l].dim != l || !(fsrc->lv[l].props & (SPC_LP_ORDERED | SPC_LP_BRANCHLESS)))
+      return SPC_OK;
   if (C->r->ncounters) { /* the counters' maxima first: the extents of their levels */
     spc_vtype sv = C->comb->vt;
     if (!C->fmt->fill_zero || C->measure || (C->o && C->o->plan == SPC_PLAN_SORT) ||
         (sv != SPC_PATTERN && sv != SPC_F64 && sv != SPC_F32 && sv != SPC_I64 && sv != SPC_U64))
       return SPC_OK; /* what direct_applies refuses, before a pass to count */
-    spc_status s = counter_max(C, cmax, &e2);
-    if (s == SPC_ERR_UNSUPPORTED) return SPC_OK;
+    bool skip = false;
+    spc_status s = counter_max(C, fsrc, cmax, &skip, &e2);
+    if (s == SPC_ERR_UNSUPPORTED || (!s && skip)) return SPC_OK;
     if (s && e) *e = e2;
     if (s) return s;
   }
@@ -4527,21 +4725,23 @@ static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *
   int64_t pk = P.k + 1; /* the plan, with the key (it follows from C) */
   for (int l = 0; l < C->L; l++) pk |= (int64_t)P.idq[l] << (8 + l);
   rcr rd, rb = {0};
-  spc_status s = rc_get_x(C, NULL, RC_DIRECT, pk, &P, &rd, &e2);
+  spc_status s = rc_get_x(C, SI, RC_DIRECT, pk, &P, &rd, &e2);
   ir_func *f = rd.v.f, *B = NULL;
   int p_ok = rd.v.aux[0], p_arr0 = rd.v.aux[1];
   ir_arg *args = NULL, *bargs = NULL;
-  if (s) {
+  if (s || (fsrc && !fused_runs(C, &rd))) {
     ir_func_free(&f);
-    if (s == SPC_ERR_UNSUPPORTED) return SPC_OK;
+    if (!s || s == SPC_ERR_UNSUPPORTED) return SPC_OK;
     if (e) *e = e2;
     return s;
   }
-  void *crd[SPC_MAX_ORDER];
-  for (int d = 0; d < C->order; d++) crd[d] = spc_level_array_c(&C->comb->lv[d], "crd")->data;
-  s = direct_once(C, &rd, crd, C->comb->val, &args, e);
+  void *crd[SPC_MAX_ORDER] = {NULL};
+  for (int d = 0; d < C->order && !fsrc; d++) crd[d] = spc_level_array_c(&C->comb->lv[d], "crd")->data;
+  s = direct_once(C, &rd, fsrc, crd, C->comb->val, &args, e);
   bool bucketed = false;
-  if (!s && args[p_ok].s.i64 == 2) { /* not grouped by level k's parent */
+  if (!s && fsrc && args[p_ok].s.i64 == 2) {
+    /* not grouped: the read-out is bucketed (below, in run_direct again) */
+  } else if (!s && args[p_ok].s.i64 == 2) { /* not grouped by level k's parent */
     free_out_args(f, args, p_arr0);
     spc_free(args);
     args = NULL;
@@ -4562,7 +4762,7 @@ static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *
       void *bc[SPC_MAX_ORDER];
       for (int d = 0; d < C->order; d++) bc[d] = bargs[o0 + d].data;
       void *bv = C->comb->vt != SPC_PATTERN ? bargs[o0 + C->order].data : NULL;
-      if (!s) s = direct_once(C, &rd, bc, bv, &args, e);
+      if (!s) s = direct_once(C, &rd, NULL, bc, bv, &args, e);
       bucketed = true;
     }
   }
@@ -4591,13 +4791,14 @@ static spc_status run_direct(conv *C, conv_tensor **out, bool *done, spc_error *
       *out = ct;
       *done = true;
       if (C->o && C->o->info)
-        snprintf(C->o->info->plan, sizeof C->o->info->plan, "%s",
-                 P.k < 0 ? "direct (the levels' markers counted, values placed by position: no sort)"
+        snprintf(C->o->info->plan, sizeof C->o->info->plan, "%s%s)",
+                 P.k < 0 ? "direct (the levels' markers counted, values placed by position: no sort"
                  : bucketed ? "direct (bucketed by the parents of the stateful level; coordinates "
                               "marked per parent, each parent's sorted, values placed by position: "
-                              "no sort)"
+                              "no sort"
                             : "direct (coordinates marked per parent, each parent's sorted, values "
-                              "placed by position: no sort)");
+                              "placed by position: no sort",
+                 fsrc ? "; source read through its own levels: no COO" : "");
     }
   }
   free_out_args(f, args, p_arr0);
@@ -5979,13 +6180,14 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream
   /* a converted source in the target's order: counted and placed by one
    * routine reading it through its own levels (no COO read out); a native
    * CSR or CSC too, seen as the built-in format */
-  if (!C.measure && !plain && !counters && !C.nosort) {
+  if (!C.measure && !plain && !C.nosort) {
     spc_tensor *view = fusable(src) ? NULL : native_view(src);
     const spc_tensor *fsrc = view ? view : src;
     if (fusable(fsrc)) {
       C.comb = fsrc;
       C.n = spc_tensor_nstored(fsrc);
-      s = run_count(&C, fsrc, &ct, &done_count, e);
+      if (!counters) s = run_count(&C, fsrc, &ct, &done_count, e);
+      if (!s && !done_count) s = run_direct(&C, fsrc, &ct, &done_count, e);
       C.comb = NULL;
     }
     spc_tensor_free(&view);
@@ -6018,7 +6220,7 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream
   }
   C.n = spc_tensor_nstored(C.comb);
   if (!C.measure && !C.stream && (s = run_count(&C, NULL, &ct, &done_count, e))) goto done;
-  if (!done_count && !C.measure && !C.stream && (s = run_direct(&C, &ct, &done_count, e)))
+  if (!done_count && !C.measure && !C.stream && (s = run_direct(&C, NULL, &ct, &done_count, e)))
     goto done;
   if (done_count) goto done;
   /* the components' arrays freed as they are consumed where they are the
@@ -6191,11 +6393,11 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     int p_ok, p_arr0;
     spc_error e2;
     spc_error_clear(&e2);
-    spc_status q = build_direct(&C, &P, &f, &p_ok, &p_arr0, &e2);
+    spc_status q = build_direct(&C, NULL, &P, &f, &p_ok, &p_arr0, &e2);
     if (!q) s = cb(ctx, f, e);
     else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
     ir_func_free(&f);
-    if (!q && !s && C.r->ncounters && !(s = build_cmax(&C, &f, e))) s = cb(ctx, f, e);
+    if (!q && !s && C.r->ncounters && !(s = build_cmax(&C, NULL, &f, e))) s = cb(ctx, f, e);
     ir_func_free(&f);
     if (!q && !s && P.k >= 0 && !(s = build_dbucket(&C, &P, &f, e))) s = cb(ctx, f, e);
     ir_func_free(&f);
@@ -6228,15 +6430,17 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
   return s;
 }
 
-/* The fused counting routine from a source of format src_fmt (its
- * default parameters, the same index and coordinate types) to fmt, when
- * both allow it (nothing, and SPC_OK, otherwise): for the factory. */
+/* The fused counting routines, and the direct plan's, from a source of
+ * format src_fmt (its default parameters, the same index and coordinate
+ * types) to fmt, when both allow them (nothing, and SPC_OK, otherwise):
+ * for the factory. */
 spc_status asm_fused_routines(const spc_specs *specs, const spc_format_spec *src_fmt,
-                              const spc_format_spec *fmt, int order, ir_ty index_ty,
-                              ir_ty coord_ty, spc_vtype vt, asm_routine_cb cb, void *ctx,
-                              spc_error *e) {
+                              const spc_format_spec *fmt, int order, ir_ty sindex_ty,
+                              ir_ty scoord_ty, ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
+                              asm_routine_cb cb, void *ctx, spc_error *e) {
   conv C = {.fmt = fmt, .specs = specs, .dup = SPC_DUP_SUM, .order = order};
-  conv_info SI = {.fmt = src_fmt, .index_ty = index_ty, .coord_ty = coord_ty};
+  conv_info SI = {.fmt = src_fmt, .index_ty = sindex_ty, .coord_ty = scoord_ty};
+  const bool same = sindex_ty == index_ty && scoord_ty == coord_ty;
   spc_remap *sr = NULL;
   asm_inv siv[SPC_MAX_ORDER];
   spc_status s = asm_read_info(&SI, order, &sr, siv, e);
@@ -6261,7 +6465,7 @@ spc_status asm_fused_routines(const spc_specs *specs, const spc_format_spec *src
     if (!fmt->order && C.L < fmt->nlevels - 1)
       for (int l = 0; l < C.L; l++) C.lv[l] = &fmt->lv[l];
   }
-  if (!s && count_applies(&C)) {
+  if (!s && same && count_applies(&C)) {
     spc_error e2;
     spc_error_clear(&e2);
     ir_func *f = NULL;
@@ -6278,6 +6482,22 @@ spc_status asm_fused_routines(const spc_specs *specs, const spc_format_spec *src
     }
     if (!q && !s) q = build_fplace(&C, &SI, &f, &e2);
     if (!q && !s) s = cb(ctx, f, e);
+    ir_func_free(&f);
+    if (q && q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
+  }
+  /* the direct plan's (and its counters' maxima) over the source's levels */
+  dplan P = {0};
+  if (vt == SPC_PATTERN) C.vt = SPC_F64; /* the direct plan pads with ones */
+  if (!s && direct_applies(&C, &P)) {
+    spc_error e2;
+    spc_error_clear(&e2);
+    ir_func *f = NULL;
+    int p_ok, p_arr0;
+    spc_status q = build_direct(&C, &SI, &P, &f, &p_ok, &p_arr0, &e2);
+    if (!q) s = cb(ctx, f, e);
+    ir_func_free(&f);
+    if (!q && !s && C.r->ncounters) q = build_cmax(&C, &SI, &f, &e2);
+    if (!q && !s && C.r->ncounters) s = cb(ctx, f, e);
     ir_func_free(&f);
     if (q && q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
   }

@@ -279,7 +279,7 @@ struct spc_convert_info {
   struct {                  /* the sparse workspace, when used */
     int64_t flushes, merges, spilled_runs, spilled_bytes, peak_bytes;
   } spw;
-  char plan[160];            /* how the components were ordered: "counting
+  char plan[256];            /* how the components were ordered: "counting
                                ...", "sort ..." or "sparse workspace" */
   int mapped_arrays;        /* under a budget (mem): the output's arrays */
   int64_t mapped_bytes;     /* kept in temporary files, and their bytes */

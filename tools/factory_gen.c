@@ -8,7 +8,7 @@
  * (int32, int32), (int64, int32), (int64, int64); every value type; orders
  * 2 and 3 for the formats of any order; each format's default parameters
  * (other parameters are served by the JIT or the interpreter); the fused
- * counting routines of every order-2 source and counting target.  Routines
+ * counting and direct routines of every order-2 source and target.  Routines
  * with equal text are emitted once. */
 #include "assemble_internal.h"
 #include <stdbool.h>
@@ -101,18 +101,22 @@ int main(int argc, char **argv) {
             if (!s && a == 0) s = asm_read_routine(fmt, order, ic[b][0], ic[b][1], vts[v], add, &g, &e);
           }
   }
-  /* the fused counting routines: every pair of order-2 formats a source
-   * can be read through and a counting target takes, with the source's
-   * types equal to the target's (as conversions by spconv make them) */
+  /* the fused routines: every pair of order-2 formats a source can be
+   * read through and a counting or direct target takes; counting with the
+   * source's types equal to the target's (as conversions by spconv make
+   * them), direct (padded targets, whose positions outgrow the source's:
+   * DIA's rows times offsets) from each of the three source types */
   for (int fi = 0; r && fi < spc_specs_nformats(r) && !s; fi++) {
     const spc_format_spec *sf = spc_specs_format_at(r, fi);
     if (sf->order && sf->order != 2) continue;
     for (int ti = 0; ti < spc_specs_nformats(r) && !s; ti++) {
       const spc_format_spec *tf = spc_specs_format_at(r, ti);
       if (tf->order && tf->order != 2) continue;
-      for (int b = 0; b < 3 && !s; b++)
-        for (int v = 0; v < 6 && !s; v++)
-          s = asm_fused_routines(r, sf, tf, 2, ic[b][0], ic[b][1], vts[v], add, &g, &e);
+      for (int sb = 0; sb < 3 && !s; sb++)
+        for (int b = 0; b < 3 && !s; b++)
+          for (int v = 0; v < 6 && !s; v++)
+            s = asm_fused_routines(r, sf, tf, 2, ic[sb][0], ic[sb][1], ic[b][0], ic[b][1], vts[v],
+                                   add, &g, &e);
     }
   }
   /* SpMV of every matrix format: int32 positions and coordinates, the
