@@ -3895,6 +3895,9 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
  *                 level.., size, vout) */
 struct dplan {
   int k;             /* the stateful level (-1: none) */
+  int phase;         /* spc_conv_fdirect in phases (1 mark, 2 init, 3 place:
+                        direct_body), over chunks of the source on threads */
+  bool can_phase;    /* k < 0 and no level finalizes: phases may run */
   bool idq[SPC_MAX_ORDER]; /* level l has [c] id() queries */
   bool ins[SPC_MAX_ORDER]; /* level l's insert_coord runs at the position its
                               yield_pos gives without state (singleton) */
@@ -4024,6 +4027,13 @@ static bool direct_applies(conv *C, dplan *P) {
     if (ls->narrays || ls->nwork || ls->nqueries || asm_lfn(&b, SPC_LF_INIT) ||
         asm_lfn(&b, SPC_LF_FINALIZE))
       return false;
+  }
+  /* in phases on threads (run_pdirect): no stateful level, no finalize */
+  P->can_phase = P->k < 0 && C->order == 2;
+  for (int l = 0; l < C->L && P->can_phase; l++) {
+    lvbind b;
+    asm_bind_init(&b, C->lv[l]->lf, C->lv[l], C->index_ty, C->coord_ty);
+    P->can_phase = !asm_lfn(&b, SPC_LF_FINALIZE);
   }
   return true;
 }
@@ -4325,12 +4335,18 @@ static spc_status dpass1_one(dctx *D, ir_stmt *l1, ir_expr *const *xs, ir_expr *
 
 /* spc_conv_direct's code into f (see above); S: the source read through
  * its own levels (spc_conv_fdirect: its arrays, values and extents in
- * place of crd.. and vals). */
+ * place of crd.. and vals).  P->phase 1, 2, 3 (S, k < 0): only pass 0
+ * over the source's top positions [sq0, sq1) into the caller's markers
+ * (used0.., zeroed), its order flags into res; only the levels' init and
+ * size from those markers (the level arrays, workspaces, size and vout
+ * made); only pass 1 over [sq0, sq1) into them, checking taken positions
+ * where chk_in (run_pdirect: the chunks on threads). */
 static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, int *p_ok,
                               int *p_arr0, spc_error *e) {
   char name[160];
   dctx D = {.C = C, .f = f, .P = P, .chk = -1, .S = S, .vals = -1, .stop = -1};
   int k = P->k;
+  const int ph = P->phase;
   ir_stmt *body = ir_func_body(f);
   ir_ty vty = asm_value_ty(C->vt);
   if (!S) {
@@ -4349,25 +4365,42 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     snprintf(name, sizeof name, "cnt_len%d", c);
     D.clen[c] = ir_param(f, name, IR_I64, false, IR_IN);
   }
+  /* in phases: pass 1's check, pass 0's order flags, the markers; what
+   * init makes is its output and the others' input */
+  const ir_dir made = !ph || ph == 2 ? IR_OUT : IR_INOUT;
+  ir_var chkin = -1, res = -1, used[SPC_MAX_ORDER];
+  for (int l = 0; l < C->L; l++) used[l] = -1;
+  if (ph) {
+    chkin = ir_param(f, "chk_in", IR_I64, false, IR_IN);
+    res = ir_param(f, "res", IR_I64, true, IR_INOUT);
+    for (int l = 0; l < C->L; l++) {
+      snprintf(name, sizeof name, "used%d", l);
+      if (P->idq[l]) used[l] = ir_param(f, name, IR_I64, true, IR_INOUT);
+    }
+  }
+  for (int l = 0; l < C->L; l++) {
+    const spc_level_spec *ls = C->lv[l]->lf;
+    lvbind *b = &D.b[l];
+    asm_bind_init(b, ls, C->lv[l], C->index_ty, C->coord_ty);
+    for (int a = 0; a < ls->nwork; a++) {
+      ir_ty ty = asm_tname_ty(ls->work[a].type, C->index_ty, C->coord_ty);
+      b->work[a] = ph ? ir_param(f, ls->work[a].name, ty, true, made)
+                      : lang_fresh_local(f, ls->work[a].name, ty, true);
+    }
+  }
   *p_ok = ir_nparams(f);
   ir_var ok = ir_param(f, "ok", IR_I64, false, IR_OUT);
   *p_arr0 = ir_nparams(f);
   for (int l = 0; l < C->L; l++) {
     const spc_level_spec *ls = C->lv[l]->lf;
-    lvbind *b = &D.b[l];
-    asm_bind_init(b, ls, C->lv[l], C->index_ty, C->coord_ty);
     for (int a = 0; a < ls->narrays; a++)
-      b->arr[a] = ir_param(f, ls->arrays[a].name,
-                           asm_tname_ty(ls->arrays[a].type, C->index_ty, C->coord_ty), true, IR_OUT);
+      D.b[l].arr[a] = ir_param(f, ls->arrays[a].name,
+                               asm_tname_ty(ls->arrays[a].type, C->index_ty, C->coord_ty), true, made);
   }
-  ir_var size = ir_param(f, "size", IR_I64, false, IR_OUT);
-  ir_var vout = ir_param(f, "vout", vty, true, IR_OUT);
+  ir_var size = ir_param(f, "size", IR_I64, false, made == IR_OUT ? IR_OUT : IR_IN);
+  ir_var vout = ir_param(f, "vout", vty, true, made);
   for (int l = 0; l < C->L; l++) {
-    const spc_level_spec *ls = C->lv[l]->lf;
     lvbind *b = &D.b[l];
-    for (int a = 0; a < ls->nwork; a++)
-      b->work[a] = lang_fresh_local(f, ls->work[a].name,
-                                    asm_tname_ty(ls->work[a].type, C->index_ty, C->coord_ty), true);
     bind_locals(f, b, C);
     ir_add(f, body, ir_assign(f, b->N, ir_ref(f, D.Nin[l])));
     ir_add(f, body, ir_assign(f, b->lo, ir_ref(f, D.loin[l])));
@@ -4375,7 +4408,7 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     D.o[l] = lang_fresh_local(f, name, IR_I64, false);
   }
   ir_add(f, body, ir_assign(f, ok, ir_int(f, 1)));
-  ir_add(f, body, ir_assign(f, size, ir_int(f, 0)));
+  if (made == IR_OUT) ir_add(f, body, ir_assign(f, size, ir_int(f, 0)));
   ir_add(f, body, ir_assign(f, D.b[0].np, ir_cast(f, C->index_ty, ir_int(f, 1))));
   spc_status s = SPC_OK;
   ir_var sz = lang_fresh_local(f, "sz", IR_I64, false);
@@ -4387,10 +4420,8 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
   if (s) return s;
   /* markers (and level k's parents) past the position limit: the sort
    * path's to refuse */
-  ir_var used[SPC_MAX_ORDER];
   ir_var cnt = -1, mark = -1, slot = -1, dl = -1, nd = -1, perm = -1, npk = -1, pg = -1, g = -1;
   for (int l = 0; l < C->L; l++) {
-    used[l] = -1;
     if (P->idq[l] || l == k)
       dunless(f, body, ir_bin(f, IR_GT, ir_ref(f, D.Nin[l]), ir_ref(f, limit)), ok);
   }
@@ -4408,7 +4439,7 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     g = lang_fresh_local(f, "g", IR_I64, false);
   }
   ir_stmt *in = ir_then(ir_add(f, body, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
-  for (int l = 0; l < C->L; l++) {
+  for (int l = 0; l < C->L && !ph; l++) {
     if (!P->idq[l]) continue;
     used[l] = lang_fresh_local(f, "used", IR_I64, true);
     ir_add(f, in, ir_alloc(f, used[l], ir_ref(f, D.Nin[l]), true));
@@ -4421,31 +4452,30 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     ir_add(f, in, ir_assign(f, nd, ir_int(f, 0)));
     ir_add(f, in, ir_assign(f, pg, ir_int(f, -1)));
   }
+  if (S) D.stop = lang_fresh_local(f, "stop", IR_I64, false);
   /* pass 0 */
   /* the source strictly increasing in its indices, in dimension order or
    * the reverse: no two components alike, pass 1 need not check */
   ir_var inc[2], px[SPC_MAX_ORDER];
-  for (int d = 0; d < C->order; d++) {
-    px[d] = lang_fresh_local(f, "px", IR_I64, false);
-    ir_add(f, in, ir_assign(f, px[d], ir_int(f, -1)));
+  for (int d = 0; d < C->order; d++) px[d] = lang_fresh_local(f, "px", IR_I64, false);
+  for (int w = 0; w < 2; w++) inc[w] = lang_fresh_local(f, w ? "inc10" : "inc01", IR_I64, false);
+  if (!ph || ph == 1) {
+    for (int d = 0; d < C->order; d++) ir_add(f, in, ir_assign(f, px[d], ir_int(f, -1)));
+    for (int w = 0; w < 2; w++) ir_add(f, in, ir_assign(f, inc[w], ir_int(f, 1)));
+    if ((s = dcounters(&D, in, false, e))) return s;
+    dp0 Z0 = {.ok = ok, .g = g, .pg = pg, .mark = mark, .cnt = cnt, .dl = dl, .nd = nd,
+              .inc = inc, .px = px, .used = used};
+    if ((s = dloop(&D, in, n, dpass0_one, &Z0, e))) return s;
+    if ((s = dcounters(&D, in, true, e))) return s;
+    /* a counter numbers the components of the combined source (strictly
+     * increasing in dimension order, as the sort path's and the read-out's
+     * are): a source read in any other order is left to them */
+    if (S && C->r->ncounters) dunless(f, in, ir_bin(f, IR_EQ, ir_ref(f, inc[0]), ir_int(f, 0)), ok);
+    for (int w = 0; w < 2 && ph; w++) ir_add(f, in, ir_store(f, res, ir_int(f, w), ir_ref(f, inc[w])));
   }
-  for (int w = 0; w < 2; w++) {
-    inc[w] = lang_fresh_local(f, w ? "inc10" : "inc01", IR_I64, false);
-    ir_add(f, in, ir_assign(f, inc[w], ir_int(f, 1)));
-  }
-  if (S) D.stop = lang_fresh_local(f, "stop", IR_I64, false);
-  if ((s = dcounters(&D, in, false, e))) return s;
-  dp0 Z0 = {.ok = ok, .g = g, .pg = pg, .mark = mark, .cnt = cnt, .dl = dl, .nd = nd,
-            .inc = inc, .px = px, .used = used};
-  if ((s = dloop(&D, in, n, dpass0_one, &Z0, e))) return s;
-  if ((s = dcounters(&D, in, true, e))) return s;
-  /* a counter numbers the components of the combined source (strictly
-   * increasing in dimension order, as the sort path's and the read-out's
-   * are): a source read in any other order is left to them */
-  if (S && C->r->ncounters) dunless(f, in, ir_bin(f, IR_EQ, ir_ref(f, inc[0]), ir_int(f, 0)), ok);
   /* every level's init and size, top first */
-  ir_stmt *in2 = ir_then(ir_add(f, in, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
-  for (int l = 0; l < C->L && !s; l++) {
+  ir_stmt *in2 = ph ? in : ir_then(ir_add(f, in, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
+  for (int l = 0; l < C->L && !s && (!ph || ph == 2); l++) {
     const spc_level_spec *ls = C->lv[l]->lf;
     lvbind *b = &D.b[l];
     if (l > 0) ir_add(f, in2, ir_assign(f, b->np, ir_cast(f, C->index_ty, ir_ref(f, sz))));
@@ -4467,21 +4497,31 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     dunless(f, in2, ir_bin(f, IR_GT, ir_ref(f, sz), ir_ref(f, limit)), ok);
     in2 = ir_then(ir_add(f, in2, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
   }
-  ir_add(f, in2, ir_assign(f, size, ir_ref(f, sz)));
-  ir_add(f, in2, ir_alloc(f, vout, ir_ref(f, size), true));
+  if (!ph || ph == 2) {
+    ir_add(f, in2, ir_assign(f, size, ir_ref(f, sz)));
+    ir_add(f, in2, ir_alloc(f, vout, ir_ref(f, size), true));
+  }
   bool ins = false; /* an insert at a position a component may share: always checked */
   for (int l = 0; l < C->L; l++) ins |= P->ins[l];
   if (!ins) D.chk = lang_fresh_local(f, "chk", IR_I64, false);
-  if (!ins) ir_add(f, in2, ir_assign(f, D.chk, ir_select(f, ir_bin(f, IR_LOR, ir_bin(f, IR_NE, ir_ref(f, inc[0]), ir_int(f, 0)),
+  if (!ins && !ph) ir_add(f, in2, ir_assign(f, D.chk, ir_select(f, ir_bin(f, IR_LOR, ir_bin(f, IR_NE, ir_ref(f, inc[0]), ir_int(f, 0)),
                                                               ir_bin(f, IR_NE, ir_ref(f, inc[1]), ir_int(f, 0))),
                                                ir_int(f, 0), ir_int(f, 1))));
+  if (ph == 3) { /* the levels' parent counts again (yield_pos may read np) */
+    for (int l = 0; l + 1 < C->L && !s; l++) {
+      s = asm_lower_fn(f, in2, &D.b[l], SPC_LF_SIZE, sz, NULL, e);
+      ir_add(f, in2, ir_assign(f, D.b[l + 1].np, ir_cast(f, C->index_ty, ir_ref(f, sz))));
+    }
+    if (s) return s;
+    if (!ins) ir_add(f, in2, ir_assign(f, D.chk, ir_ref(f, chkin)));
+  }
   /* pass 1 */
-  if (k < 0) {
+  if ((!ph || ph == 3) && k < 0) {
     if ((s = dcounters(&D, in2, false, e))) return s;
     dp1 Z1 = {.ok = ok, .vout = vout};
     if ((s = dloop(&D, in2, n, dpass1_one, &Z1, e))) return s;
     if ((s = dcounters(&D, in2, true, e))) return s;
-  } else {
+  } else if (!ph) {
     ir_var mx = lang_fresh_local(f, "mx", IR_I64, false);
     ir_add(f, in2, ir_assign(f, mx, ir_int(f, 1)));
     ir_var t = lang_fresh_local(f, "t", IR_I64, false);
@@ -4491,6 +4531,7 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     ir_add(f, in2, ir_alloc(f, slot, ir_ref(f, D.Nin[k]), false));
     if ((s = dplace_k(&D, in2, n, ok, cnt, dl, slot, perm, vout, e))) return s;
   }
+  if (ph) return s; /* no level finalizes (direct_applies) */
   ir_stmt *in3 = ir_then(ir_add(f, in2, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
   for (int l = 0; l < C->L && !s; l++)
     if (asm_lfn(&D.b[l], SPC_LF_FINALIZE)) s = asm_lower_fn(f, in3, &D.b[l], SPC_LF_FINALIZE, -1, NULL, e);
@@ -4507,10 +4548,14 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
 
 static spc_status build_direct(conv *C, const conv_info *SI, const dplan *P, ir_func **out,
                                int *p_ok, int *p_arr0, spc_error *e) {
-  ir_func *f = *out = ir_func_new(SI ? "spc_conv_fdirect" : "spc_conv_direct");
+  if (P->phase && (!SI || P->k >= 0 || !P->can_phase))
+    return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "direct plan in phases: not for this plan");
+  static const char *const nm[] = {"spc_conv_fdirect", "spc_conv_fdmark", "spc_conv_fdinit",
+                                   "spc_conv_fdplace"};
+  ir_func *f = *out = ir_func_new(SI ? nm[P->phase] : "spc_conv_direct");
   if (!f) return SPC_NOMEM(e);
   asm_src *S = NULL;
-  spc_status s = SI ? asm_src_new(SI, C->order, C->comb->vt, false, f, &S, e) : SPC_OK;
+  spc_status s = SI ? asm_src_new(SI, C->order, C->comb->vt, P->phase != 0, f, &S, e) : SPC_OK;
   if (!s) s = direct_body(C, S, P, f, p_ok, p_arr0, e);
   asm_src_free(&S);
   return s ? s : ir_verify(f, e);
@@ -4677,6 +4722,177 @@ static spc_status counter_max(conv *C, const spc_tensor *fsrc, int64_t *cmax, bo
   return s;
 }
 
+/* The direct plan in phases over chunks of a source read through its
+ * levels, one chunk a thread (P->can_phase; order 2): spc_conv_fdmark
+ * marks each chunk's coordinates into its own markers (pass 0), which are
+ * then combined; spc_conv_fdinit runs the levels' init from them (one
+ * thread); spc_conv_fdplace places each chunk (pass 1) into the arrays
+ * init made.  Only where the source comes strictly increasing (each chunk
+ * by its flags, and across chunks by its top level, ordered and unique,
+ * holding the first or the last dimension), so no two components meet
+ * and pass 1 checks nothing the serial plan would not; a counter must
+ * count by the top level's dimension alone (each chunk holds whole rows).
+ * Anything else (a zero, a position limit, an order not proved) leaves
+ * nothing and the serial routine runs; an error of pass 0 (a `requires`)
+ * is the first chunk's, the serial pass's.  The result is the serial
+ * routine's bit for bit: the same markers, init and positions. */
+static spc_status run_pdirect(conv *C, const spc_tensor *fsrc, dplan *P, int64_t pk,
+                              conv_tensor **out, int *threads, spc_error *e) {
+  *out = NULL;
+  *threads = 1;
+  const conv_info *SI = &((const conv_tensor *)(const void *)fsrc)->info;
+  int nt = conv_threads(C->n);
+  const unsigned ou = SPC_LP_ORDERED | SPC_LP_UNIQUE;
+  int d0 = fsrc->lv[0].dim;
+  if (nt < 2 || !P->can_phase || C->order != 2 || (fsrc->lv[0].props & ou) != ou ||
+      !SI->lv[0]->unique)
+    return SPC_OK;
+  for (int c = 0; c < C->r->ncounters; c++)
+    if (C->r->counters[c].n != 1 || C->r->counters[c].idx[0] != d0) return SPC_OK;
+  spc_error e2;
+  spc_error_clear(&e2);
+  rcr r[3];
+  asm_entry fn[3] = {NULL};
+  memset(r, 0, sizeof r);
+  spc_status s = SPC_OK;
+  bool go = true;
+  for (int q = 0; q < 3 && go; q++) {
+    P->phase = q + 1;
+    s = rc_get_x(C, SI, RC_DIRECT, pk | (int64_t)(q + 1) << 40, P, &r[q], &e2);
+    go = !s && fused_runs(C, &r[q]) && !(s = rc_prepare(C, &r[q], &fn[q], &e2));
+  }
+  P->phase = 0;
+  int64_t b = 0, en = 0, off[65];
+  if (go && asm_src_top_range(fsrc, &b, &en, &e2)) go = false;
+  if (go && en - b < nt) nt = en - b > 1 ? (int)(en - b) : 1;
+  if (!go || nt < 2) {
+    for (int q = 0; q < 3; q++) ir_func_free(&r[q].v.f);
+    return s == SPC_ERR_UNSUPPORTED ? SPC_OK : s ? (e ? (*e = e2, s) : s) : SPC_OK;
+  }
+  if (asm_src_cuts(fsrc, b, en, nt, off, &e2))
+    for (int t = 0; t <= nt; t++) off[t] = b + (en - b) / nt * t + (t == nt ? (en - b) % nt : 0);
+  const ir_func *fm = r[0].v.f, *fi = r[1].v.f, *fp = r[2].v.f;
+  int np = ir_nparams(fi), nw = 0, nidq = 0;
+  for (int l = 0; l < C->L; l++) nw += C->lv[l]->lf->nwork, nidq += P->idq[l];
+  /* the chunks' markers: nidq arrays a thread */
+  int64_t *used[64][SPC_MAX_ORDER], res[64][2];
+  memset(used, 0, sizeof used);
+  for (int t = 0; t < nt && !s; t++)
+    for (int l = 0; l < C->L && !s; l++)
+      if (P->idq[l] && !(used[t][l] = spc_calloc((size_t)(C->N[l] ? C->N[l] : 1), sizeof **used)))
+        s = SPC_NOMEM(e);
+  ir_arg *A = s ? NULL : spc_calloc((size_t)(nt + 1) * (size_t)np, sizeof *A);
+  if (!s && !A) s = SPC_NOMEM(e);
+  int64_t extv[65][2 * SPC_MAX_ORDER];
+  int p_chk = -1;
+  /* every call's arguments up to the markers, then the markers */
+  for (int t = 0; t <= nt && !s; t++) {
+    ir_arg *a = A + (size_t)t * (size_t)np;
+    int k = fsrc_args(fsrc, a, extv[t], e);
+    if (k < 0) {
+      s = e && e->code ? e->code : SPC_ERR_INTERNAL;
+      break;
+    }
+    a[k++].s.i64 = t < nt ? off[t] : b;
+    a[k++].s.i64 = t < nt ? off[t + 1] : en;
+    a[k++].s.i64 = C->n;
+    for (int l = 0; l < C->L; l++) {
+      a[k++].s.i64 = C->N[l];
+      a[k++].s.i64 = C->lo[l];
+    }
+    a[k++].s.i64 = C->limit;
+    for (int c = 0; c < C->r->ncounters; c++) a[k++].s.i64 = counter_len(C, c);
+    p_chk = k;
+    a[k++].s.i64 = 0; /* chk_in: the source strictly increasing */
+    a[k++] = (ir_arg){.data = res[t < nt ? t : 0], .len = 2};
+    for (int l = 0; l < C->L; l++)
+      if (P->idq[l]) a[k++] = (ir_arg){.data = used[t < nt ? t : 0][l], .len = C->N[l]};
+  }
+  int p_ok = r[0].v.aux[0], p_arr0 = r[0].v.aux[1];
+  /* pass 0, a chunk a thread */
+  spc_status ts[64] = {SPC_OK};
+  spc_error et[64];
+  bool all = !s;
+  if (!s) {
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+      spc_error_clear(&et[t]);
+      res[t][0] = res[t][1] = 0;
+      ts[t] = asm_call(fn[0], fm, A + (size_t)t * (size_t)np, &et[t]);
+    }
+    for (int t = 0; t < nt && !s; t++)
+      if ((s = ts[t]) && e) *e = et[t];
+    bool inc[2] = {d0 == 0, d0 == 1};
+    for (int t = 0; t < nt && !s; t++) {
+      all &= A[(size_t)t * (size_t)np + p_ok].s.i64 == 1;
+      inc[0] &= res[t][0] != 0;
+      inc[1] &= res[t][1] != 0;
+    }
+    all &= !s && (inc[0] || inc[1]);
+  }
+  /* the markers combined into thread 0's; the levels' init */
+  ir_arg *ai = A + (size_t)nt * (size_t)np;
+  if (all) {
+    for (int l = 0; l < C->L; l++)
+      if (P->idq[l])
+        for (int t = 1; t < nt; t++)
+          for (int64_t x = 0; x < C->N[l]; x++) used[0][l][x] |= used[t][l][x];
+    spc_error_clear(&e2);
+    s = asm_call(fn[1], fi, ai, &e2);
+    if (s && e) *e = e2;
+    all = !s && ai[p_ok].s.i64 == 1;
+  }
+  /* pass 1, a chunk a thread, into what init made */
+  if (all) {
+    for (int t = 0; t < nt; t++) {
+      ir_arg *a = A + (size_t)t * (size_t)np;
+      for (int w = 0; w < nw; w++) a[p_ok - nw + w] = ai[p_ok - nw + w];
+      for (int q = p_arr0; q < np; q++) a[q] = ai[q];
+      a[p_chk].s.i64 = 0;
+    }
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+      spc_error_clear(&et[t]);
+      ts[t] = asm_call(fn[2], fp, A + (size_t)t * (size_t)np, &et[t]);
+    }
+    for (int t = 0; t < nt && !s; t++)
+      if ((s = ts[t]) && e) *e = et[t];
+    for (int t = 0; t < nt && !s; t++) all &= A[(size_t)t * (size_t)np + p_ok].s.i64 == 1;
+  }
+  conv_tensor *ct = NULL;
+  if (!s && all && !(ct = new_result(C, C->comb->dims))) s = SPC_NOMEM(e);
+  if (!s && all) {
+    int a = p_arr0;
+    for (int l = 0; l < C->L; l++) {
+      spc_level *lv = &ct->t.lv[l];
+      const spc_level_spec *ls = C->lv[l]->lf;
+      for (int k = 0; k < ls->narrays; k++, a++) {
+        ir_ty ty = asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty);
+        lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[k].name,
+                                          .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
+                                          .len = ai[a].len, .data = ai[a].data, .owned = true};
+        ai[a].data = NULL;
+      }
+    }
+    ct->t.val = ai[np - 1].data;
+    ct->t.nval = ai[np - 1].len;
+    ct->t.val_owned = true;
+    ai[np - 1].data = NULL;
+    *out = ct;
+    *threads = nt;
+  }
+  if (A) { /* what init made and nothing took; the markers */
+    for (int w = 0; w < nw; w++) spc_free(ai[p_ok - nw + w].data);
+    for (int q = p_arr0; q < np; q++)
+      if (ir_var_get(fi, ir_param_var(fi, q))->array) spc_free(ai[q].data);
+  }
+  for (int t = 0; t < nt; t++)
+    for (int l = 0; l < C->L; l++) spc_free(used[t][l]);
+  spc_free(A);
+  for (int q = 0; q < 3; q++) ir_func_free(&r[q].v.f);
+  return s;
+}
+
 /* The direct plan when it applies (see above): *done set and *out the
  * result; else nothing changes.  A source whose components are not
  * grouped by level k's parent is bucketed first (build_dbucket). */
@@ -4724,6 +4940,20 @@ static spc_status run_direct(conv *C, const spc_tensor *fsrc, conv_tensor **out,
   if (!direct_applies(C, &P)) return SPC_OK;
   int64_t pk = P.k + 1; /* the plan, with the key (it follows from C) */
   for (int l = 0; l < C->L; l++) pk |= (int64_t)P.idq[l] << (8 + l);
+  if (fsrc && P.can_phase) { /* on threads */
+    conv_tensor *pct = NULL;
+    int pth = 1;
+    spc_status ps = run_pdirect(C, fsrc, &P, pk, &pct, &pth, e);
+    if (ps || pct) {
+      *out = pct;
+      *done = pct != NULL;
+      if (pct && C->o && C->o->info)
+        snprintf(C->o->info->plan, sizeof C->o->info->plan,
+                 "direct (the levels' markers counted, values placed by position: no sort; source "
+                 "read through its own levels: no COO; %d threads)", pth);
+      return ps;
+    }
+  }
   rcr rd, rb = {0};
   spc_status s = rc_get_x(C, SI, RC_DIRECT, pk, &P, &rd, &e2);
   ir_func *f = rd.v.f, *B = NULL;
@@ -6499,6 +6729,11 @@ spc_status asm_fused_routines(const spc_specs *specs, const spc_format_spec *src
     if (!q && !s && C.r->ncounters) q = build_cmax(&C, &SI, &f, &e2);
     if (!q && !s && C.r->ncounters) s = cb(ctx, f, e);
     ir_func_free(&f);
+    for (int ph = 1; ph <= 3 && P.can_phase && !q && !s; ph++) { /* on threads */
+      P.phase = ph;
+      if (!(q = build_direct(&C, &SI, &P, &f, &p_ok, &p_arr0, &e2))) s = cb(ctx, f, e);
+      ir_func_free(&f);
+    }
     if (q && q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
   }
   spc_remap_free(&C.r);

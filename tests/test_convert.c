@@ -1730,6 +1730,139 @@ START_TEST(test_counting_threads) {
 }
 END_TEST
 
+/* ---- the direct plan on threads ----------------------------------------------------
+ * A banded matrix of 600,000 components (20,000 rows of 30 diagonals, the
+ * band clipped at the edges) made csr, csc and coo by spconv, into dia and
+ * ell on 1, 2 and 3 threads: a CSR or CSC is marked, initialized and
+ * placed in chunks of its rows / columns on the threads (ELL's counter
+ * counts by rows: a CSR only), equal bit for bit to one thread and to the
+ * sort path; a COO (its top level repeats rows) and a CSC into ELL stay
+ * serial; a CSR holding one explicit zero, or with one row's columns out
+ * of order, leaves the threads (the serial routine, then the sort path,
+ * decide): the zero refused as the sort path refuses it, the rest the
+ * sort path's result.  The interpreter
+ * runs CSR -> dia and ell on 2 threads too. */
+static spc_tensor *gen_band(int64_t m, int nd, spc_vtype vt, int64_t zero_at) {
+  int64_t dims[2] = {m, m}, n = 0;
+  int off[64];
+  for (int d = 0; d < nd; d++) off[d] = (d - nd / 2) * 7 + (d % 3);
+  for (int64_t i = 0; i < m; i++)
+    for (int d = 0; d < nd; d++) n += i + off[d] >= 0 && i + off[d] < m;
+  spc_tensor *t = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, n, vt, &t, &e), &e);
+  spc_itype ty;
+  spc_tensor_level_array(t, 0, "crd", NULL, &ty, NULL);
+  void *r = spc_tensor_level_array_mut(t, 0, "crd"), *c = spc_tensor_level_array_mut(t, 1, "crd");
+  double *v = vt == SPC_F64 ? spc_tensor_values_mut(t) : NULL;
+  int64_t k = 0;
+  for (int64_t i = 0; i < m; i++)
+    for (int d = 0; d < nd; d++) {
+      int64_t j = i + off[d];
+      if (j < 0 || j >= m) continue;
+      if (ty == SPC_IDX32) ((int32_t *)r)[k] = (int32_t)i, ((int32_t *)c)[k] = (int32_t)j;
+      else ((int64_t *)r)[k] = i, ((int64_t *)c)[k] = j;
+      if (v) v[k] = k == zero_at ? 0.0 : 1.0 + (double)(k % 13) * 0.25;
+      k++;
+    }
+  ck_assert_int_eq(k, n);
+  return t;
+}
+
+START_TEST(test_direct_threads) {
+  jit_env();
+  double t0 = now_s();
+  int saved = omp_get_max_threads();
+  const int64_t m = 20000;
+  const int threads[] = {1, 2, 3};
+  long runs = 0, threaded = 0, serial = 0, generic = 0;
+  /* 0..2: csr, csc, coo of the band; 3: a csr with a zero; 4: a csr with
+   * one row reversed (kept as read: its rows not known sorted); 5: pattern */
+  for (int a = 0; a < 6; a++) {
+    spc_tensor *t = gen_band(m, 30, a == 5 ? SPC_PATTERN : SPC_F64, a == 3 ? 450000 : -1);
+    spc_tensor *src = NULL;
+    spc_error e;
+    const char *sf[] = {"csr", "csc", "coo", "csr", "csr", "csr"};
+    tu_assert_ok(conv(t, sf[a], SPC_ENGINE_AUTO, NULL, &src, &e), &e);
+    if (a == 4) { /* row 15000 of the CSR made to list its columns descending */
+      arr pos = get_arr(src, 1, "pos");
+      int64_t b = at(pos, 15000), en = at(pos, 15001);
+      spc_itype ty;
+      spc_tensor_level_array(src, 1, "crd", NULL, &ty, NULL);
+      void *c = spc_tensor_level_array_mut(src, 1, "crd");
+      double *v = spc_tensor_values_mut(src);
+      ck_assert(c && v && ty == SPC_IDX32 && en - b > 2);
+      for (int64_t x = b, y = en - 1; x < y; x++, y--) {
+        int32_t tc = ((int32_t *)c)[x];
+        ((int32_t *)c)[x] = ((int32_t *)c)[y], ((int32_t *)c)[y] = tc;
+        double tv = v[x];
+        v[x] = v[y], v[y] = tv;
+      }
+    }
+    for (int f = 0; f < 2; f++) {
+      const char *tf = f ? "ell" : "dia";
+      spc_tensor *xs = NULL, *one = NULL;
+      spc_convert_opts o;
+      spc_convert_info info;
+      opts(&o, SPC_ENGINE_AUTO, &info);
+      o.plan = SPC_PLAN_SORT;
+      spc_error es;
+      spc_status ss = spc_convert_to(src, tf, &o, &xs, &es);
+      if (a != 3) tu_assert_ok(ss, &es);
+      else ck_assert_msg(ss == SPC_ERR_UNSUPPORTED && strstr(es.msg, "explicit zero"), "%s", es.msg);
+      for (int h = 0; h < 4; h++) {
+        int nt = h < 3 ? threads[h] : 2;
+        bool gen = h == 3;
+        if (gen && a != 0) continue;
+        char what[200];
+        snprintf(what, sizeof what, "band %s (%d) -> %s on %d threads%s", sf[a], a, tf, nt,
+                 gen ? " (interpreter)" : "");
+        omp_set_num_threads(nt);
+        spc_tensor *x = NULL;
+        opts(&o, gen ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &info);
+        spc_status st = spc_convert_to(src, tf, &o, &x, &e);
+        omp_set_num_threads(saved);
+        if (a == 3) { /* refused as the sort path refuses it */
+          ck_assert_msg(st == ss && !strcmp(e.msg, es.msg), "%s: '%s' vs sort '%s'", what, e.msg, es.msg);
+          serial += nt > 1;
+          runs++;
+          continue;
+        }
+        tu_assert_ok(st, &e);
+        char want[64];
+        snprintf(want, sizeof want, "own levels: no COO; %d threads)", nt);
+        bool thr = strstr(info.plan, "threads)") != NULL;
+        /* on threads: a csr (either target), a csc into dia, the pattern csr */
+        bool can = (a == 0 || a == 5 || (a == 1 && f == 0)) && nt > 1;
+        if (can) ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
+        else ck_assert_msg(!thr, "%s: plan '%s'", what, info.plan);
+        threaded += thr;
+        serial += !thr && nt > 1;
+        generic += gen;
+        same_arrays(x, xs, what);
+        if (h == 0) one = x;
+        else {
+          same_arrays(x, one, what);
+          spc_tensor_free(&x);
+        }
+        runs++;
+      }
+      spc_tensor_free(&one);
+      spc_tensor_free(&xs);
+    }
+    spc_tensor_free(&src);
+    spc_tensor_free(&t);
+  }
+  printf("convert: direct plan on threads: %ld conversions of a 600,000-component band to dia and "
+         "ell equal to one thread and the sort path bit for bit (%ld on 2-3 threads, %d of them on "
+         "the interpreter; %ld left to one thread: a coo, csc -> ell, an explicit zero, a row out "
+         "of order); %.1f s\n",
+         runs, threaded, (int)generic, serial, now_s() - t0);
+  ck_assert_int_eq(threaded, 4 + 2 + 2 + 4); /* csr (and the interpreter's), csc -> dia, pattern */
+  no_rc_mismatch();
+}
+END_TEST
+
 /* ---- a file converted without being held whole --------------------------------
  * spc_convert_file with a memory budget: csr / csc / a user (dense,
  * compressed) format by counting (the file read twice) when the file's
@@ -4223,6 +4356,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_fused_count);
   tcase_add_test(tc, test_native_view);
   tcase_add_test(tc, test_counting_threads);
+  tcase_add_test(tc, test_direct_threads);
   tcase_add_test(tc, test_rows_threads);
   tcase_add_test(tc, test_stream_count);
   tcase_add_test(tc, test_stream_workspace);
