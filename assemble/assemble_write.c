@@ -4722,6 +4722,31 @@ static spc_status counter_max(conv *C, const spc_tensor *fsrc, int64_t *cmax, bo
   return s;
 }
 
+/* The direct routine's result: its level arrays (from parameter p_arr0
+ * on) and values (the last of np) taken into a new tensor; NULL when out
+ * of memory (the arrays stay in args). */
+static conv_tensor *direct_result(conv *C, ir_arg *args, int p_arr0, int np) {
+  conv_tensor *ct = new_result(C, C->comb->dims);
+  if (!ct) return NULL;
+  int a = p_arr0;
+  for (int l = 0; l < C->L; l++) {
+    spc_level *lv = &ct->t.lv[l];
+    const spc_level_spec *ls = C->lv[l]->lf;
+    for (int k = 0; k < ls->narrays; k++, a++) {
+      ir_ty ty = asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty);
+      lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[k].name,
+                                        .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
+                                        .len = args[a].len, .data = args[a].data, .owned = true};
+      args[a].data = NULL;
+    }
+  }
+  ct->t.val = args[np - 1].data;
+  ct->t.nval = args[np - 1].len;
+  ct->t.val_owned = true;
+  args[np - 1].data = NULL;
+  return ct;
+}
+
 /* The direct plan in phases over chunks of a source read through its
  * levels, one chunk a thread (P->can_phase; order 2): spc_conv_fdmark
  * marks each chunk's coordinates into its own markers (pass 0), which are
@@ -4860,24 +4885,8 @@ static spc_status run_pdirect(conv *C, const spc_tensor *fsrc, dplan *P, int64_t
     for (int t = 0; t < nt && !s; t++) all &= A[(size_t)t * (size_t)np + p_ok].s.i64 == 1;
   }
   conv_tensor *ct = NULL;
-  if (!s && all && !(ct = new_result(C, C->comb->dims))) s = SPC_NOMEM(e);
+  if (!s && all && !(ct = direct_result(C, ai, p_arr0, np))) s = SPC_NOMEM(e);
   if (!s && all) {
-    int a = p_arr0;
-    for (int l = 0; l < C->L; l++) {
-      spc_level *lv = &ct->t.lv[l];
-      const spc_level_spec *ls = C->lv[l]->lf;
-      for (int k = 0; k < ls->narrays; k++, a++) {
-        ir_ty ty = asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty);
-        lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[k].name,
-                                          .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
-                                          .len = ai[a].len, .data = ai[a].data, .owned = true};
-        ai[a].data = NULL;
-      }
-    }
-    ct->t.val = ai[np - 1].data;
-    ct->t.nval = ai[np - 1].len;
-    ct->t.val_owned = true;
-    ai[np - 1].data = NULL;
     *out = ct;
     *threads = nt;
   }
@@ -4999,25 +5008,9 @@ static spc_status run_direct(conv *C, const spc_tensor *fsrc, conv_tensor **out,
   conv_tensor *ct = NULL;
   int np = ir_nparams(f);
   if (!s && args[p_ok].s.i64 == 1) {
-    if (!(ct = new_result(C, C->comb->dims))) {
+    if (!(ct = direct_result(C, args, p_arr0, np))) {
       s = SPC_NOMEM(e);
     } else {
-      int a = p_arr0;
-      for (int l = 0; l < C->L; l++) {
-        spc_level *lv = &ct->t.lv[l];
-        const spc_level_spec *ls = C->lv[l]->lf;
-        for (int k = 0; k < ls->narrays; k++, a++) {
-          ir_ty ty = asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty);
-          lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[k].name,
-                                            .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
-                                            .len = args[a].len, .data = args[a].data, .owned = true};
-          args[a].data = NULL;
-        }
-      }
-      ct->t.val = args[np - 1].data;
-      ct->t.nval = args[np - 1].len;
-      ct->t.val_owned = true;
-      args[np - 1].data = NULL;
       *out = ct;
       *done = true;
       if (C->o && C->o->info)
