@@ -4797,9 +4797,9 @@ static spc_status run_pdirect(conv *C, const spc_tensor *fsrc, dplan *P, int64_t
   if (asm_src_cuts(fsrc, b, en, nt, off, &e2))
     for (int t = 0; t <= nt; t++) off[t] = b + (en - b) / nt * t + (t == nt ? (en - b) % nt : 0);
   const ir_func *fm = r[0].v.f, *fi = r[1].v.f, *fp = r[2].v.f;
-  int np = ir_nparams(fi), nw = 0, nidq = 0;
-  for (int l = 0; l < C->L; l++) nw += C->lv[l]->lf->nwork, nidq += P->idq[l];
-  /* the chunks' markers: nidq arrays a thread */
+  int np = ir_nparams(fi), nw = 0;
+  for (int l = 0; l < C->L; l++) nw += C->lv[l]->lf->nwork;
+  /* the chunks' markers: one array a marked level a thread */
   int64_t *used[64][SPC_MAX_ORDER], res[64][2];
   memset(used, 0, sizeof used);
   for (int t = 0; t < nt && !s; t++)
@@ -4809,7 +4809,6 @@ static spc_status run_pdirect(conv *C, const spc_tensor *fsrc, dplan *P, int64_t
   ir_arg *A = s ? NULL : spc_calloc((size_t)(nt + 1) * (size_t)np, sizeof *A);
   if (!s && !A) s = SPC_NOMEM(e);
   int64_t extv[65][2 * SPC_MAX_ORDER];
-  int p_chk = -1;
   /* every call's arguments up to the markers, then the markers */
   for (int t = 0; t <= nt && !s; t++) {
     ir_arg *a = A + (size_t)t * (size_t)np;
@@ -4827,7 +4826,6 @@ static spc_status run_pdirect(conv *C, const spc_tensor *fsrc, dplan *P, int64_t
     }
     a[k++].s.i64 = C->limit;
     for (int c = 0; c < C->r->ncounters; c++) a[k++].s.i64 = counter_len(C, c);
-    p_chk = k;
     a[k++].s.i64 = 0; /* chk_in: the source strictly increasing */
     a[k++] = (ir_arg){.data = res[t < nt ? t : 0], .len = 2};
     for (int l = 0; l < C->L; l++)
@@ -4873,7 +4871,6 @@ static spc_status run_pdirect(conv *C, const spc_tensor *fsrc, dplan *P, int64_t
       ir_arg *a = A + (size_t)t * (size_t)np;
       for (int w = 0; w < nw; w++) a[p_ok - nw + w] = ai[p_ok - nw + w];
       for (int q = p_arr0; q < np; q++) a[q] = ai[q];
-      a[p_chk].s.i64 = 0;
     }
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
     for (int t = 0; t < nt; t++) {
