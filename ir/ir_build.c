@@ -436,6 +436,7 @@ const ir_builtin_info ir_builtins[IR_NBUILTINS] = {
     [IR_SHIFT] = {"shift", 1, 3},
     [IR_COPY] = {"copy", 2, 3},
     [IR_SORT_PERM] = {"sort_perm", -1, 1},
+    [IR_MOVE] = {"move", 2, 0},
 };
 
 const char *ir_fail_msg_check(const char *msg, int nargs) {

@@ -26,6 +26,8 @@ static bool assigns(const ir_stmt *s, ir_var v) {
 static bool reallocates(const ir_stmt *s, ir_var v) {
   if (!s) return false;
   if ((s->kind == IR_S_ALLOC || s->kind == IR_S_FREE) && s->var == v) return true;
+  if (s->kind == IR_S_BUILTIN && s->builtin == IR_MOVE && (s->vars[0] == v || s->vars[1] == v))
+    return true;
   for (int k = 0; k < s->nkids; k++)
     if (reallocates(s->kids[k], v)) return true;
   return false;
@@ -146,6 +148,19 @@ static void builtin_stmt(ectx *c, const ir_stmt *s, int depth) {
   const ir_var_info *d = ir_var_get(c->f, s->vars[0]);
   for (int k = 0; k < s->nvars; k++) c->read[s->vars[k]] = true;
   ind(c, depth);
+  if (s->builtin == IR_MOVE) {
+    const char *dn = c->cname[s->vars[0]], *sn = c->cname[s->vars[1]];
+    spc_str_addf(c->o, "SPC_GEN_FREE(%s);\n", dn);
+    ind(c, depth);
+    spc_str_addf(c->o, "%s = %s;\n", dn, sn);
+    ind(c, depth);
+    spc_str_addf(c->o, "%s = %s;\n", c->lname[s->vars[0]], c->lname[s->vars[1]]);
+    ind(c, depth);
+    spc_str_addf(c->o, "%s = NULL;\n", sn);
+    ind(c, depth);
+    spc_str_addf(c->o, "%s = 0;\n", c->lname[s->vars[1]]);
+    return;
+  }
   if (s->builtin == IR_SORT_PERM) {
     spc_str_addf(c->o, "if (spc_gen_sort_perm_%s(%s, ", ir_ty_short(d->ty),
                  c->cname[s->vars[0]]);

@@ -166,6 +166,13 @@ spc_status bc_builtin(const bc_prog *p, const bc_ins *ip, ir_val *R, bc_arr *A,
   const ir_stmt *s = x->s;
   const int32_t *arr = p->pool + x->at, *arg = arr + s->nvars;
   bc_arr *d = &A[arr[0]];
+  if (s->builtin == IR_MOVE) { /* verified: both owned, one type */
+    bc_arr *from = &A[arr[1]];
+    spc_free(d->data);
+    *d = *from;
+    *from = (bc_arr){NULL, 0};
+    return SPC_OK;
+  }
   ir_ty t = arr_ty(p, arr[0]);
   int64_t a0 = R[arg[0]].i64, a1 = s->nargs > 1 ? R[arg[1]].i64 : 0;
   switch (s->builtin) {

@@ -281,6 +281,15 @@ static void builtin(vctx *c, const ir_stmt *s) {
     for (int k = 0; k < 3; k++) typed(c, s->args[k], IR_I64, "an operand of copy");
     return;
   }
+  case IR_MOVE: {
+    owned(c, s->vars[0], "move");
+    owned(c, s->vars[1], "move");
+    const ir_var_info *src = var(c, s->vars[1], true, "move");
+    if (src && src->ty != d->ty)
+      bad(c, "move from %s[] to %s[], expected equal types", tyn(src->ty), tyn(d->ty));
+    if (s->vars[0] == s->vars[1]) bad(c, "move of %s into itself", d->name);
+    return;
+  }
   case IR_SORT_PERM:
     if (d->ty != IR_I32 && d->ty != IR_I64) {
       bad(c, "sort_perm of %s[], expected int32_t or int64_t", tyn(d->ty));

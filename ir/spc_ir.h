@@ -142,6 +142,8 @@ typedef enum ir_builtin {
   IR_COPY,       /* copy(dst, dlo, src, slo, n) */
   IR_SORT_PERM,  /* sort_perm(perm, n, key1, key2, ...): stable sort of
                     perm[0..n) (positions) lexicographically by keyK[perm[.]] */
+  IR_MOVE,       /* move(dst, src): free dst; dst takes src's data and length;
+                    src is left empty (both owned: local or OUT, one type) */
   IR_NBUILTINS
 } ir_builtin;
 

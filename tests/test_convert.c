@@ -1555,7 +1555,7 @@ START_TEST(test_counting_threads) {
   const int threads[] = {1, 2, 3, 5};
   int saved = omp_get_max_threads();
   const int64_t n = 600000, m = 5000;
-  long runs = 0, threaded = 0, fallback = 0;
+  long runs = 0, threaded = 0, fallback = 0, serial1 = 0;
   for (int src = 0; src < 4; src++) {
     /* 0 row order, 1 column order, 2 a duplicate on the 2-thread border,
      * 3 pattern values in row order */
@@ -1580,16 +1580,19 @@ START_TEST(test_counting_threads) {
         if (src == 2) { /* the threads refuse the repeat; one thread combines it */
           ck_assert_msg(strstr(info.plan, "counting") == info.plan && !thr, "%s: plan '%s'", what, info.plan);
           fallback++;
+        } else if (threads[h] > 1 && f < 2 && (src == 1) == (f != 0)) {
+          /* in the target's (c0, c1) order: the serial routine, placing as
+           * it counts (serial_first), before the chunks */
+          ck_assert_msg(!strcmp(info.plan, "counting (source in order: no sort)"), "%s: plan '%s'", what,
+                        info.plan);
+          serial1++;
         } else if (threads[h] > 1 && f < 2) { /* the factory's routines */
           char want[64];
           int most = (int)(n >> 17); /* one thread per 2^17 components at least */
           snprintf(want, sizeof want, "; %d threads)", threads[h] < most ? threads[h] : most);
           ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
-          /* in the target's (c0, c1) order: each chunk's runs placed at
-           * once (compressed's yield_run); in its transpose, one by one */
-          bool along = (src == 1) == (f != 0);
-          ck_assert_msg((strstr(info.plan, "run placed at once") != NULL) == along, "%s: plan '%s'", what,
-                        info.plan);
+          /* in its transpose: placed one by one */
+          ck_assert_msg(strstr(info.plan, "run placed at once") == NULL, "%s: plan '%s'", what, info.plan);
         }
         threaded += thr;
         same_arrays(x, xs, what);
@@ -1721,8 +1724,10 @@ START_TEST(test_counting_threads) {
   spc_tensor_free(&t);
   free(lpath);
   printf("convert: counting on threads: %ld conversions of 600,000 components equal to one thread and the "
-         "sort path (threaded %ld, serial for a duplicate on a chunk border %ld); %.1f s\n",
-         runs, threaded, fallback, now_s() - t0);
+         "sort path (threaded %ld, serial for a duplicate on a chunk border %ld, serial placing as it "
+         "counts %ld); %.1f s\n",
+         runs, threaded, fallback, serial1, now_s() - t0);
+  ck_assert_int_eq(serial1, 2 * 3 + 3); /* row order -> csr, pattern -> csr, column order -> csc */
   free(ypath);
   tu_rmtree(dir);
   free(dir);
@@ -2391,6 +2396,130 @@ static spc_tensor *bsp_roundtrip(const spc_tensor *t, const char *dir, const cha
   free(p);
   return y;
 }
+
+/* A user level with yield_run whose positions do not follow the parents'
+ * order: the parents' segments laid out from the last parent to the
+ * first.  A COO in (row, column) order into it: pass 0 placed each
+ * component at position t, which is not where this level puts it --
+ * placed_runs finds the first run elsewhere and places again. */
+static const char rcomp_yaml[] =
+    "level: rcompressed\n"
+    "description: compressed, the parents' segments from the last parent to the first\n"
+    "properties: [ordered, unique, compact]\n"
+    "arrays: {beg: index, fin: index, tot: index, idx: coord}\n"
+    "read:\n"
+    "  begin: beg[p]\n"
+    "  end: fin[p]\n"
+    "  access: idx[q]\n"
+    "  size: tot[0]\n"
+    "write:\n"
+    "  queries:\n"
+    "    - select [*] -> count(c) as nnz\n"
+    "  init: |\n"
+    "    beg = alloc(index, np)\n"
+    "    fin = alloc(index, np)\n"
+    "    tot = alloc(index, 1)\n"
+    "    for x in 0 .. np {\n"
+    "      y = np - 1 - x\n"
+    "      beg[y] = tot[0]\n"
+    "      fin[y] = tot[0]\n"
+    "      tot[0] += nnz[y]\n"
+    "    }\n"
+    "    idx = alloc(coord, tot[0])\n"
+    "  yield_pos: |\n"
+    "    r = fin[p]\n"
+    "    fin[p] += 1\n"
+    "    return r\n"
+    "  yield_run: |\n"
+    "    r = fin[p]\n"
+    "    fin[p] += n\n"
+    "    return r\n"
+    "  insert_coord: idx[q] = c\n";
+
+/* The counting plan's pass 0 placing as it counts (COO in order into a
+ * compressed level: one pass, the level's arrays taken from it): a band
+ * COO in order, one with two components swapped near its end (pass 0
+ * placed most of it, then stops), one with a repeat near its end (summed
+ * by passes 1 and 2), a pattern; into csr on the interpreter, the
+ * factory and the JIT, equal to the sort path bit for bit; into a user
+ * csr over xcompressed with yield_run (pass 0's positions kept) and over
+ * rcompressed (not kept: placed again), read back to the components. */
+START_TEST(test_pass0_place) {
+  jit_env();
+  double t0 = now_s();
+  char *dir = tu_mkdtemp();
+  static const char from[] = "  finalize: shift(ptr, 0, np, 0)\n";
+  const char *fx = strstr(xcomp_yaml, from);
+  ck_assert(fx != NULL && !strncmp(xcomp_yaml, "level: xcompressed\n", 19));
+  char xrun[2048];
+  snprintf(xrun, sizeof xrun, "level: xcompressed_run\n%s  yield_run: |\n    r = ptr[p]\n"
+           "    ptr[p] += n\n    return r\n", xcomp_yaml + 19);
+  char *lv[2] = {tu_file(dir, "xcompressed_run.yaml", xrun), tu_file(dir, "rcompressed.yaml", rcomp_yaml)};
+  char *fm[2] = {tu_file(dir, "xcsr.yaml", "format: xcsr\norder: 2\nlevels: [dense, xcompressed_run]\n"),
+                 tu_file(dir, "rcsr.yaml", "format: rcsr\norder: 2\nlevels: [dense, rcompressed]\n")};
+  const spc_engine eng[3] = {SPC_ENGINE_GENERIC, SPC_ENGINE_AUTO, SPC_ENGINE_JIT};
+  long runs = 0, user = 0;
+  for (int a = 0; a < 4; a++) {
+    spc_tensor *src = gen_band(3000, 9, a == 3 ? SPC_PATTERN : SPC_F64, -1);
+    int64_t n = spc_tensor_nstored(src);
+    spc_itype ty;
+    spc_tensor_level_array(src, 0, "crd", NULL, &ty, NULL);
+    ck_assert(ty == SPC_IDX32);
+    int32_t *r = spc_tensor_level_array_mut(src, 0, "crd"), *c = spc_tensor_level_array_mut(src, 1, "crd");
+    double *v = a == 3 ? NULL : spc_tensor_values_mut(src);
+    if (a == 1) { /* components n - 5 and n - 4 swapped */
+      int32_t x = r[n - 5], y = c[n - 5];
+      r[n - 5] = r[n - 4], c[n - 5] = c[n - 4], r[n - 4] = x, c[n - 4] = y;
+      double w = v[n - 5];
+      v[n - 5] = v[n - 4], v[n - 4] = w;
+    }
+    if (a == 2) r[n - 3] = r[n - 4], c[n - 3] = c[n - 4]; /* a repeat, summed */
+    spc_tensor *ref = combined(src), *xs = NULL;
+    spc_convert_opts o;
+    spc_convert_info info;
+    spc_error e;
+    opts(&o, SPC_ENGINE_AUTO, &info);
+    o.plan = SPC_PLAN_SORT;
+    tu_assert_ok(spc_convert_to(src, "csr", &o, &xs, &e), &e);
+    check_readback(xs, ref, "band -> csr (sort path)");
+    for (int g = 0; g < 3; g++) {
+      char what[200];
+      snprintf(what, sizeof what, "band (%d) -> csr on the %s engine", a, spc_engine_name(eng[g]));
+      spc_tensor *x = NULL;
+      tu_assert_ok(conv(src, "csr", eng[g], &info, &x, &e), &e);
+      ck_assert_msg(strstr(info.plan, "counting (source in order") != NULL || a > 0, "%s: plan '%s'",
+                    what, info.plan);
+      same_arrays(x, xs, what);
+      spc_tensor_free(&x);
+      runs++;
+      for (int u = 0; u < 2 && g != 1; u++) {
+        snprintf(what, sizeof what, "band (%d) -> %s on the %s engine", a, u ? "rcsr" : "xcsr",
+                 spc_engine_name(eng[g]));
+        opts(&o, eng[g], &info);
+        o.nspec_files = 1;
+        o.spec_files[0] = lv[u];
+        tu_assert_ok(spc_convert_to(src, fm[u], &o, &x, &e), &e);
+        ck_assert_str_eq(spc_tensor_level_format(x, 1), u ? "rcompressed" : "xcompressed_run");
+        check_readback(x, ref, what);
+        spc_tensor_free(&x);
+        user++;
+      }
+    }
+    spc_tensor_free(&xs);
+    spc_tensor_free(&ref);
+    spc_tensor_free(&src);
+  }
+  printf("convert: pass 0 placing: %ld conversions of a 27,000-component band COO (in order, two "
+         "swapped, a repeat, a pattern) to csr equal to the sort path bit for bit, %ld into user "
+         "levels with yield_run (positions kept, placed again) read back exactly; %.1f s\n",
+         runs, user, now_s() - t0);
+  ck_assert_int_eq(runs, 12);
+  ck_assert_int_eq(user, 16);
+  for (int k = 0; k < 2; k++) free(lv[k]), free(fm[k]);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
 
 START_TEST(test_user_formats) {
   jit_env();
@@ -4357,6 +4486,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_native_view);
   tcase_add_test(tc, test_counting_threads);
   tcase_add_test(tc, test_direct_threads);
+  tcase_add_test(tc, test_pass0_place);
   tcase_add_test(tc, test_rows_threads);
   tcase_add_test(tc, test_stream_count);
   tcase_add_test(tc, test_stream_workspace);
