@@ -904,6 +904,61 @@ START_TEST(test_builtins) {
 }
 END_TEST
 
+/* move(dst, src): dst freed, then holding src's data and length; src
+ * left empty; on the interpreter and compiled alike.  Refused: an array
+ * the caller owns, two types, an array into itself. */
+START_TEST(test_move) {
+  ir_func *f = ir_func_new("mv");
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  ir_var a = ir_param(f, "a", IR_I32, true, IR_OUT);
+  ir_var b = ir_param(f, "b", IR_I64, true, IR_OUT);
+  ir_var tmp = ir_local(f, "tmp", IR_I32, true);
+  ir_var i = ir_local(f, "i", IR_I64, false);
+  TOP(ir_alloc(f, a, K(3), true)); /* freed by the move */
+  TOP(ir_alloc(f, tmp, R(n), false));
+  ir_stmt *l = TOP(ir_for(f, i, K(0), R(n), NULL));
+  ADD(ir_body(l), ir_store(f, tmp, R(i), ir_cast(f, IR_I32, B(ADD, B(MUL, R(i), K(7)), K(1)))));
+  TOP(ir_call(f, IR_MOVE, (ir_var[]){a, tmp}, 2, NULL, 0));
+  TOP(ir_alloc(f, b, K(2), false));
+  TOP(ir_store(f, b, K(0), ir_len(f, a)));
+  TOP(ir_store(f, b, K(1), ir_len(f, tmp)));
+  tcase tc;
+  tc_open(&tc, f);
+  for (int64_t m = 0; m < 6; m += 5) {
+    ir_arg args[3], r[3];
+    memset(args, 0, sizeof args);
+    args[0].s.i64 = m;
+    tc_ok(&tc, args, r);
+    ck_assert_int_eq(r[1].len, m);
+    for (int64_t k = 0; k < m; k++) ck_assert_int_eq(((int32_t *)r[1].data)[k], 7 * k + 1);
+    ck_assert_int_eq(((int64_t *)r[2].data)[0], m);
+    ck_assert_int_eq(((int64_t *)r[2].data)[1], 0);
+    args_free(f, r);
+  }
+  spc_str o = {0};
+  ck_assert_int_eq(ir_print(f, &o), SPC_OK);
+  ck_assert_msg(strstr(o.s, "move(a, tmp)") != NULL, "%s", o.s);
+  spc_str_free(&o);
+  tc_close(&tc);
+  static const char *const why[3] = {"move of src, a parameter the caller owns",
+                                     "move from int32_t[] to int64_t[]", "move of w into itself"};
+  for (int w = 0; w < 3; w++) {
+    f = ir_func_new("mvbad");
+    ir_var src = ir_param(f, "src", IR_I64, true, IR_IN);
+    ir_var w64 = ir_local(f, "w", IR_I64, true), w32 = ir_local(f, "w32", IR_I32, true);
+    TOP(ir_alloc(f, w64, K(1), true));
+    TOP(ir_alloc(f, w32, K(1), true));
+    ir_var pair[3][2] = {{w64, src}, {w64, w32}, {w64, w64}};
+    TOP(ir_call(f, IR_MOVE, pair[w], 2, NULL, 0));
+    spc_error e;
+    spc_error_clear(&e);
+    ck_assert_int_eq(ir_verify(f, &e), SPC_ERR_INTERNAL);
+    ck_assert_msg(strstr(e.msg, why[w]) != NULL, "'%s' lacks '%s'", e.msg, why[w]);
+    ir_func_free(&f);
+  }
+}
+END_TEST
+
 /* Reference: stable order of perm by keys (insertion sort). */
 typedef struct keyset {
   const int64_t *k1;
@@ -1569,6 +1624,7 @@ Suite *suite_ir(void) {
   tcase_add_test(t, test_select_guard);
   tcase_add_test(t, test_arrays);
   tcase_add_test(t, test_builtins);
+  tcase_add_test(t, test_move);
   tcase_add_test(t, test_sort_perm);
   tcase_add_test(t, test_fail);
   suite_add_tcase(s, t);
