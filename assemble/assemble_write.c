@@ -2113,18 +2113,29 @@ static void bump(ir_func *f, ir_stmt *into, ir_var v, ir_ty ty) {
  * the run's components t (consecutive from 0) take it and the ones after
  * it -- the same positions and arrays as yield_pos a component, which
  * yield_run's contract (docs/formats.md) promises. */
+/* t = 0, then for each parent g in order with cnt[g] > 0: nrun its
+ * count, and yield_run's first position in b1->q; *has the block that
+ * follows it, *g and *nrun the loop's locals. */
+static spc_status each_run(conv *C, ir_func *f, ir_stmt *into, lvbind *b1, ir_var cnt, ir_var np1,
+                           ir_var t, ir_stmt **has, ir_var *g, ir_var *nrun, spc_error *e) {
+  *g = lang_fresh_local(f, "g", IR_I64, false);
+  *nrun = lang_fresh_local(f, "nrun", C->index_ty, false);
+  ir_add(f, into, ir_assign(f, t, ir_int(f, 0)));
+  ir_stmt *gl = ir_body(ir_add(f, into, ir_for(f, *g, ir_int(f, 0), ir_ref(f, np1), NULL)));
+  *has = ir_then(ir_add(f, gl, ir_if(f, ir_bin(f, IR_GT, ir_load(f, cnt, ir_ref(f, *g)), ir_int(f, 0)), NULL, NULL)));
+  ir_add(f, *has, ir_assign(f, *nrun, ir_cast(f, C->index_ty, ir_load(f, cnt, ir_ref(f, *g)))));
+  ir_add(f, *has, ir_assign(f, b1->p, ir_cast(f, C->index_ty, ir_ref(f, *g))));
+  b1->nrun = *nrun;
+  spc_status s = asm_lower_fn(f, *has, b1, SPC_LF_YIELD_RUN, b1->q, NULL, e);
+  b1->nrun = -1;
+  return s;
+}
+
 static spc_status run_place(conv *C, ir_func *f, ir_stmt *into, lvbind *b1, ir_var cnt, ir_var np1,
                             const ir_var *crd, ir_var vals, ir_var vout, ir_var t, spc_error *e) {
-  ir_var g = lang_fresh_local(f, "g", IR_I64, false), nrun = lang_fresh_local(f, "nrun", C->index_ty, false);
-  ir_var u = lang_fresh_local(f, "u", IR_I64, false);
-  ir_add(f, into, ir_assign(f, t, ir_int(f, 0)));
-  ir_stmt *gl = ir_body(ir_add(f, into, ir_for(f, g, ir_int(f, 0), ir_ref(f, np1), NULL)));
-  ir_stmt *has = ir_then(ir_add(f, gl, ir_if(f, ir_bin(f, IR_GT, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 0)), NULL, NULL)));
-  ir_add(f, has, ir_assign(f, nrun, ir_cast(f, C->index_ty, ir_load(f, cnt, ir_ref(f, g)))));
-  ir_add(f, has, ir_assign(f, b1->p, ir_cast(f, C->index_ty, ir_ref(f, g))));
-  b1->nrun = nrun;
-  spc_status s = asm_lower_fn(f, has, b1, SPC_LF_YIELD_RUN, b1->q, NULL, e);
-  b1->nrun = -1;
+  ir_var g, nrun, u = lang_fresh_local(f, "u", IR_I64, false);
+  ir_stmt *has;
+  spc_status s = each_run(C, f, into, b1, cnt, np1, t, &has, &g, &nrun, e);
   if (s) return s;
   ir_stmt *ul = ir_body(ir_add(f, has, ir_for(f, u, ir_int(f, 0), ir_cast(f, IR_I64, ir_ref(f, nrun)), NULL)));
   req_ctx rq = {.C = C};
@@ -2193,15 +2204,9 @@ static spc_status placed_runs(conv *C, ir_func *f, ir_stmt *into, lvbind *b1, ir
       fits = ir_bin(f, IR_LAND, fits, ir_bin(f, IR_EQ, ir_len(f, b1->arr[k]), ir_ref(f, n)));
   ir_add(f, into, ir_assign(f, fz, ir_cast(f, IR_I64, fits)));
   ir_stmt *go = ir_then(ir_add(f, into, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, fz), ir_int(f, 1)), NULL, NULL)));
-  ir_var g = lang_fresh_local(f, "g", IR_I64, false), nrun = lang_fresh_local(f, "nrun", C->index_ty, false);
-  ir_add(f, go, ir_assign(f, t, ir_int(f, 0)));
-  ir_stmt *gl = ir_body(ir_add(f, go, ir_for(f, g, ir_int(f, 0), ir_ref(f, np1), NULL)));
-  ir_stmt *has = ir_then(ir_add(f, gl, ir_if(f, ir_bin(f, IR_GT, ir_load(f, cnt, ir_ref(f, g)), ir_int(f, 0)), NULL, NULL)));
-  ir_add(f, has, ir_assign(f, nrun, ir_cast(f, C->index_ty, ir_load(f, cnt, ir_ref(f, g)))));
-  ir_add(f, has, ir_assign(f, b1->p, ir_cast(f, C->index_ty, ir_ref(f, g))));
-  b1->nrun = nrun;
-  spc_status s = asm_lower_fn(f, has, b1, SPC_LF_YIELD_RUN, b1->q, NULL, e);
-  b1->nrun = -1;
+  ir_var g, nrun;
+  ir_stmt *has;
+  spc_status s = each_run(C, f, go, b1, cnt, np1, t, &has, &g, &nrun, e);
   if (s) return s;
   ir_stmt *off = ir_then(ir_add(f, has, ir_if(f, ir_bin(f, IR_NE, ir_cast(f, IR_I64, ir_ref(f, b1->q)), ir_ref(f, t)), NULL, NULL)));
   ir_add(f, off, ir_assign(f, fz, ir_int(f, 0)));
