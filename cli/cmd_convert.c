@@ -81,6 +81,10 @@ int cmd_convert(int argc, char **argv) {
             spc_tensor_format(t), t1 - t0, info.plan[0] ? info.plan : "-", spc_dup_name(c.dup),
             spc_tensor_format(x), t2 - t1,
             info.routines, info.routines_cached, spc_engine_name(info.used), info.jit_compiled);
+  if (!s && o.verbose && !spc_hugepages_on())
+    fprintf(stderr, "spconv: huge pages: not advised (%s)\n",
+            spc_free_page_reporting(NULL) ? "free page reporting: fresh huge pages fault slowly here"
+                                          : "SPCONV_HUGEPAGES=0");
   if (!s && o.verbose && (c.spw || c.mem))
     fprintf(stderr,
             "spconv: sparse workspace (%s, accumulator %lld points%s): %lld flushes, %lld "

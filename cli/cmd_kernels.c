@@ -110,10 +110,12 @@ static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
  * pages (THP "madvise" mode, as on Debian; the library's own arrays are,
  * core/spc_alloc.c), as NumPy allocates SciPy's: the random gathers of a
  * large x then miss the TLB far less (a 2 M x 2 M uniform matrix, 20 M
- * entries: 10-20% faster, bench/README.md).  Only a hint. */
+ * entries: 10-20% faster, bench/README.md).  Only a hint, and not given
+ * where spc_hugepages_on() says no (SPCONV_HUGEPAGES=0, which the command
+ * sets itself under free page reporting: README "Memory"). */
 static double *vec_alloc(size_t n) {
   void *p = NULL;
-  if (n < ((size_t)4 << 20)) return malloc(n);
+  if (n < ((size_t)4 << 20) || !spc_hugepages_on()) return malloc(n);
   if (posix_memalign(&p, (size_t)2 << 20, n)) return NULL;
 #ifdef MADV_HUGEPAGE
   (void)madvise(p, n, MADV_HUGEPAGE);

@@ -1,6 +1,7 @@
 /* main.c -- the spconv command: a table of subcommands. */
 #include "cli.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define COMMON \
@@ -138,6 +139,12 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+  /* One command allocates its arrays once: on a virtual machine whose
+   * hypervisor takes free pages back, fresh huge pages fault several times
+   * slower than 4 KiB pages (README "Memory"), so the hint is off there
+   * unless the environment says otherwise. */
+  if (!getenv("SPCONV_HUGEPAGES") && spc_free_page_reporting(NULL))
+    setenv("SPCONV_HUGEPAGES", "0", 0);
   if (argc < 2) {
     usage(stderr);
     return EXIT_USAGE;

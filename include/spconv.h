@@ -68,6 +68,18 @@ SPC_API const char *spc_status_name(spc_status s);
 SPC_API const char *spc_error_string(const spc_error *e, char *buf, size_t n);
 SPC_API void spc_error_clear(spc_error *e);
 
+/* ---- memory ------------------------------------------------------------- */
+/* Arrays of 4 MiB or more (the library's and the generated routines') are
+ * advised to transparent huge pages on Linux unless the environment holds
+ * SPCONV_HUGEPAGES=0; this says which holds now. */
+SPC_API int spc_hugepages_on(void);  /* 1: on, 0: off */
+/* Whether this is a virtual machine whose balloon device hands free pages
+ * back to the hypervisor (virtio-balloon free page reporting): there a
+ * fresh huge page faults on the host too, several times slower than fresh
+ * 4 KiB pages, so a program that allocates once (the spconv command) is
+ * faster without the hint.  sysfs: "/sys", or NULL for it. */
+SPC_API int spc_free_page_reporting(const char *sysfs); /* 1: yes */
+
 /* ---- element types ------------------------------------------------------ */
 
 typedef enum spc_vtype {

@@ -216,6 +216,31 @@ START_TEST(test_cat_each_extension) {
 }
 END_TEST
 
+/* ---- the huge-page hint: SPCONV_HUGEPAGES, said by --verbose -------------- */
+
+START_TEST(test_hugepages_env) {
+  char *dir = tu_mkdtemp(), *in = tu_file(dir, "in.mtx", gen_mtx), *out = tu_path(dir, "o.mtx");
+  char *old = getenv("SPCONV_HUGEPAGES") ? strdup(getenv("SPCONV_HUGEPAGES")) : NULL;
+  const char *vals[] = {"0", "1"};
+  for (int k = 0; k < 2; k++) {
+    setenv("SPCONV_HUGEPAGES", vals[k], 1);
+    tu_run_result r;
+    ck_assert_msg(tu_run(&r, "%s --to=csr -o %s -v", in, out) == 0, "exit %d: %s", r.status, r.err);
+    /* the user's setting wins over the machine's default */
+    ck_assert_msg((strstr(r.err, "huge pages: not advised") != NULL) == (k == 0), "%s: %s",
+                  vals[k], r.err);
+    tu_run_free(&r);
+  }
+  if (old) setenv("SPCONV_HUGEPAGES", old, 1);
+  else unsetenv("SPCONV_HUGEPAGES");
+  free(old);
+  tu_rmtree(dir);
+  free(in);
+  free(out);
+  free(dir);
+}
+END_TEST
+
 START_TEST(test_cat_bad_input) {
   char *dir = tu_mkdtemp();
   char *in = tu_file(dir, "bad.mtx", "%%MatrixMarket matrix coordinate real general\n"
@@ -369,6 +394,7 @@ Suite *suite_cli(void) {
   tcase_add_test(tc, test_info_fields);
   tcase_add_test(tc, test_cat_each_extension);
   tcase_add_test(tc, test_cat_bad_input);
+  tcase_add_test(tc, test_hugepages_env);
   tcase_add_test(tc, test_cat_missing_input);
   tcase_add_test(tc, test_cat_duplicates);
   const char *data = tu_data_dir();

@@ -6,6 +6,8 @@
  * it was; leaks show under `make asan` (LeakSanitizer). */
 #include "spc_impl.h"
 #include "test_core.h"
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -263,6 +265,84 @@ START_TEST(test_map_arrays) {
 }
 END_TEST
 
+/* ---- huge-page hints ----------------------------------------------------- */
+
+/* The VmFlags of the mapping holding address a in /proc/self/smaps ("" when
+ * not found). */
+static void vm_flags(uintptr_t a, char *out, size_t n) {
+  out[0] = 0;
+  FILE *f = fopen("/proc/self/smaps", "r");
+  if (!f) return;
+  char line[512];
+  bool in = false;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+      in = a >= lo && a < hi;
+      continue;
+    }
+    if (in && !strncmp(line, "VmFlags:", 8)) {
+      size_t k = strlen(line + 8);
+      if (k >= n) k = n - 1;
+      memcpy(out, line + 8, k);
+      out[k] = 0;
+      break;
+    }
+  }
+  fclose(f);
+}
+
+START_TEST(test_hugepages) {
+  char *old = getenv("SPCONV_HUGEPAGES") ? strdup(getenv("SPCONV_HUGEPAGES")) : NULL;
+  unsetenv("SPCONV_HUGEPAGES");
+  ck_assert_int_eq(spc_hugepages_on(), 1);
+  setenv("SPCONV_HUGEPAGES", "0", 1);
+  ck_assert_int_eq(spc_hugepages_on(), 0);
+  setenv("SPCONV_HUGEPAGES", "1", 1);
+  ck_assert_int_eq(spc_hugepages_on(), 1);
+  setenv("SPCONV_HUGEPAGES", "07", 1); /* only "0" turns it off */
+  ck_assert_int_eq(spc_hugepages_on(), 1);
+  /* the hint reaches the kernel, or not: the mapping's VmFlags "hg" */
+  const size_t n = (size_t)16 << 20;
+  for (int on = 0; on < 2; on++) {
+    setenv("SPCONV_HUGEPAGES", on ? "1" : "0", 1);
+    char *p = spc_malloc(n);
+    ck_assert_ptr_nonnull(p);
+    uintptr_t a = ((uintptr_t)p + 0x1fffff) & ~(uintptr_t)0x1fffff;
+    char fl[256];
+    vm_flags(a, fl, sizeof fl);
+    if (!fl[0] || access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK)) {
+      spc_free(p);
+      break; /* no smaps or no THP: nothing to see */
+    }
+    ck_assert_msg((strstr(fl, " hg") != NULL) == on, "SPCONV_HUGEPAGES=%d: VmFlags%s", on, fl);
+    spc_free(p);
+  }
+  if (old) setenv("SPCONV_HUGEPAGES", old, 1);
+  else unsetenv("SPCONV_HUGEPAGES");
+  free(old);
+  /* free page reporting, from a copy of sysfs' layout */
+  char *dir = tu_mkdtemp();
+  ck_assert_int_eq(spc_free_page_reporting(dir), 0); /* no balloon driver */
+  char *drv = tu_path(dir, "bus/virtio/drivers/virtio_balloon");
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s/virtio0' && touch '%s/bind'", drv, drv);
+  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_int_eq(spc_free_page_reporting(dir), 0); /* a device, no features file */
+  char *feat = tu_path(drv, "virtio0/features");
+  ck_assert_int_eq(tu_write_str(feat, "0110000100000000000000000000000010000000\n"), 0);
+  ck_assert_int_eq(spc_free_page_reporting(dir), 0); /* bit 5 clear */
+  ck_assert_int_eq(tu_write_str(feat, "0110010100000000000000000000000010000000\n"), 0);
+  ck_assert_int_eq(spc_free_page_reporting(dir), 1); /* bit 5: VIRTIO_BALLOON_F_REPORTING */
+  ck_assert_int_eq(tu_write_str(feat, "01100\n"), 0);
+  ck_assert_int_eq(spc_free_page_reporting(dir), 0); /* too short to say */
+  free(feat);
+  free(drv);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 void core_add_alloc_tcases(Suite *s) {
   TCase *tc = tcase_create("alloc_fail");
   tcase_set_timeout(tc, 120);
@@ -270,5 +350,6 @@ void core_add_alloc_tcases(Suite *s) {
   tcase_add_test(tc, test_alloc_walk_ops);
   tcase_add_test(tc, test_alloc_walk_write);
   tcase_add_test(tc, test_map_arrays);
+  tcase_add_test(tc, test_hugepages);
   suite_add_tcase(s, tc);
 }
