@@ -54,6 +54,8 @@ fail:
   return s;
 }
 
+static bool plain_coo(const spc_tensor *t, const spc_array **crd);
+
 /* v -> value of the mirrored entry under symmetry sym. */
 static void mirror_value(spc_vtype vt, spc_symmetry sym, const void *v,
                          unsigned char *out) {
@@ -75,6 +77,58 @@ static void mirror_value(spc_vtype vt, spc_symmetry sym, const void *v,
   }
 }
 
+/* spc_tensor_expand of a plain COO (what the readers make): the same
+ * components in the same order as through the iterator, from the arrays
+ * directly (R-MAT 2^20 stored lower, 15.7 M entries: the iterator's three
+ * passes took about 0.5 s of a 1.8 s conversion). */
+static spc_status expand_plain(const spc_tensor *t, const spc_array **crd,
+                               spc_tensor **out, spc_error *e) {
+  const spc_array *pos = spc_level_array_c(&t->lv[0], "pos");
+  int64_t n = spc_arr_get(pos, 1), off = 0;
+  const spc_array *a = crd[0], *b = crd[1];
+  if (a->type == SPC_IDX32 && b->type == SPC_IDX32) {
+    const int32_t *p = a->data, *q = b->data;
+    for (int64_t k = 0; k < n; k++) off += p[k] != q[k];
+  } else {
+    for (int64_t k = 0; k < n; k++) off += spc_arr_get(a, k) != spc_arr_get(b, k);
+  }
+  spc_tensor *c = NULL;
+  spc_status s = spc_coo_alloc(2, t->dims, n + off, t->vt, &c, e);
+  if (s) return s;
+  spc_array *ca = &c->lv[0].arr[1], *cb = &c->lv[1].arr[0];
+  size_t w = t->vt == SPC_PATTERN ? 0 : spc_vtype_size(t->vt);
+  /* the stored components as they are */
+  if (!n) {
+    /* nothing to copy (and no arrays to hand memcpy) */
+  } else if (ca->type == a->type && cb->type == b->type) {
+    memcpy(ca->data, a->data, (size_t)n * (a->type == SPC_IDX32 ? 4 : 8));
+    memcpy(cb->data, b->data, (size_t)n * (b->type == SPC_IDX32 ? 4 : 8));
+  } else {
+    for (int64_t k = 0; k < n; k++) {
+      spc_arr_set(ca, k, spc_arr_get(a, k));
+      spc_arr_set(cb, k, spc_arr_get(b, k));
+    }
+  }
+  if (w && n) memcpy(c->val, t->val, (size_t)n * w);
+  /* then the mirrors of the off-diagonal ones, in the same order */
+  int64_t j = n;
+  const unsigned char *tv = t->val;
+  unsigned char *cv = c->val, mv[16];
+  for (int64_t k = 0; k < n; k++) {
+    int64_t x0 = spc_arr_get(a, k), x1 = spc_arr_get(b, k);
+    if (x0 == x1) continue;
+    spc_arr_set(ca, j, x1);
+    spc_arr_set(cb, j, x0);
+    if (w) {
+      mirror_value(t->vt, t->sym, tv + k * (int64_t)w, mv);
+      memcpy(cv + j * (int64_t)w, mv, w);
+    }
+    j++;
+  }
+  *out = c;
+  return SPC_OK;
+}
+
 spc_status spc_tensor_expand(const spc_tensor *t, spc_tensor **out,
                              spc_error *e) {
   spc_iter *it = NULL;
@@ -90,6 +144,8 @@ spc_status spc_tensor_expand(const spc_tensor *t, spc_tensor **out,
   if (t->sym == SPC_SKEW && (t->vt == SPC_U64 || t->vt == SPC_PATTERN))
     return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
                    "skew-symmetric expansion of %s values", spc_vtype_name(t->vt));
+  const spc_array *crd[2];
+  if (plain_coo(t, crd)) return expand_plain(t, crd, out, e);
   spc_status s = spc_iter_create(t, &it, e);
   if (s) return s;
   while (spc_iter_next(it, x, &v)) n += 1 + (x[0] != x[1]);

@@ -280,6 +280,39 @@ END_TEST
  * stored entries in their order, then the mirrors in the same order (as
  * SciPy's mmread does), so (i,j) and (j,i) get the same sum whoever adds
  * them. */
+/* The expansion's layout: the stored components in their order, then the
+ * mirrors of the off-diagonal ones in the same order (SciPy mmread's), with
+ * coordinates past 2^31 (64-bit arrays) and hermitian values. */
+START_TEST(test_expand_plain_order) {
+  int64_t dims[2] = {3000000000LL, 3000000000LL};
+  const int64_t b = 2147483653LL, c = 4294967296LL;
+  int64_t x[] = {b, 7, 9, 9, c, b};
+  double v[] = {1, 2, 3, 0, 4, -5};
+  spc_tensor *t = core_make_coo(2, dims, 3, SPC_C128, x, v);
+  t->sym = SPC_HERMITIAN;
+  spc_tensor *o = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_expand(t, &o, &e), &e);
+  const int64_t want[5][2] = {{b, 7}, {9, 9}, {c, b}, {7, b}, {b, c}};
+  const double wv[5][2] = {{1, 2}, {3, 0}, {4, -5}, {1, -2}, {4, 5}};
+  ck_assert_int_eq(spc_tensor_nstored(o), 5);
+  spc_iter *it = NULL;
+  tu_assert_ok(spc_iter_create(o, &it, &e), &e);
+  for (int k = 0; k < 5; k++) {
+    int64_t y[2];
+    const void *pv;
+    ck_assert_int_eq(spc_iter_next(it, y, &pv), 1);
+    ck_assert_msg(y[0] == want[k][0] && y[1] == want[k][1], "component %d: (%lld, %lld)", k,
+                  (long long)y[0], (long long)y[1]);
+    ck_assert(!memcmp(pv, wv[k], 16));
+  }
+  ck_assert_int_eq(spc_iter_next(it, (int64_t[2]){0, 0}, &(const void *){NULL}), 0);
+  spc_iter_free(&it);
+  spc_tensor_free(&o);
+  spc_tensor_free(&t);
+}
+END_TEST
+
 START_TEST(test_expand_order) {
   int64_t dims[2] = {3, 3};
   int64_t x[] = {1, 0, 2, 2, 1, 0, 2, 1};
@@ -312,6 +345,7 @@ void core_add_ops_tcases(Suite *s) {
   tcase_add_test(tc, test_expand_skew);
   tcase_add_test(tc, test_expand_hermitian);
   tcase_add_test(tc, test_expand_order);
+  tcase_add_test(tc, test_expand_plain_order);
   suite_add_tcase(s, tc);
   tc = tcase_create("combine");
   tcase_add_test(tc, test_combine_policies);
