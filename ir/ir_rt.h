@@ -305,6 +305,9 @@ SPC_RT_RADIX(i64, int64_t)
  *   - integer keys whose ranges (max - min) fit 64 bits together: one
  *     combined key per position, radix-sorted with the positions (working
  *     memory 2n keys, from malloc; when that fails, the merge sort);
+ *   - integer keys of 65-128 bits together (none wider than 64): two such
+ *     radix sorts, by the trailing keys and then the leading ones (stable,
+ *     so the order is the same);
  *   - otherwise (float keys, wide ranges): bottom-up merge sort. */
 #define SPC_RT_SORT(S, T)                                                                \
   SPC_RT_FN void spc_sort_perm_##S(T *perm, int64_t n, const spc_rt_key *key, int nkeys, \
@@ -354,6 +357,42 @@ SPC_RT_RADIX(i64, int64_t)
       if (where >= 0) {                                                                  \
         if (where) memcpy(perm, dst, (size_t)n * sizeof *perm);                          \
         return;                                                                          \
+      }                                                                                  \
+    }                                                                                    \
+    /* integer keys of more than 64 bits together, each at most 64 (Morton's   \
+     * (z, i, j)): two stable radix sorts, by the trailing keys, then by the   \
+     * leading ones; the same order as the comparisons below */                \
+    int m = nkeys, lob = 0;                                                              \
+    while (ints && bits > 64 && m > 0 && lob + sh[m - 1] <= 64) lob += sh[--m];          \
+    uint64_t *c2 = ints && bits > 64 && m > 0 && bits - lob <= 64                        \
+                       ? (uint64_t *)malloc((size_t)n * 16) : NULL;                      \
+    if (c2) {                                                                            \
+      for (int64_t i = 0; i < n; i++) {                                                  \
+        uint64_t c = 0;                                                                  \
+        for (int j = m; j < nkeys; j++)                                                  \
+          c = (sh[j] >= 64 ? 0 : c << sh[j]) | spc_rt_key_u(&key[j], src[i], lo[j]);     \
+        c2[i] = c;                                                                       \
+      }                                                                                  \
+      int w1 = spc_rt_radix_##S(c2, src, c2 + n, dst, n, lob);                           \
+      if (w1 >= 0) {                                                                     \
+        T *p1 = w1 ? dst : src, *q1 = w1 ? src : dst;                                    \
+        for (int64_t i = 0; i < n; i++) {                                                \
+          uint64_t c = 0;                                                                \
+          for (int j = 0; j < m; j++)                                                    \
+            c = (sh[j] >= 64 ? 0 : c << sh[j]) | spc_rt_key_u(&key[j], p1[i], lo[j]);    \
+          c2[i] = c;                                                                     \
+        }                                                                                \
+        int w2 = spc_rt_radix_##S(c2, p1, c2 + n, q1, n, bits - lob);                    \
+        free(c2);                                                                        \
+        if (w2 >= 0) {                                                                   \
+          T *r = w2 ? q1 : p1;                                                           \
+          if (r != perm) memcpy(perm, r, (size_t)n * sizeof *perm);                      \
+          return;                                                                        \
+        }                                                                                \
+        src = p1; /* a permutation still: the merges below sort it */                    \
+        dst = q1;                                                                        \
+      } else {                                                                           \
+        free(c2);                                                                        \
       }                                                                                  \
     }                                                                                    \
     for (int64_t w = 1; w < n; w *= 2) {                                                 \

@@ -1035,6 +1035,62 @@ START_TEST(test_sort_perm) {
 }
 END_TEST
 
+/* Integer keys whose ranges need more than 64 bits together: the runtime's
+ * two radix sorts (trailing keys, then leading), or past 128 bits the merge
+ * sort; the same stable order as comparisons, on the interpreter and the
+ * emitted C. */
+START_TEST(test_sort_perm_wide) {
+  ir_func *f = ir_func_new("sortw");
+  ir_var k1 = ir_param(f, "k1", IR_I64, true, IR_IN);
+  ir_var k2 = ir_param(f, "k2", IR_I64, true, IR_IN);
+  ir_var k3 = ir_param(f, "k3", IR_I32, true, IR_IN);
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  ir_var p = ir_param(f, "p", IR_I64, true, IR_OUT);
+  ir_var i = ir_local(f, "i", IR_I64, false);
+  TOP(ir_alloc(f, p, R(n), false));
+  ir_stmt *l = TOP(ir_for(f, i, K(0), R(n), NULL)); /* perm starts reversed */
+  ADD(ir_body(l), ir_store(f, p, R(i), B(SUB, B(SUB, R(n), K(1)), R(i))));
+  ir_var arrs[4] = {p, k1, k2, k3};
+  TOP(ir_call(f, IR_SORT_PERM, arrs, 4, (ir_expr *[]){R(n)}, 1));
+  tcase tc;
+  tc_open(&tc, f);
+  enum { N = 3000 };
+  static int64_t a1[N], a2[N], want[N];
+  static int32_t a3[N];
+  /* bits of the three ranges: 50 + 41 + 21 (two radix sorts: 50 | 62), and
+   * 62 + 62 + 31 (past 128: merges) */
+  const int sh[2][3] = {{48, 40, 19}, {60, 60, 29}};
+  for (int w = 0; w < 2; w++)
+    for (int64_t sz = 0; sz <= N; sz += sz < 3 ? 1 : 997) {
+      for (int k = 0; k < N; k++) { /* few distinct values: ties everywhere */
+        a1[k] = (int64_t)(rnd() % 4) << sh[w][0];
+        a2[k] = ((int64_t)(rnd() % 3) - 1) * ((int64_t)1 << sh[w][1]);
+        a3[k] = (int32_t)(((int64_t)(rnd() % 3) - 1) * ((int64_t)1 << sh[w][2]));
+      }
+      ir_arg args[5] = {{.data = a1, .len = N}, {.data = a2, .len = N}, {.data = a3, .len = N},
+                        {.s.i64 = sz}},
+             r[5];
+      tc_ok(&tc, args, r);
+      int64_t m = 0;
+      for (int64_t x = sz - 1; x >= 0; x--) { /* insertion keeps equal keys in order */
+        int64_t at = m;
+        while (at > 0 && (a1[x] != a1[want[at - 1]]   ? a1[x] < a1[want[at - 1]]
+                          : a2[x] != a2[want[at - 1]] ? a2[x] < a2[want[at - 1]]
+                                                      : a3[x] < a3[want[at - 1]]))
+          at--;
+        memmove(want + at + 1, want + at, (size_t)(m - at) * sizeof *want);
+        want[at] = x;
+        m++;
+      }
+      for (int64_t x = 0; x < sz; x++)
+        ck_assert_msg(((int64_t *)r[4].data)[x] == want[x], "shifts %d, n %lld: position %lld",
+                      w, (long long)sz, (long long)x);
+      args_free(f, r);
+    }
+  tc_close(&tc);
+}
+END_TEST
+
 /* ---- FAIL ---------------------------------------------------------------- */
 
 START_TEST(test_fail) {
@@ -1626,6 +1682,7 @@ Suite *suite_ir(void) {
   tcase_add_test(t, test_builtins);
   tcase_add_test(t, test_move);
   tcase_add_test(t, test_sort_perm);
+  tcase_add_test(t, test_sort_perm_wide);
   tcase_add_test(t, test_fail);
   suite_add_tcase(s, t);
   t = tcase_create("checks");
