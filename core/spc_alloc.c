@@ -73,8 +73,8 @@ int spc_free_page_reporting(const char *root) {
   char path[512];
   snprintf(path, sizeof path, "%s/bus/virtio/drivers/virtio_balloon", root ? root : "/sys");
   DIR *d = opendir(path);
-  if (!d) return false;
-  bool yes = false;
+  if (!d) return 0;
+  int yes = 0;
   struct dirent *de;
   while (!yes && (de = readdir(d))) {
     if (strncmp(de->d_name, "virtio", 6) || strlen(de->d_name) > 64) continue;
