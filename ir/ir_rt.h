@@ -238,6 +238,16 @@ SPC_RT_FN uint64_t spc_rt_key_u(const spc_rt_key *k, int64_t x, int64_t lo) {
   }
 }
 
+/* Keys j0 .. j1-1 of position x in one word, key j0 highest: each less its
+ * lo, shifted by the bits (sh) of the keys after it. */
+SPC_RT_FN uint64_t spc_rt_key_pack(const spc_rt_key *key, int j0, int j1, const int *sh,
+                                   const int64_t *lo, int64_t x) {
+  uint64_t c = 0;
+  for (int j = j0; j < j1; j++)
+    c = (sh[j] >= 64 ? 0 : c << sh[j]) | spc_rt_key_u(&key[j], x, lo[j]);
+  return c;
+}
+
 /* LSD radix sort of (key, position) pairs by the low `bits` bits of key,
  * 11 bits a pass, skipping passes whose digit is constant.  Stable.  k/p
  * hold the input, k2/p2 are scratch; returns where the result is (0: k/p,
@@ -346,12 +356,7 @@ SPC_RT_RADIX(i64, int64_t)
     }                                                                                    \
     uint64_t *ck = ints && bits <= 64 ? (uint64_t *)malloc((size_t)n * 16) : NULL;       \
     if (ck) {                                                                            \
-      for (int64_t i = 0; i < n; i++) {                                                  \
-        uint64_t c = 0;                                                                  \
-        for (int j = 0; j < nkeys; j++)                                                  \
-          c = (sh[j] >= 64 ? 0 : c << sh[j]) | spc_rt_key_u(&key[j], src[i], lo[j]);     \
-        ck[i] = c;                                                                       \
-      }                                                                                  \
+      for (int64_t i = 0; i < n; i++) ck[i] = spc_rt_key_pack(key, 0, nkeys, sh, lo, src[i]); \
       int where = spc_rt_radix_##S(ck, src, ck + n, dst, n, bits);                       \
       free(ck);                                                                          \
       if (where >= 0) {                                                                  \
@@ -367,21 +372,11 @@ SPC_RT_RADIX(i64, int64_t)
     uint64_t *c2 = ints && bits > 64 && m > 0 && bits - lob <= 64                        \
                        ? (uint64_t *)malloc((size_t)n * 16) : NULL;                      \
     if (c2) {                                                                            \
-      for (int64_t i = 0; i < n; i++) {                                                  \
-        uint64_t c = 0;                                                                  \
-        for (int j = m; j < nkeys; j++)                                                  \
-          c = (sh[j] >= 64 ? 0 : c << sh[j]) | spc_rt_key_u(&key[j], src[i], lo[j]);     \
-        c2[i] = c;                                                                       \
-      }                                                                                  \
+      for (int64_t i = 0; i < n; i++) c2[i] = spc_rt_key_pack(key, m, nkeys, sh, lo, src[i]); \
       int w1 = spc_rt_radix_##S(c2, src, c2 + n, dst, n, lob);                           \
       if (w1 >= 0) {                                                                     \
         T *p1 = w1 ? dst : src, *q1 = w1 ? src : dst;                                    \
-        for (int64_t i = 0; i < n; i++) {                                                \
-          uint64_t c = 0;                                                                \
-          for (int j = 0; j < m; j++)                                                    \
-            c = (sh[j] >= 64 ? 0 : c << sh[j]) | spc_rt_key_u(&key[j], p1[i], lo[j]);    \
-          c2[i] = c;                                                                     \
-        }                                                                                \
+        for (int64_t i = 0; i < n; i++) c2[i] = spc_rt_key_pack(key, 0, m, sh, lo, p1[i]); \
         int w2 = spc_rt_radix_##S(c2, p1, c2 + n, q1, n, bits - lob);                    \
         free(c2);                                                                        \
         if (w2 >= 0) {                                                                   \
