@@ -78,7 +78,7 @@ int spc_free_page_reporting(const char *root) {
   struct dirent *de;
   while (!yes && (de = readdir(d))) {
     if (strncmp(de->d_name, "virtio", 6) || strlen(de->d_name) > 64) continue;
-    char fp[600], bits[160] = {0};
+    char fp[1024], bits[160] = {0};
     snprintf(fp, sizeof fp, "%s/%s/features", path, de->d_name);
     FILE *f = fopen(fp, "r");
     if (!f) continue;

@@ -277,7 +277,7 @@ static void vm_flags(uintptr_t a, char *out, size_t n) {
   bool in = false;
   while (fgets(line, sizeof line, f)) {
     unsigned long lo, hi;
-    if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+    if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) { /* a mapping's first line */
       in = a >= lo && a < hi;
       continue;
     }
