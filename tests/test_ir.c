@@ -974,6 +974,22 @@ static int kcmp(const keyset *ks, int64_t x, int64_t y) {
   return 0;
 }
 
+/* The expected result of sort_perm on a permutation that starts reversed:
+ * positions sz-1 .. 0 inserted in turn (an insertion keeps equal keys in
+ * the order they came), by cmp over ctx. */
+static void ref_sorted(int64_t *want, int64_t sz, int (*cmp)(const void *, int64_t, int64_t),
+                       const void *ctx) {
+  int64_t m = 0;
+  for (int64_t x = sz - 1; x >= 0; x--) {
+    int64_t at = m;
+    while (at > 0 && cmp(ctx, x, want[at - 1]) < 0) at--;
+    memmove(want + at + 1, want + at, (size_t)(m - at) * sizeof *want);
+    want[at] = x;
+    m++;
+  }
+}
+static int kcmp_v(const void *ks, int64_t x, int64_t y) { return kcmp(ks, x, y); }
+
 START_TEST(test_sort_perm) {
   ir_func *f = ir_func_new("sortp");
   ir_var k1 = ir_param(f, "k1", IR_I64, true, IR_IN);
@@ -1013,14 +1029,7 @@ START_TEST(test_sort_perm) {
     for (int nk = 1; nk <= 3; nk++) {
       keyset ks = {a1, a2, a3, nk};
       int64_t want[N];
-      int64_t m = 0;
-      for (int64_t x = sz - 1; x >= 0; x--) { /* insertion keeps equal keys in order */
-        int64_t at = m;
-        while (at > 0 && kcmp(&ks, x, want[at - 1]) < 0) at--;
-        memmove(want + at + 1, want + at, (size_t)(m - at) * sizeof *want);
-        want[at] = x;
-        m++;
-      }
+      ref_sorted(want, sz, kcmp_v, &ks);
       for (int64_t x = 0; x < sz; x++) {
         int64_t got =
             nk == 2 ? ((int32_t *)r[3 + nk].data)[x] : ((int64_t *)r[3 + nk].data)[x];
@@ -1034,6 +1043,17 @@ START_TEST(test_sort_perm) {
   tc_close(&tc);
 }
 END_TEST
+
+typedef struct wide_keys {
+  const int64_t *k1, *k2;
+  const int32_t *k3;
+} wide_keys;
+static int wcmp(const void *p, int64_t x, int64_t y) {
+  const wide_keys *w = p;
+  if (w->k1[x] != w->k1[y]) return w->k1[x] < w->k1[y] ? -1 : 1;
+  if (w->k2[x] != w->k2[y]) return w->k2[x] < w->k2[y] ? -1 : 1;
+  return w->k3[x] < w->k3[y] ? -1 : w->k3[x] > w->k3[y];
+}
 
 /* Integer keys whose ranges need more than 64 bits together: the runtime's
  * two radix sorts (trailing keys, then leading), or past 128 bits the merge
@@ -1071,17 +1091,8 @@ START_TEST(test_sort_perm_wide) {
                         {.s.i64 = sz}},
              r[5];
       tc_ok(&tc, args, r);
-      int64_t m = 0;
-      for (int64_t x = sz - 1; x >= 0; x--) { /* insertion keeps equal keys in order */
-        int64_t at = m;
-        while (at > 0 && (a1[x] != a1[want[at - 1]]   ? a1[x] < a1[want[at - 1]]
-                          : a2[x] != a2[want[at - 1]] ? a2[x] < a2[want[at - 1]]
-                                                      : a3[x] < a3[want[at - 1]]))
-          at--;
-        memmove(want + at + 1, want + at, (size_t)(m - at) * sizeof *want);
-        want[at] = x;
-        m++;
-      }
+      const wide_keys wk = {a1, a2, a3};
+      ref_sorted(want, sz, wcmp, &wk);
       for (int64_t x = 0; x < sz; x++)
         ck_assert_msg(((int64_t *)r[4].data)[x] == want[x], "shifts %d, n %lld: position %lld",
                       w, (long long)sz, (long long)x);
