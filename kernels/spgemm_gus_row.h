@@ -136,12 +136,31 @@ static int64_t SG_CAT(row_fill, SG_SUF)(const sg_mat *a, const sg_mat *b, sg_kin
 #define SG_PUT(t, j) (oc[t] = (SG_OT)(j), memcpy((char *)ov + (size_t)(t) * w, (const char *)acc + (size_t)(j) * w, w))
 #endif
     if (SCAN_WORDS((hi >> 12) - (lo >> 12) + 1, c)) {
-      /* the columns off the two-level bitmap, ascending */
+      /* the columns off the two-level bitmap, ascending.  The bits are
+       * gathered in registers while the columns stay in one word (B's
+       * rows are ascending, and a row's few second-level words take
+       * nearly every column): an OR into memory a column made a chain
+       * of store-to-load forwards through one word, a third of the
+       * row's time (Franz6 A A^T) */
+      int64_t cw = sc[0] >> 6, cs = sc[0] >> 12;
+      uint64_t bw = 0, bs = (uint64_t)1 << (cw & 63);
       for (int64_t t = 0; t < c; t++) {
-        int64_t j = sc[t];
-        seen[j >> 6] |= (uint64_t)1 << (j & 63);
-        sum[j >> 12] |= (uint64_t)1 << ((j >> 6) & 63);
+        int64_t j = sc[t], x = j >> 6;
+        if (x != cw) {
+          seen[cw] |= bw;
+          bw = 0;
+          cw = x;
+          if (x >> 6 != cs) {
+            sum[cs] |= bs;
+            bs = 0;
+            cs = x >> 6;
+          }
+          bs |= (uint64_t)1 << (x & 63);
+        }
+        bw |= (uint64_t)1 << (j & 63);
       }
+      seen[cw] |= bw;
+      sum[cs] |= bs;
       int64_t t = 0;
       for (int64_t y = lo >> 12; y <= hi >> 12; y++) {
         uint64_t u = sum[y];
