@@ -800,11 +800,33 @@ END_TEST
  * repeated (a duplicate: the counting routine combines it for float64,
  * int64 and pattern values, the sort path for the others), and a CSR
  * made by the engine (CSR -> CSC: a converted source). */
-static spc_tensor *permuted_coo(const spc_tensor *ref, uint64_t seed, bool dup) {
-  int64_t n = spc_tensor_nstored(ref), m = n + (dup && n > 0);
+/* A COO of ref's components pick[0 .. m) (repeats allowed), in that order. */
+static spc_tensor *picked_coo(const spc_tensor *ref, const int64_t *pick, int64_t m) {
   int64_t dims[2] = {spc_tensor_dim(ref, 0), spc_tensor_dim(ref, 1)};
   spc_vtype vt = spc_tensor_vtype(ref);
   size_t w = spc_vtype_size(vt);
+  spc_tensor *t = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, m, vt, &t, &e), &e);
+  for (int l = 0; l < 2; l++) {
+    spc_itype ty;
+    spc_tensor_level_array(t, l, "crd", NULL, &ty, NULL);
+    void *p = spc_tensor_level_array_mut(t, l, "crd");
+    for (int64_t k = 0; k < m; k++) {
+      int64_t c = crd_at(ref, l, pick[k]);
+      if (ty == SPC_IDX32) ((int32_t *)p)[k] = (int32_t)c;
+      else ((int64_t *)p)[k] = c;
+    }
+  }
+  int64_t nv = 0;
+  const char *rv = spc_tensor_values(ref, &nv);
+  char *tv = spc_tensor_values_mut(t);
+  for (int64_t k = 0; w && k < m; k++) memcpy(tv + k * (int64_t)w, rv + pick[k] * (int64_t)w, w);
+  return t;
+}
+
+static spc_tensor *permuted_coo(const spc_tensor *ref, uint64_t seed, bool dup) {
+  int64_t n = spc_tensor_nstored(ref), m = n + (dup && n > 0);
   int64_t *perm = malloc((size_t)(m ? m : 1) * sizeof *perm);
   for (int64_t k = 0; k < n; k++) perm[k] = k;
   if (m > n) perm[n] = n / 2; /* the repeated component */
@@ -814,23 +836,7 @@ static spc_tensor *permuted_coo(const spc_tensor *ref, uint64_t seed, bool dup) 
     int64_t j = (int64_t)(x % (uint64_t)(k + 1)), tmp = perm[k];
     perm[k] = perm[j], perm[j] = tmp;
   }
-  spc_tensor *t = NULL;
-  spc_error e;
-  tu_assert_ok(spc_tensor_create_coo(2, dims, m, vt, &t, &e), &e);
-  for (int l = 0; l < 2; l++) {
-    spc_itype ty;
-    spc_tensor_level_array(t, l, "crd", NULL, &ty, NULL);
-    void *p = spc_tensor_level_array_mut(t, l, "crd");
-    for (int64_t k = 0; k < m; k++) {
-      int64_t c = crd_at(ref, l, perm[k]);
-      if (ty == SPC_IDX32) ((int32_t *)p)[k] = (int32_t)c;
-      else ((int64_t *)p)[k] = c;
-    }
-  }
-  int64_t nv = 0;
-  const char *rv = spc_tensor_values(ref, &nv);
-  char *tv = spc_tensor_values_mut(t);
-  for (int64_t k = 0; w && k < m; k++) memcpy(tv + k * (int64_t)w, rv + perm[k] * (int64_t)w, w);
+  spc_tensor *t = picked_coo(ref, perm, m);
   free(perm);
   return t;
 }
@@ -985,6 +991,99 @@ START_TEST(test_counting_plan) {
 }
 END_TEST
 
+
+/* ---- components in the target's order already ------------------------------
+ * A source whose remapped components come in the target's order, no two
+ * equal (COO, DCSR and CSF from a row-sorted COO or a CSR; DCSC from a
+ * CSC), is not sorted: the plan says "in order", and the arrays equal the
+ * sort path's (--plan=sort) bit for bit, on the auto engine and the
+ * interpreter.  The same COO with one component repeated, or with its
+ * last two components swapped, is sorted (and combined). */
+START_TEST(test_inorder_plan) {
+  jit_env();
+  int nm = 0;
+  mat *m = load_mats(&nm);
+  if (!m) return;
+  long inorder = 0, sorted = 0;
+  for (int i = 0; i < nm; i++) {
+    const mat *M = &m[i];
+    spc_error e;
+    spc_tensor *csr = NULL, *csc = NULL, *coo = NULL;
+    tu_assert_ok(conv(M->ref, "csr", SPC_ENGINE_AUTO, NULL, &csr, &e), &e);
+    tu_assert_ok(conv(M->ref, "csc", SPC_ENGINE_AUTO, NULL, &csc, &e), &e);
+    tu_assert_ok(conv(csr, "coo", SPC_ENGINE_AUTO, NULL, &coo, &e), &e);
+    int64_t n = spc_tensor_nstored(coo);
+    int64_t *pick = malloc((size_t)(n + 1) * sizeof *pick);
+    for (int64_t k = 0; k < n; k++) pick[k] = k;
+    spc_tensor *rep = NULL, *swp = NULL; /* a repeat; the last two swapped */
+    if (n >= 2) {
+      for (int64_t k = 0; k <= n; k++) pick[k] = k <= n / 2 ? k : k - 1;
+      rep = picked_coo(coo, pick, n + 1);
+      for (int64_t k = 0; k < n; k++) pick[k] = k;
+      pick[n - 2] = n - 1, pick[n - 1] = n - 2;
+      swp = picked_coo(coo, pick, n);
+    }
+    free(pick);
+    spc_tensor *repref = rep ? combined(rep) : NULL;
+    struct {
+      const spc_tensor *src;
+      const char *sname, *fmt;
+      int want; /* 1: in order; 0: sorted; -1: either (no components) */
+      const spc_tensor *ref;
+    } cs[] = {
+        {coo, "sorted COO", "coo", 1, M->ref},   {coo, "sorted COO", "dcsr", 1, M->ref},
+        {coo, "sorted COO", "csf", 1, M->ref},   {csr, "CSR", "coo", 1, M->ref},
+        {csr, "CSR", "dcsr", 1, M->ref},         {csc, "CSC", "dcsc", 1, M->ref},
+        {rep, "a repeat", "dcsr", 0, repref},    {rep, "a repeat", "coo", 0, repref},
+        {swp, "two swapped", "coo", 0, M->ref},  {swp, "two swapped", "csf", 0, M->ref},
+    };
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+      if (!cs[c].src) continue;
+      char what[512];
+      snprintf(what, sizeof what, "%s (%s) -> %s", M->name, cs[c].sname, cs[c].fmt);
+      int want = n ? cs[c].want : -1;
+      spc_tensor *xa = NULL, *xs = NULL, *xg = NULL;
+      spc_convert_info ia, is, ig;
+      spc_convert_opts o;
+      opts(&o, SPC_ENGINE_AUTO, &ia);
+      tu_assert_ok(spc_convert_to(cs[c].src, cs[c].fmt, &o, &xa, &e), &e);
+      o.plan = SPC_PLAN_SORT;
+      o.info = &is;
+      tu_assert_ok(spc_convert_to(cs[c].src, cs[c].fmt, &o, &xs, &e), &e);
+      o.plan = SPC_PLAN_AUTO;
+      o.engine = SPC_ENGINE_GENERIC;
+      o.info = &ig;
+      tu_assert_ok(spc_convert_to(cs[c].src, cs[c].fmt, &o, &xg, &e), &e);
+      ck_assert_msg(strstr(is.plan, "sort") == is.plan, "%s: --plan=sort ran '%s'", what, is.plan);
+      bool io_a = strstr(ia.plan, "in order") == ia.plan, io_g = strstr(ig.plan, "in order") == ig.plan;
+      if (want >= 0)
+        ck_assert_msg(io_a == (want == 1) && io_g == io_a, "%s: plans '%s' / '%s'", what, ia.plan,
+                      ig.plan);
+      inorder += io_a;
+      sorted += want == 0;
+      same_arrays(xa, xs, what);
+      same_arrays(xa, xg, what);
+      check_readback(xa, cs[c].ref, what);
+      spc_tensor_free(&xa);
+      spc_tensor_free(&xs);
+      spc_tensor_free(&xg);
+    }
+    spc_tensor_free(&csr);
+    spc_tensor_free(&csc);
+    spc_tensor_free(&coo);
+    spc_tensor_free(&rep);
+    spc_tensor_free(&swp);
+    spc_tensor_free(&repref);
+  }
+  printf("convert: in-order plan on %d matrices: %ld conversions not sorted, %ld sorted (a repeat, "
+         "two swapped), equal to --plan=sort\n",
+         nm, inorder, sorted);
+  ck_assert_int_gt(inorder, 0);
+  ck_assert_int_gt(sorted, 0);
+  free_mats(m, nm);
+  no_rc_mismatch();
+}
+END_TEST
 
 /* ---- repeated components combined by the counting routine -------------------
  * Random COO sources with many repeats (every component repeated up to
@@ -1221,8 +1320,9 @@ START_TEST(test_direct_plan) {
           fused += fused_a;
           direct++;
           ell += tf == 3;
-        } else {
-          ck_assert_msg(strstr(ia.plan, "sort") == ia.plan, "%s: plan '%s'", what, ia.plan);
+        } else { /* the sort, or nothing to sort (a source in dia's order, no repeat) */
+          ck_assert_msg(strstr(ia.plan, "sort") == ia.plan || strstr(ia.plan, "in order") == ia.plan,
+                        "%s: plan '%s'", what, ia.plan);
           sorted++;
         }
         same_arrays(xa, xs, what);
@@ -4476,6 +4576,8 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_query_extent_too_large);
   tcase_add_test(tc, test_pattern_duplicates);
   tcase_add_test(tc, test_routine_cache);
+  tc = tcase(s, "inorder");
+  tcase_add_test(tc, test_inorder_plan);
   tc = tcase(s, "data");
   tcase_add_test(tc, test_pairs);
   tcase_add_test(tc, test_engines);
