@@ -63,6 +63,7 @@ typedef struct conv {
   int64_t *lc[SPC_MAX_ORDER]; /* level coordinates, level order */
   bool *isnew[SPC_MAX_ORDER]; /* per level: the component's prefix is new there */
   void *vals; /* values in level order (NULL: pattern) */
+  bool vals_lent; /* vals is the source's own array (in order, not eaten): not freed */
   spc_vtype vt; /* values of the result */
   ir_ty index_ty, coord_ty;
   int64_t limit;
@@ -483,6 +484,7 @@ static spc_status finish_components(conv *C, spc_error *e) {
       if (!v) return SPC_NOMEM(e);
       for (int64_t t = 0; t < m; t++) v[t] = 1.0;
       C->vals = v;
+      C->vals_lent = false;
     }
   }
   /* new coordinate prefixes per level (the packed sort made them already) */
@@ -966,13 +968,13 @@ static spc_status inorder_components(conv *C, int64_t **lc, bool *done, spc_erro
     return s;
   }
   for (int l = 0; l < L; l++) C->isnew[l] = nw[l], C->lc[l] = lc[l];
-  /* the values in order too: the eaten source's own, else copied */
+  /* the values in order too: the eaten source's own, else the source's
+   * array lent (only the last level's routine reads it, copying) */
   size_t w = spc_vtype_size(C->comb->vt);
   if (w) eat_vals(C, &C->vals);
   if (w && !C->vals) {
-    if (!(C->vals = spc_malloc_n(n, w))) return SPC_NOMEM(e);
-    memcpy(C->vals, C->comb->val, (size_t)n * w);
-    eat_vals(C, NULL);
+    C->vals = (void *)(uintptr_t)C->comb->val;
+    C->vals_lent = true;
   }
   *done = C->inorder = true;
   return finish_components(C, e);
@@ -1770,7 +1772,7 @@ static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
     C->lc[l] = NULL;
     C->isnew[l] = NULL;
     if (l == C->L - 1) {
-      spc_free(C->vals);
+      if (!C->vals_lent) spc_free(C->vals);
       C->vals = NULL;
     }
   }
@@ -6742,7 +6744,7 @@ done:
     spc_free(C.lc[l]);
     spc_free(C.isnew[l]);
   }
-  spc_free(C.vals);
+  if (!C.vals_lent) spc_free(C.vals);
   spc_remap_free(&C.r);
   spc_tensor_free(&C.own_comb);
   return s;
