@@ -897,6 +897,57 @@ START_TEST(test_unsorted) {
 }
 END_TEST
 
+/* One thread past the one-pass scratch (the bounds' sum over 4 MiB of
+ * columns and values): the rows go straight into a result made at the
+ * bounds' size and cut to the rows' total -- its tail kept where small
+ * (3000 x 3000, 12 a row: 432 k bound, 418 k entries), given back where
+ * over 64 MiB (6000 x 6000, 100 a row: 36 M bound, about 29 M entries)
+ * -- equal bit for bit to two threads' two passes (symbolic, then
+ * numeric), sorted and unsorted, dense and bitmap workspaces, and to the
+ * reference. */
+START_TEST(test_bounded) {
+  static const int64_t sz[][2] = {{3000, 12}, {6000, 100}};
+  for (int c = 0; c < 2; c++) {
+    int64_t m = sz[c][0], k = sz[c][1], nnz = m * k;
+    int64_t *ri = malloc((size_t)nnz * sizeof *ri), *ci = malloc((size_t)nnz * sizeof *ci);
+    double *re = malloc((size_t)nnz * sizeof *re);
+    uint64_t x = 0x9e3779b97f4a7c15ULL + (uint64_t)c;
+    for (int64_t q = 0; q < nnz; q++) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      ri[q] = q / k, ci[q] = (int64_t)((x >> 20) % (uint64_t)m), re[q] = (double)(x >> 40) / 1048576.0 - 4;
+    }
+    spc_tensor *A = coo(m, m, nnz, SPC_F64, ri, ci, re, NULL);
+    free(ri), free(ci), free(re);
+    pm a;
+    pm_of(A, &a);
+    static const struct {
+      int ws, unsorted;
+    } runs[] = {{SPC_SPGEMM_WS_DENSE, 0}, {SPC_SPGEMM_WS_DENSE, 1}, {SPC_SPGEMM_WS_BITMAP, 0}};
+    for (int r = 0; r < 3; r++) {
+      spc_tensor *C[2] = {NULL, NULL};
+      char what[200];
+      snprintf(what, sizeof what, "%lld x %lld, %lld a row, workspace %d%s", (long long)m, (long long)m,
+               (long long)k, runs[r].ws, runs[r].unsorted ? ", unsorted" : "");
+      for (int t = 0; t < 2; t++) {
+        spc_kernel_opts ko;
+        memset(&ko, 0, sizeof ko);
+        ko.threads = t + 1, ko.no_jit = 1, ko.algo = SPC_SPGEMM_GUSTAVSON, ko.workspace = runs[r].ws;
+        ko.unsorted = runs[r].unsorted;
+        spc_error e;
+        spc_error_clear(&e);
+        tu_assert_ok(spc_spgemm(A, A, NULL, &ko, &C[t], &e), &e);
+        tu_assert_ok(spc_tensor_check(C[t], &e), &e);
+      }
+      same(C[0], C[1], what);
+      if (!runs[r].unsorted) check(&a, &a, C[0], what);
+      spc_tensor_free(&C[0]), spc_tensor_free(&C[1]);
+    }
+    pm_free(&a);
+    spc_tensor_free(&A);
+  }
+}
+END_TEST
+
 Suite *suite_spgemm(void) {
   Suite *s = suite_create("spgemm");
   TCase *tc = tcase_create("products");
@@ -906,6 +957,7 @@ Suite *suite_spgemm(void) {
   tcase_add_test(tc, test_types);
   tcase_add_test(tc, test_nomem);
   tcase_add_test(tc, test_unsorted);
+  tcase_add_test(tc, test_bounded);
   suite_add_tcase(s, tc);
   tc = tcase_create("model");
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
