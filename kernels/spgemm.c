@@ -494,9 +494,10 @@ static spc_status gus_onepass(const sg_mat *a, const sg_mat *b, sg_kind kind, ro
  * touched) and its arrays' lengths cut to the rows' total after.  No
  * symbolic pass (a fifth of the 7-point stencil 40^3 squared: the same
  * walk over the products) and no copy; each row is the same row_fill as
- * the two passes', so the result is bit for bit theirs.  SPC_NOT_HANDLED (nothing made) where the
- * result's arrays are not the kernel's widths (a COO, 64-bit columns of
- * a 32-bit kernel): the two passes then.  rp: m + 1 row pointers on
+ * the two passes', so the result is bit for bit theirs.  SPC_NOT_HANDLED
+ * (nothing made, rp the bounds again) where the result's arrays are not
+ * the kernel's widths (a COO, 64-bit columns of a 32-bit kernel) or its
+ * shell was refused: the two passes then.  rp: m + 1 row pointers on
  * return. */
 static spc_status gus_bounded(const sg_mat *a, const sg_mat *b, sg_kind kind, rowfns f, bool unsorted,
                               const sg_bits *bb, int64_t *rp, int64_t mb, bool c32,
@@ -504,10 +505,12 @@ static spc_status gus_bounded(const sg_mat *a, const sg_mat *b, sg_kind kind, ro
   int64_t m = a->major, n = b->minor;
   size_t cw = c32 ? 4 : 8, vw = sg_width(kind);
   for (int64_t i = 0; i < m; i++) rp[i + 1] += rp[i];
+  /* a result the bounds' size refused (a position limit the rows' total
+   * may still meet) is the two passes' to make or refuse */
   spc_status s = sg_out_make(co, m, n, rp, kind, out, e);
-  if (s) return s;
-  if (out->ci || out->cj->type != (c32 ? SPC_IDX32 : SPC_IDX64)) {
-    spc_tensor_free(&out->t);
+  if (s || out->ci || out->cj->type != (c32 ? SPC_IDX32 : SPC_IDX64)) {
+    if (s) spc_error_clear(e);
+    else spc_tensor_free(&out->t);
     for (int64_t i = m; i > 0; i--) rp[i] -= rp[i - 1]; /* the bounds again */
     return SPC_NOT_HANDLED;
   }
@@ -582,11 +585,12 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, int ws, 
     }
     /* past the scratch: straight into a result of the bounds' size, where
      * that stays well inside the memory (a bound is the row's flops, at
-     * most n: many times its count where products collide) */
+     * most n: many times its count where products collide) and its
+     * positions the width the rows' total gives them (int32 below 2^31) */
     spc_status s = SPC_NOT_HANDLED;
     if (tb * (int64_t)(cw + vw) <= SG_ONEPASS_BYTES)
       s = gus_onepass(a, b, kind, f, unsorted, &bb, rp, tb, mb, c32, co, out, e);
-    else if ((double)tb * (double)(cw + vw) <= (double)spc_phys_bytes() / 8)
+    else if ((double)tb * (double)(cw + vw) <= (double)spc_phys_bytes() / 8 && tb <= INT32_MAX)
       s = gus_bounded(a, b, kind, f, unsorted, &bb, rp, mb, c32, co, out, e);
     if (s != SPC_NOT_HANDLED) {
       if (!s) out->unordered = unsorted && !bb.w, out->bitmap = bb.w != NULL;
