@@ -957,11 +957,33 @@ static spc_status inorder_components(conv *C, int64_t **lc, bool *done, spc_erro
     if (!(nw[l] = spc_malloc_n(n, sizeof(bool)))) s = SPC_NOMEM(e);
   bool ok = !s;
   for (int l = 0; l < L && ok; l++) nw[l][0] = true;
-  for (int64_t t = 1; t < n && ok; t++) {
+  /* the first 2^16 on one thread (a shuffled source stops at once), the
+   * rest on the threads, each stopping at its first miss */
+  int64_t head = n < 65536 ? n : 65536;
+  for (int64_t t = 1; t < head && ok; t++) {
     int dl = 0;
     while (dl < L && lc[dl][t] == lc[dl][t - 1]) dl++;
     ok = dl < L && lc[dl][t] > lc[dl][t - 1];
     for (int l = 0; l < L; l++) nw[l][t] = l >= dl || nu[l];
+  }
+  if (ok && head < n) {
+    int bad = 0;
+#pragma omp parallel num_threads(PK_NTHREADS(n - head)) reduction(| : bad)
+    {
+#ifdef _OPENMP
+      int nt = omp_get_num_threads(), th = PK_THREAD();
+#else
+      int nt = 1, th = 0;
+#endif
+      int64_t t0 = head + (n - head) * th / nt, t1 = head + (n - head) * (th + 1) / nt;
+      for (int64_t t = t0; t < t1 && !bad; t++) {
+        int dl = 0;
+        while (dl < L && lc[dl][t] == lc[dl][t - 1]) dl++;
+        bad = !(dl < L && lc[dl][t] > lc[dl][t - 1]);
+        for (int l = 0; l < L; l++) nw[l][t] = l >= dl || nu[l];
+      }
+    }
+    ok = !bad;
   }
   if (!ok) {
     for (int l = 0; l < L; l++) spc_free(nw[l]);
