@@ -942,6 +942,16 @@ static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *
  * 2^17 sorted COO to DCSR: 21 -> 11 ns a component).  *done false
  * (nothing kept) at the first component out of order or repeated, and
  * under --plan=sort. */
+/* Component t against t - 1: its "new prefix" flags set (levels from the
+ * first that differs, and every level at or below a non-unique one);
+ * false where it is not strictly after t - 1. */
+static inline bool inorder_step(int64_t *const *lc, int L, const bool *nu, bool *const *nw, int64_t t) {
+  int dl = 0;
+  while (dl < L && lc[dl][t] == lc[dl][t - 1]) dl++;
+  for (int l = 0; l < L; l++) nw[l][t] = l >= dl || nu[l];
+  return dl < L && lc[dl][t] > lc[dl][t - 1];
+}
+
 static spc_status inorder_components(conv *C, int64_t **lc, bool *done, spc_error *e) {
   int64_t n = C->n;
   int L = C->L;
@@ -960,12 +970,7 @@ static spc_status inorder_components(conv *C, int64_t **lc, bool *done, spc_erro
   /* the first 2^16 on one thread (a shuffled source stops at once), the
    * rest on the threads, each stopping at its first miss */
   int64_t head = n < 65536 ? n : 65536;
-  for (int64_t t = 1; t < head && ok; t++) {
-    int dl = 0;
-    while (dl < L && lc[dl][t] == lc[dl][t - 1]) dl++;
-    ok = dl < L && lc[dl][t] > lc[dl][t - 1];
-    for (int l = 0; l < L; l++) nw[l][t] = l >= dl || nu[l];
-  }
+  for (int64_t t = 1; t < head && ok; t++) ok = inorder_step(lc, L, nu, nw, t);
   if (ok && head < n) {
     int bad = 0;
 #pragma omp parallel num_threads(PK_NTHREADS(n - head)) reduction(| : bad)
@@ -976,12 +981,7 @@ static spc_status inorder_components(conv *C, int64_t **lc, bool *done, spc_erro
       int nt = 1, th = 0;
 #endif
       int64_t t0 = head + (n - head) * th / nt, t1 = head + (n - head) * (th + 1) / nt;
-      for (int64_t t = t0; t < t1 && !bad; t++) {
-        int dl = 0;
-        while (dl < L && lc[dl][t] == lc[dl][t - 1]) dl++;
-        bad = !(dl < L && lc[dl][t] > lc[dl][t - 1]);
-        for (int l = 0; l < L; l++) nw[l][t] = l >= dl || nu[l];
-      }
+      for (int64_t t = t0; t < t1 && !bad; t++) bad = !inorder_step(lc, L, nu, nw, t);
     }
     ok = !bad;
   }

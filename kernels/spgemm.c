@@ -98,6 +98,12 @@ static spc_status csr_shell(const spc_convert_opts *o, int64_t m, int64_t n, int
   return SPC_OK;
 }
 
+/* the CSR's row pointers from rp (m + 1) */
+static void sg_out_rows(sg_out *o, int64_t m, const int64_t *rp) {
+  spc_array *pos = spc_level_array(&o->t->lv[1], "pos");
+  for (int64_t i = 0; i < pos->len; i++) spc_arr_set(pos, i, rp[i < m ? i : m]);
+}
+
 spc_status sg_out_make(const spc_convert_opts *co, int64_t m, int64_t n, const int64_t *rp, sg_kind k,
                        sg_out *o, spc_error *e) {
   memset(o, 0, sizeof *o);
@@ -105,8 +111,7 @@ spc_status sg_out_make(const spc_convert_opts *co, int64_t m, int64_t n, const i
   spc_status s = sg_check_fits(nnz, k, e);
   if (!s) s = csr_shell(co, m, n, nnz, k, &o->t, e);
   if (!s) {
-    spc_array *pos = spc_level_array(&o->t->lv[1], "pos");
-    for (int64_t i = 0; i < pos->len; i++) spc_arr_set(pos, i, rp[i < m ? i : m]);
+    sg_out_rows(o, m, rp);
   } else if (s == SPC_NOT_HANDLED) {
     int64_t dims[2] = {m, n};
     if (!(s = spc_coo_alloc(2, dims, nnz, sg_vtype(k), &o->t, e)))
@@ -448,6 +453,17 @@ static void gus_copy(sg_out *out, const int64_t *rp, int64_t m, const char *cj, 
   if (rp[m]) memcpy(out->val, val, (size_t)rp[m] * vw);
 }
 
+/* The one-pass routines' workspace (dense, numeric), with the scratch
+ * columns of the widest row (mb) where the rows are sorted by stamps
+ * (not gws_room: a third caller and GCC no longer inlines it in the two
+ * passes' loops).  False when out of memory (w freed by gws_free). */
+static bool gws_one(gws *w, int64_t n, sg_kind kind, bool scratch, int64_t mb, size_t cw) {
+  if (!gws_init(w, false, true, n, kind)) return false;
+  if (scratch && !(w->sc = spc_malloc_n(mb + 1, cw))) return false;
+  if (scratch) w->sccap = mb + 1;
+  return true;
+}
+
 /* One thread, dense workspace, a small product: one pass.  Row i's bound
  * (min(its flops, n), row_bound; rp[i + 1] on entry) is at least its
  * count, so rows written one after the other into arrays of the bounds'
@@ -469,14 +485,7 @@ static spc_status gus_onepass(const sg_mat *a, const sg_mat *b, sg_kind kind, ro
    * in again on every call of a loop) */
   char *val = spc_malloc_n(1, (size_t)(tb ? tb : 1) * (vw + cw)), *cj = val ? val + (size_t)tb * vw : NULL;
   gws w;
-  bool ok = gws_init(&w, false, true, n, kind) && val;
-  /* the scratch columns of the widest row, for the sorted stamps' rows
-   * only (not gws_room: a third caller and GCC no longer inlines it in
-   * the two passes' loops) */
-  if (ok && !unsorted && !bb->w) {
-    if (!(w.sc = spc_malloc_n(mb + 1, cw))) ok = false;
-    w.sccap = mb + 1;
-  }
+  bool ok = gws_one(&w, n, kind, !unsorted && !bb->w, mb, cw) && val;
   rp[0] = 0;
   for (int64_t i = 0; ok && i < m; i++) /* the bound for cnt: the dense path only asks whether it is 0 */
     rp[i + 1] = rp[i] + gus_row(f, unsorted, bb, a, b, kind, i, rp[i + 1], false, &w,
@@ -516,11 +525,7 @@ static spc_status gus_bounded(const sg_mat *a, const sg_mat *b, sg_kind kind, ro
   }
   char *cj = out->cj->data, *val = out->val;
   gws w;
-  bool ok = gws_init(&w, false, true, n, kind);
-  if (ok && !unsorted && !bb->w) { /* the scratch columns of the widest row (gus_onepass) */
-    if (!(w.sc = spc_malloc_n(mb + 1, cw))) ok = false;
-    w.sccap = mb + 1;
-  }
+  bool ok = gws_one(&w, n, kind, !unsorted && !bb->w, mb, cw);
   int64_t off = 0;
   for (int64_t i = 0; ok && i < m; i++) {
     int64_t bound = rp[i + 1] - rp[i];
@@ -534,8 +539,7 @@ static spc_status gus_bounded(const sg_mat *a, const sg_mat *b, sg_kind kind, ro
     spc_tensor_free(&out->t);
     return SPC_NOMEM(e);
   }
-  spc_array *pos = spc_level_array(&out->t->lv[1], "pos");
-  for (int64_t i = 0; i < pos->len; i++) spc_arr_set(pos, i, rp[i < m ? i : m]);
+  sg_out_rows(out, m, rp);
   /* the unused tails given back where large (over 64 MiB, or over three
    * times what the rows hold: realloc shrinks in place); a small one
    * stays: in a loop of products the arrays then come back from the heap
