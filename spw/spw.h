@@ -147,7 +147,8 @@ SPC_INTERNAL void spw_free(spw **w);
  * far.  Reset when a push, stream or pack follows a pack. */
 typedef struct spw_stats {
   int64_t flushes, merges, spilled_runs, spilled_bytes, peak_bytes;
-  int64_t bucketed; /* flushes sorted by bucket then segments */
+  int64_t bucketed;       /* flushes sorted by bucket then segments */
+  int64_t bucket_threads; /* the most threads a bucket flush ran on */
 } spw_stats;
 SPC_INTERNAL void spw_get_stats(const spw *w, spw_stats *s);
 

@@ -11,6 +11,9 @@
  * (spc_sort_perm_i64) and a gather comparing tuples. */
 #include "spw_impl.h"
 #include "ir_rt.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 void spw_packing_of(spw_packing *p, int L, const int64_t *lo, const int64_t *hi) {
   int bits[MAXL], total = 0;
@@ -146,37 +149,41 @@ static inline __attribute__((always_inline)) void isort_rec(char *a, int64_t n, 
 typedef struct bucket_ctx {
   const spw_pts *P;
   const spw_packing *pk;
-  int s1, ng;        /* offsets per group 2^s1; groups */
-  int64_t *gpos;     /* ng + 1: group starts */
+  int s1, ng;    /* offsets per group 2^s1; groups */
+  int64_t *gpos; /* ng + 1: group starts (step 1's cursors), then ends */
+  void *keys;    /* step 1's keys: n of 32 or 64 bits */
+  int innerbits;
+} bucket_ctx;
+
+/* A thread's scratch for step 2. */
+typedef struct bucket_scr {
   int64_t *pos;      /* 2^s1 + 1: a group's segment starts */
-  void *keys;        /* step 1's keys: n of 32 or 64 bits */
   char *buf;         /* the largest group's records */
   uint64_t *ka, *kb; /* the longest segment's keys, twice */
   char *rs;          /* the longest segment's records */
   int64_t *cnt;      /* radix counters */
-  int innerbits;
-} bucket_ctx;
+} bucket_scr;
 
 /* The sorted records q[0..len) (keys of one group, the first a new tuple)
- * into the run at *mp, equal keys combined (combine) in their order.
- * Float64 sums without a branch on "equal": the sum or the value goes to
- * m - 1 or m, m moves by one where the key is new. */
+ * into oc[l][*mp..] and rv (values, W bytes at m), equal keys combined
+ * (combine) in their order.  Float64 sums without a branch on "equal":
+ * the sum or the value goes to m - 1 or m, m moves by one where the key
+ * is new. */
 static inline __attribute__((always_inline)) spc_status
-emit_recs(spw *w, run *r, const spw_packing *pk, const char *q, int64_t len, int64_t *mp,
-          const int L, const size_t W, const bool combine, spc_error *e) {
+emit_recs(spw *w, int64_t *const *oc, char *rv, const spw_packing *pk, const char *q, int64_t len,
+          int64_t *mp, const int L, const size_t W, const bool combine, spc_error *e) {
   const size_t S = BUCKET_REC(W);
   int64_t m = *mp;
-  char *rv = r->v;
   uint64_t last = rec_key(q);
-  for (int l = 0; l < L; l++) r->c[l][m] = spw_unkey(pk, l, last);
+  for (int l = 0; l < L; l++) oc[l][m] = spw_unkey(pk, l, last);
   spw_val_copy(rv + m * (int64_t)W, q + 8, W);
   m++;
   if (combine && W == 8 && w->vt == SPC_F64 && w->o.dup == SPC_DUP_SUM) {
     /* the packing and the columns in locals: the int64 stores would
-     * reload them from pk and r */
+     * reload them from pk and oc */
     const spw_packing lp = *pk;
-    int64_t *oc[MAXL];
-    for (int l = 0; l < L; l++) oc[l] = r->c[l];
+    int64_t *lc[MAXL];
+    for (int l = 0; l < L; l++) lc[l] = oc[l];
     double *rvd = (double *)(void *)rv;
     for (int64_t j = 1; j < len; j++) {
       const char *p = q + j * (int64_t)S;
@@ -186,7 +193,7 @@ emit_recs(spw *w, run *r, const spw_packing *pk, const char *q, int64_t len, int
       const int64_t nw = k != last, d = m - 1 + nw;
       const double sum = rvd[m - 1] + v;
       rvd[d] = nw ? v : sum;
-      for (int l = 0; l < L; l++) oc[l][d] = spw_unkey(&lp, l, k);
+      for (int l = 0; l < L; l++) lc[l][d] = spw_unkey(&lp, l, k);
       last = k;
       m += nw;
     }
@@ -205,7 +212,7 @@ emit_recs(spw *w, run *r, const spw_packing *pk, const char *q, int64_t len, int
       spw_val_combine(w, rv + (m - 1) * (int64_t)W, p + 8);
       continue;
     }
-    for (int l = 0; l < L; l++) r->c[l][m] = spw_unkey(pk, l, k);
+    for (int l = 0; l < L; l++) oc[l][m] = spw_unkey(pk, l, k);
     spw_val_copy(rv + m * (int64_t)W, p + 8, W);
     last = k;
     m++;
@@ -221,45 +228,72 @@ static inline uint32_t rk4(const char *p) {
 }
 
 /* K32: step 1's keys as 32 bits, the key below the group's bits (s1 + the
- * inner bits fit 32).  In r->c[0], these are in its upper half: the int64
- * output at m <= the group's end stays below a later group's keys.  R12
- * (K32, W = 8): step 1 writes 12-byte records (key, value) to r->v; the
- * output's values at 8 m <= 12 x the group's start stay below them too. */
-static inline __attribute__((always_inline)) spc_status
-bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, const bool K32,
-            const bool R12, spc_error *e) {
+ * inner bits fit 32).  On one thread they are in r->c[0]'s upper half: the
+ * int64 output at m <= the group's end stays below a later group's keys.
+ * R12 (K32, W = 8): step 1 writes 12-byte records (key, value) to r->v;
+ * the output's values at 8 m <= 12 x the group's start stay below them
+ * too. */
+
+/* Step 1 for points [i0, i1): keys and values to their group's cursor in
+ * gp (advanced). */
+static inline __attribute__((always_inline)) void
+bucket_scatter(run *r, const bucket_ctx *b, int64_t i0, int64_t i1, int64_t *gp, const int L,
+               const size_t W, const bool K32, const bool R12) {
   const spw_pts *P = b->P;
   const spw_packing *pk = b->pk;
-  const size_t S = BUCKET_REC(W);
-  const int64_t n = P->n, lo0 = r->lo[0];
-  const int s1 = b->s1, ib = b->innerbits;
-  const uint64_t inner = ib >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << ib) - 1;
-  const int64_t no = (int64_t)1 << s1; /* offsets per group */
-  const bool combine = !w->exact || !w->nruns; /* exact: the first run only */
-  int64_t *gpos = b->gpos, *pos = b->pos;
+  const int64_t lo0 = r->lo[0];
+  const int s1 = b->s1;
+  const int lb = s1 + b->innerbits; /* a key's bits below its group */
+  const uint64_t lm = K32 ? ((uint64_t)1 << lb) - 1 : 0;
   uint64_t *K = b->keys;
   uint32_t *K4 = b->keys;
-  const int lb = s1 + ib; /* a key's bits below its group */
-  const uint64_t lm = K32 ? ((uint64_t)1 << lb) - 1 : 0;
-  char *buf = b->buf, *rv = r->v;
-  /* 1: keys and values, by group */
-  for (int64_t i = 0; i < n; i++) {
+  char *rv = r->v;
+  /* in locals: the stores below would reload them from P and pk */
+  const int64_t *pc[MAXL];
+  uint64_t plo[MAXL];
+  int psh[MAXL];
+  for (int l = 0; l < L; l++) pc[l] = P->c[l], plo[l] = (uint64_t)pk->lo[l], psh[l] = pk->sh[l];
+  const char *pv = P->v;
+  for (int64_t i = i0; i < i1; i++) {
     uint64_t k = 0;
-    for (int l = 0; l < L; l++) k |= ((uint64_t)P->c[l][i] - (uint64_t)pk->lo[l]) << pk->sh[l];
-    const int64_t d = gpos[(uint64_t)(P->c[0][i] - lo0) >> s1]++;
+    for (int l = 0; l < L; l++) k |= ((uint64_t)pc[l][i] - plo[l]) << psh[l];
+    const int64_t d = gp[(uint64_t)(pc[0][i] - lo0) >> s1]++;
     if (R12) {
       const uint32_t k4 = (uint32_t)(k & lm);
       memcpy(rv + d * 12, &k4, 4);
-      memcpy(rv + d * 12 + 4, P->v + i * 8, 8);
+      memcpy(rv + d * 12 + 4, pv + i * 8, 8);
       continue;
     }
     if (K32) K4[d] = (uint32_t)(k & lm);
     else K[d] = k;
-    spw_val_copy(rv + d * (int64_t)W, P->v + i * (int64_t)W, W);
+    spw_val_copy(rv + d * (int64_t)W, pv + i * (int64_t)W, W);
   }
-  /* 2: each group (gpos[g] now its end), as records in buf */
-  int64_t m = 0, ga = 0;
-  for (int g = 0; g < b->ng; g++) {
+}
+
+/* Step 2 for groups [g0, g1) (gpos[g]: g's end; ga: g0's start): each
+ * group as records in x->buf, sorted, written to oc[l] and ov (values at
+ * W bytes a point) from *mp on.  One thread: oc and ov are the run's own,
+ * the output at m <= the group's start, over its keys and values, already
+ * in buf. */
+static inline __attribute__((always_inline)) spc_status
+bucket_groups(spw *w, run *r, const bucket_ctx *b, const bucket_scr *x, int g0, int g1,
+              int64_t ga, int64_t *const *oc, char *ov, int64_t *mp, const int L, const size_t W,
+              const bool K32, const bool R12, spc_error *e) {
+  const spw_packing *pk = b->pk;
+  const size_t S = BUCKET_REC(W);
+  const int s1 = b->s1, ib = b->innerbits;
+  const uint64_t inner = ib >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << ib) - 1;
+  const int64_t no = (int64_t)1 << s1; /* offsets per group */
+  const bool combine = !w->exact || !w->nruns; /* exact: the first run only */
+  const int64_t *gpos = b->gpos;
+  int64_t *pos = x->pos;
+  const uint64_t *K = b->keys;
+  const uint32_t *K4 = b->keys;
+  const int lb = s1 + ib;
+  char *buf = x->buf;
+  const char *rv = r->v;
+  int64_t m = *mp;
+  for (int g = g0; g < g1; g++) {
     const int64_t gb = gpos[g], gn = gb - ga;
     if (!gn) continue;
     const uint64_t *gk = K + ga;
@@ -274,9 +308,9 @@ bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, co
     if (s1) { /* into the offsets' segments */
       memset(pos, 0, (size_t)(no + 1) * sizeof *pos);
       for (int64_t j = 0; j < gn; j++) pos[((GKEY(j) >> ib) & (uint64_t)(no - 1)) + 1]++;
-      for (int64_t x = 0; x < no; x++) {
-        mx = pos[x + 1] > mx ? pos[x + 1] : mx;
-        pos[x + 1] += pos[x];
+      for (int64_t o = 0; o < no; o++) {
+        mx = pos[o + 1] > mx ? pos[o + 1] : mx;
+        pos[o + 1] += pos[o];
       }
       for (int64_t j = 0; j < gn; j++) {
         const uint64_t k = GKEY(j);
@@ -293,20 +327,19 @@ bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, co
       }
     }
 #undef GKEY
-    /* sort, write (at m <= the group's start: over its keys and values,
-     * already in buf); segments all short (one is x's points): one
-     * insertion sort of the whole group, no record crossing a segment */
+    /* sort, write; segments all short (one is o's points): one insertion
+     * sort of the whole group, no record crossing a segment */
     if (mx <= BUCKET_SHORT) {
       isort_rec(buf, gn, S);
-      spc_status st = emit_recs(w, r, pk, buf, gn, &m, L, W, combine, e);
+      spc_status st = emit_recs(w, oc, ov, pk, buf, gn, &m, L, W, combine, e);
       if (st) return st;
       continue;
     }
     for (int64_t a = 0; a < gn;) { /* segments of equal offsets */
       char *seg = buf + a * (int64_t)S;
-      const uint64_t x = ib >= 64 ? 0 : rec_key(seg) >> ib;
+      const uint64_t o = ib >= 64 ? 0 : rec_key(seg) >> ib;
       int64_t len = 1;
-      while (a + len < gn && (ib >= 64 ? 0 : rec_key(seg + len * (int64_t)S) >> ib) == x) len++;
+      while (a + len < gn && (ib >= 64 ? 0 : rec_key(seg + len * (int64_t)S) >> ib) == o) len++;
       a += len;
       if (len <= BUCKET_SHORT) {
         isort_rec(seg, len, S);
@@ -314,25 +347,194 @@ bucket_body(spw *w, run *r, const bucket_ctx *b, const int L, const size_t W, co
         const int sb = 64 - __builtin_clzll((uint64_t)(len - 1));
         const uint64_t jm = ((uint64_t)1 << sb) - 1;
         for (int64_t j = 0; j < len; j++)
-          b->ka[j] = (rec_key(seg + j * (int64_t)S) & inner) << sb | (uint64_t)j;
-        const uint64_t *sv = radix(b->ka, b->kb, len, sb, ib, b->cnt);
+          x->ka[j] = (rec_key(seg + j * (int64_t)S) & inner) << sb | (uint64_t)j;
+        const uint64_t *sv = radix(x->ka, x->kb, len, sb, ib, x->cnt);
         for (int64_t j = 0; j < len; j++)
-          memcpy(b->rs + j * (int64_t)S, seg + (int64_t)(sv[j] & jm) * (int64_t)S, S);
-        memcpy(seg, b->rs, (size_t)len * S);
+          memcpy(x->rs + j * (int64_t)S, seg + (int64_t)(sv[j] & jm) * (int64_t)S, S);
+        memcpy(seg, x->rs, (size_t)len * S);
       }
-      spc_status st = emit_recs(w, r, pk, seg, len, &m, L, W, combine, e);
+      spc_status st = emit_recs(w, oc, ov, pk, seg, len, &m, L, W, combine, e);
       if (st) return st;
     }
   }
-  r->n = m;
+  *mp = m;
   return SPC_OK;
+}
+
+/* Step 1 then step 2 on one thread (gpos: the group starts). */
+static inline __attribute__((always_inline)) spc_status
+bucket_body(spw *w, run *r, const bucket_ctx *b, const bucket_scr *x, const int L, const size_t W,
+            const bool K32, const bool R12, spc_error *e) {
+  bucket_scatter(r, b, 0, b->P->n, b->gpos, L, W, K32, R12);
+  int64_t m = 0;
+  spc_status st = bucket_groups(w, r, b, x, 0, b->ng, 0, r->c, r->v, &m, L, W, K32, R12, e);
+  r->n = m;
+  return st;
+}
+
+static spc_status bucket_serial(spw *w, run *r, const bucket_ctx *b, const bucket_scr *x,
+                                spc_error *e) {
+  const int L = w->L;
+  const size_t W = w->W;
+  const bool k32 = b->s1 + b->innerbits <= 32;
+  if (L == 2 && W == 8 && k32) return bucket_body(w, r, b, x, 2, 8, true, true, e);
+  if (L == 3 && W == 8 && k32) return bucket_body(w, r, b, x, 3, 8, true, true, e);
+  return bucket_body(w, r, b, x, L, W, k32, k32 && W == 8, e);
+}
+
+/* A thread's scratch for groups whose largest holds `largest` points. */
+static bool scr_make(bucket_scr *x, const bucket_ctx *b, int64_t largest, size_t W, int64_t *cnt) {
+  memset(x, 0, sizeof *x);
+  x->cnt = cnt ? cnt : spc_malloc_n(6 * 2048, 8);
+  if (!x->cnt || !(x->buf = spc_malloc_n(largest ? largest : 1, BUCKET_REC(W))))
+    return false;
+  if (b->s1 && !(x->pos = spc_malloc_n(((int64_t)1 << b->s1) + 1, 8))) return false;
+  if (largest > BUCKET_SHORT &&
+      (!(x->ka = spc_malloc_n(largest, 8)) || !(x->kb = spc_malloc_n(largest, 8)) ||
+       !(x->rs = spc_malloc_n(largest, BUCKET_REC(W)))))
+    return false;
+  return true;
+}
+
+static void scr_free(bucket_scr *x, bool own_cnt) {
+  spc_free(x->pos);
+  spc_free(x->buf);
+  spc_free(x->ka);
+  spc_free(x->kb);
+  spc_free(x->rs);
+  if (own_cnt) spc_free(x->cnt);
+}
+
+/* Threads for the bucket flush of n points in ng groups: past 2^17
+ * points, at most one a 2^16 points and 4 groups, at most 64. */
+static int bucket_nthreads(int64_t n, int ng) {
+#ifdef _OPENMP
+  if (n < ((int64_t)1 << 17) || ng < 8) return 1;
+  int64_t t = omp_get_max_threads();
+  t = t < 64 ? t : 64;
+  t = t < n >> 16 ? t : n >> 16;
+  t = t < ng / 4 ? t : ng / 4;
+  return t > 1 ? (int)t : 1;
+#else
+  (void)n, (void)ng;
+  return 1;
+#endif
+}
+
+#define BUCKET_MAXT 64
+
+/* The flush on T > 1 threads, the same result as bucket_serial's (each
+ * step a loop over t, right with fewer threads than T):
+ *   1. slice t of the points counted by group (hist[t]); the groups'
+ *      starts, and slice t's cursors: its group's start plus the earlier
+ *      slices' counts (the serial order within each group); each slice
+ *      scattered to its cursors;
+ *   2. the groups split into T ranges of about equal points; range t's
+ *      output written from its start s_t on, in place as one thread does
+ *      (its writes stay within [s_t, its group's start] for the columns and
+ *      values of W bytes; R12's 8-byte values from s_t + h_t on, h_t =
+ *      ceil(s_t / 2): 8 (m + h_t) >= 12 s_t, past the records of the
+ *      ranges below, and 8 (m + h_t) + 8 <= 12 x its group's end); K32 keys
+ *      not in records are in a scratch (b->keys), since in r->c[0]'s upper
+ *      half they would lie under another range's output;
+ *   3. each range's output moved down (memmove) to follow the one before.
+ * The error of the first range that has one (its first duplicate under
+ * --dup=error is the first overall). */
+static spc_status bucket_parallel(spw *w, run *r, bucket_ctx *b, int T, spc_error *e) {
+  const int L = w->L;
+  const size_t W = w->W;
+  const int64_t n = b->P->n, lo0 = r->lo[0];
+  const int ng = b->ng, s1 = b->s1;
+  const bool k32 = s1 + b->innerbits <= 32, r12 = k32 && W == 8;
+  int64_t *hist = spc_calloc((size_t)T * (size_t)(ng + 1), sizeof *hist);
+  int64_t *gstart = spc_malloc_n(ng + 1, 8);
+  spc_error *te = spc_calloc((size_t)T, sizeof *te);
+  bucket_scr x[BUCKET_MAXT];
+  int64_t g0[BUCKET_MAXT + 1], s[BUCKET_MAXT + 1], mo[BUCKET_MAXT];
+  spc_status st[BUCKET_MAXT];
+  memset(x, 0, sizeof x);
+  spc_status rs = hist && gstart && te ? SPC_OK : SPC_NOMEM(e);
+  int64_t *gpos = b->gpos; /* the groups' ends, after step 1 */
+#define SLICE(t) ((t) == T ? n : (int64_t)((double)n * (t) / T))
+  if (!rs) {
+#pragma omp parallel for schedule(static, 1) num_threads(T)
+    for (int t = 0; t < T; t++) {
+      int64_t *h = hist + (int64_t)t * (ng + 1);
+      const int64_t *c0 = b->P->c[0];
+      for (int64_t i = SLICE(t); i < SLICE(t + 1); i++) h[(uint64_t)(c0[i] - lo0) >> s1]++;
+    }
+    int64_t c = 0;
+    for (int g = 0; g < ng; g++) {
+      gstart[g] = c;
+      for (int u = 0; u < T; u++) {
+        int64_t k = hist[(int64_t)u * (ng + 1) + g];
+        hist[(int64_t)u * (ng + 1) + g] = c;
+        c += k;
+      }
+      gpos[g] = c;
+    }
+    gstart[ng] = n;
+    /* range t: from g0[t], the first group starting at or past t n / T */
+    for (int t = 0, g = 0; t <= T; t++) {
+      while (g < ng && gstart[g] < SLICE(t)) g++;
+      g0[t] = t == T ? ng : g;
+      s[t] = gstart[g0[t]];
+    }
+    for (int t = 0; t < T && !rs; t++) {
+      int64_t largest = 0;
+      for (int64_t g = g0[t]; g < g0[t + 1]; g++)
+        largest = gstart[g + 1] - gstart[g] > largest ? gstart[g + 1] - gstart[g] : largest;
+      if (!scr_make(&x[t], b, largest, W, t ? NULL : w->cnt)) rs = SPC_NOMEM(e);
+    }
+  }
+  if (!rs) {
+#pragma omp parallel for schedule(static, 1) num_threads(T)
+    for (int t = 0; t < T; t++) {
+      int64_t *h = hist + (int64_t)t * (ng + 1);
+      if (L == 2 && r12) bucket_scatter(r, b, SLICE(t), SLICE(t + 1), h, 2, 8, true, true);
+      else if (L == 3 && r12) bucket_scatter(r, b, SLICE(t), SLICE(t + 1), h, 3, 8, true, true);
+      else bucket_scatter(r, b, SLICE(t), SLICE(t + 1), h, L, W, k32, r12);
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(T)
+    for (int t = 0; t < T; t++) {
+      int64_t m = s[t];
+      char *ov = r12 ? r->v + 8 * ((s[t] + 1) / 2) : r->v;
+      const int a = (int)g0[t], z = (int)g0[t + 1];
+      if (L == 2 && r12)
+        st[t] = bucket_groups(w, r, b, &x[t], a, z, s[t], r->c, ov, &m, 2, 8, true, true, &te[t]);
+      else if (L == 3 && r12)
+        st[t] = bucket_groups(w, r, b, &x[t], a, z, s[t], r->c, ov, &m, 3, 8, true, true, &te[t]);
+      else
+        st[t] = bucket_groups(w, r, b, &x[t], a, z, s[t], r->c, ov, &m, L, W, k32, r12, &te[t]);
+      mo[t] = m - s[t];
+    }
+    for (int t = 0; t < T && !rs; t++)
+      if (st[t]) {
+        rs = st[t];
+        if (e) *e = te[t];
+      }
+  }
+#undef SLICE
+  int64_t m = 0;
+  for (int t = 0; t < T && !rs; t++) { /* each range's output after the one before */
+    const char *src = r12 ? r->v + 8 * (s[t] + (s[t] + 1) / 2) : r->v + s[t] * (int64_t)W;
+    if (m != s[t])
+      for (int l = 0; l < L; l++) memmove(r->c[l] + m, r->c[l] + s[t], (size_t)mo[t] * 8);
+    if (W && src != r->v + m * (int64_t)W) memmove(r->v + m * (int64_t)W, src, (size_t)mo[t] * W);
+    m += mo[t];
+  }
+  r->n = m;
+  for (int t = 0; t < T; t++) scr_free(&x[t], t > 0);
+  spc_free(hist);
+  spc_free(gstart);
+  spc_free(te);
+  return rs;
 }
 
 /* The bucket flush of P into r (its arrays allocated): level 0's range
  * R (at most SPW_BUCKET_RANGE(n)) of bits0 bits. */
 static spc_status sort_bucket(spw *w, const spw_pts *P, run *r, const spw_packing *pk,
                               spc_error *e) {
-  const int L = w->L;
   const size_t W = w->W;
   const int64_t n = P->n, lo0 = r->lo[0];
   const int bits0 = __builtin_popcountll(pk->mask[0]);
@@ -340,45 +542,37 @@ static spc_status sort_bucket(spw *w, const spw_pts *P, run *r, const spw_packin
   b.s1 = bits0 > BUCKET_GBITS ? bits0 - BUCKET_GBITS : 0;
   b.ng = 1 << (bits0 - b.s1);
   if (!w->cnt && !(w->cnt = spc_malloc_n(6 * 2048, 8))) return SPC_NOMEM(e);
-  b.cnt = w->cnt;
+  const int T = bucket_nthreads(n, b.ng);
   if (!(b.gpos = spc_calloc((size_t)b.ng + 1, sizeof *b.gpos))) return SPC_NOMEM(e);
-  /* gpos[g + 1]: points of group g; then gpos[g]: its start; the largest
-   * group and, within groups, the longest segment bounded by it */
-  for (int64_t i = 0; i < n; i++) b.gpos[((uint64_t)(P->c[0][i] - lo0) >> b.s1) + 1]++;
-  int64_t largest = 0;
-  for (int g = 0; g < b.ng; g++) {
-    largest = b.gpos[g + 1] > largest ? b.gpos[g + 1] : largest;
-    b.gpos[g + 1] += b.gpos[g];
-  }
   const bool k32 = b.s1 + b.innerbits <= 32;
   spc_status st = SPC_OK;
   void *own_keys = NULL;
   if (k32 && W == 8) /* records in r->v */
     b.keys = r->v;
-  else if (P->take) /* r->c[0] is the caller's level 0, read in step 1 */
+  else if (P->take || (k32 && T > 1)) /* r->c[0] the caller's, read in step 1; or threads */
     b.keys = own_keys = spc_malloc_n(n, k32 ? 4 : 8);
   else
     b.keys = k32 ? (void *)((uint32_t *)(void *)r->c[0] + n) : (void *)r->c[0];
   if (!b.keys) st = SPC_NOMEM(e);
-  if (!st && !(b.buf = spc_malloc_n(largest, BUCKET_REC(W)))) st = SPC_NOMEM(e);
-  if (!st && b.s1 && !(b.pos = spc_malloc_n(((int64_t)1 << b.s1) + 1, 8))) st = SPC_NOMEM(e);
-  if (!st && largest > BUCKET_SHORT &&
-      (!(b.ka = spc_malloc_n(largest, 8)) || !(b.kb = spc_malloc_n(largest, 8)) ||
-       !(b.rs = spc_malloc_n(largest, BUCKET_REC(W)))))
-    st = SPC_NOMEM(e);
-  if (!st) {
-    if (L == 2 && W == 8 && k32) st = bucket_body(w, r, &b, 2, 8, true, true, e);
-    else if (L == 3 && W == 8 && k32) st = bucket_body(w, r, &b, 3, 8, true, true, e);
-    else st = bucket_body(w, r, &b, L, W, k32, k32 && W == 8, e);
+  if (!st && T > 1) {
+    st = bucket_parallel(w, r, &b, T, e);
+  } else if (!st) {
+    /* gpos[g + 1]: points of group g; then gpos[g]: its start; the largest
+     * group (a bound on its segments) */
+    for (int64_t i = 0; i < n; i++) b.gpos[((uint64_t)(P->c[0][i] - lo0) >> b.s1) + 1]++;
+    int64_t largest = 0;
+    for (int g = 0; g < b.ng; g++) {
+      largest = b.gpos[g + 1] > largest ? b.gpos[g + 1] : largest;
+      b.gpos[g + 1] += b.gpos[g];
+    }
+    bucket_scr x;
+    st = scr_make(&x, &b, largest, W, w->cnt) ? bucket_serial(w, r, &b, &x, e) : SPC_NOMEM(e);
+    scr_free(&x, false);
   }
   if (!st) w->st.bucketed++;
+  if (!st && T > w->st.bucket_threads) w->st.bucket_threads = T;
   spc_free(b.gpos);
   spc_free(own_keys);
-  spc_free(b.pos);
-  spc_free(b.buf);
-  spc_free(b.ka);
-  spc_free(b.kb);
-  spc_free(b.rs);
   return st;
 }
 
@@ -422,9 +616,10 @@ static spc_status sort_pts(spw *w, const spw_pts *P, run *r, bool only_bucket, s
   const int64_t n = P->n;
   const int L = w->L;
   memset(r, 0, sizeof *r);
-  for (int l = 0; l < L; l++) {
+  for (int l = 0; l < L; l++) { /* the ranges (threads past 2^17 points) */
     const int64_t *c = P->c[l];
     int64_t lo = c[0], hi = c[0];
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) if (n >= ((int64_t)1 << 17))
     for (int64_t i = 1; i < n; i++) {
       lo = c[i] < lo ? c[i] : lo;
       hi = c[i] > hi ? c[i] : hi;

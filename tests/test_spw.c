@@ -71,6 +71,9 @@
 #include "suites.h"
 #include "testutil.h"
 #include <errno.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -853,6 +856,81 @@ START_TEST(test_bucket_unit) {
     }
   stream_free(&x);
   ck_assert_int_eq(g_checks - before, 7 * 4 * 3 * 2 * 6 + 7 * 3 * 2 + 3 * 6);
+}
+END_TEST
+
+/* The bucket flush on threads (bucket_parallel: the points counted and
+ * scattered by slices, the groups' sort in ranges, each range's output
+ * moved down after) = the flush on one thread, bit for bit: 300000 points
+ * (2^17 or more: threaded), 2 and 3 threads (spw_stats.bucket_threads),
+ * short and long segments, few groups, L = 1..3, 64-bit keys (inner
+ * levels of 45 bits), float64 (12-byte records) and pattern (32-bit keys
+ * apart from the columns) under every dup policy and both orders, the
+ * other value types summed; pushed in chunks (Acc's flush), read in
+ * place and taken; --dup=error's message naming the same (first)
+ * duplicate; and the reference once a shape. */
+START_TEST(test_bucket_threads) {
+#ifdef _OPENMP
+  typedef struct shape {
+    int L;
+    int64_t n, r0, rows, cols;
+  } shape;
+  static const shape shapes[] = {
+      {2, 300000, 0, 100000, 100000},          /* short segments, 512 groups */
+      {2, 300000, -3, 40, 3000},               /* long segments, 64 groups of one row */
+      {3, 300000, -500, 3000, 40},             /* L = 3 */
+      {1, 300000, 7, 100000, 1},               /* L = 1 */
+      {2, 300000, 0, 100000, INT64_C(1) << 45}, /* keys past 32 bits in a group */
+  };
+  const int saved = omp_get_max_threads();
+  long before = g_checks, compared = 0;
+  for (int k = 0; k < (int)(sizeof shapes / sizeof shapes[0]); k++) {
+    const shape *sh = &shapes[k];
+    for (int iv = 0; iv < 4; iv++) {
+      stream s = grid_stream(sh->L, vts[iv], sh->n, sh->r0, sh->rows, sh->cols, V_INEXACT,
+                             7300 + 10 * (uint64_t)k + (uint64_t)iv);
+      const bool all = vts[iv] == SPC_F64 || vts[iv] == SPC_PATTERN;
+      for (int dup = 0; dup < (all ? 6 : 1); dup++) {
+        cfg c = {.kind = SPW_BUCKET, .desc = dup % 2, .dup = (spc_dup)dup, .pp = (k + iv + dup) % 3,
+                 .want_bucket = 1};
+        char what[256], why[512];
+        cfg_text(&c, &s, what, sizeof what);
+        packed one, many;
+        omp_set_num_threads(1);
+        spw *w1 = run_spw(&c, &s, &one);
+        tu_check(w1 && one.stats.bucket_threads <= 1, "%s: one thread: %lld threads", what,
+                 (long long)one.stats.bucket_threads);
+        for (int h = 2; h <= 3; h++) {
+          omp_set_num_threads(h);
+          spw *wh = run_spw(&c, &s, &many);
+          tu_check(wh && many.st == one.st, "%s, %d threads: status %s, one thread %s", what, h,
+                   spc_status_name(many.st), spc_status_name(one.st));
+          if (one.st) {
+            tu_check(strcmp(many.e.msg, one.e.msg) == 0, "%s, %d threads: '%s', one thread '%s'",
+                     what, h, many.e.msg, one.e.msg);
+          } else {
+            tu_check(many.stats.bucket_threads == h, "%s: %d threads asked, the flush ran on %lld",
+                     what, h, (long long)many.stats.bucket_threads);
+            tu_check(!stream_diff(&many.r, &one.r, why, sizeof why), "%s, %d threads: %s", what, h,
+                     why);
+          }
+          compared++;
+          stream_free(&many.r);
+          spw_free(&wh);
+        }
+        stream_free(&one.r);
+        spw_free(&w1);
+        if (dup == 0 && iv == 0) { /* against the reference, on 3 threads */
+          check_cfg(&c, &s);
+        }
+        omp_set_num_threads(saved);
+      }
+      stream_free(&s);
+    }
+  }
+  ck_assert_int_eq(g_checks - before, 5);
+  ck_assert_int_eq(compared, 5 * (2 * 6 + 2) * 2);
+#endif
 }
 END_TEST
 
@@ -1928,6 +2006,10 @@ Suite *suite_spw(void) {
   tcase_add_test(tc, test_unit_default_acc);
   tcase_add_test(tc, test_bucket_unit);
   tcase_add_test(tc, test_bucket_grow);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("threads");
+  tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
+  tcase_add_test(tc, test_bucket_threads);
   suite_add_tcase(s, tc);
   tc = tcase_create("spill");
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
