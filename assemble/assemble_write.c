@@ -72,6 +72,7 @@ typedef struct conv {
   bool nosort;  /* the sparse workspace orders the components */
   bool carry;   /* build_remap: counters carried across calls (a stream) */
   bool bucketed; /* the plan's sort was the workspace's bucket flush */
+  int bucket_threads; /* the threads that flush ran on */
   bool inorder;  /* no sort: the remapped components were in order, unique */
   bool measure; /* spc_convert_size: the sizes only (see run_levels) */
   int64_t bytes; /* measure: the bytes the result would hold */
@@ -5945,6 +5946,7 @@ static spc_status workspace_components(conv *C, int64_t **lc, bool only_bucket, 
   if (!s && C->o && C->o->info) {
     spw_stats st;
     spw_get_stats(w, &st);
+    C->bucket_threads = (int)st.bucket_threads;
     C->o->info->spw.flushes = st.flushes;
     C->o->info->spw.merges = st.merges;
     C->o->info->spw.spilled_runs = st.spilled_runs;
@@ -6743,14 +6745,18 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream
     goto done;
   }
   if ((s = remap_and_bounds(&C, e))) goto done;
-  if (o && o->info)
-    snprintf(o->info->plan, sizeof o->info->plan, "%s",
+  if (o && o->info) {
+    char bt[32] = "";
+    if (C.bucketed && C.bucket_threads > 1) snprintf(bt, sizeof bt, "; %d threads", C.bucket_threads);
+    snprintf(o->info->plan, sizeof o->info->plan, "%s%s%s",
              C.nosort     ? "sparse workspace"
              : C.inorder  ? "in order (the level coordinates in the target's order, no two "
                             "equal: no sort)"
              : C.bucketed ? "sort (by buckets of the top level, each sorted: the workspace's "
-                            "bucket flush)"
-                          : "sort (stable, by the level coordinates)");
+                            "bucket flush"
+                          : "sort (stable, by the level coordinates)",
+             bt, C.bucketed ? ")" : "");
+  }
   choose_types(&C);
   if (!(ct = new_result(&C, C.comb->dims))) { s = SPC_NOMEM(e); goto done; }
   s = run_levels(&C, ct, e);
