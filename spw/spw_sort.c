@@ -406,10 +406,13 @@ static void scr_free(bucket_scr *x, bool own_cnt) {
 }
 
 /* Threads for the bucket flush of n points in ng groups: past 2^17
- * points, at most one a 2^16 points and 4 groups, at most 64. */
+ * points, at most one a 2^16 points and 4 groups, at most 64; one inside
+ * an active parallel region. */
 static int bucket_nthreads(int64_t n, int ng) {
 #ifdef _OPENMP
-  if (n < ((int64_t)1 << 17) || ng < 8) return 1;
+  /* inside a caller's parallel region (a builder per thread) the ranges
+   * would run one after the other: the serial flush */
+  if (n < ((int64_t)1 << 17) || ng < 8 || omp_in_parallel()) return 1;
   int64_t t = omp_get_max_threads();
   t = t < 64 ? t : 64;
   t = t < n >> 16 ? t : n >> 16;

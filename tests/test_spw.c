@@ -868,7 +868,8 @@ END_TEST
  * apart from the columns) under every dup policy and both orders, the
  * other value types summed; pushed in chunks (Acc's flush), read in
  * place and taken; --dup=error's message naming the same (first)
- * duplicate; and the reference once a shape. */
+ * duplicate; and the reference once a shape.  Inside a caller's active
+ * parallel region the flush takes one thread. */
 START_TEST(test_bucket_threads) {
 #ifdef _OPENMP
   typedef struct shape {
@@ -930,6 +931,29 @@ START_TEST(test_bucket_threads) {
   }
   ck_assert_int_eq(g_checks - before, 5);
   ck_assert_int_eq(compared, 5 * (2 * 6 + 2) * 2);
+  /* inside an active parallel region (a builder per thread): one thread,
+   * the same result */
+  stream s = grid_stream(2, SPC_F64, 300000, 0, 100000, 100000, V_INEXACT, 7399);
+  cfg c = {.kind = SPW_BUCKET, .pp = 1, .want_bucket = 1};
+  packed one, in;
+  char why[512];
+  omp_set_num_threads(1);
+  spw *w1 = run_spw(&c, &s, &one), *wi = NULL;
+  omp_set_num_threads(2);
+  int active = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+  {
+    active = omp_in_parallel();
+    wi = run_spw(&c, &s, &in);
+  }
+  omp_set_num_threads(saved);
+  tu_check(w1 && wi && one.st == SPC_OK && in.st == SPC_OK, "in a parallel region: %s", in.e.msg);
+  tu_check(!active || in.stats.bucket_threads <= 1, "in a parallel region: the flush ran on %lld threads",
+           (long long)in.stats.bucket_threads);
+  tu_check(!stream_diff(&in.r, &one.r, why, sizeof why), "in a parallel region: %s", why);
+  stream_free(&one.r), stream_free(&in.r), stream_free(&s);
+  spw_free(&w1), spw_free(&wi);
 #endif
 }
 END_TEST
