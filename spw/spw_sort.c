@@ -361,25 +361,33 @@ bucket_groups(spw *w, run *r, const bucket_ctx *b, const bucket_scr *x, int g0, 
   return SPC_OK;
 }
 
-/* Step 1 then step 2 on one thread (gpos: the group starts). */
-static inline __attribute__((always_inline)) spc_status
-bucket_body(spw *w, run *r, const bucket_ctx *b, const bucket_scr *x, const int L, const size_t W,
-            const bool K32, const bool R12, spc_error *e) {
-  bucket_scatter(r, b, 0, b->P->n, b->gpos, L, W, K32, R12);
-  int64_t m = 0;
-  spc_status st = bucket_groups(w, r, b, x, 0, b->ng, 0, r->c, r->v, &m, L, W, K32, R12, e);
-  r->n = m;
-  return st;
+/* Step 1 and step 2 specialised where it pays: 12-byte records (K32,
+ * float64) for L = 2 and 3, else the general loops.  Used by the serial
+ * flush and by each thread of bucket_parallel. */
+static void scatter_spec(const spw *w, run *r, const bucket_ctx *b, int64_t i0, int64_t i1,
+                         int64_t *gp) {
+  const bool k32 = b->s1 + b->innerbits <= 32, r12 = k32 && w->W == 8;
+  if (w->L == 2 && r12) bucket_scatter(r, b, i0, i1, gp, 2, 8, true, true);
+  else if (w->L == 3 && r12) bucket_scatter(r, b, i0, i1, gp, 3, 8, true, true);
+  else bucket_scatter(r, b, i0, i1, gp, w->L, w->W, k32, r12);
 }
 
+static spc_status groups_spec(spw *w, run *r, const bucket_ctx *b, const bucket_scr *x, int g0,
+                              int g1, int64_t ga, char *ov, int64_t *mp, spc_error *e) {
+  const bool k32 = b->s1 + b->innerbits <= 32, r12 = k32 && w->W == 8;
+  if (w->L == 2 && r12) return bucket_groups(w, r, b, x, g0, g1, ga, r->c, ov, mp, 2, 8, true, true, e);
+  if (w->L == 3 && r12) return bucket_groups(w, r, b, x, g0, g1, ga, r->c, ov, mp, 3, 8, true, true, e);
+  return bucket_groups(w, r, b, x, g0, g1, ga, r->c, ov, mp, w->L, w->W, k32, r12, e);
+}
+
+/* Step 1 then step 2 on one thread (gpos: the group starts). */
 static spc_status bucket_serial(spw *w, run *r, const bucket_ctx *b, const bucket_scr *x,
                                 spc_error *e) {
-  const int L = w->L;
-  const size_t W = w->W;
-  const bool k32 = b->s1 + b->innerbits <= 32;
-  if (L == 2 && W == 8 && k32) return bucket_body(w, r, b, x, 2, 8, true, true, e);
-  if (L == 3 && W == 8 && k32) return bucket_body(w, r, b, x, 3, 8, true, true, e);
-  return bucket_body(w, r, b, x, L, W, k32, k32 && W == 8, e);
+  scatter_spec(w, r, b, 0, b->P->n, b->gpos);
+  int64_t m = 0;
+  spc_status st = groups_spec(w, r, b, x, 0, b->ng, 0, r->v, &m, e);
+  r->n = m;
+  return st;
 }
 
 /* A thread's scratch for groups whose largest holds `largest` points. */
@@ -448,7 +456,7 @@ static spc_status bucket_parallel(spw *w, run *r, bucket_ctx *b, int T, spc_erro
   const size_t W = w->W;
   const int64_t n = b->P->n, lo0 = r->lo[0];
   const int ng = b->ng, s1 = b->s1;
-  const bool k32 = s1 + b->innerbits <= 32, r12 = k32 && W == 8;
+  const bool r12 = s1 + b->innerbits <= 32 && W == 8;
   int64_t *hist = spc_calloc((size_t)T * (size_t)(ng + 1), sizeof *hist);
   int64_t *gstart = spc_malloc_n(ng + 1, 8);
   spc_error *te = spc_calloc((size_t)T, sizeof *te);
@@ -493,22 +501,13 @@ static spc_status bucket_parallel(spw *w, run *r, bucket_ctx *b, int T, spc_erro
   if (!rs) {
 #pragma omp parallel for schedule(static, 1) num_threads(T)
     for (int t = 0; t < T; t++) {
-      int64_t *h = hist + (int64_t)t * (ng + 1);
-      if (L == 2 && r12) bucket_scatter(r, b, SLICE(t), SLICE(t + 1), h, 2, 8, true, true);
-      else if (L == 3 && r12) bucket_scatter(r, b, SLICE(t), SLICE(t + 1), h, 3, 8, true, true);
-      else bucket_scatter(r, b, SLICE(t), SLICE(t + 1), h, L, W, k32, r12);
+      scatter_spec(w, r, b, SLICE(t), SLICE(t + 1), hist + (int64_t)t * (ng + 1));
     }
 #pragma omp parallel for schedule(static, 1) num_threads(T)
     for (int t = 0; t < T; t++) {
       int64_t m = s[t];
       char *ov = r12 ? r->v + 8 * ((s[t] + 1) / 2) : r->v;
-      const int a = (int)g0[t], z = (int)g0[t + 1];
-      if (L == 2 && r12)
-        st[t] = bucket_groups(w, r, b, &x[t], a, z, s[t], r->c, ov, &m, 2, 8, true, true, &te[t]);
-      else if (L == 3 && r12)
-        st[t] = bucket_groups(w, r, b, &x[t], a, z, s[t], r->c, ov, &m, 3, 8, true, true, &te[t]);
-      else
-        st[t] = bucket_groups(w, r, b, &x[t], a, z, s[t], r->c, ov, &m, L, W, k32, r12, &te[t]);
+      st[t] = groups_spec(w, r, b, &x[t], (int)g0[t], (int)g0[t + 1], s[t], ov, &m, &te[t]);
       mo[t] = m - s[t];
     }
     for (int t = 0; t < T && !rs; t++)
