@@ -392,9 +392,15 @@ static void gws_free(gws *w) {
 static spc_status sg_bits_make(const sg_mat *b, bool force, sg_bits *bb, spc_error *e) {
   memset(bb, 0, sizeof *bb);
   int64_t rows = b->major, nnz = spc_arr_get(b->pos, rows), nw = 0;
-  for (int64_t k = 0; k < rows; k++) {
-    int64_t q0 = spc_arr_get(b->pos, k), q1 = spc_arr_get(b->pos, k + 1);
-    if (q1 > q0) nw += (spc_arr_get(b->crd, q1 - 1) >> 6) - (spc_arr_get(b->crd, q0) >> 6) + 1;
+  if (b->pos->type == SPC_IDX32 && b->crd->type == SPC_IDX32) { /* typed: on every product */
+    const int32_t *bp = b->pos->data, *bc = b->crd->data;
+    for (int64_t k = 0; k < rows; k++)
+      if (bp[k + 1] > bp[k]) nw += (bc[bp[k + 1] - 1] >> 6) - (bc[bp[k]] >> 6) + 1;
+  } else {
+    for (int64_t k = 0; k < rows; k++) {
+      int64_t q0 = spc_arr_get(b->pos, k), q1 = spc_arr_get(b->pos, k + 1);
+      if (q1 > q0) nw += (spc_arr_get(b->crd, q1 - 1) >> 6) - (spc_arr_get(b->crd, q0) >> 6) + 1;
+    }
   }
   if (!nw || (!force && 2 * nw > nnz)) return SPC_OK;
   double have = (double)spc_phys_bytes();
@@ -568,7 +574,7 @@ static spc_status gus_bounded(const sg_mat *a, const sg_mat *b, sg_kind kind, ro
  * row at its place -- straight into the CSR's crd and values when their
  * widths are the kernel's, else into arrays copied after. */
 spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, int ws, bool unsorted, int nt,
-                        const spc_convert_opts *co, sg_out *out, spc_error *e) {
+                        const int64_t *flops, const spc_convert_opts *co, sg_out *out, spc_error *e) {
   bool hash = ws == SPC_SPGEMM_WS_HASH;
   int64_t m = a->major, n = b->minor;
   bool c32 = m - 1 <= INT32_MAX && n - 1 <= INT32_MAX; /* the conversion's coordinate width */
@@ -585,8 +591,8 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, int ws, 
   }
   if (nt == 1 && !hash) {
     int64_t tb = 0, mb = 0; /* the rows' bounds (rp[i + 1]): their sum, the largest */
-    for (int64_t i = 0; i < m; i++) {
-      int64_t bd = rp[i + 1] = f.bound(a, b, i);
+    for (int64_t i = 0; i < m; i++) { /* the planner's flops, else counted here */
+      int64_t bd = rp[i + 1] = flops ? (flops[i + 1] < n ? flops[i + 1] : n) : f.bound(a, b, i);
       tb += bd, mb = bd > mb ? bd : mb;
     }
     /* straight into a result of the bounds' size, where that stays well
@@ -618,7 +624,7 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, int ws, 
     bool ok = gws_init(&w, hash, false, n, kind);
 #pragma omp for schedule(dynamic, 256)
     for (int64_t i = 0; i < m; i++) {
-      int64_t bound = ok && hash ? f.bound(a, b, i) : 0;
+      int64_t bound = !ok || !hash ? 0 : flops ? (flops[i + 1] < n ? flops[i + 1] : n) : f.bound(a, b, i);
       if (ok && bb.w) rp[i + 1] = f.bcount(a, &bb, i, w.seen);
       else if (ok && (ok = gws_room(&w, bound, 0, hash)))
         rp[i + 1] = f.count(a, b, i, bound, hash, w.mark, gws_stamp(&w), &w.h);
@@ -711,9 +717,17 @@ spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B, const char *out_
   if (ws < SPC_SPGEMM_WS_AUTO || ws > SPC_SPGEMM_WS_BITMAP)
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spgemm: unknown workspace %d", ws);
   spc_status s = SPC_OK;
-  if ((algo == SPC_SPGEMM_AUTO || (algo == SPC_SPGEMM_GUSTAVSON && ws == SPC_SPGEMM_WS_AUTO)) &&
-      (s = sg_plan(A, B, ko, &algo, &ws, NULL, e)))
-    return s;
+  /* the planner's pass over A leaves each row's flops: Gustavson's rows'
+   * bounds (a small product's row_bound was 6% of it) */
+  int64_t *flops = NULL;
+  bool have_flops = false;
+  if (algo == SPC_SPGEMM_AUTO || (algo == SPC_SPGEMM_GUSTAVSON && ws == SPC_SPGEMM_WS_AUTO)) {
+    if (!(flops = spc_malloc_n(A->dims[0] + 1, sizeof *flops))) return SPC_NOMEM(e);
+    if ((s = sg_plan(A, B, ko, &algo, &ws, flops, &have_flops, NULL, e))) {
+      spc_free(flops);
+      return s;
+    }
+  }
   spc_convert_opts o;
   spc_convert_opts_init(&o);
   if (ko) o.engine = ko->engine, o.no_jit = ko->no_jit;
@@ -742,7 +756,7 @@ spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B, const char *out_
   bool unsorted = ko && ko->unsorted && !strcmp(of, "csr");
   s = algo == SPC_SPGEMM_INNER
           ? sg_inner(&a, &b, kind, nt, &o, &out, e)
-          : sg_gustavson(&a, &b, kind, ws, unsorted, nt, &o, &out, e);
+          : sg_gustavson(&a, &b, kind, ws, unsorted, nt, have_flops ? flops : NULL, &o, &out, e);
   if (s) goto done;
   if (ko && ko->info) {
     memset(ko->info, 0, sizeof *ko->info);
@@ -763,6 +777,7 @@ spc_status spc_spgemm(const spc_tensor *A, const spc_tensor *B, const char *out_
     spc_tensor_free(&out.t);
   }
 done:
+  spc_free(flops);
   spc_tensor_free(&oa);
   spc_tensor_free(&ob);
   return s;
@@ -802,7 +817,7 @@ spc_status spc_spgemm_explain(const spc_tensor *A, const spc_tensor *B, const sp
                    (long long)A->dims[0], (long long)A->dims[1], (long long)B->dims[0],
                    (long long)B->dims[1]);
   int a = 0, w = 0;
-  spc_status s = sg_plan(A, B, ko, &a, &w, text, e); /* text: spc_malloc'ed, free() */
+  spc_status s = sg_plan(A, B, ko, &a, &w, NULL, NULL, text, e); /* text: spc_malloc'ed, free() */
   if (s) return s;
   if (algo) *algo = a;
   if (workspace) *workspace = w;

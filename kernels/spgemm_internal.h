@@ -108,8 +108,11 @@ SPC_INTERNAL int sg_cmp_i64(const void *a, const void *b);
 /* ws: SPC_SPGEMM_WS_DENSE (the bitmap plan where B's rows are dense in
  * their spans), _HASH or _BITMAP; unsorted: each row's columns in the
  * order found (the values the same) */
+/* flops (may be NULL): each row's flops, row i at [i + 1] (sg_plan's),
+ * for the rows' bounds */
 SPC_INTERNAL spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind k, int ws, bool unsorted,
-                                     int nt, const spc_convert_opts *co, sg_out *out, spc_error *e);
+                                     int nt, const int64_t *flops, const spc_convert_opts *co, sg_out *out,
+                                     spc_error *e);
 SPC_INTERNAL spc_status sg_inner(const sg_mat *a, const sg_mat *bc, sg_kind k, int nt,
                                  const spc_convert_opts *co, sg_out *out, spc_error *e);
 SPC_INTERNAL spc_status sg_outer(const sg_mat *ac, const sg_mat *b, sg_kind k, int nt,
@@ -117,8 +120,11 @@ SPC_INTERNAL spc_status sg_outer(const sg_mat *ac, const sg_mat *b, sg_kind k, i
                                  spc_tensor **C, spc_error *e);
 
 /* The cost model's decision for A B (spgemm_plan.c); text (may be NULL)
- * receives the explanation, spc_malloc'ed. */
+ * receives the explanation, spc_malloc'ed.  rows (may be NULL): m + 1
+ * slots, where the statistics' pass leaves each row's flops, row i at
+ * [i + 1] (*rows_set true), when A and B are int32 CSRs. */
 SPC_INTERNAL spc_status sg_plan(const spc_tensor *A, const spc_tensor *B, const spc_kernel_opts *ko,
-                                int *algo, int *ws, char **text, spc_error *e);
+                                int *algo, int *ws, int64_t *rows, bool *rows_set, char **text,
+                                spc_error *e);
 
 #endif

@@ -93,6 +93,8 @@ typedef struct cand {
 typedef struct stats {
   int64_t m, K, n, nnz_a, nnz_b, nzr_a, nzc_b;
   double size[NTERMS];
+  int64_t *rows; /* NULL, or m + 1: each row's flops at [i + 1] (rows_set says when filled) */
+  bool rows_set;
 } stats;
 
 /* row and column counts of t (either may be NULL): from a CSR's or CSC's
@@ -157,12 +159,29 @@ static spc_status flops_of(const spc_tensor *A, const spc_tensor *B, stats *st, 
     const int32_t *ap = a.pos->data, *bp = b.pos->data, *bc = b.crd->data;
     int64_t nzr = 0, nzc = 0;
     double f = 0;
-    if (gat) {
+    /* B's nonempty columns, marked (A A, int32: A's, in the flops' pass);
+     * A A of other widths: A's column counts */
+    bool marks = !(A == B && !gat);
+    unsigned char *seen = marks && !s ? spc_calloc((size_t)st->n + 1, 1) : NULL;
+    if (marks && !s && !seen) s = SPC_NOMEM(e);
+    if (s) {
+    } else if (gat) {
+      /* row by row: each row's flops kept for the kernel where asked
+       * (its rows' bounds, not counted again) */
       const int32_t *ac = a.crd->data;
-      int64_t p0 = ap[0], p1 = ap[st->m], fl = 0;
-      for (int64_t i = 0; i < st->m; i++) nzr += ap[i + 1] > ap[i];
-      for (int64_t p = p0; p < p1; p++) fl += bp[ac[p] + 1] - bp[ac[p]];
-      st->nnz_a = p1 - p0;
+      int64_t *rw = st->rows, fl = 0;
+      for (int64_t i = 0; i < st->m; i++) {
+        int64_t fi = 0, q1 = ap[i + 1];
+        nzr += q1 > ap[i];
+        if (A == B)
+          for (int64_t p = ap[i]; p < q1; p++) fi += bp[ac[p] + 1] - bp[ac[p]], seen[ac[p]] = 1;
+        else
+          for (int64_t p = ap[i]; p < q1; p++) fi += bp[ac[p] + 1] - bp[ac[p]];
+        if (rw) rw[i + 1] = fi;
+        fl += fi;
+      }
+      if (rw) rw[0] = 0, st->rows_set = true;
+      st->nnz_a = ap[st->m] - ap[0];
       f = (double)fl;
     } else if (w32) {
       for (int64_t i = 0; i < st->m; i++) nzr += ap[i + 1] > ap[i];
@@ -174,22 +193,22 @@ static spc_status flops_of(const spc_tensor *A, const spc_tensor *B, stats *st, 
     }
     st->nzr_a += nzr, *F += f;
     st->nnz_b = spc_arr_get(b.pos, st->K) - spc_arr_get(b.pos, 0);
-    if (A == B && !gat) {
+    if (s) {
+    } else if (A == B && !gat) {
       for (int64_t j = 0; j < st->n; j++) nzc += ca[j] > 0;
     } else {
-      unsigned char *seen = spc_calloc((size_t)st->n + 1, 1);
-      if (!seen) s = SPC_NOMEM(e);
       int64_t q0 = spc_arr_get(b.pos, 0), q1 = spc_arr_get(b.pos, st->K);
       /* stores only, then one count over the bytes (a test of each
        * column's byte before its store waited on the store before) */
-      if (seen && w32) {
+      if (A == B) {
+      } else if (w32) {
         for (int64_t q = q0; q < q1; q++) seen[bc[q]] = 1;
       } else {
-        for (int64_t q = q0; seen && q < q1; q++) seen[spc_arr_get(b.crd, q)] = 1;
+        for (int64_t q = q0; q < q1; q++) seen[spc_arr_get(b.crd, q)] = 1;
       }
-      for (int64_t j = 0; seen && j < st->n; j++) nzc += seen[j];
-      spc_free(seen);
+      for (int64_t j = 0; j < st->n; j++) nzc += seen[j];
     }
+    spc_free(seen);
     st->nzc_b += nzc;
     spc_free(ca);
     return s;
@@ -210,9 +229,10 @@ static spc_status flops_of(const spc_tensor *A, const spc_tensor *B, stats *st, 
   return s;
 }
 
-static spc_status gather(const spc_tensor *A, const spc_tensor *B, stats *st, spc_error *e) {
+static spc_status gather(const spc_tensor *A, const spc_tensor *B, int64_t *rows, stats *st, spc_error *e) {
   memset(st, 0, sizeof *st);
   st->m = A->dims[0], st->K = A->dims[1], st->n = B->dims[1];
+  st->rows = rows;
   double F = 0;
   spc_status s = flops_of(A, B, st, &F, e);
   if (!s) {
@@ -393,9 +413,10 @@ static void explain(buf *b, const spc_tensor *A, const spc_tensor *B, const stat
 }
 
 spc_status sg_plan(const spc_tensor *A, const spc_tensor *B, const spc_kernel_opts *ko, int *algo, int *ws,
-                   char **text, spc_error *e) {
+                   int64_t *rows, bool *rows_set, char **text, spc_error *e) {
   stats st;
-  spc_status s = gather(A, B, &st, e);
+  spc_status s = gather(A, B, rows, &st, e);
+  if (rows_set) *rows_set = !s && st.rows_set;
   if (s) return s;
   int nt = ko && ko->threads > 0 ? ko->threads : 1;
   int want = ko ? ko->algo : 0, wws = ko ? ko->workspace : 0;

@@ -572,6 +572,24 @@ START_TEST(test_auto) {
     ck_assert_ptr_nonnull(strstr(text, "outer dropped: its work contains gustavson's"));
     ck_assert_ptr_nonnull(strstr(text, "conversions: none"));
     free(text);
+    /* A A, A an int32 CSR: B's nonempty columns marked in the flops'
+     * pass over A (no pass over B's crd): the statistics of a copy of A
+     * as B, and of the COO (counted by the generic pass) */
+    spc_tensor *c2 = NULL;
+    tu_assert_ok(spc_convert_to(T, "csr", &o, &c2, &e), &e);
+    for (int th = 1; th <= 2; th++) {
+      char *t1 = NULL, *t2 = NULL, *t3 = NULL;
+      ck_assert_int_eq(choice(c, c, th, 0, NULL, &t1), choice(c, c2, th, 0, NULL, &t2));
+      ck_assert_str_eq(t1, t2);
+      choice(T, T, th, 0, NULL, &t3);
+      const char *s1 = strstr(t1, "sets ("), *s3 = strstr(t3, "sets (");
+      ck_assert_ptr_nonnull(s1);
+      ck_assert_ptr_nonnull(s3);
+      ck_assert_int_eq(strncmp(s1, s3, (size_t)(strstr(s1, "candidates:") - s1)), 0);
+      ck_assert_ptr_nonnull(strstr(t1, "nonempty rows of A 479, nonempty columns of B 479"));
+      free(t1), free(t2), free(t3);
+    }
+    spc_tensor_free(&c2);
     spc_tensor_free(&c);
     spc_tensor_free(&T);
   }
