@@ -528,6 +528,34 @@ static int choice(const spc_tensor *A, const spc_tensor *B, int threads, int ws,
   return algo;
 }
 
+/* A A, A an int32 CSR: B's nonempty columns marked in the flops' pass
+ * over A (no pass over B's crd): the statistics of a copy of A as B, and
+ * of the COO T (counted by the generic pass); line: the counts' line */
+static void same_stats(const spc_tensor *T, const char *line) {
+  spc_convert_opts o;
+  spc_convert_opts_init(&o);
+  o.no_jit = 1;
+  spc_error e;
+  spc_tensor *c = NULL, *c2 = NULL;
+  tu_assert_ok(spc_convert_to(T, "csr", &o, &c, &e), &e);
+  tu_assert_ok(spc_convert_to(T, "csr", &o, &c2, &e), &e);
+  for (int th = 1; th <= 2; th++) {
+    char *t1 = NULL, *t2 = NULL, *t3 = NULL;
+    ck_assert_int_eq(choice(c, c, th, 0, NULL, &t1), choice(c, c2, th, 0, NULL, &t2));
+    ck_assert_str_eq(t1, t2);
+    choice(T, T, th, 0, NULL, &t3);
+    const char *s1 = strstr(t1, "sets ("), *s3 = strstr(t3, "sets ("), *e1 = s1 ? strstr(s1, "candidates:") : NULL;
+    ck_assert_ptr_nonnull(s1);
+    ck_assert_ptr_nonnull(s3);
+    ck_assert_ptr_nonnull(e1);
+    ck_assert_int_eq(strncmp(s1, s3, (size_t)(e1 - s1)), 0);
+    ck_assert_msg(strstr(t1, line), "%s", t1);
+    free(t1), free(t2), free(t3);
+  }
+  spc_tensor_free(&c2);
+  spc_tensor_free(&c);
+}
+
 START_TEST(test_auto) {
   /* a row vector (1 x K) times a column vector (K x 1): inner, no matter
    * the threads; its explanation says so */
@@ -572,26 +600,31 @@ START_TEST(test_auto) {
     ck_assert_ptr_nonnull(strstr(text, "outer dropped: its work contains gustavson's"));
     ck_assert_ptr_nonnull(strstr(text, "conversions: none"));
     free(text);
-    /* A A, A an int32 CSR: B's nonempty columns marked in the flops'
-     * pass over A (no pass over B's crd): the statistics of a copy of A
-     * as B, and of the COO (counted by the generic pass) */
-    spc_tensor *c2 = NULL;
-    tu_assert_ok(spc_convert_to(T, "csr", &o, &c2, &e), &e);
-    for (int th = 1; th <= 2; th++) {
-      char *t1 = NULL, *t2 = NULL, *t3 = NULL;
-      ck_assert_int_eq(choice(c, c, th, 0, NULL, &t1), choice(c, c2, th, 0, NULL, &t2));
-      ck_assert_str_eq(t1, t2);
-      choice(T, T, th, 0, NULL, &t3);
-      const char *s1 = strstr(t1, "sets ("), *s3 = strstr(t3, "sets (");
-      ck_assert_ptr_nonnull(s1);
-      ck_assert_ptr_nonnull(s3);
-      ck_assert_int_eq(strncmp(s1, s3, (size_t)(strstr(s1, "candidates:") - s1)), 0);
-      ck_assert_ptr_nonnull(strstr(t1, "nonempty rows of A 479, nonempty columns of B 479"));
-      free(t1), free(t2), free(t3);
-    }
-    spc_tensor_free(&c2);
+    same_stats(T, "nonempty rows of A 479, nonempty columns of B 479");
+    /* an unsorted int32 CSR as both operands (auto's statistics, and the
+     * rows' bounds, from it; the kernel's operand its sorted copy): the
+     * product of the sorted one, bit for bit */
+    spc_kernel_opts k;
+    memset(&k, 0, sizeof k);
+    k.no_jit = 1, k.threads = 1, k.unsorted = 1;
+    spc_tensor *U = NULL, *S = NULL, *CU = NULL, *CS = NULL;
+    tu_assert_ok(spc_spgemm(c, c, NULL, &k, &U, &e), &e);
+    k.unsorted = 0;
+    tu_assert_ok(spc_spgemm(c, c, NULL, &k, &S, &e), &e);
+    ck_assert(!(U->lv[1].props & SPC_LP_ORDERED));
+    tu_assert_ok(spc_spgemm(U, U, NULL, &k, &CU, &e), &e);
+    tu_assert_ok(spc_spgemm(S, S, NULL, &k, &CS, &e), &e);
+    same(CU, CS, "auto on an unsorted CSR");
+    spc_tensor_free(&U), spc_tensor_free(&S), spc_tensor_free(&CU), spc_tensor_free(&CS);
     spc_tensor_free(&c);
     spc_tensor_free(&T);
+  }
+  { /* empty rows and columns: 4 of 7 rows, 3 of 7 columns hold entries */
+    int64_t ri[] = {0, 2, 2, 3, 6, 6}, ci[] = {5, 0, 5, 2, 0, 2};
+    double vv[] = {1, 2, 3, 4, 5, 6};
+    spc_tensor *A = coo(7, 7, 6, SPC_F64, ri, ci, vv, NULL);
+    same_stats(A, "nonempty rows of A 4, nonempty columns of B 3");
+    spc_tensor_free(&A);
   }
   { /* a wide B (10^6 columns) and short rows: the hash workspace */
     int64_t ri[] = {0, 1, 2, 3}, ci[] = {0, 1, 2, 3}, bj[] = {7, 999999, 500000, 3};
