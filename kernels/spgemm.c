@@ -101,7 +101,14 @@ static spc_status csr_shell(const spc_convert_opts *o, int64_t m, int64_t n, int
 /* the CSR's row pointers from rp (m + 1) */
 static void sg_out_rows(sg_out *o, int64_t m, const int64_t *rp) {
   spc_array *pos = spc_level_array(&o->t->lv[1], "pos");
-  for (int64_t i = 0; i < pos->len; i++) spc_arr_set(pos, i, rp[i < m ? i : m]);
+  int64_t n = pos->len < m + 1 ? pos->len : m + 1;
+  if (pos->type == SPC_IDX32) { /* typed: twice on every small product */
+    int32_t *x = pos->data;
+    for (int64_t i = 0; i < n; i++) x[i] = (int32_t)rp[i];
+  } else {
+    for (int64_t i = 0; i < n; i++) spc_arr_set(pos, i, rp[i]);
+  }
+  for (int64_t i = n; i < pos->len; i++) spc_arr_set(pos, i, rp[m]);
 }
 
 spc_status sg_out_make(const spc_convert_opts *co, int64_t m, int64_t n, const int64_t *rp, sg_kind k,
