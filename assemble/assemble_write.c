@@ -3339,10 +3339,6 @@ static spc_status yield_state(conv *C, bool *w, spc_error *e) {
   return s;
 }
 
-static int64_t arr_get(const ir_arg *a, bool i32, int64_t k) {
-  return i32 ? ((const int32_t *)a->data)[k] : ((const int64_t *)a->data)[k];
-}
-
 /* The chunks' counting done (cnt[t]: chunk t's counts per parent), the
  * rest of the plan for either source: cnt[t] becomes the counts of the
  * chunks before t and tot the total; the child level initialised from
@@ -3426,6 +3422,7 @@ static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, plac
       }
       memcpy(cp[t][k], arr[k].data, (size_t)arr[k].len * w);
       int64_t m = arr[k].len < np1 ? arr[k].len : np1;
+      if (t == 0) continue; /* the first chunk starts at every parent's start (cnt[0] is 0) */
       if (i32[k])
         for (int64_t g = 0; g < m; g++) ((int32_t *)cp[t][k])[g] += (int32_t)cnt[t][g];
       else
@@ -3450,12 +3447,21 @@ static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, plac
   for (int t = 0; t < nt && go; t++)
     for (int k = 0; k < narr && go; k++) {
       if (!st[k]) continue;
-      int64_t m = arr[k].len < np1 ? arr[k].len : np1;
-      for (int64_t g = 0; g < arr[k].len && go; g++) {
-        int64_t want = arr_get(&arr[k], i32[k], g);
-        if (g < m) want += t + 1 < nt ? cnt[t + 1][g] : tot[g];
-        go = (i32[k] ? ((const int32_t *)cp[t][k])[g] : ((const int64_t *)cp[t][k])[g]) == want;
+      int64_t m = arr[k].len < np1 ? arr[k].len : np1, len = arr[k].len;
+      const int64_t *add = t + 1 < nt ? cnt[t + 1] : tot;
+      /* typed, no early exit: one pass over each array (small conversions
+       * are a few of these passes over the parents) */
+      bool same = true;
+      if (i32[k]) {
+        const int32_t *x = arr[k].data, *y = cp[t][k];
+        for (int64_t g = 0; g < m; g++) same &= (int64_t)y[g] == (int64_t)x[g] + add[g];
+        for (int64_t g = m; g < len; g++) same &= y[g] == x[g];
+      } else {
+        const int64_t *x = arr[k].data, *y = cp[t][k];
+        for (int64_t g = 0; g < m; g++) same &= y[g] == x[g] + add[g];
+        for (int64_t g = m; g < len; g++) same &= y[g] == x[g];
       }
+      go = same;
     }
   if (go) { /* the last copy is the state one thread would have left */
     for (int k = 0; k < narr; k++)
