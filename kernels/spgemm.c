@@ -574,6 +574,13 @@ static spc_status gus_bounded(const sg_mat *a, const sg_mat *b, sg_kind kind, ro
   return SPC_OK;
 }
 
+/* row i's bound, min(its flops, n): the planner's flops (may be NULL),
+ * else counted by row_bound */
+static inline int64_t row_bd(rowfns f, const int64_t *flops, const sg_mat *a, const sg_mat *b, int64_t i) {
+  if (!flops) return f.bound(a, b, i);
+  return flops[i + 1] < b->minor ? flops[i + 1] : b->minor;
+}
+
 /* Gustavson, C(i,:) = sum_k A(i,k) B(k,:), in two passes over rows split
  * across threads (each its own workspace, allocated once): the symbolic
  * pass counts each row's columns, the output is allocated at its exact
@@ -598,8 +605,8 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, int ws, 
   }
   if (nt == 1 && !hash) {
     int64_t tb = 0, mb = 0; /* the rows' bounds (rp[i + 1]): their sum, the largest */
-    for (int64_t i = 0; i < m; i++) { /* the planner's flops, else counted here */
-      int64_t bd = rp[i + 1] = flops ? (flops[i + 1] < n ? flops[i + 1] : n) : f.bound(a, b, i);
+    for (int64_t i = 0; i < m; i++) {
+      int64_t bd = rp[i + 1] = row_bd(f, flops, a, b, i);
       tb += bd, mb = bd > mb ? bd : mb;
     }
     /* straight into a result of the bounds' size, where that stays well
@@ -631,7 +638,7 @@ spc_status sg_gustavson(const sg_mat *a, const sg_mat *b, sg_kind kind, int ws, 
     bool ok = gws_init(&w, hash, false, n, kind);
 #pragma omp for schedule(dynamic, 256)
     for (int64_t i = 0; i < m; i++) {
-      int64_t bound = !ok || !hash ? 0 : flops ? (flops[i + 1] < n ? flops[i + 1] : n) : f.bound(a, b, i);
+      int64_t bound = ok && hash ? row_bd(f, flops, a, b, i) : 0;
       if (ok && bb.w) rp[i + 1] = f.bcount(a, &bb, i, w.seen);
       else if (ok && (ok = gws_room(&w, bound, 0, hash)))
         rp[i + 1] = f.count(a, b, i, bound, hash, w.mark, gws_stamp(&w), &w.h);

@@ -135,8 +135,10 @@ static spc_status counts(const spc_tensor *t, int64_t *rows, int64_t *cols, int6
 static double xlogx(double x) { return x > 2 ? x * log2(x) : x; }
 
 /* A and B both CSR made by the conversion: nonempty rows of A and B's row
- * counts from their pos, A's column counts over its crd, B's nonempty
- * columns over its crd (A A: A's column counts); else the counts of
+ * counts from their pos; int32 arrays: the flops row by row (each row's
+ * kept in st->rows when given), B's nonempty columns marked over its crd
+ * (A A: over A's, in the same pass); other widths: A's column counts over
+ * its crd (A A: B's nonempty columns read off them); else the counts of
  * both, rows and columns */
 static spc_status flops_of(const spc_tensor *A, const spc_tensor *B, stats *st, double *F, spc_error *e) {
   bool csr = spc_is_converted(A) && spc_is_converted(B) && !strcmp(spc_tensor_format(A), "csr") &&
@@ -200,12 +202,10 @@ static spc_status flops_of(const spc_tensor *A, const spc_tensor *B, stats *st, 
       int64_t q0 = spc_arr_get(b.pos, 0), q1 = spc_arr_get(b.pos, st->K);
       /* stores only, then one count over the bytes (a test of each
        * column's byte before its store waited on the store before) */
-      if (A == B) {
-      } else if (w32) {
+      if (A != B && w32) /* (A A: marked in the flops' pass) */
         for (int64_t q = q0; q < q1; q++) seen[bc[q]] = 1;
-      } else {
+      else if (A != B)
         for (int64_t q = q0; q < q1; q++) seen[spc_arr_get(b.crd, q)] = 1;
-      }
       for (int64_t j = 0; j < st->n; j++) nzc += seen[j];
     }
     spc_free(seen);
