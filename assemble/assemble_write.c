@@ -2252,7 +2252,13 @@ static void adopt_allocs(ir_func *f, ir_stmt *st, int k0, const ir_var *keep, co
                           ir_bin(f, IR_EQ, ir_ref(f, L), ir_len(f, sc[a])));
     ir_stmt *iff = ir_add(f, blk, ir_if(f, all, NULL, NULL));
     ir_add(f, ir_then(iff), ir_call(f, IR_MOVE, (ir_var[]){keep[a], sc[a]}, 2, NULL, 0));
-    ir_add(f, ir_else(f, iff), ir_alloc(f, keep[a], ir_ref(f, L), k->zero));
+    /* else sc[a] is dead: freed before the level's array is made, which
+     * then takes its memory back (the peak one array of n less, and no
+     * heap growth past glibc's trim threshold: a loop of Groebner's COO
+     * (column-ordered) to CSR faulted 500 fresh pages a call) */
+    ir_stmt *els = ir_else(f, iff);
+    ir_add(f, els, ir_free(f, sc[a]));
+    ir_add(f, els, ir_alloc(f, keep[a], ir_ref(f, L), k->zero));
     st->kids[c] = blk;
   }
 }
