@@ -3376,9 +3376,18 @@ static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, plac
   if (!s) s = rc_get(C, NULL, RC_SFINAL, 0, &rf, &e2);
   ff = rf.v.f;
   bool go = !s;
+  /* one chunk: the totals are its counts, and the chunks before it none
+   * (cnt[0] is read as zeros by no one: the first copy is not advanced) --
+   * no array of the parents made, which with the others pushed a small
+   * conversion's heap past glibc's trim threshold (fresh pages each call) */
   int64_t *tot = NULL, ncomp = 0;
-  if (go && !(tot = spc_malloc((size_t)(np1 ? np1 : 1) * sizeof *tot))) s = SPC_NOMEM(&e2), go = false;
-  for (int64_t g = 0; go && g < np1; g++) {
+  if (go && nt == 1) {
+    tot = cnt[0];
+    for (int64_t g = 0; g < np1; g++) ncomp += tot[g];
+  } else if (go && !(tot = spc_malloc((size_t)(np1 ? np1 : 1) * sizeof *tot))) {
+    s = SPC_NOMEM(&e2), go = false;
+  }
+  for (int64_t g = 0; go && nt > 1 && g < np1; g++) {
     int64_t run = 0;
     for (int t = 0; t < nt; t++) {
       int64_t c = cnt[t][g];
@@ -3509,7 +3518,7 @@ static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, plac
     for (int k = 0; k < narr; k++) spc_free(cp[t][k]);
   for (int k = 0; k < narr; k++) spc_free(arr[k].data);
   spc_free(vout.data);
-  spc_free(tot);
+  if (nt > 1) spc_free(tot);
   ir_func_free(&fi);
   ir_func_free(&ff);
   /* out of memory and "too large" are the caller's to see (the serial
@@ -3791,7 +3800,9 @@ static spc_status run_fused(conv *C, const spc_tensor *src, int64_t np1, conv_te
     spc_error ec2;
     if (n == 1 || C->n < 2 || asm_src_cuts(src, b, en, n, off, &ec2))
       for (int t = 0; t <= n; t++) off[t] = b + (en - b) / n * t + (t == n ? (en - b) % n : 0);
-    if (pass && !(last = spc_calloc((size_t)(np1 ? np1 : 1), sizeof *last))) {
+    /* the per-parent check's array: none where the levels' properties
+     * say the order (known: the routine's pass 1 never runs) */
+    if (pass && !known && !(last = spc_calloc((size_t)(np1 ? np1 : 1), sizeof *last))) {
       s = SPC_NOMEM(&e2);
       break;
     }
