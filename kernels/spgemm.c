@@ -425,17 +425,6 @@ static spc_status sg_bits_make(const sg_mat *b, bool force, sg_bits *bb, spc_err
     return SPC_NOMEM(e);
   }
   bb->off[0] = 0;
-  if (b->pos->type == SPC_IDX32 && b->crd->type == SPC_IDX32) { /* typed, as the count above */
-    const int32_t *bp = b->pos->data, *bc = b->crd->data;
-    for (int64_t k = 0; k < rows; k++) {
-      int32_t q0 = bp[k], q1 = bp[k + 1];
-      int64_t o = bb->off[k], lo = q1 > q0 ? bc[q0] >> 6 : 0;
-      bb->lo[k] = lo;
-      bb->off[k + 1] = o + (q1 > q0 ? (bc[q1 - 1] >> 6) - lo + 1 : 0);
-      for (int32_t q = q0; q < q1; q++) bb->w[o + (bc[q] >> 6) - lo] |= (uint64_t)1 << (bc[q] & 63);
-    }
-    return SPC_OK;
-  }
   for (int64_t k = 0; k < rows; k++) {
     int64_t q0 = spc_arr_get(b->pos, k), q1 = spc_arr_get(b->pos, k + 1), o = bb->off[k];
     bb->lo[k] = q1 > q0 ? spc_arr_get(b->crd, q0) >> 6 : 0;
