@@ -259,55 +259,84 @@ spc_status spc_convert_size(const spc_tensor *src, const char *format,
  * format without one, the mode order `modes` (NULL: identity) written as
  * "(x0, x1, ...) -> (x<m0>, x<m1>, ...)" into buf (which must outlive *r:
  * the remapping borrows its text). */
-/* The parsed remappings of built-in formats, by order and parameter
- * values: a parse costs a few microseconds (about a sixth of a small
- * SpGEMM's time), paid on every conversion before.  Read-only once
- * parsed, so shared between threads; kept for the process's life. */
+/* The parsed remappings, by their text (with its file and place, named in
+ * messages), order and parameter values -- of any registry's formats: a
+ * parse costs a few microseconds (about a sixth of a small SpGEMM's time,
+ * a seventh of a small conversion's), paid on every conversion before.
+ * The remapping borrows its text, so the cache parses its own copy: a
+ * user's registry may be freed while the entry lives.  Read-only once
+ * parsed, so shared between threads; kept for the process's life (once
+ * full, later remappings are parsed each time). */
 enum { REMAP_CACHE = 64 };
 static struct rcache {
-  const spc_format_spec *fmt;
+  char *text, *file; /* the cache's copies */
+  int64_t line, col, indent;
   int order, nps;
   spc_remap_param ps[SPC_MAX_PARAMS];
   spc_remap *r;
 } rcache[REMAP_CACHE];
 static int nrcache;
+static long nparsed; /* under rcache_mu */
 static pthread_mutex_t rcache_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static bool rcache_hit(const struct rcache *c, const spc_format_spec *fmt, int order,
+long asm_remap_parses(void) {
+  pthread_mutex_lock(&rcache_mu);
+  long n = nparsed;
+  pthread_mutex_unlock(&rcache_mu);
+  return n;
+}
+
+static bool str_same(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+static bool rcache_hit(const struct rcache *c, const lang_src *at, int order,
                        const spc_remap_param *ps, int nps) {
-  if (c->fmt != fmt || c->order != order || c->nps != nps) return false;
+  if (c->order != order || c->nps != nps || c->line != at->line || c->col != at->col ||
+      c->indent != at->indent || !str_same(c->text, at->text) || !str_same(c->file, at->file))
+    return false;
   for (int k = 0; k < nps; k++)
     if (c->ps[k].value != ps[k].value || strcmp(c->ps[k].name, ps[k].name)) return false;
   return true;
 }
 
+static void rcache_clear(struct rcache *c) {
+  spc_free(c->text), spc_free(c->file);
+  for (int k = 0; k < c->nps; k++) spc_free((void *)c->ps[k].name);
+  memset(c, 0, sizeof *c);
+}
+
 static spc_status remap_cached(const spc_format_spec *fmt, int order, const spc_remap_param *ps,
                                int nps, spc_remap **r, spc_error *e) {
-  const spc_specs *reg;
-  if (nps > SPC_MAX_PARAMS || asm_builtin_specs(&reg, NULL) ||
-      spc_specs_format(reg, fmt->name) != fmt) /* a user's spec: freed with its registry */
-    return spc_remap_parse(&fmt->remap.at, order, ps, nps, r, e);
+  const lang_src *at = &fmt->remap.at;
+  if (nps > SPC_MAX_PARAMS || !at->text) return spc_remap_parse(at, order, ps, nps, r, e);
   pthread_mutex_lock(&rcache_mu);
   for (int k = 0; k < nrcache; k++)
-    if (rcache_hit(&rcache[k], fmt, order, ps, nps)) {
+    if (rcache_hit(&rcache[k], at, order, ps, nps)) {
       *r = rcache[k].r;
       pthread_mutex_unlock(&rcache_mu);
       return SPC_OK;
     }
-  spc_status s = spc_remap_parse(&fmt->remap.at, order, ps, nps, r, e);
-  /* parameter names live in the built-in registry (or are copied here) */
-  if (!s && nrcache < REMAP_CACHE) {
-    struct rcache *c = &rcache[nrcache];
-    bool ok = true;
-    for (int k = 0; k < nps && ok; k++)
-      ok = (c->ps[k].name = spc_strdup(ps[k].name)) != NULL, c->ps[k].value = ps[k].value;
-    if (ok) {
-      c->fmt = fmt, c->order = order, c->nps = nps, c->r = *r;
+  spc_status s;
+  struct rcache *c = nrcache < REMAP_CACHE ? &rcache[nrcache] : NULL;
+  bool ok = c && (c->text = spc_strdup(at->text)) && (!at->file || (c->file = spc_strdup(at->file)));
+  for (int k = 0; ok && k < nps; k++, c->nps = k)
+    ok = (c->ps[k].name = spc_strdup(ps[k].name)) != NULL, c->ps[k].value = ps[k].value;
+  if (ok) {
+    lang_src src = *at;
+    src.text = c->text, src.file = c->file;
+    c->line = at->line, c->col = at->col, c->indent = at->indent, c->order = order, c->nps = nps;
+    s = spc_remap_parse(&src, order, ps, nps, r, e);
+    nparsed++;
+    if (!s) {
+      c->r = *r;
       (*r)->shared = true;
       nrcache++;
     } else {
-      for (int k = 0; k < nps; k++) spc_free((void *)c->ps[k].name), c->ps[k].name = NULL;
+      rcache_clear(c);
     }
+  } else { /* full, or no memory for the copies: parsed uncached */
+    if (c) rcache_clear(c);
+    s = spc_remap_parse(at, order, ps, nps, r, e);
+    nparsed++;
   }
   pthread_mutex_unlock(&rcache_mu);
   return s;

@@ -141,6 +141,9 @@ bool asm_rc_checking(void);
  * tests assert none, since some callers fall back quietly on the error. */
 bool asm_rc_mismatch(void);
 long asm_rc_mismatches(void);
+/* The remappings asm_remap has parsed in this process (cached or, the cache full, not):
+ * a format's remapping is parsed once, whichever registry holds it. */
+long asm_remap_parses(void);
 /* The routine under key into *v: the cache's (*hit), else made by build
  * (into a zeroed *v; its function freed on error) and kept where can is
  * set -- with fac, only where the factory has it (looked up into v->fn,

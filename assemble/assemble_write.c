@@ -83,6 +83,17 @@ typedef struct conv {
    * output's bytes kept in memory, the arrays and bytes moved to files */
   int64_t om_budget, om_held, om_bytes;
   int om_arrays;
+  /* rc_key's part that depends on the target alone (format, levels,
+   * parameters, modes, remapping), hashed once: kb_fmt and the levels
+   * it was hashed for (NULL: not yet) */
+  const spc_format_spec *kb_fmt;
+  const spc_format_level *kb_lv[SPC_MAX_ORDER];
+  int kb_L, kb_order, kb_np, kb_nm;
+  bool kb_ok;
+  uint64_t kb[2];
+  const conv_info *ks; /* the source whose hash ks_h is (NULL: none yet) */
+  bool ks_ok;
+  uint64_t ks_h[2];
 } conv;
 
 /* ---- the output in temporary files (a memory budget: --mem) -------------------
@@ -1567,24 +1578,43 @@ struct rcr {
 /* The key of routine `kind` (argument extra) for C and source SI (NULL:
  * a COO); false where it is not cached (a spec not loaded by a registry
  * has no hash). */
-static bool rc_key(const conv *C, const conv_info *SI, int kind, int64_t extra, uint64_t out[2]) {
-  uint64_t k[2] = {0x8c6f2e0a51d3b749ULL, 0x1f83d9abfb41bd6bULL};
+static bool rc_key_base(conv *C, uint64_t k[2]) {
+  bool same = C->kb_fmt == C->fmt && C->kb_L == C->L && C->kb_order == C->order &&
+              C->kb_np == C->nparams && C->kb_nm == C->nmodes;
+  for (int l = 0; same && l < C->L && l < SPC_MAX_ORDER; l++) same = C->kb_lv[l] == C->lv[l];
+  if (!same) { /* set before any routine is asked for; checked all the same */
+    uint64_t b[2] = {0x8c6f2e0a51d3b749ULL, 0x1f83d9abfb41bd6bULL};
+    asm_rk_put(b, (uint64_t)C->order);
+    C->kb_ok = asm_rk_fmt(b, C->fmt, C->lv, C->L);
+    asm_rk_put(b, (uint64_t)C->nparams);
+    for (int p = 0; p < C->nparams && p < SPC_SPEC_MAX; p++) {
+      asm_rk_str(b, C->ps[p].name);
+      asm_rk_put(b, (uint64_t)C->ps[p].value);
+    }
+    asm_rk_put(b, (uint64_t)C->nmodes);
+    for (int m = 0; m < C->nmodes && m < SPC_MAX_ORDER; m++) asm_rk_put(b, (uint64_t)C->modes[m]);
+    asm_rk_str(b, C->remap_text);
+    C->kb[0] = b[0], C->kb[1] = b[1];
+    C->kb_fmt = C->fmt, C->kb_L = C->L, C->kb_order = C->order;
+    C->kb_np = C->nparams, C->kb_nm = C->nmodes;
+    for (int l = 0; l < C->L && l < SPC_MAX_ORDER; l++) C->kb_lv[l] = C->lv[l];
+  }
+  k[0] = C->kb[0], k[1] = C->kb[1];
+  return C->kb_ok;
+}
+
+/* The key of routine `kind` (argument extra) for C and source SI (NULL:
+ * a COO); false where it is not cached (a spec not loaded by a registry
+ * has no hash). */
+static bool rc_key(conv *C, const conv_info *SI, int kind, int64_t extra, uint64_t out[2]) {
+  uint64_t k[2];
+  if (!rc_key_base(C, k)) return false;
   asm_rk_put(k, (uint64_t)kind);
   asm_rk_put(k, (uint64_t)extra);
-  asm_rk_put(k, (uint64_t)C->order);
-  if (!asm_rk_fmt(k, C->fmt, C->lv, C->L)) return false;
-  asm_rk_put(k, (uint64_t)C->nparams);
-  for (int p = 0; p < C->nparams && p < SPC_SPEC_MAX; p++) {
-    asm_rk_str(k, C->ps[p].name);
-    asm_rk_put(k, (uint64_t)C->ps[p].value);
-  }
   asm_rk_put(k, ((uint64_t)C->vt << 40) ^ ((uint64_t)(C->comb ? C->comb->vt : 99) << 32) ^
                  ((uint64_t)C->index_ty << 16) ^ (uint64_t)C->coord_ty);
   asm_rk_put(k, ((uint64_t)C->nosort << 3) ^ ((uint64_t)C->carry << 2) ^ ((uint64_t)C->measure << 1) ^
                  ((uint64_t)C->dup << 8));
-  asm_rk_put(k, (uint64_t)C->nmodes);
-  for (int m = 0; m < C->nmodes && m < SPC_MAX_ORDER; m++) asm_rk_put(k, (uint64_t)C->modes[m]);
-  asm_rk_str(k, C->remap_text);
   for (int d = 0; d < C->order && C->comb; d++) { /* the COO's coordinate types */
     const spc_array *a =
         d < C->comb->nlevels ? spc_level_array_c(&C->comb->lv[d], "crd") : NULL;
@@ -1596,7 +1626,13 @@ static bool rc_key(const conv *C, const conv_info *SI, int kind, int64_t extra, 
     asm_rk_put(k, (uint64_t)C->limit);
   }
   asm_rk_put(k, SI != NULL);
-  if (SI && !asm_rk_info(k, SI)) return false;
+  if (SI && C->ks != SI) { /* a source's description, hashed once */
+    C->ks_h[0] = 0x3c6ef372fe94f82bULL, C->ks_h[1] = 0xa54ff53a5f1d36f1ULL;
+    C->ks_ok = asm_rk_info(C->ks_h, SI);
+    C->ks = SI;
+  }
+  if (SI && !C->ks_ok) return false;
+  if (SI) asm_rk_put(k, C->ks_h[0]), asm_rk_put(k, C->ks_h[1]);
   out[0] = k[0];
   out[1] = k[1];
   return true;
@@ -4013,7 +4049,7 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
   lang_ival iv[SPC_MAX_ORDER];
   spc_error e2;
   spc_error_clear(&e2);
-  if (fsrc && !fusable(fsrc)) return SPC_OK;
+  /* fsrc: fusable (convert_run asked) */
   C->vt = C->comb->vt;
   if (C->nosort || C->L != 2 || C->r->ncounters || (C->o && C->o->plan == SPC_PLAN_SORT))
     return SPC_OK;
@@ -6714,9 +6750,10 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream
    * routine reading it through its own levels (no COO read out); a native
    * CSR or CSC too, seen as the built-in format */
   if (!C.measure && !plain && !C.nosort) {
-    spc_tensor *view = fusable(src) ? NULL : native_view(src);
+    bool fu = fusable(src); /* asked once: its levels' bindings are not free */
+    spc_tensor *view = fu ? NULL : native_view(src);
     const spc_tensor *fsrc = view ? view : src;
-    if (fusable(fsrc)) {
+    if (fu || (view && fusable(view))) {
       C.comb = fsrc;
       C.n = spc_tensor_nstored(fsrc);
       if (!counters) s = run_count(&C, fsrc, &ct, &done_count, e);

@@ -401,7 +401,7 @@ static int bench_file(const char *path, const spc_specs *S, const run_opts *o,
       fails++;
       continue;
     }
-    printf("spconv\t%s\t%.6f\t%lld\t%s\tbytes=%.0f\tcpu=%.6f\tengine=%s%s\n", cv->name, best,
+    printf("spconv\t%s\t%.9f\t%lld\t%s\tbytes=%.0f\tcpu=%.9f\tengine=%s%s\n", cv->name, best,
            (long long)nnz, path, bytes, best_cpu, o->engine ? o->engine : "generic", used);
     fflush(stdout);
   }

@@ -42,7 +42,7 @@
  * SPC_KNOWN_BUGS=1 (tcase known_bugs, corrupt-file cases in bsp);
  * SPC_CONVERT_VERBOSE=1 prints where the time goes. */
 #include "spc_impl.h" /* spc_alloc_fail_at, spc_alloc_count */
-#include "assemble_internal.h" /* spc_is_converted, asm_rc_mismatches */
+#include "assemble_internal.h" /* spc_is_converted, asm_rc_mismatches, asm_remap_parses */
 #include "suites.h"
 #include <omp.h>
 #include "testutil.h"
@@ -4513,6 +4513,31 @@ START_TEST(test_routine_cache) {
       spc_tensor_free(&x);
       free(path);
     }
+  /* a remapping is parsed once, whichever registry holds it: a user's
+   * file loaded again (its registry freed after each conversion), and
+   * copies of the built-in registry (spc_specs_builtin, as a library user
+   * loads it) */
+  char *rp = tu_file(dir, "rcp.yaml",
+                     "format: rcp\norder: 2\nremap: (i, j) -> (j, i)\nlevels: [dense, compressed]\n");
+  spc_tensor *x = NULL;
+  tu_assert_ok(conv(coo, rp, SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+  spc_tensor_free(&x);
+  tu_assert_ok(conv(coo, "csc", SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+  spc_tensor_free(&x);
+  long p0 = asm_remap_parses();
+  for (int r = 0; r < 3; r++) {
+    tu_assert_ok(conv(coo, rp, SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+    same_content(x, csc, "rcp, loaded again");
+    spc_tensor_free(&x);
+    spc_specs *S = NULL;
+    tu_assert_ok(spc_specs_builtin(&S, &e), &e);
+    tu_assert_ok(spc_convert(coo, S, spc_specs_format(S, "csc"), NULL, 0, SPC_DUP_SUM, &x, &e), &e);
+    same_arrays(x, csc, "csc of a copy of the built-in registry");
+    spc_tensor_free(&x); /* before its registry: it names the registry's levels */
+    spc_specs_free(&S);
+  }
+  ck_assert_int_eq(asm_remap_parses(), p0);
+  free(rp);
   tu_rmtree(dir);
   free(dir);
   spc_tensor_free(&t);
