@@ -21,6 +21,7 @@ enum {
 typedef struct cli_opts {
   const char *in, *out;
   bool quiet, expand, keep_symmetry, have_dup;
+  bool dup_file_order;        /* convert: --dup-order=file (default scipy) */
   int threads, gzip;
   spc_vtype vtype;
   spc_dup dup;

@@ -137,7 +137,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     if (eq) val = eq + 1;
     static const char *const known[] = {
         "-o", "--output", "-q", "--quiet", "-v", "--verbose", "--threads", "--type", "--expand",
-        "--dims", "--dup", "--keep-symmetry", "--gzip", "--all", "--nonempty", "--remap",
+        "--dims", "--dup", "--dup-order", "--keep-symmetry", "--gzip", "--all", "--nonempty", "--remap",
         "--param", "--to", "--from", "--engine", "--no-jit", "--spec", "--modes", "--plan",
         "--spw", "--acc", "--mem", "--transpose", "--repeat", "--schedule", "--cuda",
         "--kernel", "--format", "--algo", "--workspace", "--unsorted", NULL};
@@ -149,7 +149,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     }
     bool takes = !strcmp(name, "-o") || !strcmp(name, "--output") ||
                  !strcmp(name, "--threads") || !strcmp(name, "--type") ||
-                 !strcmp(name, "--dup") || !strcmp(name, "--dims") ||
+                 !strcmp(name, "--dup") || !strcmp(name, "--dup-order") || !strcmp(name, "--dims") ||
                  !strcmp(name, "--remap") || !strcmp(name, "--param") ||
                  !strcmp(name, "--to") || !strcmp(name, "--engine") ||
                  !strcmp(name, "--spec") || !strcmp(name, "--from") ||
@@ -289,6 +289,12 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
         return -1;
       }
       o->have_dup = true;
+    } else if (!strcmp(name, "--dup-order")) {
+      if (strcmp(val, "scipy") && strcmp(val, "file")) {
+        cli_usage_error(cmd, "unknown duplicate order '%s' (scipy, file)", val);
+        return -1;
+      }
+      o->dup_file_order = !strcmp(val, "file");
     } else if (!strcmp(name, "--dims")) {
       if (parse_dims(val, o)) { cli_usage_error(cmd, "--dims takes sizes like 10,20,30"); return -1; }
     } else {

@@ -64,7 +64,12 @@ int cmd_convert(int argc, char **argv) {
     goto write;
   }
   s = spc_read(pos[0], &r, &t, &e);
+  /* a matrix's duplicates summed as SciPy sums them (--dup-order=scipy) */
+  int moved = 0;
+  if (!s && c.dup == SPC_DUP_SUM && !o.dup_file_order) s = spc_coo_scipy_dup_order(&t, &moved, &e);
   double t1 = now();
+  if (!s && o.verbose && moved)
+    fprintf(stderr, "spconv: %d runs of duplicates put in SciPy's order (--dup-order)\n", moved);
   if (!s) {
     s = spc_convert_to(t, o.to, &c, &x, &e);
     if (s && !e.file[0]) snprintf(e.file, sizeof e.file, "%s", pos[0]);

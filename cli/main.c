@@ -19,6 +19,8 @@ const cli_cmd cli_commands[] = {
      ".mtx, .tns (either with .gz), .bsp.h5 (binsparse HDF5), .npz (SciPy).\n"
      "Output is written to a temporary name and renamed when complete.\n\n" COMMON
      "  --dup=P            combine duplicates: sum first last min max error\n"
+     "  --dup-order=O      with --dup=sum: scipy (default: SciPy's order, bit for\n"
+     "                     bit its sums) or file (the file's order)\n"
      "  --keep-symmetry    keep symmetric storage in .bsp.h5 (binsparse 'structure')\n"
      "  --gzip             compress text output even without .gz\n",
      "spconv cat IN -o OUT [options]"},
@@ -41,6 +43,9 @@ const cli_cmd cli_commands[] = {
      "  --spec FILE        a YAML level format a user's format needs (repeatable)\n"
      "  --modes=2,0,1      mode order for formats without a remapping (csf, coo, dense)\n"
      "  --dup=P            combine duplicates: sum (default) first last min max error\n"
+     "  --dup-order=O      the order a matrix's duplicates are summed in: scipy\n"
+     "                     (default: SciPy's, bit for bit; a row's runs of 3 or more\n"
+     "                     in rows over 16 entries differ from the file's) or file\n"
      "  --engine E         auto (factory, else JIT, else generic), generic, factory, jit\n"
      "  --no-jit           never compile at run time\n"
      "  --plan=auto|sort|rows|radix  auto: count and place without sorting where\n"

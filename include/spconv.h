@@ -175,6 +175,19 @@ SPC_API spc_status spc_tensor_to_coo(const spc_tensor *t, int drop_zeros,
  * the first duplicate).  A pattern summed (SPC_DUP_SUM) whose coordinates
  * repeat becomes int64 counts, every component being 1 (as SciPy reads it);
  * without repeats it stays a pattern. */
+/* SciPy's order of a matrix's duplicates (a plain COO matrix with float or
+ * complex values; anything else is left as it is): each run of three or
+ * more entries of one coordinate, in a row of more than 16 entries, has
+ * its values moved among its own positions so that adding them in storage
+ * order -- as spc_tensor_combine and every conversion do -- adds them in
+ * the order SciPy's csr_matrix(coo) does (its rows sorted by libstdc++'s
+ * std::sort, which is not stable past 16 entries), bit for bit SciPy's
+ * sums. Coordinates do not move. Symmetric, skew or hermitian storage
+ * with duplicates is first expanded (*t replaced by a general COO, as
+ * SciPy's mmread expands it: the stored entries, then their mirrors).
+ * *moved (may be NULL) counts the runs whose values moved. One pass where
+ * the entries come strictly increasing (no duplicates); else a sort. */
+SPC_API spc_status spc_coo_scipy_dup_order(spc_tensor **t, int *moved, spc_error *err);
 SPC_API spc_status spc_tensor_combine(const spc_tensor *t, spc_dup policy,
                                       spc_tensor **out, spc_error *err);
 

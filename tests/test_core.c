@@ -507,6 +507,106 @@ START_TEST(test_names) {
 }
 END_TEST
 
+/* SciPy's order of duplicates (spc_coo_scipy_dup_order): a 4 x 8 matrix of
+ * 78 entries, rows interleaved in the file, each row's columns cycling
+ * (rows 0, 2 and 3 of over 16 entries with runs of three or more, row 1 of
+ * 10); values of magnitudes 1 to 1e15 alternating in sign, so the order
+ * of a sum shows in its bits.  The expected sums are SciPy 1.10's
+ * (coo_matrix((v, (r, c))).tocsr(), in hexadecimal): 5 of them differ
+ * from the file order's. */
+START_TEST(test_scipy_dup_order) {
+  static const int64_t x[2 * 78] = {
+    2, 0, 3, 0, 3, 1, 0, 0, 3, 0, 0, 5, 2, 3, 0, 2, 0, 7, 2, 1, 1, 0, 2, 4, 0, 4, 3, 1, 3,
+    0, 1, 2, 2, 2, 3, 1, 2, 0, 0, 1, 2, 3, 0, 6, 2, 1, 0, 3, 2, 4, 3, 0, 3, 1, 2, 2, 0, 0,
+    2, 0, 1, 1, 0, 5, 1, 0, 0, 2, 0, 7, 3, 0, 0, 4, 3, 1, 0, 1, 1, 2, 2, 3, 0, 6, 1, 1, 0,
+    3, 0, 0, 3, 0, 1, 0, 0, 5, 1, 2, 2, 1, 3, 1, 0, 2, 2, 4, 2, 2, 3, 0, 0, 7, 0, 4, 3, 1,
+    2, 0, 0, 1, 3, 0, 2, 3, 0, 6, 3, 1, 2, 1, 3, 0, 0, 3, 1, 1, 1, 0, 0, 0, 0, 5, 3, 1, 0,
+    2, 2, 4, 0, 7, 2, 2, 0, 4, 0, 1};
+  static const double v[78] = {
+    0x1.0000000000000p+0, 0x1.0000000000000p+0, -0x1.be6db6db6db6dp+16,
+    0x1.0000000000000p+0, 0x1.7f2c372492492p+33, -0x1.be6db6db6db6dp+16,
+    -0x1.be6db6db6db6dp+16, 0x1.7f2c372492492p+33, -0x1.44d1cd2252492p+50,
+    0x1.7f2c372492492p+33, 0x1.0000000000000p+0, -0x1.44d1cd2252492p+50,
+    0x1.9249249249249p+0, -0x1.44d1cd2252492p+50, 0x1.9249249249249p+0,
+    -0x1.be6db6db6db6dp+16, 0x1.9249249249249p+0, -0x1.4ed2492492493p+17,
+    -0x1.4ed2492492493p+17, -0x1.4ed2492492493p+17, 0x1.14bc60b6db6dcp+34,
+    0x1.14bc60b6db6dcp+34, -0x1.c6bf526340000p+50, -0x1.c6bf526340000p+50,
+    0x1.1249249249249p+1, 0x1.14bc60b6db6dcp+34, -0x1.c6bf526340000p+50,
+    -0x1.be6db6db6db6dp+17, 0x1.1249249249249p+1, 0x1.69e2a5db6db6ep+34,
+    0x1.7f2c372492492p+33, -0x1.be6db6db6db6dp+17, -0x1.44d1cd2252492p+50,
+    0x1.69e2a5db6db6ep+34, -0x1.24566bd216db6p+51, 0x1.1249249249249p+1,
+    0x1.5b6db6db6db6ep+1, -0x1.be6db6db6db6dp+17, -0x1.1704924924925p+18,
+    0x1.9249249249249p+0, -0x1.24566bd216db6p+51, 0x1.bf08eb0000000p+34,
+    -0x1.4ed2492492493p+17, -0x1.654d2e728db6ep+51, 0x1.a492492492492p+1,
+    0x1.69e2a5db6db6ep+34, 0x1.14bc60b6db6dcp+34, -0x1.4ed2492492492p+18,
+    -0x1.c6bf526340000p+50, 0x1.5b6db6db6db6ep+1, -0x1.24566bd216db6p+51,
+    0x1.0a17981249249p+35, -0x1.1704924924925p+18, 0x1.bf08eb0000000p+34,
+    0x1.5b6db6db6db6ep+1, -0x1.a643f11304925p+51, 0x1.edb6db6db6db7p+1,
+    -0x1.1704924924925p+18, -0x1.654d2e728db6ep+51, -0x1.86a0000000000p+18,
+    0x1.bf08eb0000000p+34, 0x1.a492492492492p+1, 0x1.34aabaa492492p+35,
+    -0x1.654d2e728db6ep+51, -0x1.4ed2492492492p+18, 0x1.a492492492492p+1,
+    -0x1.e73ab3b37b6dbp+51, 0x1.1249249249249p+1, -0x1.be6db6db6db6dp+17,
+    0x1.1b6db6db6db6ep+2, -0x1.be6db6db6db6dp+18, -0x1.4ed2492492492p+18,
+    0x1.5f3ddd36db6dcp+35, 0x1.0a17981249249p+35, -0x1.1418bb29f924ap+52,
+    -0x1.a643f11304925p+51, 0x1.4000000000000p+2, -0x1.f63b6db6db6dcp+18};
+  static const int64_t ptr[5] = {0, 8, 11, 16, 18};
+  static const int64_t col[18] = {0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 0, 1, 2, 3, 4, 0, 1};
+  static const double want[18] = {
+    0x1.5b6db6db6db6ep+3, -0x1.4ed2492492493p+20, 0x1.bf08eb0000000p+36,
+    -0x1.0bf9e2d5ea492p+53, 0x1.a492492492492p+3, -0x1.1704924924924p+20,
+    0x1.4f46b04000000p+36, -0x1.654d2e728db6ep+53, -0x1.44d0b866d0c8ep+50,
+    0x1.7f2ae8535b6dbp+33, -0x1.c6bf5263af9b1p+50, -0x1.654c79818e7dap+51,
+    -0x1.c6be92ce733f5p+50, -0x1.a643118efead9p+51, -0x1.2455e1741e4d3p+51,
+    -0x1.44cfb8f43928ap+50, 0x1.3f4f8349d0000p+36, -0x1.03db0a8266f00p+53};
+  const int64_t dims[2] = {4, 8};
+  spc_error e;
+  int differ[2] = {0, 0};
+  for (int scipy = 0; scipy < 2; scipy++) {
+    spc_tensor *t = core_make_coo(2, dims, 78, SPC_F64, x, v), *c = NULL;
+    int moved = -1;
+    if (scipy) tu_assert_ok(spc_coo_scipy_dup_order(&t, &moved, &e), &e);
+    if (scipy) ck_assert_int_gt(moved, 0);
+    tu_assert_ok(spc_tensor_combine(t, SPC_DUP_SUM, &c, &e), &e);
+    ck_assert_int_eq(spc_tensor_nstored(c), ptr[4]);
+    spc_iter *it = NULL;
+    tu_assert_ok(spc_iter_create(c, &it, &e), &e);
+    int64_t y[2];
+    const void *pv;
+    for (int64_t i = 0; i < 4; i++)
+      for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+        ck_assert(spc_iter_next(it, y, &pv));
+        ck_assert(y[0] == i && y[1] == col[k]);
+        double got;
+        memcpy(&got, pv, sizeof got);
+        differ[scipy] += memcmp(&got, &want[k], sizeof got) != 0;
+      }
+    spc_iter_free(&it);
+    spc_tensor_free(&c);
+    spc_tensor_free(&t);
+  }
+  ck_assert_int_eq(differ[0], 5); /* the file's order: not SciPy's bits */
+  ck_assert_int_eq(differ[1], 0);
+  /* rows whose columns never fall in file order: SciPy sorts no row and
+   * adds in file order -- nothing moves; nor in a pattern or integers */
+  int64_t xs[2 * 78];
+  double vs[78];
+  int64_t m = 0;
+  for (int64_t i = 0; i < 4; i++)
+    for (int64_t cc = 0; cc < 8; cc++)
+      for (int64_t k = 0; k < 78; k++)
+        if (x[2 * k] == i && x[2 * k + 1] == cc) xs[2 * m] = i, xs[2 * m + 1] = cc, vs[m++] = v[k];
+  ck_assert_int_eq(m, 78);
+  spc_vtype vts[3] = {SPC_F64, SPC_I64, SPC_PATTERN};
+  for (int q = 0; q < 3; q++) {
+    spc_tensor *t = core_make_coo(2, dims, 78, vts[q], q ? x : xs, q == 1 ? (const void *)x : (const void *)vs);
+    int moved = -1;
+    tu_assert_ok(spc_coo_scipy_dup_order(&t, &moved, &e), &e);
+    ck_assert_int_eq(moved, 0);
+    spc_tensor_free(&t);
+  }
+}
+END_TEST
+
 Suite *suite_core(void) {
   Suite *s = suite_create("core");
   TCase *tc = tcase_create("tensor");
@@ -515,6 +615,7 @@ Suite *suite_core(void) {
   tcase_add_test(tc, test_create_bad_args);
   tcase_add_test(tc, test_index_widths);
   tcase_add_test(tc, test_huge_dims);
+  tcase_add_test(tc, test_scipy_dup_order);
   tcase_add_test(tc, test_names);
   suite_add_tcase(s, tc);
   tc = tcase_create("check");
