@@ -305,6 +305,16 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
   return np;
 }
 
+spc_status cli_dup_order(const cli_opts *o, spc_dup dup, const char *path, spc_tensor **t,
+                         int *moved, spc_error *e) {
+  if (moved) *moved = 0;
+  if (dup != SPC_DUP_SUM || o->dup_file_order || spc_file_kind_from_name(path) == SPC_FILE_TNS)
+    return SPC_OK;
+  spc_status s = spc_coo_scipy_dup_order(t, moved, e);
+  if (s && !e->file[0]) snprintf(e->file, sizeof e->file, "%s", path);
+  return s;
+}
+
 void cli_convert_opts(const cli_opts *o, spc_convert_opts *c) {
   spc_convert_opts_init(c);
   if (o->have_dup) c->dup = o->dup;

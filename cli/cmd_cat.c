@@ -18,9 +18,7 @@ int cmd_cat(int argc, char **argv) {
   spc_error e;
   spc_error_clear(&e);
   spc_status s = spc_read(pos[0], &r, &t, &e);
-  if (!s && o.have_dup && o.dup == SPC_DUP_SUM && !o.dup_file_order &&
-      spc_file_kind_from_name(pos[0]) != SPC_FILE_TNS)
-    s = spc_coo_scipy_dup_order(&t, NULL, &e); /* summed as SciPy sums them */
+  if (!s && o.have_dup) s = cli_dup_order(&o, o.dup, pos[0], &t, NULL, &e); /* summed as SciPy sums */
   if (!s && o.have_dup) {
     s = spc_tensor_combine(t, o.dup, &c, &e);
     if (!s) {

@@ -66,8 +66,7 @@ int cmd_convert(int argc, char **argv) {
   s = spc_read(pos[0], &r, &t, &e);
   /* a matrix's duplicates summed as SciPy sums them (--dup-order=scipy) */
   int moved = 0;
-  if (!s && c.dup == SPC_DUP_SUM && !o.dup_file_order && spc_file_kind_from_name(pos[0]) != SPC_FILE_TNS)
-    s = spc_coo_scipy_dup_order(&t, &moved, &e); /* FROSTT: the file's order, as its readers add */
+  if (!s) s = cli_dup_order(&o, c.dup, pos[0], &t, &moved, &e);
   double t1 = now();
   if (!s && o.verbose && moved)
     fprintf(stderr, "spconv: %d runs of duplicates put in SciPy's order (--dup-order)\n", moved);

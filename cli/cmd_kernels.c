@@ -141,7 +141,11 @@ int cmd_spmv(int argc, char **argv) {
   spc_error e;
   spc_error_clear(&e);
   spc_status s = spc_read(pos[0], &r, &A, &e);
-  if (s) return cli_fail(s, &e);
+  if (!s) s = cli_dup_order(&o, o.have_dup ? o.dup : SPC_DUP_SUM, pos[0], &A, NULL, &e);
+  if (s) {
+    spc_tensor_free(&A);
+    return cli_fail(s, &e);
+  }
   if (spc_tensor_order(A) != 2) {
     spc_tensor_free(&A);
     fprintf(stderr, "spconv: %s: spmv needs a matrix (order 2)\n", pos[0]);
@@ -212,6 +216,9 @@ int cmd_spgemm(int argc, char **argv) {
   spc_error_clear(&e);
   spc_status s = spc_read(pos[0], &r, &A, &e);
   if (!s) s = spc_read(pos[1], &r, &B, &e);
+  /* the operands' duplicates summed as SciPy sums them */
+  if (!s) s = cli_dup_order(&o, SPC_DUP_SUM, pos[0], &A, NULL, &e);
+  if (!s) s = cli_dup_order(&o, SPC_DUP_SUM, pos[1], &B, NULL, &e);
   double t0 = now();
   if (!s && (s = spc_spgemm(A, B, o.to, &k, &C, &e)) && !e.file[0]) /* which inputs */
     snprintf(e.file, sizeof e.file, "%s x %s", pos[0], pos[1]);
