@@ -1553,11 +1553,18 @@ enum {
 typedef struct rcr rcr;
 typedef struct countfn {
   ir_func *f;
+  bool cnt32; /* in: the parents' counts in int32 (cnt32_of) */
   int narr;
   int p_ok, p_arr0, p_size, p_vout; /* parameter numbers */
   const rcr *rc; /* from the routine cache (NULL: f built here) */
 } countfn;
 static spc_status build_count(conv *C, countfn *F, spc_error *e);
+/* The counting routine's per-parent counts (and pass 0's run ends, which
+ * are positions) in int32 where positions are (index_ty) and the
+ * components fit: half the bytes of int64 counts, which in a loop of
+ * conversions took the heap of a file of many short rows past glibc's
+ * trim threshold (arrow's 46,500 rows: fresh pages every call). */
+static bool cnt32_of(const conv *C) { return C->index_ty == IR_I32 && C->n < INT32_MAX; }
 static spc_status build_fcount(conv *C, const conv_info *SI, bool known, ir_func **out,
                                spc_error *e);
 static spc_status build_fplace(conv *C, const conv_info *SI, ir_func **out, spc_error *e);
@@ -1651,7 +1658,7 @@ static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra
   spc_status s = SPC_ERR_INTERNAL;
   switch (kind) {
   case RC_COUNT: {
-    countfn F = {0};
+    countfn F = {.cnt32 = extra != 0};
     s = build_count(C, &F, e);
     v->f = F.f;
     v->aux[0] = F.narr, v->aux[1] = F.p_ok, v->aux[2] = F.p_arr0;
@@ -2372,7 +2379,7 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
   if (!s) ir_add(f, body, ir_assign(f, b1.np, ir_cast(f, C->index_ty, ir_ref(f, np1))));
   /* the child's per-parent counts, and the last child coordinate seen per
    * parent (+1 past lo; 0: none yet) */
-  ir_var cnt = lang_fresh_local(f, "cnt", IR_I64, true);
+  ir_var cnt = lang_fresh_local(f, "cnt", F->cnt32 ? IR_I32 : IR_I64, true);
   ir_var last = lang_fresh_local(f, "last", IR_I64, true);
   if (!s) {
     ir_add(f, body, ir_alloc(f, cnt, ir_ref(f, np1), true));
@@ -4070,7 +4077,7 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
   if (np1_of(C, &np1, &e2) || np1 > C->limit) return SPC_OK;
   if (fsrc) return run_fused(C, fsrc, np1, out, done, e);
   rcr rcount;
-  spc_status s = rc_get(C, NULL, RC_COUNT, 0, &rcount, &e2);
+  spc_status s = rc_get(C, NULL, RC_COUNT, cnt32_of(C), &rcount, &e2);
   countfn F = {.f = rcount.v.f, .narr = rcount.v.aux[0], .p_ok = rcount.v.aux[1],
                .p_arr0 = rcount.v.aux[2], .p_size = rcount.v.aux[3], .p_vout = rcount.v.aux[4],
                .rc = &rcount};
@@ -6925,7 +6932,7 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     C.carry = false;
   }
   if (!s && (what & ASM_W_COUNT) && count_applies(&C)) { /* the counting path's */
-    countfn F = {0};
+    countfn F = {.cnt32 = cnt32_of(&C)};
     spc_error e2;
     spc_error_clear(&e2);
     spc_status q = build_count(&C, &F, &e2);
