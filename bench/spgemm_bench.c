@@ -174,7 +174,7 @@ int main(int argc, char **argv) {
         printf("error\tspconv\t%s\t%s\t(%s)\n", algos[k].name, path, spc_error_string(&e, msg, sizeof msg));
         continue;
       }
-      printf("spconv\t%s\t%.6f\t%lld\t%s", algos[k].name, best, (long long)nnz, path);
+      printf("spconv\t%s\t%.9f\t%lld\t%s", algos[k].name, best, (long long)nnz, path);
       if (!algos[k].algo) {
         int a = 0, w = 0;
         spc_spgemm_explain(A, b, &ko, &a, &w, NULL, &e);
