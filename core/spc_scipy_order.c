@@ -161,9 +161,9 @@ static int cmp_pos(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
-static int cmp_rowcolpos(const void *x, const void *y) {
+static int cmp_pair(const void *x, const void *y) {
   const int64_t *a = x, *b = y;
-  for (int k = 0; k < 3; k++)
+  for (int k = 0; k < 2; k++)
     if (a[k] != b[k]) return (a[k] > b[k]) - (a[k] < b[k]);
   return 0;
 }
@@ -208,39 +208,97 @@ spc_status spc_coo_scipy_dup_order(spc_tensor **tp, int *moved, spc_error *e) {
   return dup_order(x, moved, e);
 }
 
+/* The positions grouped by row, each row in file order (coo_tocsr's
+ * order): perm[rp[i] .. rp[i + 1]) for the k-th row met, *nr rows.  By
+ * counting where the rows are few enough for an array of them, else by a
+ * sort of (row, position). */
+static spc_status rows_in_file_order(const spc_array *r, int64_t n, int64_t m, int64_t **perm,
+                                     int64_t **rp, int64_t *nr, spc_error *e) {
+  *perm = spc_malloc_n(n, sizeof **perm);
+  if (!*perm) return SPC_NOMEM(e);
+  if (m <= 2 * n + ((int64_t)1 << 20)) {
+    int64_t *cnt = spc_calloc((size_t)m + 1, sizeof *cnt);
+    if (!cnt) return SPC_NOMEM(e);
+    for (int64_t k = 0; k < n; k++) cnt[spc_arr_get(r, k) + 1]++;
+    int64_t rows = 0;
+    for (int64_t i = 0; i < m; i++) rows += cnt[i + 1] > 0, cnt[i + 1] += cnt[i];
+    for (int64_t k = 0; k < n; k++) (*perm)[cnt[spc_arr_get(r, k)]++] = k;
+    /* cnt[i]: row i's end now; the nonempty rows' bounds */
+    *rp = spc_malloc_n(rows + 1, sizeof **rp);
+    if (!*rp) {
+      spc_free(cnt);
+      return SPC_NOMEM(e);
+    }
+    int64_t k = 0, at = 0;
+    (*rp)[0] = 0;
+    for (int64_t i = 0; i < m; i++)
+      if (cnt[i] > at) (*rp)[++k] = at = cnt[i];
+    *nr = rows;
+    spc_free(cnt);
+    return SPC_OK;
+  }
+  int64_t *x = spc_malloc_n(n, 2 * sizeof *x);
+  if (!x) return SPC_NOMEM(e);
+  for (int64_t k = 0; k < n; k++) x[2 * k] = spc_arr_get(r, k), x[2 * k + 1] = k;
+  qsort(x, (size_t)n, 2 * sizeof *x, cmp_pair);
+  int64_t rows = 0;
+  for (int64_t k = 0; k < n; k++) rows += !k || x[2 * k] != x[2 * (k - 1)];
+  *rp = spc_malloc_n(rows + 1, sizeof **rp);
+  if (!*rp) {
+    spc_free(x);
+    return SPC_NOMEM(e);
+  }
+  int64_t q = 0;
+  for (int64_t k = 0; k < n; k++) {
+    if (!k || x[2 * k] != x[2 * (k - 1)]) (*rp)[q++] = k;
+    (*perm)[k] = x[2 * k + 1];
+  }
+  (*rp)[rows] = n;
+  *nr = rows;
+  spc_free(x);
+  return SPC_OK;
+}
+
 static spc_status dup_order(spc_tensor *t, int *moved, spc_error *e) {
   const spc_array *r, *c;
   if (!t || t->sym != SPC_GENERAL || !plain_matrix(t, &r, &c)) return SPC_OK;
-  int64_t n = spc_tensor_nstored(t);
+  int64_t n = spc_tensor_nstored(t), ncol = t->dims[1];
   if (n < 3 || increasing(r, c, n) || increasing(c, r, n)) return SPC_OK;
-  /* (row, col, position): by row then column, each run in file order */
-  int64_t *x = spc_malloc_n(n, 3 * sizeof *x);
-  if (!x) return SPC_NOMEM(e);
-  for (int64_t k = 0; k < n; k++)
-    x[3 * k] = spc_arr_get(r, k), x[3 * k + 1] = spc_arr_get(c, k), x[3 * k + 2] = k;
-  qsort(x, (size_t)n, 3 * sizeof *x, cmp_rowcolpos);
+  int64_t *perm = NULL, *rp = NULL, nr = 0;
+  spc_status s = rows_in_file_order(r, n, t->dims[0], &perm, &rp, &nr, e);
   /* SciPy sorts the rows only where one of them, in file order, has a
    * column below the one before it (csr_has_sorted_indices): else it adds
-   * in file order, as spconv does.  A row's file order is non-decreasing
-   * where its positions ascend in (column, position) order. */
+   * in file order, as spconv does */
   bool sorts = false;
-  for (int64_t k = 1; k < n && !sorts; k++)
-    sorts = x[3 * k] == x[3 * (k - 1)] && x[3 * k + 2] < x[3 * (k - 1) + 2];
-  if (!sorts) {
-    spc_free(x);
-    return SPC_OK;
+  for (int64_t i = 0; !s && i < nr && !sorts; i++)
+    for (int64_t k = rp[i] + 1; k < rp[i + 1] && !sorts; k++)
+      sorts = spc_arr_get(c, perm[k]) < spc_arr_get(c, perm[k - 1]);
+  /* a row's columns seen three times: stamps by column where the columns
+   * are few enough for an array of them (else every long row is sorted) */
+  int64_t *stamp = NULL;
+  unsigned char *seen = NULL;
+  if (!s && sorts && ncol <= 2 * n + ((int64_t)1 << 20)) {
+    stamp = spc_malloc_n(ncol ? ncol : 1, sizeof *stamp);
+    seen = spc_malloc_n(ncol ? ncol : 1, 1);
+    if (!stamp || !seen) s = SPC_NOMEM(e);
+    for (int64_t j = 0; !s && j < ncol; j++) stamp[j] = -1;
   }
   size_t w = spc_vtype_size(t->vt);
   cp *row = NULL;
   int64_t *fp = NULL, cap = 0;
   unsigned char *tmp = NULL;
-  spc_status s = SPC_OK;
-  for (int64_t b = 0, en; b < n && !s; b = en) {
-    bool three = false;
-    for (en = b + 1; en < n && x[3 * en] == x[3 * b]; en++)
-      three |= en - b >= 2 && x[3 * (en - 2) + 1] == x[3 * en + 1];
-    int64_t len = en - b;
-    if (len <= S_THRESHOLD || !three) continue; /* stable there, or no run of three */
+  for (int64_t i = 0; !s && sorts && i < nr; i++) {
+    int64_t b = rp[i], len = rp[i + 1] - b;
+    if (len <= S_THRESHOLD) continue; /* insertion-sorted: stable */
+    if (stamp) {
+      bool three = false;
+      for (int64_t k = b; k < b + len && !three; k++) {
+        int64_t j = spc_arr_get(c, perm[k]);
+        if (stamp[j] != i) stamp[j] = i, seen[j] = 0;
+        three = ++seen[j] >= 3;
+      }
+      if (!three) continue;
+    }
     if (len > cap) {
       spc_free(row), spc_free(fp), spc_free(tmp);
       row = spc_malloc_n(len, sizeof *row);
@@ -252,31 +310,29 @@ static spc_status dup_order(spc_tensor *t, int *moved, spc_error *e) {
         break;
       }
     }
-    /* the row as coo_tocsr leaves it: file order */
-    for (int64_t k = 0; k < len; k++) fp[k] = x[3 * (b + k) + 2];
-    qsort(fp, (size_t)len, sizeof *fp, cmp_pos);
-    for (int64_t k = 0; k < len; k++) row[k] = (cp){spc_arr_get(c, fp[k]), fp[k]};
+    /* the row as coo_tocsr leaves it (file order), sorted as std::sort does */
+    for (int64_t k = 0; k < len; k++) row[k] = (cp){spc_arr_get(c, perm[b + k]), perm[b + k]};
     stl_sort(row, row + len);
-    /* each run of equal columns: its positions in file order (x, sorted
-     * by position within the run) receive its values in std::sort's order */
+    /* each run of three or more equal columns: its positions in file
+     * order receive its values in std::sort's order */
     for (int64_t g = 0, ge; g < len; g = ge) {
       for (ge = g + 1; ge < len && row[ge].col == row[g].col; ge++) {
       }
       if (ge - g < 3) continue;
-      int64_t *files = fp; /* reused: the run's positions, ascending */
-      for (int64_t k = g; k < ge; k++) files[k - g] = row[k].pos;
-      qsort(files, (size_t)(ge - g), sizeof *files, cmp_pos);
+      for (int64_t k = g; k < ge; k++) fp[k - g] = row[k].pos;
+      qsort(fp, (size_t)(ge - g), sizeof *fp, cmp_pos);
       bool same = true;
       for (int64_t k = g; k < ge; k++) {
         memcpy(tmp + (size_t)(k - g) * w, (const unsigned char *)t->val + (size_t)row[k].pos * w, w);
-        same &= files[k - g] == row[k].pos;
+        same &= fp[k - g] == row[k].pos;
       }
       if (same) continue;
       for (int64_t k = 0; k < ge - g; k++)
-        memcpy((unsigned char *)t->val + (size_t)files[k] * w, tmp + (size_t)k * w, w);
+        memcpy((unsigned char *)t->val + (size_t)fp[k] * w, tmp + (size_t)k * w, w);
       if (moved) (*moved)++;
     }
   }
-  spc_free(row), spc_free(fp), spc_free(tmp), spc_free(x);
+  spc_free(row), spc_free(fp), spc_free(tmp), spc_free(stamp), spc_free(seen);
+  spc_free(perm), spc_free(rp);
   return s;
 }

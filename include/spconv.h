@@ -185,8 +185,11 @@ SPC_API spc_status spc_tensor_to_coo(const spc_tensor *t, int drop_zeros,
  * sums. Coordinates do not move. Symmetric, skew or hermitian storage
  * with duplicates is first expanded (*t replaced by a general COO, as
  * SciPy's mmread expands it: the stored entries, then their mirrors).
- * *moved (may be NULL) counts the runs whose values moved. One pass where
- * the entries come strictly increasing (no duplicates); else a sort. */
+ * *moved (may be NULL) counts the runs whose values moved. Cost: one pass
+ * where the entries come strictly increasing by rows or by columns (no
+ * duplicates: most files); else the entries counted by rows (sorted by row
+ * where the rows are too many for an array) and std::sort replayed only
+ * on the long rows holding a coordinate three times. */
 SPC_API spc_status spc_coo_scipy_dup_order(spc_tensor **t, int *moved, spc_error *err);
 SPC_API spc_status spc_tensor_combine(const spc_tensor *t, spc_dup policy,
                                       spc_tensor **out, spc_error *err);
