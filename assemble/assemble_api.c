@@ -317,13 +317,15 @@ static spc_status remap_cached(const spc_format_spec *fmt, int order, const spc_
     }
   spc_status s;
   struct rcache *c = nrcache < REMAP_CACHE ? &rcache[nrcache] : NULL;
+  /* an unused entry is all zero: what a failed copy leaves, rcache_clear frees */
   bool ok = c && (c->text = spc_strdup(at->text)) && (!at->file || (c->file = spc_strdup(at->file)));
-  for (int k = 0; ok && k < nps; k++, c->nps = k)
+  if (c) c->nps = nps;
+  for (int k = 0; ok && k < nps; k++)
     ok = (c->ps[k].name = spc_strdup(ps[k].name)) != NULL, c->ps[k].value = ps[k].value;
   if (ok) {
     lang_src src = *at;
     src.text = c->text, src.file = c->file;
-    c->line = at->line, c->col = at->col, c->indent = at->indent, c->order = order, c->nps = nps;
+    c->line = at->line, c->col = at->col, c->indent = at->indent, c->order = order;
     s = spc_remap_parse(&src, order, ps, nps, r, e);
     nparsed++;
     if (!s) {

@@ -1582,14 +1582,15 @@ struct rcr {
   bool fac;     /* v.fn is the factory's answer (NULL: it has none) */
 };
 
-/* The key of routine `kind` (argument extra) for C and source SI (NULL:
- * a COO); false where it is not cached (a spec not loaded by a registry
- * has no hash). */
+/* rc_key's start: the target's part (format and levels, parameters, mode
+ * order, remapping), hashed at the conversion's first routine and again
+ * only if its format or levels change (they are set before any routine
+ * is asked for); false where the format has no hash. */
 static bool rc_key_base(conv *C, uint64_t k[2]) {
   bool same = C->kb_fmt == C->fmt && C->kb_L == C->L && C->kb_order == C->order &&
               C->kb_np == C->nparams && C->kb_nm == C->nmodes;
   for (int l = 0; same && l < C->L && l < SPC_MAX_ORDER; l++) same = C->kb_lv[l] == C->lv[l];
-  if (!same) { /* set before any routine is asked for; checked all the same */
+  if (!same) {
     uint64_t b[2] = {0x8c6f2e0a51d3b749ULL, 0x1f83d9abfb41bd6bULL};
     asm_rk_put(b, (uint64_t)C->order);
     C->kb_ok = asm_rk_fmt(b, C->fmt, C->lv, C->L);

@@ -85,13 +85,13 @@ int cmd_spgemm(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 /* The `spconv info` summary of t. */
 void cli_print_info(const char *label, const char *name, const spc_tensor *t);
-/* Conversion options from the command line. */
 /* A matrix's duplicates put in the order SciPy adds them (--dup-order=scipy,
  * the default) before they are summed (dup: the policy that will combine
  * them; only SPC_DUP_SUM moves anything), unless path is a FROSTT file
  * (added in its own order). *moved (may be NULL): the runs moved. */
 spc_status cli_dup_order(const cli_opts *o, spc_dup dup, const char *path, spc_tensor **t,
                          int *moved, spc_error *e);
+/* Conversion options from the command line. */
 void cli_convert_opts(const cli_opts *o, spc_convert_opts *c);
 
 extern const cli_cmd cli_commands[];

@@ -141,7 +141,7 @@ int cmd_spmv(int argc, char **argv) {
   spc_error e;
   spc_error_clear(&e);
   spc_status s = spc_read(pos[0], &r, &A, &e);
-  if (!s) s = cli_dup_order(&o, o.have_dup ? o.dup : SPC_DUP_SUM, pos[0], &A, NULL, &e);
+  if (!s) s = cli_dup_order(&o, SPC_DUP_SUM, pos[0], &A, NULL, &e); /* summed as SciPy sums */
   if (s) {
     spc_tensor_free(&A);
     return cli_fail(s, &e);

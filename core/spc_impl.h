@@ -167,6 +167,8 @@ SPC_INTERNAL spc_status spc_dense_alloc(int order, const int64_t *dims,
 /* t is a plain COO (level l on dimension l, read in place) whose entries
  * come strictly increasing: spc_tensor_combine would only copy it. */
 SPC_INTERNAL bool spc_coo_is_combined(const spc_tensor *t);
+/* Whether the pairs (a[k], b[k]), k < n, strictly increase (no two equal). */
+SPC_INTERNAL bool spc_pairs_increasing(const spc_array *a, const spc_array *b, int64_t n);
 /* Every level dense, no spec behind it (an array file read, a binsparse
  * dense): the layout holds every entry, both triangles of a symmetric
  * matrix included, and its zeros are padding.  A CSR (dense, compressed)

@@ -14,9 +14,9 @@
  * spconv's conversions add a coordinate's duplicates in storage order
  * (stable) -- as SciPy does too where every row, in file order, has its
  * columns non-decreasing: it sorts no row then (sum_duplicates sorts only
- * where csr_has_sorted_indices says no).  spc_coo_scipy_dup_order moves the values of each such run
- * within its own positions so that adding them in storage order adds them
- * in SciPy's order: libstdc++'s std::sort (GCC 4.9 onwards, unchanged
+ * where csr_has_sorted_indices says no).  spc_coo_scipy_dup_order moves
+ * the values of each such run within its own positions so that adding
+ * them in storage order adds them in SciPy's order: libstdc++'s std::sort (GCC 4.9 onwards, unchanged
  * since) replayed on the row's columns. Coordinates do not move. */
 #include "spc_impl.h"
 #include <stdlib.h>
@@ -181,15 +181,6 @@ static bool plain_matrix(const spc_tensor *t, const spc_array **r, const spc_arr
   return *r && *c;
 }
 
-/* The entries come strictly increasing by (major, minor): no duplicates. */
-static bool increasing(const spc_array *mj, const spc_array *mn, int64_t n) {
-  for (int64_t k = 1; k < n; k++) {
-    int64_t a = spc_arr_get(mj, k - 1), b = spc_arr_get(mj, k);
-    if (a > b || (a == b && spc_arr_get(mn, k - 1) >= spc_arr_get(mn, k))) return false;
-  }
-  return true;
-}
-
 static spc_status dup_order(spc_tensor *t, int *moved, spc_error *e);
 
 spc_status spc_coo_scipy_dup_order(spc_tensor **tp, int *moved, spc_error *e) {
@@ -199,7 +190,7 @@ spc_status spc_coo_scipy_dup_order(spc_tensor **tp, int *moved, spc_error *e) {
   const spc_array *r, *c;
   if (!plain_matrix(t, &r, &c)) return SPC_OK;
   int64_t n = spc_tensor_nstored(t);
-  if (n < 2 || increasing(r, c, n) || increasing(c, r, n)) return SPC_OK;
+  if (n < 2 || spc_pairs_increasing(r, c, n) || spc_pairs_increasing(c, r, n)) return SPC_OK;
   spc_tensor *x = NULL;
   spc_status s = spc_tensor_expand(t, &x, e);
   if (s) return s;
@@ -263,7 +254,7 @@ static spc_status dup_order(spc_tensor *t, int *moved, spc_error *e) {
   const spc_array *r, *c;
   if (!t || t->sym != SPC_GENERAL || !plain_matrix(t, &r, &c)) return SPC_OK;
   int64_t n = spc_tensor_nstored(t), ncol = t->dims[1];
-  if (n < 3 || increasing(r, c, n) || increasing(c, r, n)) return SPC_OK;
+  if (n < 3 || spc_pairs_increasing(r, c, n) || spc_pairs_increasing(c, r, n)) return SPC_OK;
   int64_t *perm = NULL, *rp = NULL, nr = 0;
   spc_status s = rows_in_file_order(r, n, t->dims[0], &perm, &rp, &nr, e);
   /* SciPy sorts the rows only where one of them, in file order, has a
