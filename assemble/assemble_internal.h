@@ -5,6 +5,7 @@
 #define SPC_ASSEMBLE_INTERNAL_H
 
 #include "spc_assemble.h"
+#include <stdatomic.h>
 
 /* What reading a converted tensor back needs.  Until struct spc_level can
  * hold a YAML level (see the report), it lives behind the spc_tensor in
@@ -26,6 +27,11 @@ typedef struct conv_info {
   int nmodes;        /* a mode order given for a format without remapping */
   int modes[SPC_MAX_ORDER];
   char remap_text[320]; /* the remapping made from modes */
+  /* a hash of fmt .. modes (the format's texts, levels, parameters, types),
+   * made by the first SpMV of the tensor (kh_made 1 once kh holds it):
+   * hashing the texts was a fifth of a small SpMV */
+  _Atomic uint64_t kh[2];
+  _Atomic int kh_made;
 } conv_info;
 
 typedef struct conv_tensor {
@@ -135,8 +141,10 @@ void asm_rk_str(uint64_t k[2], const char *s);
 bool asm_rk_fmt(uint64_t k[2], const spc_format_spec *f, const spc_format_level *const *lv, int nl);
 bool asm_rk_info(uint64_t k[2], const conv_info *I);
 /* SPC_ROUTINE_CHECK set in the environment (the tests): every routine
- * found in the cache is built again and must equal it. */
+ * found in the cache is built again and must equal it.  Read on the first
+ * call; asm_rc_recheck makes the next call read it again. */
 bool asm_rc_checking(void);
+void asm_rc_recheck(void);
 /* A mismatch found (counted; returns true), and the count so far: the
  * tests assert none, since some callers fall back quietly on the error. */
 bool asm_rc_mismatch(void);

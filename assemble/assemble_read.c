@@ -695,9 +695,8 @@ static bool splittable(const conv_info *I) {
  *   cut[3 n1 + k]   begin1 of that parent (< r_k: it started before)
  *   cut[4 n1 + k]   its coordinate (level 0's access) */
 #define NCUT 5
-static spc_status split_cuts(const conv_info *I, const spc_tensor *t, int64_t b0, int64_t e0,
-                             int64_t nt, int64_t *cut, spc_error *e) {
-  ir_func *f = ir_func_new("spc_spmv_split");
+static spc_status build_cuts(const conv_info *I, ir_func **out, spc_error *e) {
+  ir_func *f = *out = ir_func_new("spc_spmv_split");
   if (!f) return SPC_NOMEM(e);
   lvbind lb[2];
   char name[64];
@@ -781,7 +780,26 @@ static spc_status split_cuts(const conv_info *I, const spc_tensor *t, int64_t b0
 #undef BIN
 #undef SETP
 #undef SLOT
-  if (!s) s = ir_verify(f, e);
+  return s ? s : ir_verify(f, e);
+}
+
+static spc_status make_cuts(void *ctx, asm_rc_val *v, spc_error *e) {
+  return build_cuts(ctx, &v->f, e);
+}
+
+/* The cuts (above) for [b0, e0) in nt parts; the routine built once per
+ * format and types (the routine cache's: building it, mostly parsing the
+ * level functions, was 13 us of a positions SpMV, interpreting it under
+ * 1 us at nt 2). */
+static spc_status split_cuts(const conv_info *I, const spc_tensor *t, int64_t b0, int64_t e0,
+                             int64_t nt, int64_t *cut, spc_error *e) {
+  uint64_t key[2] = {0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL};
+  asm_rk_put(key, 0x63757473ULL); /* "cuts" */
+  asm_rc_val v;
+  bool hit, looked;
+  spc_status s = asm_rc_routine(key, asm_rk_info(key, I), false, "cuts", I->fmt->name,
+                                make_cuts, (void *)I, &v, &hit, &looked, e);
+  ir_func *f = v.f;
   ir_arg args[2 * SPC_SPEC_MAX + 12] = {{0}};
   int na = 0;
   for (int l = 0; l < 2 && !s; l++) {
@@ -811,9 +829,10 @@ typedef struct spmv_plan {
 
 /* auto takes positions when the rows split would give a thread more than
  * AUTO_SHARE times its share of level 1's positions and at least
- * AUTO_EXCESS positions over it: below that, balancing saves less than
- * planning the split costs (about 20 us more per call than rows, i.e. some
- * 20 k nonzeros of work) and would only change rounding. */
+ * AUTO_EXCESS positions over it: below that, balancing saves little and
+ * would only change rounding.  (Planning the split costs about 0.7 us
+ * more per call than rows since its routine is cached -- 20 us before,
+ * when it was built on every call --: AUTO_EXCESS could come down.) */
 #define AUTO_SHARE 1.2
 #define AUTO_EXCESS 32768
 
@@ -989,23 +1008,35 @@ static void hstr(uint64_t *h, const char *s) {
 
 static void prep_key(const conv_info *I, spc_vtype vt, bool transpose, bool split, bool lanes,
                      bool pair, const asm_engine *E, uint64_t h[2]) {
-  h[0] = 0xcbf29ce484222325ULL;
-  h[1] = 0x84222325cbf29ce4ULL;
-  hstr(h, I->fmt->name);
-  hstr(h, I->fmt->yaml);
-  hstr(h, I->fmt->remap.text);
-  int64_t v[8] = {I->nlevels, I->nparams, I->nmodes, (int64_t)I->index_ty, (int64_t)I->coord_ty, (int64_t)vt,
-                  (int64_t)transpose * 8 + pair * 4 + split * 2 + lanes, (int64_t)E->want * 2 + E->no_jit};
+  conv_info *M = (conv_info *)(uintptr_t)I; /* its memo only */
+  if (atomic_load_explicit(&M->kh_made, memory_order_acquire)) {
+    h[0] = atomic_load_explicit(&M->kh[0], memory_order_relaxed);
+    h[1] = atomic_load_explicit(&M->kh[1], memory_order_relaxed);
+  } else {
+    h[0] = 0xcbf29ce484222325ULL;
+    h[1] = 0x84222325cbf29ce4ULL;
+    hstr(h, I->fmt->name);
+    hstr(h, I->fmt->yaml);
+    hstr(h, I->fmt->remap.text);
+    int64_t v[5] = {I->nlevels, I->nparams, I->nmodes, (int64_t)I->index_ty, (int64_t)I->coord_ty};
+    hmix(h, v, sizeof v);
+    for (int l = 0; l < I->nlevels; l++) {
+      hstr(h, I->lv[l]->lf->name);
+      hstr(h, I->lv[l]->lf->yaml);
+    }
+    for (int k = 0; k < I->nparams; k++) {
+      hstr(h, I->params[k].name);
+      hmix(h, &I->params[k].value, sizeof I->params[k].value);
+    }
+    hmix(h, I->modes, sizeof I->modes[0] * (size_t)I->nmodes);
+    /* racing first calls store the same values */
+    atomic_store_explicit(&M->kh[0], h[0], memory_order_relaxed);
+    atomic_store_explicit(&M->kh[1], h[1], memory_order_relaxed);
+    atomic_store_explicit(&M->kh_made, 1, memory_order_release);
+  }
+  int64_t v[3] = {(int64_t)vt, (int64_t)transpose * 8 + pair * 4 + split * 2 + lanes,
+                  (int64_t)E->want * 2 + E->no_jit};
   hmix(h, v, sizeof v);
-  for (int l = 0; l < I->nlevels; l++) {
-    hstr(h, I->lv[l]->lf->name);
-    hstr(h, I->lv[l]->lf->yaml);
-  }
-  for (int k = 0; k < I->nparams; k++) {
-    hstr(h, I->params[k].name);
-    hmix(h, &I->params[k].value, sizeof I->params[k].value);
-  }
-  hmix(h, I->modes, sizeof I->modes[0] * (size_t)I->nmodes);
   hstr(h, E->o ? E->o->jit_dir : NULL);
 }
 
@@ -1024,6 +1055,45 @@ static void prep_put(const uint64_t h[2], asm_entry fn, const inv *iv) {
     *p = (spmv_prep){h[0], h[1], fn, {iv[0], iv[1]}};
     prep_next = (prep_next + 1) % NPREP;
     if (nprep < NPREP) nprep++;
+  }
+}
+
+/* Thread k's calls of the SpMV routine (spc_conv_spmv). */
+typedef struct spmv_job {
+  const conv_info *I;
+  const spc_tensor *t;
+  const void *x;
+  void *y;
+  int64_t nx, ny;
+  char **part;
+  spmv_call (*calls)[2];
+  const int *ncalls;
+  asm_entry fn;
+  ir_func *f;
+  spc_status *st;
+  spc_error *ee;
+} spmv_job;
+
+static void spmv_one(void *job, int k) {
+  const spmv_job *J = job;
+  ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 8];
+  int64_t extv[2 * SPC_MAX_ORDER];
+  memset(a, 0, sizeof a);
+  spc_error_clear(&J->ee[k]);
+  int na = level_args(J->I, J->t, a, extv, &J->ee[k]);
+  if (na < 0) {
+    J->st[k] = SPC_ERR_INTERNAL;
+    return;
+  }
+  a[na++] = (ir_arg){.data = (void *)J->x, .len = J->nx};
+  for (int c = 0; c < J->ncalls[k] && !J->st[k]; c++) {
+    const spmv_call *cl = &J->calls[k][c];
+    a[na] = (ir_arg){.data = cl->to_part ? J->part[k] : J->y, .len = J->ny};
+    a[na + 1].s.i64 = cl->q0;
+    a[na + 2].s.i64 = cl->q1;
+    a[na + 3].s.i64 = cl->r0;
+    a[na + 4].s.i64 = cl->r1;
+    J->st[k] = asm_call(J->fn, J->f, a, &J->ee[k]);
   }
 }
 
@@ -1099,28 +1169,9 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
   if (!s) {
     spc_status st[64] = {SPC_OK};
     spc_error ee[64];
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int k = 0; k < nt; k++) {
-      ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 8];
-      int64_t extv[2 * SPC_MAX_ORDER];
-      memset(a, 0, sizeof a);
-      spc_error_clear(&ee[k]);
-      int na = level_args(I, t, a, extv, &ee[k]);
-      if (na < 0) {
-        st[k] = SPC_ERR_INTERNAL;
-        continue;
-      }
-      a[na++] = (ir_arg){.data = (void *)x, .len = nx};
-      for (int c = 0; c < ncalls[k] && !st[k]; c++) {
-        const spmv_call *cl = &calls[k][c];
-        a[na] = (ir_arg){.data = cl->to_part ? part[k] : y, .len = ny};
-        a[na + 1].s.i64 = cl->q0;
-        a[na + 2].s.i64 = cl->q1;
-        a[na + 3].s.i64 = cl->r0;
-        a[na + 4].s.i64 = cl->r1;
-        st[k] = asm_call(fn, R.f, a, &ee[k]);
-      }
-    }
+    spmv_job J = {.I = I, .t = t, .x = x, .y = y, .nx = nx, .ny = ny, .part = part,
+                  .calls = calls, .ncalls = ncalls, .fn = fn, .f = R.f, .st = st, .ee = ee};
+    spc_par_for(nt, spmv_one, &J);
     for (int k = 0; k < nt && !s; k++)
       if (st[k]) {
         s = st[k];

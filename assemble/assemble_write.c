@@ -3398,6 +3398,32 @@ static spc_status yield_state(conv *C, bool *w, spc_error *e) {
  * when a check fails (the serial plan follows). */
 typedef spc_status (*place_fn)(void *ctx, int t, ir_arg *lv, ir_arg vout, int64_t size, spc_error *e);
 
+/* One chunk placed (place_chunks, on its thread): its own copies of the
+ * state arrays, the others shared. */
+typedef struct chunk_job {
+  place_fn place_one;
+  void *ctx;
+  int narr;
+  const ir_arg *arr;
+  const bool *st;
+  void *(*cp)[SPC_LEVEL_MAX_ARRAYS];
+  ir_arg vout;
+  int64_t size;
+  spc_status *ts;
+} chunk_job;
+
+static void chunk_one(void *job, int t) {
+  const chunk_job *J = job;
+  ir_arg lv[SPC_LEVEL_MAX_ARRAYS];
+  spc_error et;
+  spc_error_clear(&et);
+  for (int x = 0; x < J->narr; x++) {
+    lv[x] = J->arr[x];
+    if (J->st[x]) lv[x].data = J->cp[t][x];
+  }
+  J->ts[t] = J->place_one(J->ctx, t, lv, J->vout, J->size, &et);
+}
+
 static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, place_fn place_one,
                                void *ctx, conv_tensor **out, bool *done, spc_error *e) {
   *done = false;
@@ -3489,17 +3515,9 @@ static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, plac
     }
   spc_status ts[64] = {SPC_OK};
   if (go) {
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-      ir_arg lv[SPC_LEVEL_MAX_ARRAYS];
-      spc_error et;
-      spc_error_clear(&et);
-      for (int x = 0; x < narr; x++) {
-        lv[x] = arr[x];
-        if (st[x]) lv[x].data = cp[t][x];
-      }
-      ts[t] = place_one(ctx, t, lv, vout, size, &et);
-    }
+    chunk_job J = {.place_one = place_one, .ctx = ctx, .narr = narr, .arr = arr, .st = st,
+                   .cp = cp, .vout = vout, .size = size, .ts = ts};
+    spc_par_for(nt, chunk_one, &J);
     for (int t = 0; t < nt; t++) go = go && !ts[t];
   }
   /* each copy ends where the next one starts (the last: the serial end) */
@@ -3774,6 +3792,36 @@ static spc_status place_src(void *ctx, int t, ir_arg *lv, ir_arg vout, int64_t s
   return asm_call(P->ep, P->fp, a, e);
 }
 
+/* One chunk of the source counted (run_fused, on its thread). */
+typedef struct fcount_job {
+  const src_chunks *P;
+  int pass;
+  int64_t **cnt, *last, np1, (*res)[7];
+  asm_entry ec;
+  ir_func *fc;
+  spc_status *ts;
+  spc_error *ee;
+} fcount_job;
+
+static void fcount_one(void *job, int t) {
+  const fcount_job *J = job;
+  ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 16];
+  int64_t extv[2 * SPC_MAX_ORDER];
+  spc_error *et = &J->ee[t];
+  memset(a, 0, sizeof a);
+  spc_error_clear(et);
+  int k = src_args(J->P, t, a, extv, et);
+  if (k < 0) {
+    J->ts[t] = SPC_ERR_INTERNAL;
+    return;
+  }
+  a[k++].s.i64 = J->pass; /* serial: pass 1 when neither order holds */
+  a[k++] = (ir_arg){.data = J->cnt[t], .len = J->np1};
+  a[k++] = (ir_arg){.data = J->last, .len = J->last ? J->np1 : 0};
+  a[k++] = (ir_arg){.data = J->res[t], .len = 7};
+  J->ts[t] = asm_call(J->ec, J->fc, a, et);
+}
+
 /* Lexicographic (a0, a1) < (b0, b1). */
 static bool key_lt(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
   return a0 < b0 || (a0 == b0 && a1 < b1);
@@ -3853,24 +3901,9 @@ static spc_status run_fused(conv *C, const spc_tensor *src, int64_t np1, conv_te
     if (pass) memset(cnt[0], 0, (size_t)np1 * sizeof **cnt);
     spc_status ts[64] = {SPC_OK};
     spc_error ee[64];
-#pragma omp parallel for num_threads(n) schedule(static, 1) if (n > 1)
-    for (int t = 0; t < n; t++) {
-      ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 16];
-      int64_t extv[2 * SPC_MAX_ORDER];
-      spc_error *et = &ee[t];
-      memset(a, 0, sizeof a);
-      spc_error_clear(et);
-      int k = src_args(&P, t, a, extv, et);
-      if (k < 0) {
-        ts[t] = SPC_ERR_INTERNAL;
-        continue;
-      }
-      a[k++].s.i64 = pass; /* serial: pass 1 when neither order holds */
-      a[k++] = (ir_arg){.data = cnt[t], .len = np1};
-      a[k++] = (ir_arg){.data = last, .len = last ? np1 : 0};
-      a[k++] = (ir_arg){.data = res[t], .len = 7};
-      ts[t] = asm_call(ec, fc, a, et);
-    }
+    fcount_job J = {.P = &P, .pass = pass, .cnt = cnt, .last = last, .np1 = np1, .res = res,
+                    .ec = ec, .fc = fc, .ts = ts, .ee = ee};
+    spc_par_for(n, fcount_one, &J);
     bool ok = true, s01 = true, s10 = true;
     for (int t = 0; t < n && ok; t++) {
       ok = !ts[t] && res[t][0] == 1;

@@ -245,7 +245,7 @@ static void peer_stop(peer_timer *t) {
 static void peer_print(const char *tool, const char *conv, const peer_timer *t,
                        const peer_coo *A, const char *path, const char *method,
                        int sorted) {
-  printf("%s\t%s\t%.6f\t%lld\t%s\tmethod=%s\tcpu=%.6f\tsorted=%d\n", tool, conv,
+  printf("%s\t%s\t%.9f\t%lld\t%s\tmethod=%s\tcpu=%.6f\tsorted=%d\n", tool, conv,
          t->best, (long long)A->nnz, path, method, t->best_cpu, sorted);
   fflush(stdout);
 }

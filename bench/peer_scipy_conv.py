@@ -142,7 +142,7 @@ def main(argv):
                 print("error\t" + TOOL + "\t%s\t%s\t(%s)" % (name, path, str(e).splitlines()[0][:100]))
                 fails += 1
                 continue
-            print(TOOL + "\t%s\t%.6f\t%d\t%s\tmethod=%s\tcpu=%.6f\tsorted=1"
+            print(TOOL + "\t%s\t%.9f\t%d\t%s\tmethod=%s\tcpu=%.6f\tsorted=1"
                   % (name, best, coo.nnz, path, METHOD[name], best_cpu), flush=True)
         del srcs, coo
     return 1 if fails else 0

@@ -44,7 +44,7 @@ def main(argv):
             dt = clock() - t0
             r, spent, best, nnz = r + 1, spent + dt, min(best, dt), C.nnz
             del C
-        print(TOOL + "\tspgemm\t%.6f\t%d\t%s" % (best, nnz, path), flush=True)
+        print(TOOL + "\tspgemm\t%.9f\t%d\t%s" % (best, nnz, path), flush=True)
 
 
 if __name__ == "__main__":

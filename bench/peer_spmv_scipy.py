@@ -50,7 +50,7 @@ def main(argv):
                 y = a @ x
                 best = min(best, clock() - t0)
             gc.enable()
-            print(TOOL + "\tspmv\t%.6f\t%d\t%s\tmethod=csr_matrix@x\tthreads=1\tsum=%.10e"
+            print(TOOL + "\tspmv\t%.9f\t%d\t%s\tmethod=csr_matrix@x\tthreads=1\tsum=%.10e"
                   % (best, a.nnz, path, float(np.sum(y))))
             sys.stdout.flush()
 

@@ -28,7 +28,7 @@ static int peer_right(const peer_coo *A, peer_coo *B) {
 }
 
 static void peer_spgemm_line(const char *tool, double best, long long nnz, const char *file) {
-  printf("%s\tspgemm\t%.6f\t%lld\t%s\n", tool, best, nnz, file);
+  printf("%s\tspgemm\t%.9f\t%lld\t%s\n", tool, best, nnz, file);
   fflush(stdout);
 }
 #endif

@@ -220,7 +220,7 @@ static void run(const spc_tensor *A0, const char *file, int reps) {
       }
       double sum = 0;
       for (int64_t i = 0; i < m; i++) sum += y[i];
-      printf("spconv\tspmv\t%.6f\t%lld\t%s\tmethod=csr/%s\tthreads=%d\tbytes=%.0f\tsum=%.10e\tran=%s\n", best,
+      printf("spconv\tspmv\t%.9f\t%lld\t%s\tmethod=csr/%s\tthreads=%d\tbytes=%.0f\tsum=%.10e\tran=%s\n", best,
              (long long)nnz, file, spc_schedule_name(sc[s]), thr[ti], bytes, sum,
              spc_schedule_name(info.used));
       fflush(stdout);

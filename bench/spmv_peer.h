@@ -37,7 +37,7 @@ static void spmv_print(const char *tool, double best, const peer_coo *A, const c
                        const char *method, int threads, const double *y, int64_t m) {
   double sum = 0;
   for (int64_t i = 0; i < m; i++) sum += y[i];
-  printf("%s\tspmv\t%.6f\t%lld\t%s\tmethod=%s\tthreads=%d\tsum=%.10e\n", tool, best,
+  printf("%s\tspmv\t%.9f\t%lld\t%s\tmethod=%s\tthreads=%d\tsum=%.10e\n", tool, best,
          (long long)A->nnz, path, method, threads, sum);
   fflush(stdout);
 }

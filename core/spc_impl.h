@@ -169,6 +169,10 @@ SPC_INTERNAL spc_status spc_dense_alloc(int order, const int64_t *dims,
 SPC_INTERNAL bool spc_coo_is_combined(const spc_tensor *t);
 /* Whether the pairs (a[k], b[k]), k < n, strictly increase (no two equal). */
 SPC_INTERNAL bool spc_pairs_increasing(const spc_array *a, const spc_array *b, int64_t n);
+/* fn(ctx, t) for t = 0 .. n - 1: on n OpenMP threads (one t each) when n
+ * > 1, called directly when n is 1 (no OpenMP region: one costs a futex
+ * wake even under a false if clause). */
+SPC_INTERNAL void spc_par_for(int n, void (*fn)(void *ctx, int t), void *ctx);
 /* Every level dense, no spec behind it (an array file read, a binsparse
  * dense): the layout holds every entry, both triangles of a symmetric
  * matrix included, and its zeros are padding.  A CSR (dense, compressed)

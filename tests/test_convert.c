@@ -4482,6 +4482,7 @@ START_TEST(test_routine_cache) {
   /* as users run it, the check off: routines found are used as they are
    * (the counting, fused, read-out and top-range routines) */
   setenv("SPC_ROUTINE_CHECK", "0", 1);
+  asm_rc_recheck();
   for (int r = 0; r < 2; r++)
     for (int f = 0; f < 2; f++) {
       spc_tensor *y = NULL, *back = NULL, *want = NULL;
@@ -4497,6 +4498,7 @@ START_TEST(test_routine_cache) {
       spc_tensor_free(&want);
     }
   setenv("SPC_ROUTINE_CHECK", "1", 1);
+  asm_rc_recheck();
   /* one file, one format name, two contents */
   char *dir = tu_mkdtemp();
   static const char *const text[2] = {
