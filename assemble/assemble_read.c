@@ -835,6 +835,11 @@ typedef struct spmv_plan {
  * when it was built on every call --: AUTO_EXCESS could come down.) */
 #define AUTO_SHARE 1.2
 #define AUTO_EXCESS 32768
+/* auto runs on at most one thread per AUTO_PER_THREAD stored entries:
+ * waking a second thread costs more than it saves below that (one thread
+ * against two, rows, us: 1,179 entries 0.60 / 1.48, 1,910 1.03 / 1.58,
+ * 12,349 5.75 / 4.91) */
+#define AUTO_PER_THREAD 4096
 
 /* The schedule and thread count for t (a note in info saying why, when
  * auto chose or positions could not run). */
@@ -848,6 +853,14 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
   size_t nn = info ? sizeof info->note : 0;
   if (note) note[0] = 0;
   if (info) info->paired = 0;
+  int64_t most = spc_tensor_nstored(t) / AUTO_PER_THREAD;
+  if (want == SPC_SCHED_AUTO && P->nt > 1 && most < P->nt) {
+    if (note)
+      snprintf(note, nn, "auto: %lld thread%s (%lld stored entries: one thread per %d at most)",
+               (long long)(most > 1 ? most : 1), most > 1 ? "s" : "",
+               (long long)spc_tensor_nstored(t), AUTO_PER_THREAD);
+    P->nt = most > 1 ? (int)most : 1;
+  }
   if (P->nt == 1 && want != SPC_SCHED_POSITIONS) {
     /* one call over all of the top level: no range to find (building and
      * interpreting top_range's routine costs more than the product of a

@@ -436,14 +436,15 @@ static void kopts(spc_kernel_opts *k, spc_engine g, int threads, const char *for
 
 /* y = A x (tr: A^T x) asserted to succeed; y malloc'ed (filled with a
  * pattern first, so entries the kernel leaves alone show). */
-static double *spmv_ok(const spc_tensor *A, bool tr, const double *x, spc_engine g, int threads,
-                       const char *format, const char *what) {
+static double *spmv_sched_ok(const spc_tensor *A, bool tr, const double *x, spc_engine g, int threads,
+                             const char *format, spc_schedule sched, const char *what) {
   int64_t ny = spc_tensor_dim(A, tr ? 1 : 0);
   size_t w = spc_tensor_vtype(A) == SPC_C128 ? 16 : 8;
   double *y = malloc((size_t)(ny ? ny : 1) * w);
   memset(y, 0x7f, (size_t)(ny ? ny : 1) * w);
   spc_kernel_opts k;
   kopts(&k, g, threads, format);
+  k.schedule = sched;
   spc_error e;
   spc_error_clear(&e);
   spc_status s = spc_spmv(A, tr, x, y, &k, &e);
@@ -451,6 +452,11 @@ static double *spmv_ok(const spc_tensor *A, bool tr, const double *x, spc_engine
   ck_assert_msg(s == SPC_OK, "%s: spmv%s (%s, %d threads): %s: %s", what, tr ? " transposed" : "",
                 spc_engine_name(g), threads, spc_status_name(s), spc_error_string(&e, b, sizeof b));
   return y;
+}
+
+static double *spmv_ok(const spc_tensor *A, bool tr, const double *x, spc_engine g, int threads,
+                       const char *format, const char *what) {
+  return spmv_sched_ok(A, tr, x, g, threads, format, SPC_SCHED_ROWS, what);
 }
 
 static size_t ybytes(const spc_tensor *A, bool tr) {
@@ -1642,7 +1648,8 @@ static void cli_spmv(const char *dir, const char *A, bool tr, bool with_x, int t
   ck_assert_msg(st == 0, "%s: exit %d: %s", what, st, r.err);
   tu_run_free(&r);
   double *y = read_y(yp, ny, cplx);
-  double *yl = spmv_ok(t, tr, x, SPC_ENGINE_AUTO, threads, to, what);
+  /* the CLI's default schedule: auto (one thread on these small matrices) */
+  double *yl = spmv_sched_ok(t, tr, x, SPC_ENGINE_AUTO, threads, to, SPC_SCHED_AUTO, what);
   size_t w = (size_t)ny * (cplx ? 16 : 8);
   ck_assert_msg(!memcmp(y, yl, w), "%s: the CLI's y differs from spc_spmv's", what);
   /* and the reference */

@@ -571,13 +571,30 @@ START_TEST(test_skewed) {
   double *y2 = spmv_run(B, false, x, SPC_ENGINE_GENERIC, 3, SPC_SCHED_POSITIONS, NULL, "again");
   ck_assert(!memcmp(y2, yp, (size_t)n * 8));
   free(y2);
-  /* auto: rows here (rows would give one thread 330 of 597: 131 over its
-   * share, too few to gain), and on one thread */
+  /* auto: one thread here (597 entries, under 4096 a thread), rows */
   y2 = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 3, SPC_SCHED_AUTO, &info, "auto");
   ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
-  ck_assert_msg(strstr(info.note, "auto: rows") && strstr(info.note, "131 positions over"), "note: %s", info.note);
+  ck_assert_int_eq(info.threads, 1);
+  ck_assert_msg(strstr(info.note, "auto: 1 thread (597 stored entries"), "note: %s", info.note);
   ck_assert(!memcmp(y2, yr, (size_t)n * 8));
   free(y2);
+  { /* auto: rows on 3 threads at 5000 rows (14,997 entries; rows would give
+     * one thread 8330: 3331 over its share, too few to gain) */
+    spc_tensor *A3 = skewed(5000), *B3 = NULL;
+    ck_assert(convert(A3, "csr", &B3, "skewed 5000"));
+    double *x3 = make_x(5000, false, false);
+    double *ya = spmv_run(B3, false, x3, SPC_ENGINE_FACTORY, 3, SPC_SCHED_AUTO, &info, "auto 5000");
+    ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
+    ck_assert_int_eq(info.threads, 3);
+    ck_assert_msg(strstr(info.note, "auto: rows") && strstr(info.note, "3331 positions over"), "note: %s", info.note);
+    double *yq = spmv_run(B3, false, x3, SPC_ENGINE_FACTORY, 1, SPC_SCHED_ROWS, NULL, "rows 5000");
+    ck_assert(!memcmp(ya, yq, 5000 * 8));
+    free(ya);
+    free(yq);
+    free(x3);
+    spc_tensor_free(&B3);
+    spc_tensor_free(&A3);
+  }
   y2 = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 1, SPC_SCHED_AUTO, &info, "auto 1");
   ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
   ck_assert(y2[7] == 1e16);
