@@ -876,7 +876,15 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
   if (want == SPC_SCHED_POSITIONS && !can && note)
     snprintf(note, nn, "positions schedule: level 1 of %s (%s) has no contiguous positions to "
              "split; rows instead", I->fmt->name, I->lv[I->nlevels > 1]->lf->name);
-  if (want == SPC_SCHED_ROWS || want == SPC_SCHED_LANES || !can ||
+  /* auto: under AUTO_EXCESS entries no thread can be AUTO_EXCESS positions
+   * over its share (level 1's positions are at most the stored entries):
+   * rows, without the cuts (planning them was 2 us of cryg2500's 6 on two
+   * threads) */
+  bool few = want == SPC_SCHED_AUTO && spc_tensor_nstored(t) < AUTO_EXCESS;
+  if (few && can && P->nt > 1 && note)
+    snprintf(note, nn, "auto: rows (%lld stored entries: under %d, balancing cannot gain)",
+             (long long)spc_tensor_nstored(t), AUTO_EXCESS);
+  if (want == SPC_SCHED_ROWS || want == SPC_SCHED_LANES || !can || few ||
       (want == SPC_SCHED_AUTO && P->nt == 1)) {
     if (P->e0 - P->b0 < 2 * P->nt) P->nt = 1;
     return SPC_OK;

@@ -578,17 +578,22 @@ START_TEST(test_skewed) {
   ck_assert_msg(strstr(info.note, "auto: 1 thread (597 stored entries"), "note: %s", info.note);
   ck_assert(!memcmp(y2, yr, (size_t)n * 8));
   free(y2);
-  { /* auto: rows on 3 threads at 5000 rows (14,997 entries; rows would give
-     * one thread 8330: 3331 over its share, too few to gain) */
-    spc_tensor *A3 = skewed(5000), *B3 = NULL;
+  for (int wide = 0; wide < 2; wide++) {
+    /* auto on 3 threads, rows: at 5000 rows (14,997 entries) without the
+     * cuts (under 32768 entries, no thread can be 32768 over its share);
+     * at 20000 rows (59,997) from the cuts: rows would give one thread
+     * 33330, 13331 over its share, too few to gain */
+    int64_t m3 = wide ? 20000 : 5000;
+    spc_tensor *A3 = skewed(m3), *B3 = NULL;
     ck_assert(convert(A3, "csr", &B3, "skewed 5000"));
-    double *x3 = make_x(5000, false, false);
-    double *ya = spmv_run(B3, false, x3, SPC_ENGINE_FACTORY, 3, SPC_SCHED_AUTO, &info, "auto 5000");
+    double *x3 = make_x(m3, false, false);
+    double *ya = spmv_run(B3, false, x3, SPC_ENGINE_FACTORY, 3, SPC_SCHED_AUTO, &info, "auto rows");
     ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
     ck_assert_int_eq(info.threads, 3);
-    ck_assert_msg(strstr(info.note, "auto: rows") && strstr(info.note, "3331 positions over"), "note: %s", info.note);
-    double *yq = spmv_run(B3, false, x3, SPC_ENGINE_FACTORY, 1, SPC_SCHED_ROWS, NULL, "rows 5000");
-    ck_assert(!memcmp(ya, yq, 5000 * 8));
+    ck_assert_msg(strstr(info.note, wide ? "13331 positions over" : "auto: rows (14997 stored entries: under 32768"),
+                  "note: %s", info.note);
+    double *yq = spmv_run(B3, false, x3, SPC_ENGINE_FACTORY, 1, SPC_SCHED_ROWS, NULL, "rows");
+    ck_assert(!memcmp(ya, yq, (size_t)m3 * 8));
     free(ya);
     free(yq);
     free(x3);
