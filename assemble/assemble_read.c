@@ -646,15 +646,24 @@ static spc_status make_top(void *ctx, asm_rc_val *v, spc_error *e) {
   return build_top(ctx, &v->f, e);
 }
 
-static spc_status top_range(const conv_info *I, const spc_tensor *t, int64_t *b0, int64_t *e0,
-                            spc_error *e) {
+/* A routine of I's format and types alone (tag: which), from the routine
+ * cache, built by make where missing; the caller interprets it. */
+static spc_status info_routine(const conv_info *I, uint64_t tag, const char *what,
+                               asm_rc_build_fn make, ir_func **f, spc_error *e) {
   uint64_t key[2] = {0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL};
-  asm_rk_put(key, 0x746f70ULL); /* "top" */
+  asm_rk_put(key, tag);
   asm_rc_val v;
   bool hit, looked;
-  spc_status s = asm_rc_routine(key, asm_rk_info(key, I), false, "top-range", I->fmt->name,
-                                make_top, (void *)I, &v, &hit, &looked, e);
-  ir_func *f = v.f;
+  spc_status s = asm_rc_routine(key, asm_rk_info(key, I), false, what, I->fmt->name, make,
+                                (void *)I, &v, &hit, &looked, e);
+  *f = v.f;
+  return s;
+}
+
+static spc_status top_range(const conv_info *I, const spc_tensor *t, int64_t *b0, int64_t *e0,
+                            spc_error *e) {
+  ir_func *f = NULL;
+  spc_status s = info_routine(I, 0x746f70ULL /* "top" */, "top-range", make_top, &f, e);
   const spc_level_spec *ls = I->lv[0]->lf;
   ir_arg args[SPC_SPEC_MAX + 4] = {{0}};
   int64_t extv[2] = {I->lo[0], I->N[0]};
@@ -793,13 +802,8 @@ static spc_status make_cuts(void *ctx, asm_rc_val *v, spc_error *e) {
  * 1 us at nt 2). */
 static spc_status split_cuts(const conv_info *I, const spc_tensor *t, int64_t b0, int64_t e0,
                              int64_t nt, int64_t *cut, spc_error *e) {
-  uint64_t key[2] = {0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL};
-  asm_rk_put(key, 0x63757473ULL); /* "cuts" */
-  asm_rc_val v;
-  bool hit, looked;
-  spc_status s = asm_rc_routine(key, asm_rk_info(key, I), false, "cuts", I->fmt->name,
-                                make_cuts, (void *)I, &v, &hit, &looked, e);
-  ir_func *f = v.f;
+  ir_func *f = NULL;
+  spc_status s = info_routine(I, 0x63757473ULL /* "cuts" */, "cuts", make_cuts, &f, e);
   ir_arg args[2 * SPC_SPEC_MAX + 12] = {{0}};
   int na = 0;
   for (int l = 0; l < 2 && !s; l++) {
