@@ -1103,13 +1103,15 @@ static void spmv_one(void *job, int k) {
   const spmv_job *J = job;
   ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 8];
   int64_t extv[2 * SPC_MAX_ORDER];
-  memset(a, 0, sizeof a);
   spc_error_clear(&J->ee[k]);
   int na = level_args(J->I, J->t, a, extv, &J->ee[k]);
   if (na < 0) {
     J->st[k] = SPC_ERR_INTERNAL;
     return;
   }
+  /* the routine's other six parameters (level_args set the rest: not the
+   * whole 4 KB array cleared on every call) */
+  memset(a + na, 0, 6 * sizeof *a);
   a[na++] = (ir_arg){.data = (void *)J->x, .len = J->nx};
   for (int c = 0; c < J->ncalls[k] && !J->st[k]; c++) {
     const spmv_call *cl = &J->calls[k][c];
