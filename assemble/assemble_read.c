@@ -857,12 +857,12 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
   size_t nn = info ? sizeof info->note : 0;
   if (note) note[0] = 0;
   if (info) info->paired = 0;
-  int64_t most = spc_tensor_nstored(t) / AUTO_PER_THREAD;
-  if (want == SPC_SCHED_AUTO && P->nt > 1 && most < P->nt) {
+  const bool autos = want == SPC_SCHED_AUTO;
+  const int64_t nz = autos ? spc_tensor_nstored(t) : 0, most = nz / AUTO_PER_THREAD;
+  if (autos && P->nt > 1 && most < P->nt) {
     if (note)
       snprintf(note, nn, "auto: %lld thread%s (%lld stored entries: one thread per %d at most)",
-               (long long)(most > 1 ? most : 1), most > 1 ? "s" : "",
-               (long long)spc_tensor_nstored(t), AUTO_PER_THREAD);
+               (long long)(most > 1 ? most : 1), most > 1 ? "s" : "", (long long)nz, AUTO_PER_THREAD);
     P->nt = most > 1 ? (int)most : 1;
   }
   if (P->nt == 1 && want != SPC_SCHED_POSITIONS) {
@@ -884,12 +884,12 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
    * over its share (level 1's positions are at most the stored entries):
    * rows, without the cuts (planning them was 2 us of cryg2500's 6 on two
    * threads) */
-  bool few = want == SPC_SCHED_AUTO && spc_tensor_nstored(t) < AUTO_EXCESS;
+  bool few = autos && nz < AUTO_EXCESS;
   if (few && can && P->nt > 1 && note)
     snprintf(note, nn, "auto: rows (%lld stored entries: under %d, balancing cannot gain)",
-             (long long)spc_tensor_nstored(t), AUTO_EXCESS);
+             (long long)nz, AUTO_EXCESS);
   if (want == SPC_SCHED_ROWS || want == SPC_SCHED_LANES || !can || few ||
-      (want == SPC_SCHED_AUTO && P->nt == 1)) {
+      (autos && P->nt == 1)) {
     if (P->e0 - P->b0 < 2 * P->nt) P->nt = 1;
     return SPC_OK;
   }
@@ -912,7 +912,7 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
   double share = total > 0 ? (double)busiest * (double)n / (double)total : 1.0;
   int64_t excess = busiest - total / n;
   P->sched = SPC_SCHED_POSITIONS;
-  if (want == SPC_SCHED_AUTO) {
+  if (autos) {
     if (share > AUTO_SHARE && excess >= AUTO_EXCESS) {
       if (note) snprintf(note, nn, "auto: positions (the rows split would give a thread %.2f times its share)", share);
     } else {

@@ -585,7 +585,7 @@ START_TEST(test_skewed) {
      * 33330, 13331 over its share, too few to gain */
     int64_t m3 = wide ? 20000 : 5000;
     spc_tensor *A3 = skewed(m3), *B3 = NULL;
-    ck_assert(convert(A3, "csr", &B3, "skewed 5000"));
+    ck_assert(convert(A3, "csr", &B3, wide ? "skewed 20000" : "skewed 5000"));
     double *x3 = make_x(m3, false, false);
     double *ya = spmv_run(B3, false, x3, SPC_ENGINE_FACTORY, 3, SPC_SCHED_AUTO, &info, "auto rows");
     ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
