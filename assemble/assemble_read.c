@@ -87,6 +87,11 @@ typedef struct rd {
   asm_leaf_fn leaf;
   void *leaf_ctx;
   ir_var stop;
+  /* a fused nest over a two-level source with a compact level 1, flat:
+   * level 1's positions under the top positions [fb, fe) in one loop,
+   * level 0's coordinate not read (asm_src_nest_flat) */
+  bool flat;
+  ir_var fb, fe;
 } rd;
 
 /* Canonical index d of the current component, from the level coordinates. */
@@ -268,13 +273,27 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
   bind_level(R, l, &b);
   ir_var bg = lang_fresh_local(f, "qb", I->index_ty, false);
   ir_var en = lang_fresh_local(f, "qe", I->index_ty, false);
-  ir_add(f, dst, ir_assign(f, b.p, ir_cast(f, I->index_ty, parent)));
-  spc_status s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
-  if (!s) s = asm_lower_fn(f, dst, &b, SPC_LF_END, en, NULL, e);
+  spc_status s;
+  if (R->flat && l == 1) { /* compact: [begin(fb), end(fe - 1)) holds them all */
+    ir_add(f, dst, ir_assign(f, b.p, ir_ref(f, R->fb)));
+    s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
+    ir_add(f, dst, ir_assign(f, b.p, ir_cast(f, I->index_ty, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, ir_ref(f, R->fe)), ir_int(f, 1)))));
+    if (!s) s = asm_lower_fn(f, dst, &b, SPC_LF_END, en, NULL, e);
+  } else {
+    ir_add(f, dst, ir_assign(f, b.p, ir_cast(f, I->index_ty, parent)));
+    s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
+    if (!s) s = asm_lower_fn(f, dst, &b, SPC_LF_END, en, NULL, e);
+  }
   if (s) return s;
   if ((R->spmv || R->clip) && l == 0) { /* this call's share of the top level */
     ir_add(f, dst, ir_assign(f, bg, ir_bin(f, IR_MAX, ir_ref(f, bg), ir_cast(f, I->index_ty, ir_ref(f, R->q0)))));
     ir_add(f, dst, ir_assign(f, en, ir_bin(f, IR_MIN, ir_ref(f, en), ir_cast(f, I->index_ty, ir_ref(f, R->q1)))));
+  }
+  if (R->flat && l == 0) { /* no loop over the top level: its range only */
+    R->fb = bg;
+    R->fe = en;
+    ir_stmt *any = ir_add(f, dst, ir_if(f, ir_bin(f, IR_LT, ir_ref(f, bg), ir_ref(f, en)), NULL, NULL));
+    return nest(R, 1, ir_then(any), NULL, fill, e);
   }
   if (R->spmv && R->split && l == 1) { /* this call's chunk of level 1 */
     ir_add(f, dst, ir_assign(f, bg, ir_bin(f, IR_MAX, ir_ref(f, bg), ir_cast(f, I->index_ty, ir_ref(f, R->r0)))));
@@ -1323,6 +1342,26 @@ spc_status asm_src_nest(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, v
   S->R.leaf_ctx = ctx;
   S->R.stop = stop;
   return nest(&S->R, 0, dst, ir_int(S->R.f, 0), false, e);
+}
+
+ir_var asm_src_nest_flat(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, void *ctx,
+                         spc_error *e) {
+  const conv_info *I = &S->I;
+  bool can = I->nlevels == 2 && splittable(I);
+  if (can) {
+    lvbind b0;
+    asm_bind_init(&b0, I->lv[0]->lf, I->lv[0], I->index_ty, I->coord_ty);
+    can = !asm_lfn(&b0, SPC_LF_VALID); /* every top position's children */
+  }
+  if (!can) return asm_src_nest(S, dst, stop, fn, ctx, e) ? -2 : -1;
+  rd *R = &S->R;
+  ir_var c0 = R->c[0], v = lang_fresh_local(R->f, "sc0_flat", I->coord_ty, false);
+  R->c[0] = v; /* never assigned: read, it makes the caller rebuild */
+  R->flat = true;
+  spc_status s = asm_src_nest(S, dst, stop, fn, ctx, e);
+  R->flat = false;
+  R->c[0] = c0;
+  return s ? -2 : v;
 }
 
 int asm_src_args(const conv_info *I, const spc_tensor *t, ir_arg *a, int64_t *extv, spc_error *e) {

@@ -96,6 +96,14 @@ typedef struct conv {
   uint64_t ks_h[2];
 } conv;
 
+/* The placing passes' guard, q < 0 || q >= size, as one unsigned compare
+ * (size, a count, is never negative; a negative q turns huge): one branch an
+ * entry, not two. */
+static ir_expr *pos_outside(ir_func *f, ir_var q, ir_var size) {
+  return ir_bin(f, IR_GE, ir_cast(f, IR_U64, ir_cast(f, IR_I64, ir_ref(f, q))),
+                ir_cast(f, IR_U64, ir_ref(f, size)));
+}
+
 /* ---- the output in temporary files (a memory budget: --mem) -------------------
  * A conversion under a budget (a stream: the file in blocks, the
  * workspace's runs) does not hold its output in memory either.  As soon as
@@ -2018,8 +2026,8 @@ static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const 
   if ((s = asm_lower_fn(f, lb, b0, SPC_LF_YIELD, b0->q, NULL, e))) return s;
   ir_var g = X->g, k0 = X->k0, k1 = X->k1, pk0 = X->pk0, pk1 = X->pk1, sa = X->sa, sb = X->sb;
   ir_var ok = X->ok, cnt = X->cnt, last = X->last;
-  if (pass != 2) {
-    ir_add(f, lb, ir_assign(f, g, ir_cast(f, IR_I64, ir_ref(f, b0->q))));
+  if (pass != 2) ir_add(f, lb, ir_assign(f, g, ir_cast(f, IR_I64, ir_ref(f, b0->q))));
+  if (pass != 2 && !(pass == 0 && X->known)) { /* known pass 0: no order kept */
     /* past lo, +1: 0 is "none yet" */
     ir_add(f, lb, ir_assign(f, k1, ir_bin(f, IR_ADD, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, outs[1]),
                                                             ir_ref(f, b1->lo)), ir_int(f, 1))));
@@ -2185,8 +2193,7 @@ static spc_status count_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const 
     ir_add(f, p1, ir_store(f, X->lastq, ir_ref(f, g), ir_cast(f, IR_I64, ir_ref(f, b1->q))));
   }
   if (!s && X->size > 0) { /* a position past the counted ones: refused */
-    ir_expr *oob = ir_bin(f, IR_LOR, ir_bin(f, IR_LT, ir_cast(f, IR_I64, ir_ref(f, b1->q)), ir_int(f, 0)),
-                          ir_bin(f, IR_GE, ir_cast(f, IR_I64, ir_ref(f, b1->q)), ir_ref(f, X->size)));
+    ir_expr *oob = pos_outside(f, b1->q, X->size);
     ir_stmt *iff = ir_add(f, lb, ir_if(f, oob, NULL, NULL));
     ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_INTERNAL, "a position past the counted ones", NULL, 0));
   }
@@ -3228,8 +3235,12 @@ static bool fcount_known(const conv *C, const conv_info *SI, const unsigned *pro
  * 0 only counts, and res says ok, both orders hold and no first component
  * (so run_fused checks no chunk borders); otherwise every component is
  * checked as below. */
-static spc_status build_fcount(conv *C, const conv_info *SI, bool known, ir_func **out,
-                               spc_error *e) {
+/* The counting routine; flat: pass 0 over level 1's positions in one loop
+ * where the source allows (asm_src_nest_flat: *fv its never-assigned
+ * level-0 coordinate, else -1). */
+static spc_status fcount_ir(conv *C, const conv_info *SI, bool known, bool flat, ir_var *fv,
+                            ir_func **out, spc_error *e) {
+  *fv = -1;
   ir_func *f = *out = ir_func_new("spc_conv_fcount");
   if (!f) return SPC_NOMEM(e);
   asm_src *S = NULL;
@@ -3261,7 +3272,13 @@ static spc_status build_fcount(conv *C, const conv_info *SI, bool known, ir_func
   ir_add(f, body, ir_assign(f, X.ok, ir_int(f, 1)));
   cbody_locals(f, body, &X);
   X.pass = 0;
-  if (!s) s = asm_src_nest(S, body, X.stop, count_leaf, &X, e);
+  if (!s && flat) {
+    ir_var v = asm_src_nest_flat(S, body, X.stop, count_leaf, &X, e);
+    if (v == -2) s = SPC_ERR_INTERNAL;
+    *fv = v >= 0 ? v : -1;
+  } else if (!s) {
+    s = asm_src_nest(S, body, X.stop, count_leaf, &X, e);
+  }
   if (!s) { /* pass 1, serially, when neither order holds */
     ir_expr *neither = ir_bin(f, IR_LAND, ir_bin(f, IR_NE, ir_ref(f, serial), ir_int(f, 0)),
                               ir_bin(f, IR_LAND, ir_bin(f, IR_EQ, ir_ref(f, X.ok), ir_int(f, 1)),
@@ -3279,6 +3296,23 @@ static spc_status build_fcount(conv *C, const conv_info *SI, bool known, ir_func
   for (int k = 0; k < 7 && !s; k++) ir_add(f, body, ir_store(f, res, ir_int(f, k), ir_ref(f, put[k])));
   asm_src_free(&S);
   return s ? s : ir_verify(f, e);
+}
+
+/* In the levels' order (known), pass 0 only counts: flat where nothing
+ * it does reads level 0's coordinate (CSR to CSC: the column alone), one
+ * loop instead of a loop per row -- the rows' ends were a mispredicted
+ * branch each.  Else, or when something does, the nested loops. */
+static spc_status build_fcount(conv *C, const conv_info *SI, bool known, ir_func **out,
+                               spc_error *e) {
+  ir_var fv = -1;
+  spc_status s = fcount_ir(C, SI, known, known, &fv, out, e);
+  int r = !s && fv >= 0 ? ir_prune_from(*out, fv) : 1;
+  if (r < 0) s = SPC_NOMEM(e);
+  if (!s && r == 0) {
+    ir_func_free(out);
+    s = fcount_ir(C, SI, known, false, &fv, out, e);
+  }
+  return s;
 }
 
 static spc_status build_fplace(conv *C, const conv_info *SI, ir_func **out, spc_error *e) {
@@ -5704,8 +5738,7 @@ static spc_status build_splace(conv *C, ir_func **out, bool runs, spc_error *e) 
     s = asm_lower_fn(f, lb, &b1, SPC_LF_YIELD, b1.q, NULL, e);
   }
   if (s) return s;
-  ir_expr *oob = ir_bin(f, IR_LOR, ir_bin(f, IR_LT, ir_cast(f, IR_I64, ir_ref(f, b1.q)), ir_int(f, 0)),
-                        ir_bin(f, IR_GE, ir_cast(f, IR_I64, ir_ref(f, b1.q)), ir_ref(f, size)));
+  ir_expr *oob = pos_outside(f, b1.q, size);
   ir_stmt *iff = ir_add(f, lb, ir_if(f, oob, NULL, NULL));
   ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_INPUT,
                                   "the source changed between the counting and the placing pass",

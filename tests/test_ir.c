@@ -749,6 +749,59 @@ START_TEST(test_branches) {
 }
 END_TEST
 
+/* ir_prune_from: what only feeds dead assignments goes (the interpreter no
+ * longer runs their out-of-range load); a variable an effect reads stays. */
+START_TEST(test_prune) {
+  spc_error e;
+  for (int live = 0; live < 4; live++) {
+    ir_func *f = ir_func_new("prune");
+    ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+    ir_var arr = ir_param(f, "arr", IR_I64, true, IR_INOUT);
+    ir_var r = ir_param(f, "r", IR_I64, false, IR_OUT);
+    ir_var a = ir_local(f, "a", IR_I64, false), b = ir_local(f, "b", IR_I64, false);
+    ir_var c = ir_local(f, "c", IR_I64, false), d = ir_local(f, "d", IR_I64, false);
+    ir_var i = ir_local(f, "i", IR_I64, false), acc = ir_local(f, "acc", IR_I64, false);
+    TOP(ir_assign(f, a, B(ADD, R(n), K(1))));
+    ir_stmt *loop = TOP(ir_for(f, i, K(0), R(n), NULL));
+    ADD(ir_body(loop), ir_assign(f, b, B(MUL, R(a), R(i))));
+    ADD(ir_body(loop), ir_assign(f, c, B(ADD, R(b), LD(arr, R(a))))); /* a = n + 1: past arr */
+    ADD(ir_body(loop), ir_assign(f, acc, B(ADD, R(acc), R(i))));
+    TOP(ir_assign(f, d, B(MUL, R(n), K(3))));
+    if (live == 1) TOP(ir_assign(f, r, R(c))); /* a parameter reads it */
+    else TOP(ir_assign(f, r, B(ADD, R(d), K(1))));
+    if (live == 2) { /* a condition */
+      ir_stmt *s = TOP(ir_if(f, B(GT, R(b), K(0)), NULL, NULL));
+      ADD(ir_then(s), ir_assign(f, d, K(0)));
+    }
+    if (live == 3) TOP(ir_store(f, arr, B(SUB, R(a), R(n)), K(9))); /* an index */
+    TOP(ir_store(f, arr, K(0), R(d)));
+    tu_assert_ok(ir_verify(f, &e), &e);
+    int64_t x[2] = {0, 0};
+    ir_arg args[3] = {{.s.i64 = 5}, {.data = x, .len = 2}};
+    spc_error_clear(&e);
+    ck_assert_int_ne(ir_run(f, args, &e), SPC_OK); /* the load past arr */
+    int kids = ir_func_body(f)->nkids;
+    int got = ir_prune_from(f, a);
+    ck_assert_int_eq(got, live ? 0 : 1);
+    ck_assert_int_eq(ir_func_body(f)->nkids, live ? kids : kids - 1); /* a's assignment */
+    ck_assert_int_eq(ir_body(loop)->nkids, live ? 3 : 1);           /* b's, c's; acc's kept */
+    if (live) {
+      ir_func_free(&f);
+      continue;
+    }
+    ck_assert_int_eq(ir_prune_from(f, b), 1); /* nothing left to drop */
+    tcase tc;
+    tc_open(&tc, f);
+    ir_arg res[3];
+    tc_ok(&tc, args, res); /* and the compiled twin agrees */
+    ck_assert_int_eq(((const int64_t *)res[1].data)[0], 15);
+    ck_assert_int_eq(res[2].s.i64, 16);
+    args_free(tc.f, res);
+    tc_close(&tc);
+  }
+}
+END_TEST
+
 /* A guarded load: only the taken side of ?: runs. */
 START_TEST(test_select_guard) {
   ir_func *f = ir_func_new("guard");
@@ -1688,6 +1741,7 @@ Suite *suite_ir(void) {
   tcase_add_test(t, test_random_expressions);
   tcase_add_test(t, test_loops);
   tcase_add_test(t, test_branches);
+  tcase_add_test(t, test_prune);
   tcase_add_test(t, test_select_guard);
   tcase_add_test(t, test_arrays);
   tcase_add_test(t, test_builtins);
