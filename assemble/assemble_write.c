@@ -3458,6 +3458,36 @@ static void chunk_one(void *job, int t) {
   J->ts[t] = J->place_one(J->ctx, t, lv, J->vout, J->size, &et);
 }
 
+/* place_chunks' passes over the parents, in four independent chains (a
+ * small conversion is a few such passes; one chain ran at a cycle an
+ * element): the sum of c[0..n), and whether y[g] == x[g] + add[g] below m
+ * and y[g] == x[g] up to len (the differences or'ed: no early exit). */
+static int64_t sum_i64(const int64_t *c, int64_t n) {
+  uint64_t s[4] = {0, 0, 0, 0};
+  int64_t g = 0;
+  for (; g + 3 < n; g += 4)
+    for (int k = 0; k < 4; k++) s[k] += (uint64_t)c[g + k];
+  for (; g < n; g++) s[0] += (uint64_t)c[g];
+  return (int64_t)((s[0] + s[1]) + (s[2] + s[3]));
+}
+
+#define ADVANCED(S, T)                                                                     \
+  static bool advanced_##S(const void *xv, const void *yv, const int64_t *add, int64_t m,   \
+                           int64_t len) {                                                  \
+    const T *x = xv, *y = yv;                                                              \
+    uint64_t d[4] = {0, 0, 0, 0};                                                          \
+    int64_t g = 0;                                                                         \
+    for (; g + 3 < m; g += 4)                                                              \
+      for (int k = 0; k < 4; k++)                                                          \
+        d[k] |= (uint64_t)y[g + k] - (uint64_t)x[g + k] - (uint64_t)add[g + k];            \
+    for (; g < m; g++) d[0] |= (uint64_t)y[g] - (uint64_t)x[g] - (uint64_t)add[g];          \
+    for (g = m; g < len; g++) d[1] |= (uint64_t)y[g] ^ (uint64_t)x[g];                     \
+    return ((d[0] | d[1]) | (d[2] | d[3])) == 0;                                           \
+  }
+ADVANCED(i32, int32_t)
+ADVANCED(i64, int64_t)
+#undef ADVANCED
+
 static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, place_fn place_one,
                                void *ctx, conv_tensor **out, bool *done, spc_error *e) {
   *done = false;
@@ -3487,7 +3517,7 @@ static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, plac
   int64_t *tot = NULL, ncomp = 0;
   if (go && nt == 1) {
     tot = cnt[0];
-    for (int64_t g = 0; g < np1; g++) ncomp += tot[g];
+    ncomp = sum_i64(tot, np1);
   } else if (go && !(tot = spc_malloc((size_t)(np1 ? np1 : 1) * sizeof *tot))) {
     s = SPC_NOMEM(&e2), go = false;
   }
@@ -3562,17 +3592,8 @@ static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, plac
       const int64_t *add = t + 1 < nt ? cnt[t + 1] : tot;
       /* typed, no early exit: one pass over each array (small conversions
        * are a few of these passes over the parents) */
-      bool same = true;
-      if (i32[k]) {
-        const int32_t *x = arr[k].data, *y = cp[t][k];
-        for (int64_t g = 0; g < m; g++) same &= (int64_t)y[g] == (int64_t)x[g] + add[g];
-        for (int64_t g = m; g < len; g++) same &= y[g] == x[g];
-      } else {
-        const int64_t *x = arr[k].data, *y = cp[t][k];
-        for (int64_t g = 0; g < m; g++) same &= y[g] == x[g] + add[g];
-        for (int64_t g = m; g < len; g++) same &= y[g] == x[g];
-      }
-      go = same;
+      go = i32[k] ? advanced_i32(arr[k].data, cp[t][k], add, m, len)
+                  : advanced_i64(arr[k].data, cp[t][k], add, m, len);
     }
   if (go) { /* the last copy is the state one thread would have left */
     for (int k = 0; k < narr; k++)
