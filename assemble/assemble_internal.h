@@ -266,15 +266,17 @@ spc_status asm_src_nest(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, v
                         spc_error *e);
 /* asm_src_nest over level 1's positions in one loop where the source has
  * two levels, the second compact (its positions contiguous across parents)
- * and the top one without `valid`: the components and their order are the
- * nested loops', but level 0's coordinate is a fresh variable never
- * assigned, returned.  The caller, its routine complete, calls
- * ir_prune_from on it: 1, the nest is right (and the dead reads gone); 0,
- * something reads level 0's coordinate and the routine must be built
- * again with asm_src_nest.  -1: the nested loops were built (no flat
- * form); -2: an error (in e). */
-ir_var asm_src_nest_flat(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, void *ctx,
-                         spc_error *e);
+ * and the top one without `valid`, and -- checked by the routine, else it
+ * runs the nested loops -- level 1's segments lie in the parents' order
+ * (end(p) == begin(p + 1)): the components and their order are the
+ * nested loops', but level 0's coordinate and, in the loop, level 1's
+ * parent position are fresh variables never assigned, sent[0] and
+ * sent[1] (both -1: the nested loops were built, no flat form).  The
+ * caller, its routine complete, calls ir_prune_from on them: 1, the nest
+ * is right (and the dead reads gone); 0, something reads one of them and
+ * the routine must be built again with asm_src_nest. */
+spc_status asm_src_nest_flat(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, void *ctx,
+                             ir_var *sent, spc_error *e);
 int asm_src_args(const conv_info *I, const spc_tensor *t, ir_arg *a, int64_t *extv, spc_error *e);
 void asm_src_free(asm_src **S);
 

@@ -92,6 +92,8 @@ typedef struct rd {
    * level 0's coordinate not read (asm_src_nest_flat) */
   bool flat;
   ir_var fb, fe;
+  ir_var fp; /* level 1's parent position in the flat loop: never assigned */
+  ir_var c0; /* level 0's own coordinate (c[0] is the flat loop's stand-in) */
 } rd;
 
 /* Canonical index d of the current component, from the level coordinates. */
@@ -279,6 +281,7 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
     s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
     ir_add(f, dst, ir_assign(f, b.p, ir_cast(f, I->index_ty, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, ir_ref(f, R->fe)), ir_int(f, 1)))));
     if (!s) s = asm_lower_fn(f, dst, &b, SPC_LF_END, en, NULL, e);
+    b.p = R->fp; /* unknown in the loop: access and valid must not read it */
   } else {
     ir_add(f, dst, ir_assign(f, b.p, ir_cast(f, I->index_ty, parent)));
     s = asm_lower_fn(f, dst, &b, SPC_LF_BEGIN, bg, NULL, e);
@@ -289,11 +292,41 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
     ir_add(f, dst, ir_assign(f, bg, ir_bin(f, IR_MAX, ir_ref(f, bg), ir_cast(f, I->index_ty, ir_ref(f, R->q0)))));
     ir_add(f, dst, ir_assign(f, en, ir_bin(f, IR_MIN, ir_ref(f, en), ir_cast(f, I->index_ty, ir_ref(f, R->q1)))));
   }
-  if (R->flat && l == 0) { /* no loop over the top level: its range only */
+  if (R->flat && l == 0) {
+    /* level 1 in one loop where its segments lie in the parents' order,
+     * end(p) == begin(p + 1) across the range -- checked here, not taken
+     * from `compact` (a level may lay its segments out in another order);
+     * compiled, a compressed level's check is pos[p + 1] == pos[p + 1]
+     * and folds away --, else the nested loops below */
     R->fb = bg;
     R->fe = en;
-    ir_stmt *any = ir_add(f, dst, ir_if(f, ir_bin(f, IR_LT, ir_ref(f, bg), ir_ref(f, en)), NULL, NULL));
-    return nest(R, 1, ir_then(any), NULL, fill, e);
+    lvbind b1;
+    bind_level(R, 1, &b1);
+    ir_ty it = I->index_ty;
+    ir_var ok = lang_fresh_local(f, "inorder", IR_BOOL, false);
+    ir_var pc = lang_fresh_local(f, "pc", it, false);
+    ir_var te = lang_fresh_local(f, "te", it, false), tb = lang_fresh_local(f, "tb", it, false);
+    ir_add(f, dst, ir_assign(f, ok, ir_bool(f, true)));
+    ir_expr *last = ir_cast(f, it, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, ir_ref(f, en)), ir_int(f, 1)));
+    ir_stmt *cb = ir_body(ir_add(f, dst, ir_for(f, pc, ir_ref(f, bg), last, NULL)));
+    ir_add(f, cb, ir_assign(f, b1.p, ir_ref(f, pc)));
+    s = asm_lower_fn(f, cb, &b1, SPC_LF_END, te, NULL, e);
+    ir_add(f, cb, ir_assign(f, b1.p, plus(f, it, pc, ir_int(f, 1))));
+    if (!s) s = asm_lower_fn(f, cb, &b1, SPC_LF_BEGIN, tb, NULL, e);
+    ir_stmt *gap = ir_then(ir_add(f, cb, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, te), ir_ref(f, tb)), NULL, NULL)));
+    ir_add(f, gap, ir_assign(f, ok, ir_bool(f, false)));
+    ir_add(f, gap, ir_break(f));
+    ir_stmt *iff = ir_add(f, dst, ir_if(f, ir_bin(f, IR_LAND, ir_ref(f, ok),
+                                                  ir_bin(f, IR_LT, ir_ref(f, bg), ir_ref(f, en))),
+                                        NULL, NULL));
+    if (!s) s = nest(R, 1, ir_then(iff), NULL, fill, e);
+    if (s) return s;
+    /* the nested loops, level 0's coordinate its own again */
+    R->flat = false;
+    R->c[0] = R->c0;
+    bind_level(R, 0, &b);
+    dst = ir_else(f, iff);
+    ir_add(f, dst, ir_assign(f, b.p, ir_cast(f, I->index_ty, parent)));
   }
   if (R->spmv && R->split && l == 1) { /* this call's chunk of level 1 */
     ir_add(f, dst, ir_assign(f, bg, ir_bin(f, IR_MAX, ir_ref(f, bg), ir_cast(f, I->index_ty, ir_ref(f, R->r0)))));
@@ -1344,24 +1377,27 @@ spc_status asm_src_nest(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, v
   return nest(&S->R, 0, dst, ir_int(S->R.f, 0), false, e);
 }
 
-ir_var asm_src_nest_flat(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, void *ctx,
-                         spc_error *e) {
+spc_status asm_src_nest_flat(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, void *ctx,
+                             ir_var *sent, spc_error *e) {
   const conv_info *I = &S->I;
+  sent[0] = sent[1] = -1;
   bool can = I->nlevels == 2 && splittable(I);
   if (can) {
     lvbind b0;
     asm_bind_init(&b0, I->lv[0]->lf, I->lv[0], I->index_ty, I->coord_ty);
     can = !asm_lfn(&b0, SPC_LF_VALID); /* every top position's children */
   }
-  if (!can) return asm_src_nest(S, dst, stop, fn, ctx, e) ? -2 : -1;
+  if (!can) return asm_src_nest(S, dst, stop, fn, ctx, e);
   rd *R = &S->R;
-  ir_var c0 = R->c[0], v = lang_fresh_local(R->f, "sc0_flat", I->coord_ty, false);
-  R->c[0] = v; /* never assigned: read, it makes the caller rebuild */
+  ir_var c0 = R->c0 = R->c[0];
+  /* never assigned: level 0's coordinate and level 1's parent position */
+  sent[0] = R->c[0] = lang_fresh_local(R->f, "sc0_flat", I->coord_ty, false);
+  sent[1] = R->fp = lang_fresh_local(R->f, "sp_flat", I->index_ty, false);
   R->flat = true;
   spc_status s = asm_src_nest(S, dst, stop, fn, ctx, e);
   R->flat = false;
   R->c[0] = c0;
-  return s ? -2 : v;
+  return s;
 }
 
 int asm_src_args(const conv_info *I, const spc_tensor *t, ir_arg *a, int64_t *extv, spc_error *e) {

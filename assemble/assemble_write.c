@@ -3236,11 +3236,11 @@ static bool fcount_known(const conv *C, const conv_info *SI, const unsigned *pro
  * (so run_fused checks no chunk borders); otherwise every component is
  * checked as below. */
 /* The counting routine; flat: pass 0 over level 1's positions in one loop
- * where the source allows (asm_src_nest_flat: *fv its never-assigned
- * level-0 coordinate, else -1). */
+ * where the source allows (asm_src_nest_flat: fv its two never-assigned
+ * variables, else -1). */
 static spc_status fcount_ir(conv *C, const conv_info *SI, bool known, bool flat, ir_var *fv,
                             ir_func **out, spc_error *e) {
-  *fv = -1;
+  fv[0] = fv[1] = -1;
   ir_func *f = *out = ir_func_new("spc_conv_fcount");
   if (!f) return SPC_NOMEM(e);
   asm_src *S = NULL;
@@ -3273,9 +3273,7 @@ static spc_status fcount_ir(conv *C, const conv_info *SI, bool known, bool flat,
   cbody_locals(f, body, &X);
   X.pass = 0;
   if (!s && flat) {
-    ir_var v = asm_src_nest_flat(S, body, X.stop, count_leaf, &X, e);
-    if (v == -2) s = SPC_ERR_INTERNAL;
-    *fv = v >= 0 ? v : -1;
+    s = asm_src_nest_flat(S, body, X.stop, count_leaf, &X, fv, e);
   } else if (!s) {
     s = asm_src_nest(S, body, X.stop, count_leaf, &X, e);
   }
@@ -3299,18 +3297,19 @@ static spc_status fcount_ir(conv *C, const conv_info *SI, bool known, bool flat,
 }
 
 /* In the levels' order (known), pass 0 only counts: flat where nothing
- * it does reads level 0's coordinate (CSR to CSC: the column alone), one
- * loop instead of a loop per row -- the rows' ends were a mispredicted
- * branch each.  Else, or when something does, the nested loops. */
+ * it does reads level 0's coordinate or level 1's parent position (CSR
+ * to CSC: the column alone, crd[q]), one loop instead of a loop per row
+ * -- the rows' ends were a mispredicted branch each.  Else (CSR to DCSR:
+ * the row; a dense second level: access q - p N) the nested loops. */
 static spc_status build_fcount(conv *C, const conv_info *SI, bool known, ir_func **out,
                                spc_error *e) {
-  ir_var fv = -1;
-  spc_status s = fcount_ir(C, SI, known, known, &fv, out, e);
-  int r = !s && fv >= 0 ? ir_prune_from(*out, fv) : 1;
+  ir_var fv[2];
+  spc_status s = fcount_ir(C, SI, known, known, fv, out, e);
+  int r = !s && fv[0] >= 0 ? ir_prune_from(*out, fv, 2) : 1;
   if (r < 0) s = SPC_NOMEM(e);
   if (!s && r == 0) {
     ir_func_free(out);
-    s = fcount_ir(C, SI, known, false, &fv, out, e);
+    s = fcount_ir(C, SI, known, false, fv, out, e);
   }
   return s;
 }

@@ -1,4 +1,4 @@
-/* ir_prune.c -- a variable's dead definitions dropped (ir_prune_from).
+/* ir_prune.c -- variables' dead definitions dropped (ir_prune_from).
  *
  * Liveness here is flow-insensitive and conservative: a variable is live
  * when an effect reads it -- a store (index or value), a loop's bounds or
@@ -99,8 +99,10 @@ static void drop_assigns(ir_stmt *s, const bool *m, int nv) {
   if (s->kind == IR_S_BLOCK) s->nkids = w;
 }
 
-int ir_prune_from(ir_func *f, ir_var v) {
-  if (!f || f->broken || f->shared || v < 0 || v >= f->nvars) return -1;
+int ir_prune_from(ir_func *f, const ir_var *vs, int n) {
+  if (!f || f->broken || f->shared || n < 1) return -1;
+  for (int k = 0; k < n; k++)
+    if (vs[k] < 0 || vs[k] >= f->nvars) return -1;
   int nv = f->nvars;
   bool *live = spc_calloc((size_t)nv, 1), *tmp = spc_calloc((size_t)nv, 1);
   if (!live || !tmp) {
@@ -112,10 +114,11 @@ int ir_prune_from(ir_func *f, ir_var v) {
   effect_vars(f->body, live, nv);
   while (assign_round(f->body, live, tmp, nv)) {
   }
-  int r = live[v] ? 0 : 1;
-  if (r) { /* v dead: so is everything an assignment reading it feeds */
+  int r = 1;
+  for (int k = 0; k < n; k++) r &= !live[vs[k]];
+  if (r) { /* all dead: so is everything an assignment reading them feeds */
     memset(tmp, 0, (size_t)nv);
-    tmp[v] = true;
+    for (int k = 0; k < n; k++) tmp[vs[k]] = true;
     while (taint_round(f->body, tmp, nv)) {
     }
     drop_assigns(f->body, tmp, nv);

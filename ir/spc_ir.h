@@ -202,13 +202,14 @@ SPC_INTERNAL void ir_func_set_noalias(ir_func *f);
 /* A 128-bit hash of everything f's emitted C depends on but its name
  * (ir_hash.c): equal hashes, the same text under one name. */
 SPC_INTERNAL void ir_func_hash(const ir_func *f, uint64_t out[2]);
-/* Drop v's dead definitions (ir_prune.c): when no effect of f -- a store,
- * a condition, a loop bound, an allocation, a builtin, a failure, a
- * parameter -- depends on v, every assignment that reads v (and, through
- * further assignments, what those feed) is removed and 1 returned; 0
- * when v is live (f unchanged), -1 on no memory or a shared or broken f.
- * Flow-insensitive: a variable read anywhere by an effect is live. */
-SPC_INTERNAL int ir_prune_from(ir_func *f, ir_var v);
+/* Drop dead definitions (ir_prune.c): when no effect of f -- a store, a
+ * condition, a loop bound, an allocation, a builtin, a failure, a
+ * parameter -- depends on any of vs[0..n), every assignment that reads
+ * one of them (and, through further assignments, what those feed) is
+ * removed and 1 returned; 0 when one is live (f unchanged), -1 on no
+ * memory, a bad variable or a shared or broken f.  Flow-insensitive: a
+ * variable read anywhere by an effect is live. */
+SPC_INTERNAL int ir_prune_from(ir_func *f, const ir_var *vs, int n);
 /* Make f read-only and kept for the process (the conversion engine's
  * routine cache): its hash is computed now and remembered (with bytecode:
  * also verified and compiled for ir_run once), and ir_func_free of it

@@ -1613,7 +1613,7 @@ START_TEST(test_rows_threads) {
                      g ? "generic" : "auto");
             omp_set_num_threads(h);
             spc_tensor *x = NULL;
-            opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &info);
+            opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_JIT, &info);
             o.dup = pols[pi];
             o.plan = SPC_PLAN_ROWS;
             tu_assert_ok(spc_convert_to(srcs[k], fmt, &o, &x, &e), &e);
@@ -2537,6 +2537,87 @@ static const char rcomp_yaml[] =
     "    fin[p] += n\n"
     "    return r\n"
     "  insert_coord: idx[q] = c\n";
+
+/* A compressed level storing each coordinate less its parent's position
+ * (a row-relative CSR's j - i): its access reads the parent position. */
+static const char pcomp_yaml[] =
+    "level: pcompressed\n"
+    "description: compressed, each coordinate stored less the parent position\n"
+    "properties: [ordered, unique, compact, locate]\n"
+    "arrays: {pos: index, crd: coord}\n"
+    "read:\n"
+    "  begin: pos[p]\n"
+    "  end: pos[p + 1]\n"
+    "  access: crd[q] + p\n"
+    "  size: pos[np]\n"
+    "write:\n"
+    "  queries:\n"
+    "    - select [*] -> count(c) as nnz\n"
+    "  init: |\n"
+    "    pos = alloc(index, np + 1)\n"
+    "    for x in 0 .. np { pos[x + 1] = nnz[x] }\n"
+    "    prefix_sum(pos, 0, np + 1)\n"
+    "    crd = alloc(coord, pos[np])\n"
+    "  yield_pos: |\n"
+    "    r = pos[p]\n"
+    "    pos[p] += 1\n"
+    "    return r\n"
+    "  insert_coord: crd[q] = c - p\n"
+    "  finalize: shift(pos, 0, np, 0)\n";
+
+/* The fused counting's one loop over a compact second level (CSR -> CSC
+ * counts by the column alone) where it holds, the nested loops where it
+ * does not: a source over rcompressed (its segments from the last parent
+ * to the first: the routine's order check fails) and over pcompressed
+ * (the column is crd[q] + p: the flat loop would read a parent position it
+ * does not know, so the routine is built nested).  Each to csc on the
+ * JIT and the interpreter (auto fuses a user format's source only where
+ * the factory has the routines): the fused plan, read back exactly. */
+START_TEST(test_fused_flat_user) {
+  jit_env();
+  static const char *only[] = {"west0479.mtx", "bcsstk13.mtx", "lp_share1b.mtx", "empty.mtx",
+                               "A.mtx", NULL};
+  int nm = 0;
+  mat *m = load_some(&nm, only);
+  char *dir = tu_mkdtemp();
+  char *lv[2] = {tu_file(dir, "rcompressed.yaml", rcomp_yaml), tu_file(dir, "pcompressed.yaml", pcomp_yaml)};
+  char *fm[2] = {tu_file(dir, "rcsr.yaml", "format: rcsr\norder: 2\nremap: (i, j) -> (i, j)\nlevels: [dense, rcompressed]\n"),
+                 tu_file(dir, "pcsr.yaml", "format: pcsr\norder: 2\nremap: (i, j) -> (i, j)\nlevels: [dense, pcompressed]\n")};
+  long fused = 0;
+  for (int i = 0; i < nm; i++)
+    for (int u = 0; u < 2; u++) {
+      spc_tensor *src = NULL;
+      spc_error e;
+      spc_convert_opts o;
+      opts(&o, SPC_ENGINE_AUTO, NULL);
+      o.nspec_files = 1;
+      o.spec_files[0] = lv[u];
+      spc_error_clear(&e);
+      tu_assert_ok(spc_convert_to(m[i].ref, fm[u], &o, &src, &e), &e);
+      for (int g = 0; g < 2; g++) {
+        char what[256];
+        snprintf(what, sizeof what, "%s: %s -> csc (%s)", m[i].name, u ? "pcsr" : "rcsr",
+                 g ? "generic" : "jit");
+        spc_convert_info info;
+        spc_tensor *x = NULL;
+        opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_JIT, &info);
+        spc_error_clear(&e);
+        tu_assert_ok(spc_convert_to(src, "csc", &o, &x, &e), &e);
+        ck_assert_msg(strstr(info.plan, "own levels") != NULL, "%s: plan '%s'", what, info.plan);
+        check_readback(x, m[i].ref, what);
+        fused++;
+        spc_tensor_free(&x);
+      }
+      spc_tensor_free(&src);
+    }
+  ck_assert_int_eq(fused, 4 * nm);
+  ck_assert_int_eq(nm, 5);
+  for (int k = 0; k < 2; k++) free(lv[k]), free(fm[k]);
+  tu_rmtree(dir);
+  free(dir);
+  free_mats(m, nm);
+}
+END_TEST
 
 /* The counting plan's pass 0 placing as it counts (COO in order into a
  * compressed level: one pass, the level's arrays taken from it): a band
@@ -3854,7 +3935,7 @@ START_TEST(test_pattern_duplicates) {
         snprintf(what, sizeof what, "%s -> %s (%s)", sym ? "ps" : "pd", f, g ? "generic" : "auto");
         spc_convert_opts o;
         spc_convert_info info;
-        opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &info);
+        opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_JIT, &info);
         spc_tensor *x = NULL;
         spc_error e;
         spc_error_clear(&e);
@@ -4618,6 +4699,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_counting_threads);
   tcase_add_test(tc, test_direct_threads);
   tcase_add_test(tc, test_pass0_place);
+  tcase_add_test(tc, test_fused_flat_user);
   tcase_add_test(tc, test_rows_threads);
   tcase_add_test(tc, test_stream_count);
   tcase_add_test(tc, test_stream_workspace);

@@ -781,7 +781,7 @@ START_TEST(test_prune) {
     spc_error_clear(&e);
     ck_assert_int_ne(ir_run(f, args, &e), SPC_OK); /* the load past arr */
     int kids = ir_func_body(f)->nkids;
-    int got = ir_prune_from(f, a);
+    int got = ir_prune_from(f, &a, 1);
     ck_assert_int_eq(got, live ? 0 : 1);
     ck_assert_int_eq(ir_func_body(f)->nkids, live ? kids : kids - 1); /* a's assignment */
     ck_assert_int_eq(ir_body(loop)->nkids, live ? 3 : 1);           /* b's, c's; acc's kept */
@@ -789,7 +789,9 @@ START_TEST(test_prune) {
       ir_func_free(&f);
       continue;
     }
-    ck_assert_int_eq(ir_prune_from(f, b), 1); /* nothing left to drop */
+    ck_assert_int_eq(ir_prune_from(f, (ir_var[]){b, d}, 2), 0); /* d is stored */
+    ck_assert_int_eq(ir_prune_from(f, (ir_var[]){b, i}, 2), 1); /* i only fed acc */
+    ck_assert_int_eq(ir_body(loop)->nkids, 0);                /* acc's gone too */
     tcase tc;
     tc_open(&tc, f);
     ir_arg res[3];
