@@ -2538,32 +2538,25 @@ static const char rcomp_yaml[] =
     "    return r\n"
     "  insert_coord: idx[q] = c\n";
 
-/* A compressed level storing each coordinate less its parent's position
- * (a row-relative CSR's j - i): its access reads the parent position. */
-static const char pcomp_yaml[] =
-    "level: pcompressed\n"
-    "description: compressed, each coordinate stored less the parent position\n"
-    "properties: [ordered, unique, compact, locate]\n"
-    "arrays: {pos: index, crd: coord}\n"
-    "read:\n"
-    "  begin: pos[p]\n"
-    "  end: pos[p + 1]\n"
-    "  access: crd[q] + p\n"
-    "  size: pos[np]\n"
-    "write:\n"
-    "  queries:\n"
-    "    - select [*] -> count(c) as nnz\n"
-    "  init: |\n"
-    "    pos = alloc(index, np + 1)\n"
-    "    for x in 0 .. np { pos[x + 1] = nnz[x] }\n"
-    "    prefix_sum(pos, 0, np + 1)\n"
-    "    crd = alloc(coord, pos[np])\n"
-    "  yield_pos: |\n"
-    "    r = pos[p]\n"
-    "    pos[p] += 1\n"
-    "    return r\n"
-    "  insert_coord: crd[q] = c - p\n"
-    "  finalize: shift(pos, 0, np, 0)\n";
+/* xcompressed storing each coordinate less its parent's position (a
+ * row-relative CSR's j - i): its access reads the parent position. */
+static char *pcomp_yaml(void) {
+  static const char *const from[] = {"level: xcompressed\n", "  access: idx[q]\n",
+                                     "  insert_coord: idx[q] = c\n"};
+  static const char *const to[] = {"level: pcompressed\n", "  access: idx[q] + p\n",
+                                   "  insert_coord: idx[q] = c - p\n"};
+  size_t cap = sizeof xcomp_yaml + 64;
+  char *y = malloc(cap), *w = y;
+  const char *r = xcomp_yaml;
+  for (int k = 0; k < 3; k++) {
+    const char *at = strstr(r, from[k]);
+    ck_assert(at != NULL);
+    w += snprintf(w, cap - (size_t)(w - y), "%.*s%s", (int)(at - r), r, to[k]);
+    r = at + strlen(from[k]);
+  }
+  snprintf(w, cap - (size_t)(w - y), "%s", r);
+  return y;
+}
 
 /* The fused counting's one loop over a compact second level (CSR -> CSC
  * counts by the column alone) where it holds, the nested loops where it
@@ -2580,7 +2573,9 @@ START_TEST(test_fused_flat_user) {
   int nm = 0;
   mat *m = load_some(&nm, only);
   char *dir = tu_mkdtemp();
-  char *lv[2] = {tu_file(dir, "rcompressed.yaml", rcomp_yaml), tu_file(dir, "pcompressed.yaml", pcomp_yaml)};
+  char *py = pcomp_yaml();
+  char *lv[2] = {tu_file(dir, "rcompressed.yaml", rcomp_yaml), tu_file(dir, "pcompressed.yaml", py)};
+  free(py);
   char *fm[2] = {tu_file(dir, "rcsr.yaml", "format: rcsr\norder: 2\nremap: (i, j) -> (i, j)\nlevels: [dense, rcompressed]\n"),
                  tu_file(dir, "pcsr.yaml", "format: pcsr\norder: 2\nremap: (i, j) -> (i, j)\nlevels: [dense, pcompressed]\n")};
   long fused = 0;
