@@ -160,6 +160,10 @@ int cmd_spmv(int argc, char **argv) {
     if (s && !e.file[0]) snprintf(e.file, sizeof e.file, "%s", pos[0]); /* which input */
     if (s) return cli_fail(s, &e);
     A = X;
+    /* A is in the kernel's format now: --to named as a YAML path would
+     * not match its format's name, and spc_spmv would convert it again
+     * (without the --spec files the path needs) */
+    k.format = NULL;
   }
   bool cplx = spc_tensor_vtype(A) == SPC_C128;
   int64_t nx = spc_tensor_dim(A, o.transpose ? 0 : 1), ny = spc_tensor_dim(A, o.transpose ? 1 : 0);

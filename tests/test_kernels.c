@@ -1725,6 +1725,21 @@ START_TEST(test_cli_spmv) {
   double *y = read_y(yp, 4, false);
   ck_assert(y[0] == 1.5 - 2 && y[1] == 0.1 && y[2] == 3.25 && y[3] == -7 + 1e-3);
   free(y);
+  /* --to a user format's YAML whose level is another --spec file: the
+   * matrix converted once, the kernel run in it (it converted again, by
+   * the path, without the level: "unknown level format") */
+  {
+    char *xc = tu_file(dir, "xcompressed.yaml", xcomp_yaml), *bc = tu_file(dir, "bcsr_cm.yaml", bcsr_cm_yaml);
+    remove(yp);
+    ck_assert_msg(tu_run(&r, "spmv %s -o %s --spec %s --to %s -v", sr, yp, xc, bc) == 0, "exit %d: %s",
+                  r.status, r.err);
+    tu_run_free(&r);
+    y = read_y(yp, 4, false);
+    ck_assert(y[0] == 1.5 - 2 && y[1] == 0.1 && y[2] == 3.25 && y[3] == -7 + 1e-3);
+    free(y);
+    free(xc);
+    free(bc);
+  }
   free(yp);
   free(sr);
   free(sc);
