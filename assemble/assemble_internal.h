@@ -32,6 +32,10 @@ typedef struct conv_info {
    * hashing the texts was a fifth of a small SpMV */
   _Atomic uint64_t kh[2];
   _Atomic int kh_made;
+  /* whether level 1's segments lie in the parents' order, end(p) ==
+   * begin(p + 1) (the positions schedule's split needs it): 0 not known
+   * yet, 1 yes, 2 no -- checked by the first SpMV that would split */
+  _Atomic int segs;
 } conv_info;
 
 typedef struct conv_tensor {

@@ -876,6 +876,76 @@ static spc_status split_cuts(const conv_info *I, const spc_tensor *t, int64_t b0
   return s;
 }
 
+/* Whether level 1's segments lie in the parents' order over the top
+ * positions [b0, e0): end(p) == begin(p + 1) for each p but the last --
+ * `compact` says the positions are contiguous, not in which order (a level
+ * may lay its segments out otherwise), and the split clips each thread's
+ * rows to a range of positions.  A routine of level 1's begin and end,
+ * interpreted, once per tensor (the answer kept in its conv_info). */
+static spc_status build_order(const conv_info *I, ir_func **out, spc_error *e) {
+  ir_func *f = *out = ir_func_new("spc_spmv_segs");
+  if (!f) return SPC_NOMEM(e);
+  lvbind b;
+  char name[64];
+  asm_bind_init(&b, I->lv[1]->lf, I->lv[1], I->index_ty, I->coord_ty);
+  const spc_level_spec *ls = I->lv[1]->lf;
+  for (int k = 0; k < ls->narrays; k++) {
+    snprintf(name, sizeof name, "l1_%s", ls->arrays[k].name);
+    b.arr[k] = ir_param(f, name, asm_tname_ty(ls->arrays[k].type, I->index_ty, I->coord_ty), true, IR_IN);
+  }
+  b.lo = ir_param(f, "lo1", IR_I64, false, IR_IN);
+  b.N = ir_param(f, "N1", IR_I64, false, IR_IN);
+  b.c = lang_fresh_local(f, "c", I->coord_ty, false);
+  b.p = lang_fresh_local(f, "p", I->index_ty, false);
+  b.q = lang_fresh_local(f, "q", I->index_ty, false);
+  ir_var vb0 = ir_param(f, "b0", IR_I64, false, IR_IN), ve0 = ir_param(f, "e0", IR_I64, false, IR_IN);
+  ir_var ok = ir_param(f, "ok", IR_I64, false, IR_OUT);
+  ir_var pc = lang_fresh_local(f, "pc", IR_I64, false);
+  ir_var te = lang_fresh_local(f, "te", I->index_ty, false), tb = lang_fresh_local(f, "tb", I->index_ty, false);
+  ir_stmt *body = ir_func_body(f);
+  ir_add(f, body, ir_assign(f, ok, ir_int(f, 1)));
+  ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, pc, ir_ref(f, vb0),
+                                               ir_bin(f, IR_SUB, ir_ref(f, ve0), ir_int(f, 1)), NULL)));
+  ir_add(f, lb, ir_assign(f, b.p, ir_cast(f, I->index_ty, ir_ref(f, pc))));
+  spc_status s = asm_lower_fn(f, lb, &b, SPC_LF_END, te, NULL, e);
+  ir_add(f, lb, ir_assign(f, b.p, ir_cast(f, I->index_ty, ir_bin(f, IR_ADD, ir_ref(f, pc), ir_int(f, 1)))));
+  if (!s) s = asm_lower_fn(f, lb, &b, SPC_LF_BEGIN, tb, NULL, e);
+  ir_stmt *gap = ir_then(ir_add(f, lb, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, te), ir_ref(f, tb)), NULL, NULL)));
+  ir_add(f, gap, ir_assign(f, ok, ir_int(f, 0)));
+  ir_add(f, gap, ir_break(f));
+  return s ? s : ir_verify(f, e);
+}
+
+static spc_status make_order(void *ctx, asm_rc_val *v, spc_error *e) {
+  return build_order(ctx, &v->f, e);
+}
+
+static bool segs_in_order(const conv_info *I, const spc_tensor *t, int64_t b0, int64_t e0) {
+  conv_info *M = (conv_info *)(uintptr_t)I; /* its memo only */
+  int have = atomic_load_explicit(&M->segs, memory_order_acquire);
+  if (have) return have == 1;
+  ir_func *f = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  spc_status s = info_routine(I, 0x73656773ULL /* "segs" */, "segments", make_order, &f, &e);
+  ir_arg args[SPC_SPEC_MAX + 6] = {{0}};
+  int na = 0;
+  const spc_level_spec *ls = I->lv[1]->lf;
+  for (int q = 0; q < ls->narrays && !s; q++) {
+    const spc_array *x = spc_level_array_c(&t->lv[1], ls->arrays[q].name);
+    args[na++] = (ir_arg){.data = x ? x->data : NULL, .len = x ? x->len : 0};
+  }
+  args[na++].s.i64 = I->lo[1];
+  args[na++].s.i64 = I->N[1];
+  args[na++].s.i64 = b0;
+  args[na++].s.i64 = e0;
+  if (!s) s = asm_run(NULL, f, args, &e);
+  bool ok = !s && args[na].s.i64 == 1; /* a level whose begin or end will not lower: no */
+  ir_func_free(&f);
+  atomic_store_explicit(&M->segs, ok ? 1 : 2, memory_order_release);
+  return ok;
+}
+
 typedef struct spmv_plan {
   spc_schedule sched;
   int nt;
@@ -942,6 +1012,13 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
              (long long)nz, AUTO_EXCESS);
   if (want == SPC_SCHED_ROWS || want == SPC_SCHED_LANES || !can || few ||
       (autos && P->nt == 1)) {
+    if (P->e0 - P->b0 < 2 * P->nt) P->nt = 1;
+    return SPC_OK;
+  }
+  if (!segs_in_order(I, t, P->b0, P->e0)) { /* the split would clip rows to others' positions */
+    if (note)
+      snprintf(note, nn, "%s: level 1 of %s (%s) does not lay its segments out in the rows' order; "
+               "rows instead", autos ? "auto" : "positions schedule", I->fmt->name, I->lv[1]->lf->name);
     if (P->e0 - P->b0 < 2 * P->nt) P->nt = 1;
     return SPC_OK;
   }
