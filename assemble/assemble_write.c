@@ -3234,10 +3234,9 @@ static bool fcount_known(const conv *C, const conv_info *SI, const unsigned *pro
 /* spc_conv_fcount over a source of info SI.  known (fcount_known): pass
  * 0 only counts, and res says ok, both orders hold and no first component
  * (so run_fused checks no chunk borders); otherwise every component is
- * checked as below. */
-/* The counting routine; flat: pass 0 over level 1's positions in one loop
+ * checked as below.  flat: pass 0 over level 1's positions in one loop
  * where the source allows (asm_src_nest_flat: fv its two never-assigned
- * variables, else -1). */
+ * variables, else -1; build_fcount below decides). */
 static spc_status fcount_ir(conv *C, const conv_info *SI, bool known, bool flat, ir_var *fv,
                             ir_func **out, spc_error *e) {
   fv[0] = fv[1] = -1;
