@@ -132,6 +132,39 @@ static spc_status lane_product(rd *R, lvbind *b, ir_stmt *into, ir_var qv, ir_va
   return SPC_OK;
 }
 
+/* Whether the lanes loop may be the runtime's spmv_lanes (ir_rt.h: the
+ * same sums, its four lanes paired with vector operations where the C
+ * compiler has them): real double values, x and y; no valid function and no
+ * padding's zeros to skip; x's index the innermost level's coordinate
+ * itself; and that coordinate exactly arr[q] (compressed, singleton), its
+ * array typed as the coordinate.  *crd: that array. */
+static bool lanes_plain(rd *R, lvbind *b, ir_var *crd) {
+  ir_func *f = R->f;
+  const conv_info *I = R->I;
+  const inv *v = &R->iv[R->transpose ? 0 : 1];
+  if (R->sty != IR_F64 || R->vals < 0 || ir_var_get(f, R->vals)->ty != IR_F64 ||
+      ir_var_get(f, R->x)->ty != IR_F64 || ir_var_get(f, R->y)->ty != IR_F64 ||
+      asm_lfn(b, SPC_LF_VALID) || I->fmt->fill_zero || v->b >= 0 || R->c[v->a] != b->c)
+    return false;
+  ir_stmt *probe = ir_block(f); /* the access lowered apart, only looked at */
+  spc_error e;
+  spc_error_clear(&e);
+  if (asm_lower_fn(f, probe, b, SPC_LF_ACCESS, b->c, NULL, &e) || probe->nkids != 1) return false;
+  const ir_stmt *st = probe->kids[0];
+  ir_ty ct = ir_var_get(f, b->c)->ty;
+  if (st->kind != IR_S_ASSIGN || st->var != b->c) return false;
+  const ir_expr *x = st->a;
+  if (x->kind == IR_E_CAST && x->ty == ct) x = x->a;
+  if (x->kind != IR_E_LOAD || x->ty != ct || (ct != IR_I32 && ct != IR_I64)) return false;
+  const ir_expr *at = x->a;
+  if (at->kind == IR_E_CAST && (at->ty == IR_I64 || at->ty == at->a->ty)) at = at->a;
+  if (at->kind != IR_E_VAR || at->var != b->q) return false;
+  const ir_var_info *a = ir_var_get(f, x->var);
+  if (!a || !a->array || a->ty != ct) return false;
+  *crd = x->var;
+  return true;
+}
+
 /* The lanes schedule's innermost loop over positions [bg, en): four
  * partial sums, the positions taken four at a time (the k-th of each four
  * into lane k), the last (en - bg) % 4 into lane 0; then y[i] += (l0 +
@@ -141,7 +174,15 @@ static spc_status lane_product(rd *R, lvbind *b, ir_stmt *into, ir_var qv, ir_va
 static spc_status lanes_loop(rd *R, lvbind *b, ir_stmt *dst, ir_var bg, ir_var en, spc_error *e) {
   ir_func *f = R->f;
   const conv_info *I = R->I;
-  ir_var lane[4], q = b->q, qk[4];
+  ir_var lane[4], q = b->q, qk[4], crd = -1;
+  if (lanes_plain(R, b, &crd)) { /* one call: y[yl] += the four lanes' sum */
+    ir_var yl = lang_fresh_local(f, "yl", IR_I64, false);
+    ir_add(f, dst, ir_assign(f, yl, canon(R, R->transpose ? 1 : 0)));
+    ir_var arrs[4] = {R->y, crd, R->vals, R->x};
+    ir_expr *args[3] = {ir_ref(f, yl), ir_cast(f, IR_I64, ir_ref(f, bg)), ir_cast(f, IR_I64, ir_ref(f, en))};
+    ir_add(f, dst, ir_call(f, IR_SPMV_LANES, arrs, 4, args, 3));
+    return SPC_OK;
+  }
   for (int k = 0; k < 4; k++) {
     lane[k] = lang_fresh_local(f, "lane", R->sty, false);
     ir_add(f, dst, ir_assign(f, lane[k], ir_cast(f, R->sty, ir_f64(f, 0.0))));

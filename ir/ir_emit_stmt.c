@@ -175,6 +175,17 @@ static void builtin_stmt(ectx *c, const ir_stmt *s, int depth) {
     spc_str_addf(c->o, "}\n");
     return;
   }
+  if (s->builtin == IR_SPMV_LANES) { /* typed by crd: y, crd, vals, x, yl, bg, en */
+    spc_str_addf(c->o, "spc_spmv_lanes_%s(%s, %s, %s, %s", ir_ty_short(ir_var_get(c->f, s->vars[1])->ty),
+                 c->cname[s->vars[0]], c->cname[s->vars[1]], c->cname[s->vars[2]],
+                 c->cname[s->vars[3]]);
+    for (int k = 0; k < s->nargs; k++) {
+      spc_str_addf(c->o, ", ");
+      emit_expr(c, s->args[k], 0);
+    }
+    spc_str_addf(c->o, ");\n");
+    return;
+  }
   spc_str_addf(c->o, "spc_%s_%s(%s", ir_builtins[s->builtin].name, ir_ty_short(d->ty),
                c->cname[s->vars[0]]);
   for (int k = 0; k < s->nargs; k++) {

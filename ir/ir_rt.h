@@ -7,9 +7,10 @@
  * unsigned casts, truncating division with INT_MIN / -1 wrapping, min/max
  * and their NaN behaviour, saturating float-to-integer conversion, complex
  * multiplication and division, and the builtins (fill, prefix_sum, shift,
- * copy, sort_perm).  Plain C99; every function is static inline
- * (SPC_RT_FN); only sort_perm allocates (working memory, freed before it
- * returns). */
+ * copy, sort_perm, spmv_lanes).  Plain C99 (spmv_lanes pairs its lanes
+ * with GNU C's vector extensions where the compiler has them); every
+ * function is static inline (SPC_RT_FN); only sort_perm allocates (working
+ * memory, freed before it returns). */
 #ifndef SPC_IR_RT_H
 #define SPC_IR_RT_H
 
@@ -193,6 +194,53 @@ SPC_RT_ARRAY(f32, float)
 SPC_RT_ARRAY(f64, double)
 SPC_RT_ARRAY(c128, spc_c128)
 #undef SPC_RT_ARRAY
+
+/* spmv_lanes: y[yl] = y[yl] + ((l0 + l1) + (l2 + l3)), lane k the sum of
+ * vals[q] * x[crd[q]] over the k-th of each four positions q of [bg, en)
+ * from bg, the last (en - bg) % 4 into lane 0, every lane from 0.0 -- the
+ * SpMV lanes schedule's innermost loop where the level's coordinate is
+ * crd[q] (assemble_read.c).  With GNU C's vector extensions the four lanes
+ * are two pairs (two values and four coordinates a load, one add and one
+ * multiply a pair): the very operations in the very order, so the same
+ * bits as the scalar loop. */
+#if defined(__GNUC__) && !defined(__CUDACC__)
+typedef double spc_rt_v2d __attribute__((vector_size(16)));
+#define SPC_RT_LANES_BODY(T)                                                             \
+  spc_rt_v2d a = {0.0, 0.0}, b = {0.0, 0.0};                                             \
+  int64_t q = bg;                                                                        \
+  for (; q + 3 < en; q += 4) {                                                           \
+    T c[4];                                                                              \
+    spc_rt_v2d va, vb;                                                                   \
+    memcpy(c, crd + q, sizeof c);                                                        \
+    memcpy(&va, vals + q, sizeof va);                                                    \
+    memcpy(&vb, vals + q + 2, sizeof vb);                                                \
+    spc_rt_v2d xa = {x[c[0]], x[c[1]]}, xb = {x[c[2]], x[c[3]]};                         \
+    a = a + va * xa;                                                                     \
+    b = b + vb * xb;                                                                     \
+  }                                                                                      \
+  double l0 = a[0], l1 = a[1], l2 = b[0], l3 = b[1];
+#else
+#define SPC_RT_LANES_BODY(T)                                                             \
+  double l0 = 0.0, l1 = 0.0, l2 = 0.0, l3 = 0.0;                                         \
+  int64_t q = bg;                                                                        \
+  for (; q + 3 < en; q += 4) {                                                           \
+    l0 = l0 + vals[q] * x[crd[q]];                                                       \
+    l1 = l1 + vals[q + 1] * x[crd[q + 1]];                                               \
+    l2 = l2 + vals[q + 2] * x[crd[q + 2]];                                               \
+    l3 = l3 + vals[q + 3] * x[crd[q + 3]];                                               \
+  }
+#endif
+#define SPC_RT_LANES(S, T)                                                               \
+  SPC_RT_FN void spc_spmv_lanes_##S(double *y, const T *crd, const double *vals,         \
+                                    const double *x, int64_t yl, int64_t bg, int64_t en) { \
+    SPC_RT_LANES_BODY(T)                                                                 \
+    for (; q < en; q++) l0 = l0 + vals[q] * x[crd[q]];                                   \
+    y[yl] = y[yl] + ((l0 + l1) + (l2 + l3));                                             \
+  }
+SPC_RT_LANES(i32, int32_t)
+SPC_RT_LANES(i64, int64_t)
+#undef SPC_RT_LANES
+#undef SPC_RT_LANES_BODY
 
 /* ---- sort_perm ------------------------------------------------------------
  * Stable sort of perm[0..n) (positions, int32_t or int64_t) by the keys

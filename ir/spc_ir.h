@@ -144,6 +144,9 @@ typedef enum ir_builtin {
                     perm[0..n) (positions) lexicographically by keyK[perm[.]] */
   IR_MOVE,       /* move(dst, src): free dst; dst takes src's data and length;
                     src is left empty (both owned: local or OUT, one type) */
+  IR_SPMV_LANES, /* spmv_lanes(y, crd, vals, x; yl, bg, en): y[yl] += the
+                    lanes schedule's sum of vals[q] * x[crd[q]] over q in
+                    [bg, en) (four partial sums: ir_rt.h spc_spmv_lanes) */
   IR_NBUILTINS
 } ir_builtin;
 

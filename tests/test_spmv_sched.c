@@ -324,6 +324,97 @@ START_TEST(test_lanes) {
 }
 END_TEST
 
+/* compressed with its coordinates stored plus one: the lanes loop over a
+ * coordinate the level computes (crd[q] - 1) is the IR's own four scalar
+ * chains, not the runtime's spmv_lanes. */
+static const char sh_level[] = "level: shcompressed\n"
+                               "properties: [ordered, unique, compact]\n"
+                               "arrays: {pos: index, crd: coord}\n"
+                               "read: {begin: 'pos[p]', end: 'pos[p + 1]', access: 'crd[q] - 1', size: 'pos[np]'}\n"
+                               "write:\n"
+                               "  queries: ['select [*] -> count(c) as nnz']\n"
+                               "  init: |\n"
+                               "    pos = alloc(index, np + 1)\n"
+                               "    for x in 0 .. np { pos[x + 1] = nnz[x] }\n"
+                               "    prefix_sum(pos, 0, np + 1)\n"
+                               "    crd = alloc(coord, pos[np])\n"
+                               "  yield_pos: |\n"
+                               "    r = pos[p]\n"
+                               "    pos[p] += 1\n"
+                               "    return r\n"
+                               "  insert_coord: crd[q] = c + 1\n"
+                               "  finalize: shift(pos, 0, np, 0)\n";
+
+static int64_t arr_at(const void *a, spc_itype t, int64_t k) {
+  return t == SPC_IDX32 ? ((const int32_t *)a)[k] : ((const int64_t *)a)[k];
+}
+
+/* The lanes schedule's bits, three ways: CSR's loop is the runtime's
+ * spmv_lanes (factory: its four lanes paired by vector operations; generic:
+ * the same function), shcompressed's is the IR's four scalar chains
+ * (interpreted), and the order written out here from CSR's arrays -- lane k
+ * the k-th of each four entries of a row, the rest into lane 0, y = (l0 +
+ * l1) + (l2 + l3) -- all equal bit for bit, on one and two threads. */
+START_TEST(test_lanes_paths) {
+  spc_tensor *A = read_matrix("bcsstk13.mtx"), *B = NULL, *S = NULL;
+  if (!A) return;
+  char *dir = tu_mkdtemp();
+  char *lv = tu_file(dir, "shcompressed.yaml", sh_level);
+  char *fm = tu_file(dir, "csr_sh.yaml", "format: csr_sh\norder: 2\nlevels: [dense, shcompressed]\n");
+  ck_assert(convert(A, "csr", &B, "bcsstk13 as csr"));
+  spc_convert_opts o;
+  spc_convert_opts_init(&o);
+  o.engine = SPC_ENGINE_GENERIC;
+  o.nspec_files = 1;
+  o.spec_files[0] = lv;
+  spc_error e;
+  spc_error_clear(&e);
+  tu_assert_ok(spc_convert_to(A, fm, &o, &S, &e), &e);
+  int64_t n = spc_tensor_dim(A, 0), nv = 0;
+  double *x = make_x(n, false, false), *want = malloc((size_t)n * sizeof *want);
+  const void *pos, *crd;
+  spc_itype pt, ct;
+  tu_assert_ok(spc_tensor_level_array(B, 1, "pos", &pos, &pt, NULL), &e);
+  tu_assert_ok(spc_tensor_level_array(B, 1, "crd", &crd, &ct, NULL), &e);
+  const double *v = spc_tensor_values(B, &nv);
+  for (int64_t i = 0; i < n; i++) {
+    double l[4] = {0.0, 0.0, 0.0, 0.0};
+    int64_t q = arr_at(pos, pt, i), en = arr_at(pos, pt, i + 1);
+    for (; q + 3 < en; q += 4)
+      for (int k = 0; k < 4; k++) l[k] = l[k] + v[q + k] * x[arr_at(crd, ct, q + k)];
+    for (; q < en; q++) l[0] = l[0] + v[q] * x[arr_at(crd, ct, q)];
+    want[i] = 0.0 + ((l[0] + l[1]) + (l[2] + l[3]));
+  }
+  for (int nt = 1; nt <= 2; nt++) {
+    spc_kernel_info info;
+    double *yf = spmv_run(B, false, x, SPC_ENGINE_FACTORY, nt, SPC_SCHED_LANES, &info, "csr lanes factory");
+    ck_assert_int_eq(info.used, SPC_SCHED_LANES);
+    double *yg = spmv_run(B, false, x, SPC_ENGINE_GENERIC, nt, SPC_SCHED_LANES, NULL, "csr lanes generic");
+    double *ys = spmv_run(S, false, x, SPC_ENGINE_GENERIC, nt, SPC_SCHED_LANES, &info, "csr_sh lanes generic");
+    ck_assert_int_eq(info.used, SPC_SCHED_LANES);
+    for (int64_t i = 0; i < n; i++) {
+      ck_assert_msg(!memcmp(&yf[i], &want[i], sizeof *yf), "row %lld, %d threads: factory %a, the lanes order %a",
+                    (long long)i, nt, yf[i], want[i]);
+      ck_assert_msg(!memcmp(&ys[i], &want[i], sizeof *ys), "row %lld, %d threads: shcompressed %a, the lanes order %a",
+                    (long long)i, nt, ys[i], want[i]);
+    }
+    ck_assert_msg(!memcmp(yg, yf, (size_t)n * sizeof *yf), "%d threads: generic and factory differ", nt);
+    free(yf);
+    free(yg);
+    free(ys);
+  }
+  free(want);
+  free(x);
+  spc_tensor_free(&S);
+  spc_tensor_free(&B);
+  spc_tensor_free(&A);
+  free(lv);
+  free(fm);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 /* An n x n COO of nnz components to fill (*rc, *cc: its row and column
  * arrays, of type *ty; its values from spc_tensor_values_mut). */
 static spc_tensor *coo_shell(int64_t n, int64_t nnz, spc_vtype vt, void **rc, void **cc, spc_itype *ty) {
@@ -855,6 +946,7 @@ Suite *suite_spmv_sched(void) {
   tcase_add_test(tc, test_formats);
   tcase_add_test(tc, test_jit);
   tcase_add_test(tc, test_lanes);
+  tcase_add_test(tc, test_lanes_paths);
   tcase_add_test(tc, test_pairs);
   tcase_add_test(tc, test_skewed);
   tcase_add_test(tc, test_fallback);
