@@ -243,6 +243,30 @@ static ir_expr *plus(ir_func *f, ir_ty t, ir_var v, ir_expr *k) {
   return ir_cast(f, t, ir_bin(f, IR_ADD, ir_cast(f, IR_I64, ir_ref(f, v)), ir_cast(f, IR_I64, k)));
 }
 
+/* ok = whether level 1's segments lie in its parents' order over the top
+ * positions [from, to): end(p) == begin(p + 1) for each p but the last,
+ * the loop left at the first gap -- `compact` says the positions are
+ * contiguous, not in which order (a level may lay its segments out
+ * otherwise).  b1: level 1's binding, its p set here; pc counts in type
+ * pct; ok is a bool or an int64 (true / 1 first). */
+static spc_status segs_check(ir_func *f, ir_stmt *dst, lvbind *b1, ir_ty it, ir_ty pct, ir_var from,
+                             ir_var to, ir_var ok, spc_error *e) {
+  bool flag = ir_var_get(f, ok)->ty == IR_BOOL;
+  ir_var pc = lang_fresh_local(f, "pc", pct, false);
+  ir_var te = lang_fresh_local(f, "te", it, false), tb = lang_fresh_local(f, "tb", it, false);
+  ir_add(f, dst, ir_assign(f, ok, flag ? ir_bool(f, true) : ir_int(f, 1)));
+  ir_expr *last = ir_cast(f, pct, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, ir_ref(f, to)), ir_int(f, 1)));
+  ir_stmt *cb = ir_body(ir_add(f, dst, ir_for(f, pc, ir_cast(f, pct, ir_ref(f, from)), last, NULL)));
+  ir_add(f, cb, ir_assign(f, b1->p, ir_cast(f, it, ir_ref(f, pc))));
+  spc_status s = asm_lower_fn(f, cb, b1, SPC_LF_END, te, NULL, e);
+  ir_add(f, cb, ir_assign(f, b1->p, plus(f, it, pc, ir_int(f, 1))));
+  if (!s) s = asm_lower_fn(f, cb, b1, SPC_LF_BEGIN, tb, NULL, e);
+  ir_stmt *gap = ir_then(ir_add(f, cb, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, te), ir_ref(f, tb)), NULL, NULL)));
+  ir_add(f, gap, ir_assign(f, ok, flag ? ir_bool(f, false) : ir_int(f, 0)));
+  ir_add(f, gap, ir_break(f));
+  return s;
+}
+
 /* SpMV over the top level's positions [q, en), two rows at a time while
  * two remain (the caller runs the last one, if any): both rows' sums start
  * from y and take their products in position order, the two chains
@@ -334,29 +358,15 @@ static spc_status nest(rd *R, int l, ir_stmt *dst, ir_expr *parent, bool fill,
     ir_add(f, dst, ir_assign(f, en, ir_bin(f, IR_MIN, ir_ref(f, en), ir_cast(f, I->index_ty, ir_ref(f, R->q1)))));
   }
   if (R->flat && l == 0) {
-    /* level 1 in one loop where its segments lie in the parents' order,
-     * end(p) == begin(p + 1) across the range -- checked here, not taken
-     * from `compact` (a level may lay its segments out in another order);
-     * compiled, a compressed level's check is pos[p + 1] == pos[p + 1]
-     * and folds away --, else the nested loops below */
+    /* level 1 in one loop where its segments lie in the parents' order
+     * across the range (segs_check; compiled, a compressed level's check is
+     * pos[p + 1] == pos[p + 1] and folds away), else the nested loops below */
     R->fb = bg;
     R->fe = en;
     lvbind b1;
     bind_level(R, 1, &b1);
-    ir_ty it = I->index_ty;
     ir_var ok = lang_fresh_local(f, "inorder", IR_BOOL, false);
-    ir_var pc = lang_fresh_local(f, "pc", it, false);
-    ir_var te = lang_fresh_local(f, "te", it, false), tb = lang_fresh_local(f, "tb", it, false);
-    ir_add(f, dst, ir_assign(f, ok, ir_bool(f, true)));
-    ir_expr *last = ir_cast(f, it, ir_bin(f, IR_SUB, ir_cast(f, IR_I64, ir_ref(f, en)), ir_int(f, 1)));
-    ir_stmt *cb = ir_body(ir_add(f, dst, ir_for(f, pc, ir_ref(f, bg), last, NULL)));
-    ir_add(f, cb, ir_assign(f, b1.p, ir_ref(f, pc)));
-    s = asm_lower_fn(f, cb, &b1, SPC_LF_END, te, NULL, e);
-    ir_add(f, cb, ir_assign(f, b1.p, plus(f, it, pc, ir_int(f, 1))));
-    if (!s) s = asm_lower_fn(f, cb, &b1, SPC_LF_BEGIN, tb, NULL, e);
-    ir_stmt *gap = ir_then(ir_add(f, cb, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, te), ir_ref(f, tb)), NULL, NULL)));
-    ir_add(f, gap, ir_assign(f, ok, ir_bool(f, false)));
-    ir_add(f, gap, ir_break(f));
+    s = segs_check(f, dst, &b1, I->index_ty, I->index_ty, bg, en, ok, e);
     ir_stmt *iff = ir_add(f, dst, ir_if(f, ir_bin(f, IR_LAND, ir_ref(f, ok),
                                                   ir_bin(f, IR_LT, ir_ref(f, bg), ir_ref(f, en))),
                                         NULL, NULL));
@@ -918,11 +928,9 @@ static spc_status split_cuts(const conv_info *I, const spc_tensor *t, int64_t b0
 }
 
 /* Whether level 1's segments lie in the parents' order over the top
- * positions [b0, e0): end(p) == begin(p + 1) for each p but the last --
- * `compact` says the positions are contiguous, not in which order (a level
- * may lay its segments out otherwise), and the split clips each thread's
- * rows to a range of positions.  A routine of level 1's begin and end,
- * interpreted, once per tensor (the answer kept in its conv_info). */
+ * positions [b0, e0) (segs_check): the split clips each thread's rows to a
+ * range of positions.  A routine of level 1's begin and end, interpreted,
+ * once per tensor (the answer kept in its conv_info). */
 static spc_status build_order(const conv_info *I, ir_func **out, spc_error *e) {
   ir_func *f = *out = ir_func_new("spc_spmv_segs");
   if (!f) return SPC_NOMEM(e);
@@ -941,19 +949,7 @@ static spc_status build_order(const conv_info *I, ir_func **out, spc_error *e) {
   b.q = lang_fresh_local(f, "q", I->index_ty, false);
   ir_var vb0 = ir_param(f, "b0", IR_I64, false, IR_IN), ve0 = ir_param(f, "e0", IR_I64, false, IR_IN);
   ir_var ok = ir_param(f, "ok", IR_I64, false, IR_OUT);
-  ir_var pc = lang_fresh_local(f, "pc", IR_I64, false);
-  ir_var te = lang_fresh_local(f, "te", I->index_ty, false), tb = lang_fresh_local(f, "tb", I->index_ty, false);
-  ir_stmt *body = ir_func_body(f);
-  ir_add(f, body, ir_assign(f, ok, ir_int(f, 1)));
-  ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, pc, ir_ref(f, vb0),
-                                               ir_bin(f, IR_SUB, ir_ref(f, ve0), ir_int(f, 1)), NULL)));
-  ir_add(f, lb, ir_assign(f, b.p, ir_cast(f, I->index_ty, ir_ref(f, pc))));
-  spc_status s = asm_lower_fn(f, lb, &b, SPC_LF_END, te, NULL, e);
-  ir_add(f, lb, ir_assign(f, b.p, ir_cast(f, I->index_ty, ir_bin(f, IR_ADD, ir_ref(f, pc), ir_int(f, 1)))));
-  if (!s) s = asm_lower_fn(f, lb, &b, SPC_LF_BEGIN, tb, NULL, e);
-  ir_stmt *gap = ir_then(ir_add(f, lb, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, te), ir_ref(f, tb)), NULL, NULL)));
-  ir_add(f, gap, ir_assign(f, ok, ir_int(f, 0)));
-  ir_add(f, gap, ir_break(f));
+  spc_status s = segs_check(f, ir_func_body(f), &b, I->index_ty, IR_I64, vb0, ve0, ok, e);
   return s ? s : ir_verify(f, e);
 }
 
