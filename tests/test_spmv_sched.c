@@ -327,23 +327,28 @@ END_TEST
 /* compressed with its coordinates stored plus one: the lanes loop over a
  * coordinate the level computes (crd[q] - 1) is the IR's own four scalar
  * chains, not the runtime's spmv_lanes. */
+/* compressed's write side (queries, init, yield_pos, finalize), the
+ * coordinate stored as INSERT */
+#define COMPRESSED_WRITE(INSERT)                                                                   \
+  "write:\n"                                                                                       \
+  "  queries:\n"                                                                                   \
+  "    - select [*] -> count(c) as nnz\n"                                                          \
+  "  init: |\n"                                                                                    \
+  "    pos = alloc(index, np + 1)\n"                                                               \
+  "    for x in 0 .. np { pos[x + 1] = nnz[x] }\n"                                                 \
+  "    prefix_sum(pos, 0, np + 1)\n"                                                               \
+  "    crd = alloc(coord, pos[np])\n"                                                              \
+  "  yield_pos: |\n"                                                                               \
+  "    r = pos[p]\n"                                                                               \
+  "    pos[p] += 1\n"                                                                              \
+  "    return r\n"                                                                                 \
+  "  insert_coord: " INSERT "\n"                                                                   \
+  "  finalize: shift(pos, 0, np, 0)\n"
 static const char sh_level[] = "level: shcompressed\n"
                                "properties: [ordered, unique, compact]\n"
                                "arrays: {pos: index, crd: coord}\n"
                                "read: {begin: 'pos[p]', end: 'pos[p + 1]', access: 'crd[q] - 1', size: 'pos[np]'}\n"
-                               "write:\n"
-                               "  queries: ['select [*] -> count(c) as nnz']\n"
-                               "  init: |\n"
-                               "    pos = alloc(index, np + 1)\n"
-                               "    for x in 0 .. np { pos[x + 1] = nnz[x] }\n"
-                               "    prefix_sum(pos, 0, np + 1)\n"
-                               "    crd = alloc(coord, pos[np])\n"
-                               "  yield_pos: |\n"
-                               "    r = pos[p]\n"
-                               "    pos[p] += 1\n"
-                               "    return r\n"
-                               "  insert_coord: crd[q] = c + 1\n"
-                               "  finalize: shift(pos, 0, np, 0)\n";
+                               COMPRESSED_WRITE("crd[q] = c + 1");
 
 static int64_t arr_at(const void *a, spc_itype t, int64_t k) {
   return t == SPC_IDX32 ? ((const int32_t *)a)[k] : ((const int64_t *)a)[k];
@@ -760,20 +765,7 @@ static const char nc_level[] = "level: ncompressed\n"
                                "  end: pos[p + 1]\n"
                                "  access: crd[q]\n"
                                "  size: pos[np]\n"
-                               "write:\n"
-                               "  queries:\n"
-                               "    - select [*] -> count(c) as nnz\n"
-                               "  init: |\n"
-                               "    pos = alloc(index, np + 1)\n"
-                               "    for x in 0 .. np { pos[x + 1] = nnz[x] }\n"
-                               "    prefix_sum(pos, 0, np + 1)\n"
-                               "    crd = alloc(coord, pos[np])\n"
-                               "  yield_pos: |\n"
-                               "    r = pos[p]\n"
-                               "    pos[p] += 1\n"
-                               "    return r\n"
-                               "  insert_coord: crd[q] = c\n"
-                               "  finalize: shift(pos, 0, np, 0)\n";
+                               COMPRESSED_WRITE("crd[q] = c");
 static const char nc_format[] = "format: csr_nc\n"
                                 "description: csr over ncompressed\n"
                                 "order: 2\n"
