@@ -194,6 +194,18 @@ static void spmv_kernels(cu_text *T) {
   const char *F = T->fn;
   spc_str *o = T->o;
   bool row = T->C.rowmode;
+  /* the position splits (2, 3) find a window's top positions by binary
+   * searches over level 1's begin and end: they need its segments in the
+   * top positions' order, which every built-in level keeps and a user's
+   * level need not (on the CPU, segs_in_order checks each matrix): for a
+   * user's level they run as schedule 1 */
+  const spc_format_spec *fs = T->C.I.fmt;
+  const char *unsplit =
+      fs->nlevels > 1 && !spc_level_spec_builtin(fs->lv[1].lf)
+          ? "  /* level 1 is a user's level: its segments need not lie in the top positions'\n"
+            "   * order, which the position splits' binary searches need: schedule 1 instead */\n"
+            "  if (schedule == 2 || schedule == 3) schedule = 1;\n"
+          : "";
   spc_str_addf(o,
                "\n/* the top level's positions [b[0], b[1]) and the level-1 positions\n"
                " * under them [b[2], b[3]) */\n"
@@ -390,6 +402,7 @@ static void spmv_kernels(cu_text *T) {
                "    st = spc_cu_%s_bounds_host(A, b);\n"
                "  int64_t n = b[1] - b[0], P = b[3] - b[2];\n"
                "  if (schedule == SPC_CU_AUTO) schedule = spc_cu_auto(n, P, A->nvals, A->bounds_set ? A->widest : -1);\n"
+               "%s"
                "  if (st == 0 && n > 0) {\n"
                "    if (schedule == 0) {\n"
                "      int bs = spc_cu_block(n);\n"
@@ -422,7 +435,7 @@ static void spmv_kernels(cu_text *T) {
                "  return st;\n"
                "}\n\n"
                "extern \"C\" const spc_cu_spmv_kernels spc_cu_spmv_%s = {\n    \"%s\",\n",
-               F, F, F, F, F, F, F, F, F, F, F, F, F, F, F, T->C.I.fmt->name);
+               F, F, F, F, F, F, F, F, F, F, unsplit, F, F, F, F, F, T->C.I.fmt->name);
   table_arrays(T);
   spc_str_addf(o, "    spc_cu_%s_spmv_run,\n    spc_cu_%s_spmv_prepare};\n", F, F);
 }

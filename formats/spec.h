@@ -88,6 +88,9 @@ typedef struct spc_specs spc_specs;
  * checked).  Owned by the caller. */
 SPC_INTERNAL spc_status spc_specs_builtin(spc_specs **out, spc_error *e);
 SPC_INTERNAL void spc_specs_free(spc_specs **r);
+/* Whether ls is one of the built-in levels, file and text (its hash): a
+ * level a user wrote may lay its segments out in any order. */
+SPC_INTERNAL bool spc_level_spec_builtin(const spc_level_spec *ls);
 SPC_INTERNAL const spc_level_spec *spc_specs_level(const spc_specs *r,
                                                    const char *name);
 SPC_INTERNAL const spc_format_spec *spc_specs_format(const spc_specs *r,

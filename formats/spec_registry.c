@@ -136,6 +136,17 @@ spc_status spc_specs_add_file(spc_specs *r, const char *path, const char **name,
   return s;
 }
 
+bool spc_level_spec_builtin(const spc_level_spec *ls) {
+  if (!ls || (!ls->hash[0] && !ls->hash[1])) return false;
+  for (int i = 0; i < spc_nbuiltin_specs; i++) {
+    if (!strstr(spc_builtin_specs[i].file, "levels/")) continue;
+    uint64_t h[2];
+    spec_hash(h, spc_builtin_specs[i].file, spc_builtin_specs[i].text, strlen(spc_builtin_specs[i].text));
+    if (h[0] == ls->hash[0] && h[1] == ls->hash[1]) return true;
+  }
+  return false;
+}
+
 spc_status spc_specs_builtin(spc_specs **out, spc_error *e) {
   spc_specs *r = spc_calloc(1, sizeof *r);
   *out = NULL;

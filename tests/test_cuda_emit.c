@@ -72,6 +72,7 @@ START_TEST(test_emit) {
     snprintf(want, sizeof want, "static __device__ int spc_cu_%s_spmv(", f);
     ck_assert_msg(strstr(t, want), "%s: no device routine", f);
     ck_assert_ptr_nonnull(strstr(t, "atomicAdd(&ya["));
+    ck_assert_msg(!strstr(t, "schedule = 1;"), "%s: built-in levels keep the position splits", f);
     bool row = !strcmp(f, "csr") || !strcmp(f, "dcsr") || !strcmp(f, "dense") || !strcmp(f, "sky") ||
                !strcmp(f, "csf");
     ck_assert_msg((strstr(t, "__shfl_down_sync") != NULL) == row, "%s: shuffle iff row mode", f);
@@ -106,6 +107,41 @@ START_TEST(test_emit) {
   ck_assert_ptr_nonnull(text);
   ck_assert_ptr_nonnull(strstr(text, "spc_cu_spmv_csc"));
   free(text);
+  /* a user's level under CSR's dense: the position splits need its segments
+   * in the rows' order, which it need not keep -- schedule 1 instead; a
+   * user's format over built-in levels keeps them */
+  char *lv = tu_path(dir, "ucompressed.yaml"), *fm = tu_path(dir, "csr_u.yaml"),
+       *fb = tu_path(dir, "csr_b.yaml");
+  size_t cl = 0;
+  char *comp = tu_read_file("formats/specs/levels/compressed.yaml", &cl);
+  if (comp) { /* compressed's text, renamed ucompressed */
+    char *u = strstr(comp, "\nlevel: compressed\n"), *copy = malloc(cl + 2);
+    ck_assert_ptr_nonnull(u);
+    *u = 0;
+    snprintf(copy, cl + 2, "%s\nlevel: ucompressed\n%s", comp, u + strlen("\nlevel: compressed\n"));
+    ck_assert_int_eq(tu_write_str(lv, copy), 0);
+    free(copy);
+    free(comp);
+    ck_assert_int_eq(tu_write_str(fm, "format: csr_u\norder: 2\nlevels: [dense, ucompressed]\n"), 0);
+    ck_assert_int_eq(tu_write_str(fb, "format: csr_b\norder: 2\nlevels: [dense, compressed]\n"), 0);
+    ck_assert_int_eq(tu_run(&r, "gen --cuda --kernel=spmv --format=%s --spec %s -o %s", fm, lv, out), 0);
+    tu_run_free(&r);
+    text = tu_read_file(out, &n);
+    ck_assert_msg(text && strstr(text, "if (schedule == 2 || schedule == 3) schedule = 1;"),
+                  "csr over a user's level: the position splits still run");
+    free(text);
+    ck_assert_int_eq(tu_run(&r, "gen --cuda --kernel=spmv --format=%s -o %s", fb, out), 0);
+    tu_run_free(&r);
+    text = tu_read_file(out, &n);
+    ck_assert_msg(text && !strstr(text, "schedule = 1;"), "csr_b over built-in levels lost the position splits");
+    free(text);
+  } else {
+    printf("cuda emit: user level skipped (formats/specs/levels/compressed.yaml not found: run from the "
+           "repository root)\n");
+  }
+  free(lv);
+  free(fm);
+  free(fb);
   ck_assert_int_eq(tu_run(&r, "gen --cuda --kernel=spgemm --format=coo -o %s", out), 5);
   tu_run_free(&r);
   ck_assert_int_eq(tu_run(&r, "gen --cuda --format=csr"), 1);
