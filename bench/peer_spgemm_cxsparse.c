@@ -29,16 +29,23 @@ int main(int argc, char **argv) {
     cs_di *a = compress(&A), *b = compress(&B);
     peer_timer t;
     peer_timer_init(&t);
-    long long nnz = -1;
+    long long nnz = -1, unsorted = 0;
     while (a && b && peer_more(&t, &o)) {
       peer_start(&t);
       cs_di *c = cs_di_multiply(a, b);
       peer_stop(&t);
       nnz = c ? c->p[c->n] : -1;
+      if (c && t.r == 1) /* C = A B as the CSC of (A B)^T: its columns are C's rows */
+        for (int j = 0; j < c->n; j++)
+          for (int p = c->p[j] + 1; p < c->p[j + 1]; p++)
+            if (c->i[p] < c->i[p - 1]) {
+              unsorted++;
+              break;
+            }
       cs_di_spfree(c);
     }
     if (nnz < 0) printf("error\tcxsparse\tspgemm\t%s\t(out of memory)\n", argv[i]);
-    else peer_spgemm_line("cxsparse", t.best, nnz, argv[i]);
+    else peer_spgemm_line_rows("cxsparse", t.best, nnz, argv[i], unsorted);
     cs_di_spfree(a);
     cs_di_spfree(b);
     peer_free(&A);

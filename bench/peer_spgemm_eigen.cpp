@@ -31,15 +31,26 @@ int main(int argc, char **argv) {
     build(B, b);
     peer_timer t;
     peer_timer_init(&t);
-    long long nnz = 0;
+    long long nnz = 0, unsorted = 0;
     while (peer_more(&t, &o)) {
       Mat c;
       peer_start(&t);
       c = a * b;
       peer_stop(&t);
       nnz = (long long)c.nonZeros();
+      if (t.r == 1) /* C's outer vectors whose inner indices are not ascending */
+        for (int k = 0; k < c.outerSize(); k++) {
+          long long prev = -1;
+          for (Mat::InnerIterator it(c, k); it; ++it) {
+            if ((long long)it.index() < prev) {
+              unsorted++;
+              break;
+            }
+            prev = (long long)it.index();
+          }
+        }
     }
-    peer_spgemm_line("eigen", t.best, nnz, argv[i]);
+    peer_spgemm_line_rows("eigen", t.best, nnz, argv[i], unsorted);
     peer_free(&A);
     peer_free(&B);
   }

@@ -77,15 +77,22 @@ if [ "${1:-}" != "--table" ]; then
 fi
 
 # the table: per file, each tool's seconds; spconv's with the ratio to the
-# fastest peer (lower is better), auto with the algorithm it chose and its
-# ratio to the best spconv algorithm
+# fastest like peer (lower is better): its sorted products to the fastest
+# peer whose C has every row's columns ascending (unsorted_rows=0 on its
+# line; GraphBLAS, which prints none, materializes sorted rows), the
+# --unsorted one to the fastest peer of all (CXSparse, SciPy and MKL leave
+# rows out of order); auto with the algorithm it chose and its ratio to the
+# best spconv algorithm
 awk -F'\t' '
   function keep(k, v) { if (!(k in t) || t[k] == "-" || v + 0 < t[k] + 0) t[k] = v }
   $1 == "spconv" { f = $5; n = split(f, p, "/"); b = p[n]; files[b] = 1; keep(b SUBSEP $2, $3); nnz[b] = $4;
                    if ($6 ~ /^chose=/) chose[b] = substr($6, 7); next }
   $1 == "skip" || $1 == "error" { n = split($4, p, "/"); if ($2 == "spconv") t[p[n], $3] = "-"; next }
   $2 == "spgemm" { if (!($1 in seentool)) { seentool[$1] = 1; tools[++ntools] = $1 }
-                   n = split($5, p, "/"); b = p[n]; keep(b SUBSEP $1, $3); if (!(b in best) || $3 < best[b]) { best[b] = $3; who[b] = $1 } }
+                   n = split($5, p, "/"); b = p[n]; keep(b SUBSEP $1, $3); if (!(b in best) || $3 < best[b]) { best[b] = $3; who[b] = $1 }
+                   sorted = !($6 ~ /^unsorted_rows=/) || substr($6, 15) + 0 == 0
+                   if (!sorted) unsorted_tool[$1] = 1
+                   if (sorted && (!(b in sbest) || $3 < sbest[b])) { sbest[b] = $3; swho[b] = $1 } }
   END {
     na = split("gustavson_dense gustavson_hash gustavson_bitmap inner outer auto unsorted_auto", al, " ")
     np = split("cxsparse graphblas eigen scipy", pe, " ")
@@ -94,7 +101,7 @@ awk -F'\t' '
     printf "%-24s %10s", "file", "nnz(C)"
     for (k = 1; k <= np; k++) printf " %10s", pe[k]
     for (k = 1; k <= na; k++) printf " %17s", al[k]
-    printf "  %-16s %s\n", "auto chose", "auto/best algo"
+    printf "  %-16s %-14s %s\n", "auto chose", "auto/best algo", "fastest (sorted) peer"
     for (b in files) {
       printf "%-24s %10d", b, nnz[b]
       for (k = 1; k <= np; k++) printf " %10s", ((b, pe[k]) in t) ? sprintf("%.4f", t[b, pe[k]]) : "-"
@@ -102,11 +109,17 @@ awk -F'\t' '
       for (k = 1; k <= 5; k++) if (((b, al[k]) in t) && t[b, al[k]] != "-" && t[b, al[k]] + 0 < bal) bal = t[b, al[k]] + 0
       for (k = 1; k <= na; k++) {
         v = ((b, al[k]) in t) ? t[b, al[k]] : "-"
+        ref = al[k] == "unsorted_auto" ? best[b] : sbest[b]
         if (v == "-") printf " %17s", "-"
-        else if (b in best) printf " %8.4f (%5.2fx)", v, v / best[b]
+        else if (ref > 0) printf " %8.4f (%5.2fx)", v, v / ref
         else printf " %17.4f", v
       }
-      printf "  %-16s %.2fx\n", chose[b], (bal < 1e30 && ((b, "auto") in t)) ? t[b, "auto"] / bal : 0
+      printf "  %-16s %-14s %s (%s)\n", chose[b], sprintf("%.2fx", (bal < 1e30 && ((b, "auto") in t)) ? t[b, "auto"] / bal : 0),
+             who[b], swho[b]
     }
-    printf "\nseconds, best of R runs (of every round), one thread; (x) = spconv time / fastest peer time\n"
+    un = ""
+    for (k = 1; k <= ntools; k++) if (tools[k] in unsorted_tool) un = un (un == "" ? "" : ", ") tools[k]
+    printf "\nseconds, best of R runs (of every round), one thread; (x) = spconv time / the fastest peer\n"
+    printf "whose rows come out sorted (every algorithm but unsorted_auto) or / the fastest peer of all\n"
+    printf "(unsorted_auto); rows left out of order by: %s\n", un == "" ? "none" : un
   }' "$res"

@@ -27,8 +27,15 @@ static int peer_right(const peer_coo *A, peer_coo *B) {
   return 0;
 }
 
-static void peer_spgemm_line(const char *tool, double best, long long nnz, const char *file) {
+static inline void peer_spgemm_line(const char *tool, double best, long long nnz, const char *file) {
   printf("%s\tspgemm\t%.9f\t%lld\t%s\n", tool, best, nnz, file);
+  fflush(stdout);
+}
+/* the line with the count of C's rows whose columns are not ascending (a
+ * peer that leaves them so is a peer of spconv's --unsorted product) */
+static inline void peer_spgemm_line_rows(const char *tool, double best, long long nnz, const char *file,
+                                         long long unsorted) {
+  printf("%s\tspgemm\t%.9f\t%lld\t%s\tunsorted_rows=%lld\n", tool, best, nnz, file, unsorted);
   fflush(stdout);
 }
 #endif
