@@ -2572,10 +2572,10 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
       X.narrow = lang_fresh_local(f, "narrow", IR_I64, false);
       X.key = lang_fresh_local(f, "key", IR_I64, false);
       X.pkey = lang_fresh_local(f, "pkey", IR_I64, false);
-      ir_expr *lim = ir_int(f, (int64_t)1 << 31);
+      ir_expr *n0 = ir_bin(f, IR_LT, ir_ref(f, b0.N), ir_int(f, (int64_t)1 << 31));
+      ir_expr *n1 = ir_bin(f, IR_LT, ir_ref(f, b1.N), ir_int(f, (int64_t)1 << 31));
       ir_add(f, at, ir_assign(f, X.brk2, ir_ref(f, n)));
-      ir_add(f, at, ir_assign(f, X.narrow, ir_cast(f, IR_I64, ir_bin(f, IR_LAND, ir_bin(f, IR_LT, ir_ref(f, b0.N), lim),
-                                                                      ir_bin(f, IR_LT, ir_ref(f, b1.N), ir_int(f, (int64_t)1 << 31))))));
+      ir_add(f, at, ir_assign(f, X.narrow, ir_cast(f, IR_I64, ir_bin(f, IR_LAND, n0, n1))));
     }
     ir_stmt *loop = ir_add(f, at, ir_for(f, t, from, ir_ref(f, n), NULL));
     ir_expr *in[SPC_MAX_ORDER];

@@ -1093,6 +1093,20 @@ END_TEST
  * format colmajor, on the auto engine and the interpreter: the counting
  * plan runs (error: the sort path, which refuses) and equals the sort
  * path's result bit for bit. */
+/* A 2-D COO's coordinates (I, J) into its crd arrays, whatever their width. */
+static void set_crd(spc_tensor *t, const int64_t *I, const int64_t *J, int64_t nnz) {
+  for (int l = 0; l < 2; l++) {
+    spc_itype ty;
+    spc_tensor_level_array(t, l, "crd", NULL, &ty, NULL);
+    void *p = spc_tensor_level_array_mut(t, l, "crd");
+    for (int64_t q = 0; q < nnz; q++) {
+      int64_t c = l ? J[q] : I[q];
+      if (ty == SPC_IDX32) ((int32_t *)p)[q] = (int32_t)c;
+      else ((int64_t *)p)[q] = c;
+    }
+  }
+}
+
 static spc_tensor *repeats_coo(int64_t m, int64_t n, int64_t nnz, spc_vtype vt, int order,
                                uint64_t seed) {
   int64_t dims[2] = {m, n};
@@ -1124,16 +1138,7 @@ static spc_tensor *repeats_coo(int64_t m, int64_t n, int64_t nnz, spc_vtype vt, 
         I[b] = I[b - 1], J[b] = J[b - 1];
       I[b] = ti, J[b] = tj;
     }
-  for (int l = 0; l < 2; l++) {
-    spc_itype ty;
-    spc_tensor_level_array(t, l, "crd", NULL, &ty, NULL);
-    void *p = spc_tensor_level_array_mut(t, l, "crd");
-    for (int64_t q = 0; q < nnz; q++) {
-      int64_t c = l ? J[q] : I[q];
-      if (ty == SPC_IDX32) ((int32_t *)p)[q] = (int32_t)c;
-      else ((int64_t *)p)[q] = c;
-    }
-  }
+  set_crd(t, I, J, nnz);
   void *v = spc_tensor_values_mut(t);
   for (int64_t q = 0; q < nnz; q++) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -1172,16 +1177,7 @@ START_TEST(test_counting_colmajor) {
     spc_tensor *t = NULL;
     spc_error e;
     tu_assert_ok(spc_tensor_create_coo(2, dims, n, SPC_F64, &t, &e), &e);
-    for (int l = 0; l < 2; l++) {
-      spc_itype ty;
-      spc_tensor_level_array(t, l, "crd", NULL, &ty, NULL);
-      void *p = spc_tensor_level_array_mut(t, l, "crd");
-      for (int64_t k = 0; k < n; k++) {
-        int64_t v = l ? J[k] : I[k];
-        if (ty == SPC_IDX32) ((int32_t *)p)[k] = (int32_t)v;
-        else ((int64_t *)p)[k] = v;
-      }
-    }
+    set_crd(t, I, J, n);
     double *v = spc_tensor_values_mut(t);
     for (int64_t k = 0; k < n; k++) v[k] = 0.1 * (double)(k % 17) - 0.7;
     spc_tensor *xs = NULL;

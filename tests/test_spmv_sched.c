@@ -350,6 +350,20 @@ static const char sh_level[] = "level: shcompressed\n"
                                "read: {begin: 'pos[p]', end: 'pos[p + 1]', access: 'crd[q] - 1', size: 'pos[np]'}\n"
                                COMPRESSED_WRITE("crd[q] = c + 1");
 
+/* A in the user format fm (its level spec file lv), by the interpreter. */
+static spc_tensor *to_user(const spc_tensor *A, const char *lv, const char *fm) {
+  spc_convert_opts o;
+  spc_convert_opts_init(&o);
+  o.engine = SPC_ENGINE_GENERIC;
+  o.nspec_files = 1;
+  o.spec_files[0] = lv;
+  spc_error e;
+  spc_error_clear(&e);
+  spc_tensor *B = NULL;
+  tu_assert_ok(spc_convert_to(A, fm, &o, &B, &e), &e);
+  return B;
+}
+
 static int64_t arr_at(const void *a, spc_itype t, int64_t k) {
   return t == SPC_IDX32 ? ((const int32_t *)a)[k] : ((const int64_t *)a)[k];
 }
@@ -367,14 +381,8 @@ START_TEST(test_lanes_paths) {
   char *lv = tu_file(dir, "shcompressed.yaml", sh_level);
   char *fm = tu_file(dir, "csr_sh.yaml", "format: csr_sh\norder: 2\nlevels: [dense, shcompressed]\n");
   ck_assert(convert(A, "csr", &B, "bcsstk13 as csr"));
-  spc_convert_opts o;
-  spc_convert_opts_init(&o);
-  o.engine = SPC_ENGINE_GENERIC;
-  o.nspec_files = 1;
-  o.spec_files[0] = lv;
+  S = to_user(A, lv, fm);
   spc_error e;
-  spc_error_clear(&e);
-  tu_assert_ok(spc_convert_to(A, fm, &o, &S, &e), &e);
   int64_t n = spc_tensor_dim(A, 0), nv = 0;
   double *x = make_x(n, false, false), *want = malloc((size_t)n * sizeof *want);
   const void *pos, *crd;
@@ -802,15 +810,8 @@ static const char sw_level[] =
 START_TEST(test_fallback) {
   char *dir = tu_mkdtemp();
   char *lv = tu_file(dir, "ncompressed.yaml", nc_level), *fm = tu_file(dir, "csr_nc.yaml", nc_format);
-  spc_tensor *A = skewed(40), *B = NULL;
-  spc_convert_opts o;
-  spc_convert_opts_init(&o);
-  o.engine = SPC_ENGINE_GENERIC;
-  o.nspec_files = 1;
-  o.spec_files[0] = lv;
+  spc_tensor *A = skewed(40), *B = to_user(A, lv, fm);
   spc_error e;
-  spc_error_clear(&e);
-  tu_assert_ok(spc_convert_to(A, fm, &o, &B, &e), &e);
   double *x = make_x(40, false, false);
   spc_kernel_info info;
   double *y = spmv_run(B, false, x, SPC_ENGINE_GENERIC, 2, SPC_SCHED_POSITIONS, &info, "csr_nc");
@@ -830,9 +831,7 @@ START_TEST(test_fallback) {
     double *x2 = make_x(12000, false, false);
     ref r2;
     reference(A2, false, x2, &r2);
-    o.spec_files[0] = sl;
-    spc_error_clear(&e);
-    tu_assert_ok(spc_convert_to(A2, sf, &o, &S, &e), &e);
+    S = to_user(A2, sl, sf);
     for (int a = 0; a < 2; a++) {
       double *y2 = spmv_run(S, false, x2, SPC_ENGINE_GENERIC, 2, a ? SPC_SCHED_AUTO : SPC_SCHED_POSITIONS,
                             &info, "csr_sw");
