@@ -4338,6 +4338,8 @@ struct dplan {
   int phase;         /* spc_conv_fdirect in phases (1 mark, 2 init, 3 place:
                         direct_body), over chunks of the source on threads */
   bool can_phase;    /* k < 0 and no level finalizes: phases may run */
+  bool can_cphase;   /* k >= 0: a COO source may run in phases (1 mark, 2
+                        init, 3 place, 4 finalize: run_cdirect) */
   bool idq[SPC_MAX_ORDER]; /* level l has [c] id() queries */
   bool ins[SPC_MAX_ORDER]; /* level l's insert_coord runs at the position its
                               yield_pos gives without state (singleton) */
@@ -4468,6 +4470,9 @@ static bool direct_applies(conv *C, dplan *P) {
         asm_lfn(&b, SPC_LF_FINALIZE))
       return false;
   }
+  /* a COO's chunks on threads (run_cdirect): each chunk owns whole
+   * parents of level k, so no two threads touch one parent's positions */
+  P->can_cphase = P->k >= 0;
   /* in phases on threads (run_pdirect): no stateful level, no finalize */
   P->can_phase = P->k < 0 && C->order == 2;
   for (int l = 0; l < C->L && P->can_phase; l++) {
@@ -4487,6 +4492,8 @@ typedef struct dctx {
   ir_var o[SPC_MAX_ORDER]; /* one component's level coordinates */
   ir_var Nin[SPC_MAX_ORDER], loin[SPC_MAX_ORDER];
   ir_var x[SPC_MAX_ORDER]; /* its source indices */
+  ir_var tlo, tv;          /* a COO's pass from tlo (-1: 0); tv its index */
+  ir_var t0, t1, gskip;    /* a COO's chunk (run_cdirect; -1: the whole COO) */
   ir_var chk;              /* pass 1 checks for a position taken (-1: always) */
   ir_var clen[SPC_MAX_ORDER];      /* the counters' count array lengths */
   spc_counter_ir ctr[SPC_MAX_ORDER]; /* the counters of the pass being built */
@@ -4522,8 +4529,9 @@ static spc_status dloop(dctx *D, ir_stmt *into, ir_var n, dbody fn, void *arg, s
     dleaf L = {D, fn, arg};
     return asm_src_nest(D->S, into, D->stop, dleaf_fn, &L, e);
   }
-  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
-  ir_stmt *lb = ir_body(ir_add(f, into, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
+  ir_var t = D->tv = lang_fresh_local(f, "t", IR_I64, false);
+  ir_expr *lo = D->tlo >= 0 ? ir_ref(f, D->tlo) : ir_int(f, 0);
+  ir_stmt *lb = ir_body(ir_add(f, into, ir_for(f, t, lo, ir_ref(f, n), NULL)));
   ir_expr *x[SPC_MAX_ORDER];
   for (int k = 0; k < D->C->order; k++) x[k] = ir_load(f, D->crd[k], ir_ref(f, t));
   return fn(D, lb, x, D->vals >= 0 ? ir_load(f, D->vals, ir_ref(f, t)) : NULL, arg, e);
@@ -4598,6 +4606,32 @@ static void dvalue(const dctx *D, ir_stmt *lb, ir_expr *val, ir_var vout, ir_var
   ir_add(f, lb, ir_store(f, vout, ir_ref(f, qq), v));
 }
 
+/* A COO's chunk [t0, t1) in phases (run_cdirect), the component at index
+ * tv with level k's parent g: the chunk owns the parents whose first
+ * component lies in [t0, t1), whole.  Its loop starts at t0 - 1 (where
+ * t0 > 0), whose parent (gskip) is the chunk before's; it skips the
+ * components of that parent until another comes, and past t1 it stops at
+ * the first component of another parent than its last (cur: the last
+ * parent it took, -1 before any; endt, where >= 0: where it stopped).
+ * Returns the block the component's own code goes in (lb itself when the
+ * COO is not in chunks).  What a chunk took, run_cdirect checks: the
+ * chunks' ranges of components adjoin, their parents increase. */
+static ir_stmt *dchunk(dctx *D, ir_stmt *lb, ir_var g, ir_var cur, ir_var endt) {
+  if (D->t0 < 0) return lb;
+  ir_func *f = D->f;
+  ir_stmt *a = ir_add(f, lb, ir_if(f, ir_bin(f, IR_LT, ir_ref(f, D->tv), ir_ref(f, D->t0)), NULL, NULL));
+  ir_add(f, ir_then(a), ir_assign(f, D->gskip, ir_ref(f, g)));
+  ir_expr *fresh = ir_bin(f, IR_EQ, ir_ref(f, cur), ir_int(f, -1));
+  ir_expr *prev = ir_bin(f, IR_LAND, fresh, ir_bin(f, IR_EQ, ir_ref(f, g), ir_ref(f, D->gskip)));
+  ir_stmt *b = ir_then(ir_add(f, ir_else(f, a), ir_if(f, ir_un(f, IR_NOT, prev), NULL, NULL)));
+  ir_expr *past = ir_bin(f, IR_LAND, ir_bin(f, IR_GE, ir_ref(f, D->tv), ir_ref(f, D->t1)),
+                         ir_bin(f, IR_NE, ir_ref(f, g), ir_ref(f, cur)));
+  ir_stmt *c = ir_add(f, b, ir_if(f, past, NULL, NULL));
+  if (endt >= 0) ir_add(f, ir_then(c), ir_assign(f, endt, ir_ref(f, D->tv)));
+  ir_add(f, ir_then(c), ir_break(f));
+  return ir_else(f, c);
+}
+
 /* Level k placed per parent in pass 1 (see above): at each parent's
  * first component, the parent's distinct coordinates (dl, from pass 0's
  * marker: dl[doff .. doff + cnt[g])) sorted and inserted. */
@@ -4619,6 +4653,11 @@ static spc_status dplace_k_one(dctx *D, ir_stmt *pl, ir_expr *const *xs, ir_expr
   if (!s) s = dchain(D, pl, 0, k, -1, e);
   if (s) return s;
   ir_add(f, pl, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D->b[k - 1].q)) : ir_int(f, 0)));
+  if (D->t0 >= 0) { /* a chunk: its dl begins at its first component */
+    pl = dchunk(D, pl, g, cur, -1);
+    ir_stmt *f0 = ir_then(ir_add(f, pl, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, cur), ir_int(f, -1)), NULL, NULL)));
+    ir_add(f, f0, ir_assign(f, doff, ir_ref(f, D->tv)));
+  }
   ir_stmt *ng = ir_then(ir_add(f, pl, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, g), ir_ref(f, cur)), NULL, NULL)));
   ir_add(f, ng, ir_assign(f, cur, ir_ref(f, g)));
   ir_add(f, ng, ir_assign(f, m, ir_load(f, cnt, ir_ref(f, g))));
@@ -4705,9 +4744,11 @@ static spc_status dcounters(dctx *D, ir_stmt *into, bool end, spc_error *e) {
   return s;
 }
 
-/* Pass 0's code of one component (see above). */
+/* Pass 0's code of one component (see above); in a chunk (dchunk) also
+ * its first component's index (first, where the chunk's dl begins) and
+ * parent (gfirst), and where it stopped (endt). */
 typedef struct dp0 {
-  ir_var ok, g, pg, mark, cnt, dl, nd;
+  ir_var ok, g, pg, mark, cnt, dl, nd, first, gfirst, endt;
   const ir_var *inc, *px, *used;
 } dp0;
 
@@ -4740,6 +4781,13 @@ static spc_status dpass0_one(dctx *D, ir_stmt *l0, ir_expr *const *xs, ir_expr *
   if (k >= 0) {
     if ((s = dchain(D, l0, 0, k, -1, e))) return s;
     ir_add(f, l0, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D->b[k - 1].q)) : ir_int(f, 0)));
+    if (D->t0 >= 0) {
+      l0 = dchunk(D, l0, g, pg, Z->endt);
+      ir_stmt *f0 = ir_then(ir_add(f, l0, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, pg), ir_int(f, -1)), NULL, NULL)));
+      ir_add(f, f0, ir_assign(f, Z->first, ir_ref(f, D->tv)));
+      ir_add(f, f0, ir_assign(f, Z->gfirst, ir_ref(f, g)));
+      ir_add(f, f0, ir_assign(f, nd, ir_ref(f, D->tv)));
+    }
     dbail(D, l0, ir_bin(f, IR_LT, ir_ref(f, g), ir_ref(f, pg)), ok, 2); /* not grouped */
     ir_add(f, l0, ir_assign(f, pg, ir_ref(f, g)));
     ir_expr *cc = dsub(f, D->o[k], D->loin[k]);
@@ -4784,7 +4832,8 @@ static spc_status dpass1_one(dctx *D, ir_stmt *l1, ir_expr *const *xs, ir_expr *
 static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, int *p_ok,
                               int *p_arr0, spc_error *e) {
   char name[160];
-  dctx D = {.C = C, .f = f, .P = P, .chk = -1, .S = S, .vals = -1, .stop = -1};
+  dctx D = {.C = C, .f = f, .P = P, .chk = -1, .S = S, .vals = -1, .stop = -1, .tlo = -1, .tv = -1,
+            .t0 = -1, .t1 = -1, .gskip = -1};
   int k = P->k;
   const int ph = P->phase;
   ir_stmt *body = ir_func_body(f);
@@ -4794,6 +4843,11 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     if (C->comb->vt != SPC_PATTERN) D.vals = ir_param(f, "vals", vty, true, IR_IN);
   }
   ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  const bool chunked = ph && !S; /* a COO's chunks (run_cdirect) */
+  if (chunked) {
+    D.t0 = ir_param(f, "t0_in", IR_I64, false, IR_IN);
+    D.t1 = ir_param(f, "t1_in", IR_I64, false, IR_IN);
+  }
   for (int l = 0; l < C->L; l++) {
     snprintf(name, sizeof name, "N%d_in", l);
     D.Nin[l] = ir_param(f, name, IR_I64, false, IR_IN);
@@ -4808,6 +4862,7 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
   /* in phases: pass 1's check, pass 0's order flags, the markers; what
    * init makes is its output and the others' input */
   const ir_dir made = !ph || ph == 2 ? IR_OUT : IR_INOUT;
+  ir_var cnt = -1, mark = -1, slot = -1, dl = -1, nd = -1, perm = -1, npk = -1, pg = -1, g = -1;
   ir_var chkin = -1, res = -1, used[SPC_MAX_ORDER];
   for (int l = 0; l < C->L; l++) used[l] = -1;
   if (ph) {
@@ -4816,6 +4871,13 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     for (int l = 0; l < C->L; l++) {
       snprintf(name, sizeof name, "used%d", l);
       if (P->idq[l]) used[l] = ir_param(f, name, IR_I64, true, IR_INOUT);
+    }
+    /* a chunk's counts per parent of level k (phase 1 makes its own, the
+     * others read the combined ones); every chunk's parents' distinct
+     * coordinates, each chunk's from its first component's index */
+    if (chunked) {
+      cnt = ir_param(f, "cntk", IR_I64, true, ph == 1 ? IR_OUT : IR_IN);
+      dl = ir_param(f, "dl", IR_I64, true, ph == 1 || ph == 3 ? IR_INOUT : IR_IN);
     }
   }
   for (int l = 0; l < C->L; l++) {
@@ -4851,6 +4913,16 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
   if (made == IR_OUT) ir_add(f, body, ir_assign(f, size, ir_int(f, 0)));
   ir_add(f, body, ir_assign(f, D.b[0].np, ir_cast(f, C->index_ty, ir_int(f, 1))));
   spc_status s = SPC_OK;
+  /* a chunk's phases 3 and 4: the levels' parent counts as init found
+   * them (phase 2 left them in res[8 + l]; a size read again now could
+   * race with another chunk's yield_pos) */
+  for (int l = 1; l < C->L && chunked && ph >= 3; l++)
+    ir_add(f, body, ir_assign(f, D.b[l].np, ir_cast(f, C->index_ty, ir_load(f, res, ir_int(f, 8 + l)))));
+  if (ph == 4) { /* the levels' finalize, once every chunk is placed */
+    for (int l = 0; l < C->L && !s; l++)
+      if (asm_lfn(&D.b[l], SPC_LF_FINALIZE)) s = asm_lower_fn(f, body, &D.b[l], SPC_LF_FINALIZE, -1, NULL, e);
+    return s;
+  }
   ir_var sz = lang_fresh_local(f, "sz", IR_I64, false);
   /* the parents of level k: their sizes need no init */
   for (int l = 0; l < k && !s; l++) {
@@ -4860,7 +4932,6 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
   if (s) return s;
   /* markers (and level k's parents) past the position limit: the sort
    * path's to refuse */
-  ir_var cnt = -1, mark = -1, slot = -1, dl = -1, nd = -1, perm = -1, npk = -1, pg = -1, g = -1;
   for (int l = 0; l < C->L; l++) {
     if (P->idq[l] || l == k)
       dunless(f, body, ir_bin(f, IR_GT, ir_ref(f, D.Nin[l]), ir_ref(f, limit)), ok);
@@ -4869,10 +4940,10 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     npk = lang_fresh_local(f, "npk", IR_I64, false);
     ir_add(f, body, ir_assign(f, npk, ir_cast(f, IR_I64, ir_ref(f, D.b[k].np))));
     dunless(f, body, ir_bin(f, IR_GT, ir_ref(f, npk), ir_ref(f, limit)), ok);
-    cnt = lang_fresh_local(f, "cnt", IR_I64, true);
+    if (!chunked) cnt = lang_fresh_local(f, "cnt", IR_I64, true);
     mark = lang_fresh_local(f, "mark", IR_I64, true);
     slot = lang_fresh_local(f, "slot", IR_I64, true);
-    dl = lang_fresh_local(f, "dl", IR_I64, true);
+    if (!chunked) dl = lang_fresh_local(f, "dl", IR_I64, true);
     nd = lang_fresh_local(f, "nd", IR_I64, false);
     perm = lang_fresh_local(f, "perm", IR_I64, true);
     pg = lang_fresh_local(f, "pg", IR_I64, false);
@@ -4884,13 +4955,22 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     used[l] = lang_fresh_local(f, "used", IR_I64, true);
     ir_add(f, in, ir_alloc(f, used[l], ir_ref(f, D.Nin[l]), true));
   }
-  if (k >= 0) {
+  if (k >= 0 && (!ph || ph == 1)) {
     ir_add(f, in, ir_alloc(f, cnt, ir_ref(f, npk), true));
     ir_add(f, in, ir_alloc(f, mark, ir_ref(f, D.Nin[k]), true));
     /* each parent's distinct coordinates, in the order met (at most n) */
-    ir_add(f, in, ir_alloc(f, dl, ir_ref(f, n), false));
+    if (!chunked) ir_add(f, in, ir_alloc(f, dl, ir_ref(f, n), false));
     ir_add(f, in, ir_assign(f, nd, ir_int(f, 0)));
     ir_add(f, in, ir_assign(f, pg, ir_int(f, -1)));
+  }
+  /* a chunk's passes start at t0 - 1 (dchunk) */
+  if (chunked && (ph == 1 || ph == 3)) {
+    D.tlo = lang_fresh_local(f, "tlo", IR_I64, false);
+    D.gskip = lang_fresh_local(f, "gskip", IR_I64, false);
+    ir_add(f, in, ir_assign(f, D.tlo, ir_select(f, ir_bin(f, IR_GT, ir_ref(f, D.t0), ir_int(f, 0)),
+                                                 ir_bin(f, IR_SUB, ir_ref(f, D.t0), ir_int(f, 1)),
+                                                 ir_int(f, 0))));
+    ir_add(f, in, ir_assign(f, D.gskip, ir_int(f, -1)));
   }
   if (S) D.stop = lang_fresh_local(f, "stop", IR_I64, false);
   /* pass 0 */
@@ -4904,8 +4984,22 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     for (int w = 0; w < 2; w++) ir_add(f, in, ir_assign(f, inc[w], ir_int(f, 1)));
     if ((s = dcounters(&D, in, false, e))) return s;
     dp0 Z0 = {.ok = ok, .g = g, .pg = pg, .mark = mark, .cnt = cnt, .dl = dl, .nd = nd,
-              .inc = inc, .px = px, .used = used};
+              .first = -1, .gfirst = -1, .endt = -1, .inc = inc, .px = px, .used = used};
+    if (chunked) {
+      Z0.first = lang_fresh_local(f, "first", IR_I64, false);
+      Z0.gfirst = lang_fresh_local(f, "gfirst", IR_I64, false);
+      Z0.endt = lang_fresh_local(f, "endt", IR_I64, false);
+      ir_add(f, in, ir_assign(f, Z0.first, ir_int(f, -1)));
+      ir_add(f, in, ir_assign(f, Z0.gfirst, ir_int(f, -1)));
+      ir_add(f, in, ir_assign(f, Z0.endt, ir_ref(f, n)));
+    }
     if ((s = dloop(&D, in, n, dpass0_one, &Z0, e))) return s;
+    if (chunked) { /* what the chunk took: [first, endt), parents gfirst .. pg */
+      ir_stmt *no = ir_then(ir_add(f, in, ir_if(f, ir_bin(f, IR_LT, ir_ref(f, Z0.first), ir_int(f, 0)), NULL, NULL)));
+      ir_add(f, no, ir_assign(f, Z0.first, ir_ref(f, Z0.endt)));
+      ir_var rv[4] = {Z0.first, Z0.endt, Z0.gfirst, pg};
+      for (int w = 0; w < 4; w++) ir_add(f, in, ir_store(f, res, ir_int(f, 2 + w), ir_ref(f, rv[w])));
+    }
     if ((s = dcounters(&D, in, true, e))) return s;
     /* a counter numbers the components of the combined source (strictly
      * increasing in dimension order, as the sort path's and the read-out's
@@ -4941,6 +5035,8 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     ir_add(f, in2, ir_assign(f, size, ir_ref(f, sz)));
     ir_add(f, in2, ir_alloc(f, vout, ir_ref(f, size), true));
   }
+  for (int l = 0; l < C->L && chunked && ph == 2; l++) /* for phases 3 and 4 */
+    ir_add(f, in2, ir_store(f, res, ir_int(f, 8 + l), ir_cast(f, IR_I64, ir_ref(f, D.b[l].np))));
   bool ins = false; /* an insert at a position a component may share: always checked */
   for (int l = 0; l < C->L; l++) ins |= P->ins[l];
   if (!ins) D.chk = lang_fresh_local(f, "chk", IR_I64, false);
@@ -4948,7 +5044,7 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
                                                               ir_bin(f, IR_NE, ir_ref(f, inc[1]), ir_int(f, 0))),
                                                ir_int(f, 0), ir_int(f, 1))));
   if (ph == 3) { /* the levels' parent counts again (yield_pos may read np) */
-    for (int l = 0; l + 1 < C->L && !s; l++) {
+    for (int l = 0; l + 1 < C->L && !s && !chunked; l++) {
       s = asm_lower_fn(f, in2, &D.b[l], SPC_LF_SIZE, sz, NULL, e);
       ir_add(f, in2, ir_assign(f, D.b[l + 1].np, ir_cast(f, C->index_ty, ir_ref(f, sz))));
     }
@@ -4961,7 +5057,7 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     dp1 Z1 = {.ok = ok, .vout = vout};
     if ((s = dloop(&D, in2, n, dpass1_one, &Z1, e))) return s;
     if ((s = dcounters(&D, in2, true, e))) return s;
-  } else if (!ph) {
+  } else if (!ph || (chunked && ph == 3)) {
     ir_var mx = lang_fresh_local(f, "mx", IR_I64, false);
     ir_add(f, in2, ir_assign(f, mx, ir_int(f, 1)));
     ir_var t = lang_fresh_local(f, "t", IR_I64, false);
@@ -4971,7 +5067,13 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
     ir_add(f, in2, ir_alloc(f, slot, ir_ref(f, D.Nin[k]), false));
     if ((s = dplace_k(&D, in2, n, ok, cnt, dl, slot, perm, vout, e))) return s;
   }
-  if (ph) return s; /* no level finalizes (direct_applies) */
+  if (ph) { /* no level finalizes (direct_applies), or phase 4 does */
+    if (chunked) {
+      ir_var fr[3] = {mark, slot, perm};
+      for (int a = 0; a < 3; a++) ir_add(f, body, ir_free(f, fr[a]));
+    }
+    return s;
+  }
   ir_stmt *in3 = ir_then(ir_add(f, in2, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
   for (int l = 0; l < C->L && !s; l++)
     if (asm_lfn(&D.b[l], SPC_LF_FINALIZE)) s = asm_lower_fn(f, in3, &D.b[l], SPC_LF_FINALIZE, -1, NULL, e);
@@ -4988,11 +5090,13 @@ static spc_status direct_body(conv *C, asm_src *S, const dplan *P, ir_func *f, i
 
 static spc_status build_direct(conv *C, const conv_info *SI, const dplan *P, ir_func **out,
                                int *p_ok, int *p_arr0, spc_error *e) {
-  if (P->phase && (!SI || P->k >= 0 || !P->can_phase))
+  if (P->phase && (SI ? P->k >= 0 || !P->can_phase || P->phase > 3 : !P->can_cphase))
     return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "direct plan in phases: not for this plan");
   static const char *const nm[] = {"spc_conv_fdirect", "spc_conv_fdmark", "spc_conv_fdinit",
                                    "spc_conv_fdplace"};
-  ir_func *f = *out = ir_func_new(SI ? nm[P->phase] : "spc_conv_direct");
+  static const char *const cnm[] = {"spc_conv_direct", "spc_conv_dmark", "spc_conv_dinit",
+                                    "spc_conv_dplace", "spc_conv_dfinal"};
+  ir_func *f = *out = ir_func_new(SI ? nm[P->phase] : cnm[P->phase]);
   if (!f) return SPC_NOMEM(e);
   asm_src *S = NULL;
   spc_status s = SI ? asm_src_new(SI, C->order, C->comb->vt, P->phase != 0, f, &S, e) : SPC_OK;
@@ -5012,7 +5116,8 @@ static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_erro
   ir_func *f = *out = ir_func_new("spc_conv_dbucket");
   if (!f) return SPC_NOMEM(e);
   char name[64];
-  dctx D = {.C = C, .f = f, .P = P, .vals = -1, .stop = -1};
+  dctx D = {.C = C, .f = f, .P = P, .vals = -1, .stop = -1, .tlo = -1, .tv = -1, .t0 = -1, .t1 = -1,
+            .gskip = -1};
   int k = P->k;
   ir_stmt *body = ir_func_body(f);
   ir_ty vty = asm_value_ty(C->vt);
@@ -5339,6 +5444,166 @@ static spc_status run_pdirect(conv *C, const spc_tensor *fsrc, dplan *P, int64_t
   return s;
 }
 
+/* The index of f's parameter named name (-1: none). */
+static int param_named(const ir_func *f, const char *name) {
+  for (int k = 0; k < ir_nparams(f); k++)
+    if (!strcmp(ir_var_get(f, ir_param_var(f, k))->name, name)) return k;
+  return -1;
+}
+
+/* The direct plan over a COO in chunks of its components, one a thread
+ * (P->can_cphase: a stateful level k, such as BCSR's block columns):
+ * (crd.., val: the COO's, or its copy bucketed by parent) spc_conv_dmark
+ * counts each chunk's parents' distinct coordinates (pass
+ * 0) into counts of its own, a chunk owning whole the parents whose first
+ * component lies in it (dchunk); the chunks' ranges must adjoin and their
+ * parents increase from one chunk to the next, else the serial routine
+ * runs (and buckets a COO not grouped by parent).  The counts combined,
+ * spc_conv_dinit runs the levels' init (one thread), spc_conv_dplace
+ * places each chunk into what init made, spc_conv_dfinal runs the
+ * levels' finalize.  A chunk that fails in any way (a zero, a position
+ * taken, a `requires`) leaves nothing made: the serial routine runs and
+ * says what the serial plan says.  The result is the serial routine's
+ * bit for bit: the same counts, init, each parent's coordinates sorted
+ * and its components placed by the same code. */
+static spc_status run_cdirect(conv *C, dplan *P, int64_t pk, void *const *crd, void *val,
+                              conv_tensor **out, int *threads, spc_error *e) {
+  *out = NULL;
+  *threads = 1;
+  int nt = conv_threads(C->n);
+  if (nt < 2 || !P->can_cphase || C->L > 8 + SPC_MAX_ORDER) return SPC_OK;
+  spc_error e2;
+  spc_error_clear(&e2);
+  rcr r[4];
+  asm_entry fn[4] = {NULL};
+  memset(r, 0, sizeof r);
+  bool go = true;
+  for (int q = 0; q < 4 && go; q++) {
+    P->phase = q + 1;
+    go = !rc_get_x(C, NULL, RC_DIRECT, pk | (int64_t)(q + 1) << 40, P, &r[q], &e2) &&
+         fused_runs(C, &r[q]) && !rc_prepare(C, &r[q], &fn[q], &e2);
+  }
+  P->phase = 0;
+  const ir_func *fi = r[1].v.f;
+  int np = go ? ir_nparams(fi) : 0, nw = 0;
+  int p_ok = r[0].v.aux[0], p_arr0 = r[0].v.aux[1];
+  int p_t0 = go ? param_named(fi, "t0_in") : -1, p_chk = go ? param_named(fi, "chk_in") : -1;
+  int p_res = go ? param_named(fi, "res") : -1, p_cnt = go ? param_named(fi, "cntk") : -1;
+  int p_dl = go ? param_named(fi, "dl") : -1;
+  go = go && p_t0 >= 0 && p_chk >= 0 && p_res >= 0 && p_cnt >= 0 && p_dl >= 0;
+  for (int l = 0; l < C->L; l++) nw += C->lv[l]->lf->nwork;
+  int64_t off[65], res[65][16 + SPC_MAX_ORDER];
+  int64_t *used[65][SPC_MAX_ORDER], *cntp[65] = {NULL};
+  memset(used, 0, sizeof used);
+  memset(res, 0, sizeof res);
+  for (int t = 0; t <= nt; t++) off[t] = C->n / nt * t + (t == nt ? C->n % nt : 0);
+  int64_t *dl = go ? spc_malloc((size_t)C->n * sizeof *dl) : NULL;
+  ir_arg *A = go && dl ? spc_calloc((size_t)(nt + 1) * (size_t)np, sizeof *A) : NULL;
+  go = A != NULL;
+  for (int t = 0; t <= nt && go; t++)
+    for (int l = 0; l < C->L && go; l++)
+      if (P->idq[l] && !(used[t][l] = spc_calloc((size_t)(C->N[l] ? C->N[l] : 1), sizeof **used)))
+        go = false;
+  /* every call's arguments (A + nt * np: init's and finalize's) */
+  for (int t = 0; t <= nt && go; t++) {
+    ir_arg *a = A + (size_t)t * (size_t)np;
+    int k = 0;
+    for (int d = 0; d < C->order; d++) a[k++] = (ir_arg){.data = crd[d], .len = C->n};
+    if (C->comb->vt != SPC_PATTERN) a[k++] = (ir_arg){.data = val, .len = C->n};
+    a[k++].s.i64 = C->n;
+    a[k++].s.i64 = t < nt ? off[t] : 0;
+    a[k++].s.i64 = t < nt ? off[t + 1] : C->n;
+    for (int l = 0; l < C->L; l++) {
+      a[k++].s.i64 = C->N[l];
+      a[k++].s.i64 = C->lo[l];
+    }
+    a[k++].s.i64 = C->limit;
+    go = k == p_chk;
+    a[p_res] = (ir_arg){.data = res[t], .len = 8 + C->L};
+    for (int l = 0, q = p_res + 1; l < C->L; l++)
+      if (P->idq[l]) a[q++] = (ir_arg){.data = used[t][l], .len = C->N[l]};
+    a[p_dl] = (ir_arg){.data = dl, .len = C->n};
+  }
+  /* pass 0, a chunk a thread */
+  spc_status ts[64] = {SPC_OK};
+  spc_error et[64];
+  if (go) {
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+      spc_error_clear(&et[t]);
+      ts[t] = asm_call(fn[0], r[0].v.f, A + (size_t)t * (size_t)np, &et[t]);
+    }
+    for (int t = 0; t < nt; t++) cntp[t] = A[(size_t)t * (size_t)np + p_cnt].data;
+  }
+  /* the chunks adjoin, [0, n) whole; their parents increase; the flags */
+  bool inc[2] = {true, true};
+  int64_t at = 0, glast = -1, ncnt = go ? A[p_cnt].len : 0;
+  for (int t = 0; t < nt && go; t++) {
+    const int64_t *rt = res[t];
+    go = !ts[t] && A[(size_t)t * (size_t)np + p_ok].s.i64 == 1 && rt[2] == at && rt[3] >= rt[2];
+    if (go && rt[2] < rt[3]) {
+      go = rt[4] > glast && rt[4] <= rt[5] && rt[5] < ncnt;
+      glast = rt[5];
+    }
+    at = rt[3];
+    inc[0] &= rt[0] != 0;
+    inc[1] &= rt[1] != 0;
+  }
+  go = go && at == C->n;
+  /* the counts (each chunk's own parents) and the markers combined */
+  ir_arg *ai = go ? A + (size_t)nt * (size_t)np : NULL;
+  if (go) {
+    for (int t = 1; t < nt; t++)
+      if (res[t][2] < res[t][3])
+        memcpy(cntp[0] + res[t][4], cntp[t] + res[t][4], (size_t)(res[t][5] - res[t][4] + 1) * sizeof **cntp);
+    for (int l = 0; l < C->L; l++)
+      if (P->idq[l])
+        for (int t = 1; t < nt; t++)
+          for (int64_t x = 0; x < C->N[l]; x++) used[0][l][x] |= used[t][l][x];
+    for (int l = 0, q = p_res + 1; l < C->L; l++)
+      if (P->idq[l]) ai[q++].data = used[0][l];
+    ai[p_cnt] = (ir_arg){.data = cntp[0], .len = ncnt};
+    go = !asm_call(fn[1], fi, ai, &e2) && ai[p_ok].s.i64 == 1;
+  }
+  /* pass 1, a chunk a thread, into what init made; then finalize */
+  if (go) {
+    for (int t = 0; t < nt; t++) {
+      ir_arg *a = A + (size_t)t * (size_t)np;
+      a[p_cnt] = ai[p_cnt];
+      a[p_chk].s.i64 = !(inc[0] || inc[1]);
+      for (int l = 0; l < C->L; l++) res[t][8 + l] = res[nt][8 + l];
+      for (int w = 0; w < nw; w++) a[p_ok - nw + w] = ai[p_ok - nw + w];
+      for (int q = p_arr0; q < np; q++) a[q] = ai[q];
+    }
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+      spc_error_clear(&et[t]);
+      ts[t] = asm_call(fn[2], r[2].v.f, A + (size_t)t * (size_t)np, &et[t]);
+    }
+    for (int t = 0; t < nt; t++) go = go && !ts[t] && A[(size_t)t * (size_t)np + p_ok].s.i64 == 1;
+    go = go && !asm_call(fn[3], r[3].v.f, ai, &e2) && ai[p_ok].s.i64 == 1;
+  }
+  conv_tensor *ct = go ? direct_result(C, ai, p_arr0, np) : NULL;
+  spc_status s = go && !ct ? SPC_NOMEM(e) : SPC_OK;
+  if (ct) {
+    *out = ct;
+    *threads = nt;
+  }
+  if (A && ai) { /* what init made and nothing took */
+    for (int w = 0; w < nw; w++) spc_free(ai[p_ok - nw + w].data);
+    for (int q = p_arr0; q < np; q++)
+      if (ir_var_get(fi, ir_param_var(fi, q))->array) spc_free(ai[q].data);
+  }
+  for (int t = 0; t <= nt; t++) {
+    spc_free(cntp[t]);
+    for (int l = 0; l < C->L; l++) spc_free(used[t][l]);
+  }
+  spc_free(dl);
+  spc_free(A);
+  for (int q = 0; q < 4; q++) ir_func_free(&r[q].v.f);
+  return s;
+}
+
 /* The direct plan when it applies (see above): *done set and *out the
  * result; else nothing changes.  A source whose components are not
  * grouped by level k's parent is bucketed first (build_dbucket). */
@@ -5386,6 +5651,22 @@ static spc_status run_direct(conv *C, const spc_tensor *fsrc, conv_tensor **out,
   if (!direct_applies(C, &P)) return SPC_OK;
   int64_t pk = P.k + 1; /* the plan, with the key (it follows from C) */
   for (int l = 0; l < C->L; l++) pk |= (int64_t)P.idq[l] << (8 + l);
+  void *crd[SPC_MAX_ORDER] = {NULL};
+  for (int d = 0; d < C->order && !fsrc; d++) crd[d] = spc_level_array_c(&C->comb->lv[d], "crd")->data;
+  if (!fsrc && P.can_cphase) { /* a COO in chunks on threads */
+    conv_tensor *pct = NULL;
+    int pth = 1;
+    spc_status ps = run_cdirect(C, &P, pk, crd, C->comb->val, &pct, &pth, e);
+    if (ps || pct) {
+      *out = pct;
+      *done = pct != NULL;
+      if (pct && C->o && C->o->info)
+        snprintf(C->o->info->plan, sizeof C->o->info->plan,
+                 "direct (coordinates marked per parent, each parent's sorted, values placed by "
+                 "position: no sort; %d threads)", pth);
+      return ps;
+    }
+  }
   if (fsrc && P.can_phase) { /* on threads */
     conv_tensor *pct = NULL;
     int pth = 1;
@@ -5401,6 +5682,9 @@ static spc_status run_direct(conv *C, const spc_tensor *fsrc, conv_tensor **out,
     }
   }
   rcr rd, rb = {0};
+  conv_tensor *ct = NULL;
+  int pth = 1;
+  char threads[32] = "";
   spc_status s = rc_get_x(C, SI, RC_DIRECT, pk, &P, &rd, &e2);
   ir_func *f = rd.v.f, *B = NULL;
   int p_ok = rd.v.aux[0], p_arr0 = rd.v.aux[1];
@@ -5411,8 +5695,6 @@ static spc_status run_direct(conv *C, const spc_tensor *fsrc, conv_tensor **out,
     if (e) *e = e2;
     return s;
   }
-  void *crd[SPC_MAX_ORDER] = {NULL};
-  for (int d = 0; d < C->order && !fsrc; d++) crd[d] = spc_level_array_c(&C->comb->lv[d], "crd")->data;
   s = direct_once(C, &rd, fsrc, crd, C->comb->val, &args, e);
   bool bucketed = false;
   if (!s && fsrc && args[p_ok].s.i64 == 2) {
@@ -5438,14 +5720,16 @@ static spc_status run_direct(conv *C, const spc_tensor *fsrc, conv_tensor **out,
       void *bc[SPC_MAX_ORDER];
       for (int d = 0; d < C->order; d++) bc[d] = bargs[o0 + d].data;
       void *bv = C->comb->vt != SPC_PATTERN ? bargs[o0 + C->order].data : NULL;
-      if (!s) s = direct_once(C, &rd, NULL, bc, bv, &args, e);
+      /* the bucketed copy in chunks on threads, else the serial routine */
+      if (!s && P.can_cphase) s = run_cdirect(C, &P, pk, bc, bv, &ct, &pth, e);
+      if (!s && !ct) s = direct_once(C, &rd, NULL, bc, bv, &args, e);
+      snprintf(threads, sizeof threads, "; %d threads", pth);
       bucketed = true;
     }
   }
-  conv_tensor *ct = NULL;
   int np = ir_nparams(f);
-  if (!s && args[p_ok].s.i64 == 1) {
-    if (!(ct = direct_result(C, args, p_arr0, np))) {
+  if (!s && (ct || args[p_ok].s.i64 == 1)) {
+    if (!ct && !(ct = direct_result(C, args, p_arr0, np))) {
       s = SPC_NOMEM(e);
     } else {
       *out = ct;
@@ -5458,10 +5742,10 @@ static spc_status run_direct(conv *C, const spc_tensor *fsrc, conv_tensor **out,
                               "no sort"
                             : "direct (coordinates marked per parent, each parent's sorted, values "
                               "placed by position: no sort",
-                 fsrc ? "; source read through its own levels: no COO" : "");
+                 fsrc ? "; source read through its own levels: no COO" : pth > 1 ? threads : "");
     }
   }
-  free_out_args(f, args, p_arr0);
+  if (args) free_out_args(f, args, p_arr0);
   spc_free(args);
   if (B) free_out_args(B, bargs, C->order + 1);
   spc_free(bargs);
@@ -7120,6 +7404,12 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
     ir_func_free(&f);
     if (!q && !s && P.k >= 0 && !(s = build_dbucket(&C, &P, &f, e))) s = cb(ctx, f, e);
     ir_func_free(&f);
+    for (int ph = 1; ph <= 4 && P.can_cphase && !q && !s; ph++) { /* in chunks on threads */
+      P.phase = ph;
+      if (!(q = build_direct(&C, NULL, &P, &f, &p_ok, &p_arr0, &e2))) s = cb(ctx, f, e);
+      else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
+      ir_func_free(&f);
+    }
   }
   C.vt = vt_keep;
   for (int l = 0; l < C.L && !s; l++) {

@@ -2028,6 +2028,153 @@ START_TEST(test_direct_threads) {
 }
 END_TEST
 
+/* ---- a COO in chunks on threads into a format with a stateful level ----------
+ * COO -> bcsr (4 x 4 blocks: the block columns a compressed level under
+ * the block rows) on 1, 2 and 3 threads (run_cdirect: each chunk owns the
+ * block rows whose first component it holds), equal bit for bit to one
+ * thread and to the sort path: the band of test_direct_threads in row
+ * order; in column order (bucketed by block row first, then the chunks);
+ * rows with their columns descending (grouped, not increasing: pass 1
+ * checks taken positions); the even components then the odd ones (two
+ * runs each grouped: on 2 threads the chunks meet exactly where the block
+ * rows start again, which the chunks' check refuses, then the bucketed
+ * copy runs in chunks); one block row holding nearly every component
+ * (the other chunks own nothing); a repeated component (the threads and
+ * the serial routine leave it to the sort path, which sums it); an
+ * explicit zero (refused as the sort path refuses it); a pattern.  The
+ * interpreter runs two of them on 2 threads. */
+typedef struct cmat {
+  int64_t m, ncol, n;
+  int64_t *i, *j;
+  double *v;
+} cmat;
+
+static spc_tensor *cmat_coo(const cmat *M, spc_vtype vt) {
+  int64_t dims[2] = {M->m, M->ncol};
+  spc_tensor *t = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, M->n, vt, &t, &e), &e);
+  spc_itype ty;
+  spc_tensor_level_array(t, 0, "crd", NULL, &ty, NULL);
+  void *r = spc_tensor_level_array_mut(t, 0, "crd"), *c = spc_tensor_level_array_mut(t, 1, "crd");
+  double *v = vt == SPC_F64 ? spc_tensor_values_mut(t) : NULL;
+  for (int64_t k = 0; k < M->n; k++) {
+    if (ty == SPC_IDX32) ((int32_t *)r)[k] = (int32_t)M->i[k], ((int32_t *)c)[k] = (int32_t)M->j[k];
+    else ((int64_t *)r)[k] = M->i[k], ((int64_t *)c)[k] = M->j[k];
+    if (v) v[k] = M->v[k];
+  }
+  return t;
+}
+
+static void cmat_add(cmat *M, int64_t i, int64_t j) {
+  M->i[M->n] = i, M->j[M->n] = j, M->v[M->n] = 1.0 + (double)(M->n % 13) * 0.25;
+  M->n++;
+}
+
+START_TEST(test_cdirect_threads) {
+  jit_env();
+  double t0 = now_s();
+  int saved = omp_get_max_threads();
+  const int64_t m = 20000, cap = 700000;
+  int off[30];
+  for (int d = 0; d < 30; d++) off[d] = (d - 15) * 7 + (d % 3);
+  long runs = 0, threaded = 0, serial = 0, generic = 0;
+  for (int a = 0; a < 8; a++) {
+    cmat M = {.m = m, .ncol = m, .i = malloc(cap * 8), .j = malloc(cap * 8), .v = malloc(cap * 8)};
+    ck_assert(M.i && M.j && M.v);
+    if (a == 1) { /* column order */
+      for (int64_t j = 0; j < m; j++)
+        for (int d = 29; d >= 0; d--)
+          if (j - off[d] >= 0 && j - off[d] < m) cmat_add(&M, j - off[d], j);
+    } else if (a == 4) { /* block row 0 holds nearly everything */
+      M.m = 8, M.ncol = (int64_t)1 << 18;
+      for (int64_t i = 0; i < 8; i++)
+        for (int64_t j = 0; j < (i < 4 ? 150000 : 10); j++) cmat_add(&M, i, j * (i < 4 ? 1 : 977));
+    } else {
+      for (int64_t i = 0; i < m; i++)
+        for (int d = 0; d < 30; d++) {
+          int dd = a == 2 ? 29 - d : d; /* 2: each row's columns descending */
+          if (i + off[dd] >= 0 && i + off[dd] < m) cmat_add(&M, i, i + off[dd]);
+          if (a == 5 && M.n == 300001) cmat_add(&M, M.i[M.n - 1], M.j[M.n - 1]); /* a repeat */
+        }
+    }
+    if (a == 3) { /* the even components, then the odd ones */
+      M.n &= ~(int64_t)1;
+      cmat E = {.i = malloc(M.n * 8), .j = malloc(M.n * 8), .v = malloc(M.n * 8)};
+      ck_assert(E.i && E.j && E.v);
+      for (int64_t k = 0; k < M.n; k++) {
+        int64_t to = k % 2 ? M.n / 2 + k / 2 : k / 2;
+        E.i[to] = M.i[k], E.j[to] = M.j[k], E.v[to] = M.v[k];
+      }
+      free(M.i), free(M.j), free(M.v);
+      M.i = E.i, M.j = E.j, M.v = E.v;
+    }
+    if (a == 6) M.v[450000] = 0.0;
+    spc_tensor *src = cmat_coo(&M, a == 7 ? SPC_PATTERN : SPC_F64);
+    const int64_t ncomp = M.n;
+    free(M.i), free(M.j), free(M.v);
+    static const char *const nm[] = {"rows", "columns", "rows descending", "even then odd",
+                                     "one block row", "a repeat", "a zero", "pattern"};
+    spc_tensor *xs = NULL, *one = NULL;
+    spc_convert_opts o;
+    spc_convert_info info;
+    spc_error e, es;
+    opts(&o, SPC_ENGINE_AUTO, &info);
+    o.plan = SPC_PLAN_SORT;
+    o.max_positions = (int64_t)1 << 24; /* the band's blocks: 3.75 M positions */
+    spc_status ss = spc_convert_to(src, "bcsr", &o, &xs, &es);
+    if (a != 6) tu_assert_ok(ss, &es);
+    else ck_assert_msg(ss == SPC_ERR_UNSUPPORTED && strstr(es.msg, "explicit zero"), "%s", es.msg);
+    for (int h = 0; h < 4; h++) {
+      int nt = h < 3 ? h + 1 : 2;
+      bool gen = h == 3;
+      if (gen && a != 0 && a != 1) continue;
+      char what[200];
+      snprintf(what, sizeof what, "coo (%s, %lld components) -> bcsr on %d threads%s", nm[a],
+               (long long)ncomp, nt, gen ? " (interpreter)" : "");
+      omp_set_num_threads(nt);
+      spc_tensor *x = NULL;
+      opts(&o, gen ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &info);
+      o.max_positions = (int64_t)1 << 24;
+      spc_status st = spc_convert_to(src, "bcsr", &o, &x, &e);
+      omp_set_num_threads(saved);
+      runs++;
+      if (a == 6) { /* refused as the sort path refuses it */
+        ck_assert_msg(st == ss && !strcmp(e.msg, es.msg), "%s: '%s' vs sort '%s'", what, e.msg, es.msg);
+        serial += nt > 1;
+        continue;
+      }
+      tu_assert_ok(st, &e);
+      char want[64];
+      snprintf(want, sizeof want, "no sort; %d threads)", nt);
+      bool thr = strstr(info.plan, "threads)") != NULL;
+      if (a != 5 && nt > 1) ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
+      else ck_assert_msg(!thr, "%s: plan '%s'", what, info.plan);
+      if ((a == 1 || (a == 3 && nt == 2)) && nt > 1)
+        ck_assert_msg(strstr(info.plan, "bucketed") != NULL, "%s: plan '%s'", what, info.plan);
+      threaded += thr;
+      serial += !thr && nt > 1;
+      generic += gen;
+      same_arrays(x, xs, what);
+      if (h == 0) one = x;
+      else {
+        same_arrays(x, one, what);
+        spc_tensor_free(&x);
+      }
+    }
+    spc_tensor_free(&one);
+    spc_tensor_free(&xs);
+    spc_tensor_free(&src);
+  }
+  printf("convert: a coo in chunks on threads: %ld conversions into bcsr equal to one thread and the "
+         "sort path bit for bit (%ld on 2-3 threads, %d of them on the interpreter; %ld left to one "
+         "thread: a repeat, a zero); %.1f s\n",
+         runs, threaded, (int)generic, serial, now_s() - t0);
+  ck_assert_int_eq(threaded, 6 * 2 + 2);
+  no_rc_mismatch();
+}
+END_TEST
+
 /* ---- a file converted without being held whole --------------------------------
  * spc_convert_file with a memory budget: csr / csc / a user (dense,
  * compressed) format by counting (the file read twice) when the file's
@@ -4752,6 +4899,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_native_view);
   tcase_add_test(tc, test_counting_threads);
   tcase_add_test(tc, test_direct_threads);
+  tcase_add_test(tc, test_cdirect_threads);
   tcase_add_test(tc, test_pass0_place);
   tcase_add_test(tc, test_fused_flat_user);
   tcase_add_test(tc, test_rows_threads);
