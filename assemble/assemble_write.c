@@ -4340,6 +4340,8 @@ struct dplan {
   bool can_phase;    /* k < 0 and no level finalizes: phases may run */
   bool can_cphase;   /* k >= 0: a COO source may run in phases (1 mark, 2
                         init, 3 place, 4 finalize: run_cdirect) */
+  int bphase;        /* build_dbucket in chunks (1 count, 2 place:
+                        run_pdbucket) */
   bool idq[SPC_MAX_ORDER]; /* level l has [c] id() queries */
   bool ins[SPC_MAX_ORDER]; /* level l's insert_coord runs at the position its
                               yield_pos gives without state (singleton) */
@@ -5113,7 +5115,12 @@ static spc_status build_direct(conv *C, const conv_info *SI, const dplan *P, ir_
  * spc_conv_dbucket(crd0.., vals, n, N0, lo0, .. (levels above k), out0..,
  *                  vout) */
 static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_error *e) {
-  ir_func *f = *out = ir_func_new("spc_conv_dbucket");
+  /* in chunks [t0, t1) (run_pdbucket): 1 counts a chunk's components per
+   * parent into cnt[g + 1] (made here), 2 places them from the chunk's
+   * starts cnt[g] into the shared out0.., vout */
+  const int bph = P->bphase;
+  static const char *const nm[] = {"spc_conv_dbucket", "spc_conv_dbcount", "spc_conv_dbplace"};
+  ir_func *f = *out = ir_func_new(nm[bph]);
   if (!f) return SPC_NOMEM(e);
   char name[64];
   dctx D = {.C = C, .f = f, .P = P, .vals = -1, .stop = -1, .tlo = -1, .tv = -1, .t0 = -1, .t1 = -1,
@@ -5125,20 +5132,24 @@ static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_erro
   sparams_crd(C, f, D.crd);
   ir_var vals = !pat ? ir_param(f, "vals", vty, true, IR_IN) : -1;
   ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  ir_var t0 = bph ? ir_param(f, "t0_in", IR_I64, false, IR_IN) : -1;
+  ir_var t1 = bph ? ir_param(f, "t1_in", IR_I64, false, IR_IN) : -1;
   for (int l = 0; l < k; l++) {
     snprintf(name, sizeof name, "N%d_in", l);
     D.Nin[l] = ir_param(f, name, IR_I64, false, IR_IN);
     snprintf(name, sizeof name, "lo%d_in", l);
     D.loin[l] = ir_param(f, name, IR_I64, false, IR_IN);
   }
+  ir_var cnt = bph ? ir_param(f, "cnt", IR_I64, true, bph == 1 ? IR_OUT : IR_INOUT) : -1;
+  const ir_dir od = bph ? IR_INOUT : IR_OUT; /* in chunks: the caller's */
   ir_var o[SPC_MAX_ORDER];
   for (int d = 0; d < C->order; d++) {
     snprintf(name, sizeof name, "out%d", d);
-    o[d] = ir_param(f, name, ir_var_get(f, D.crd[d])->ty, true, IR_OUT);
-    ir_add(f, body, ir_alloc(f, o[d], ir_ref(f, n), false));
+    o[d] = ir_param(f, name, ir_var_get(f, D.crd[d])->ty, true, od);
+    if (!bph) ir_add(f, body, ir_alloc(f, o[d], ir_ref(f, n), false));
   }
-  ir_var vout = !pat ? ir_param(f, "vout", vty, true, IR_OUT) : -1;
-  if (!pat) ir_add(f, body, ir_alloc(f, vout, ir_ref(f, n), false));
+  ir_var vout = !pat ? ir_param(f, "vout", vty, true, od) : -1;
+  if (!pat && !bph) ir_add(f, body, ir_alloc(f, vout, ir_ref(f, n), false));
   for (int l = 0; l < C->L; l++) {
     snprintf(name, sizeof name, "o%d", l);
     D.o[l] = lang_fresh_local(f, name, IR_I64, false);
@@ -5157,24 +5168,26 @@ static spc_status build_dbucket(conv *C, const dplan *P, ir_func **out, spc_erro
     ir_add(f, body, ir_assign(f, D.b[l].np, ir_cast(f, C->index_ty, ir_ref(f, sz))));
     s = asm_lower_fn(f, body, &D.b[l], SPC_LF_SIZE, sz, NULL, e);
   }
-  ir_var cnt = lang_fresh_local(f, "cnt", IR_I64, true);
-  ir_add(f, body, ir_alloc(f, cnt, ir_bin(f, IR_ADD, ir_ref(f, sz), ir_int(f, 1)), true));
+  if (!bph) cnt = lang_fresh_local(f, "cnt", IR_I64, true);
+  if (bph != 2) ir_add(f, body, ir_alloc(f, cnt, ir_bin(f, IR_ADD, ir_ref(f, sz), ir_int(f, 1)), true));
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
   ir_var g = lang_fresh_local(f, "g", IR_I64, false);
   ir_var q = lang_fresh_local(f, "qb", IR_I64, false);
   for (int pass = 0; pass < 2 && !s; pass++) {
-    if (pass == 1) {
+    if (bph && pass != bph - 1) continue;
+    if (pass == 1 && !bph) {
       ir_expr *a[2] = {ir_int(f, 0), ir_bin(f, IR_ADD, ir_ref(f, sz), ir_int(f, 1))};
       ir_add(f, body, ir_call(f, IR_PREFIX_SUM, &cnt, 1, a, 2));
     }
-    ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
+    ir_expr *lo = bph ? ir_ref(f, t0) : ir_int(f, 0), *hi = ir_ref(f, bph ? t1 : n);
+    ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, lo, hi, NULL)));
     ir_expr *x[SPC_MAX_ORDER];
     for (int d = 0; d < C->order; d++) x[d] = ir_load(f, D.crd[d], ir_ref(f, t));
     if ((s = dremap(&D, lb, x, false, e)) || (s = dchain(&D, lb, 0, k, -1, e))) break;
     ir_add(f, lb, ir_assign(f, g, k > 0 ? ir_cast(f, IR_I64, ir_ref(f, D.b[k - 1].q)) : ir_int(f, 0)));
     bucket_step(f, lb, pass, g, cnt, q, o, D.crd, C->order, t, vals, vout);
   }
-  if (!s) ir_add(f, body, ir_free(f, cnt));
+  if (!s && !bph) ir_add(f, body, ir_free(f, cnt));
   return s ? s : ir_verify(f, e);
 }
 
@@ -5604,6 +5617,100 @@ static spc_status run_cdirect(conv *C, dplan *P, int64_t pk, void *const *crd, v
   return s;
 }
 
+/* The bucketing of run_direct in chunks of the COO, one a thread:
+ * spc_conv_dbcount counts each chunk's components per parent of level k,
+ * each parent's range of the output split among the chunks in their order
+ * (the serial counting sort's stable order, bit for bit), and
+ * spc_conv_dbplace moves each chunk's components into its share.  bargs:
+ * the serial routine's arguments, the COO's up to o0 (crd.., vals, n, the
+ * parents' extents); on success (*done) its outputs out0.., vout are set
+ * there (the caller frees them as it frees the serial routine's).  Any
+ * failure leaves bargs as it was, for the serial routine. */
+static spc_status run_pdbucket(conv *C, dplan *P, int64_t pk, ir_arg *bargs, int o0, bool *done,
+                               spc_error *e) {
+  *done = false;
+  int nt = conv_threads(C->n);
+  if (nt < 2) return SPC_OK;
+  spc_error e2;
+  spc_error_clear(&e2);
+  rcr r[2];
+  asm_entry fn[2] = {NULL};
+  memset(r, 0, sizeof r);
+  bool go = true;
+  for (int q = 0; q < 2 && go; q++) {
+    P->bphase = q + 1;
+    go = !rc_get_x(C, NULL, RC_DBUCKET, pk | (int64_t)(q + 1) << 40, P, &r[q], &e2) &&
+         fused_runs(C, &r[q]) && !rc_prepare(C, &r[q], &fn[q], &e2);
+  }
+  P->bphase = 0;
+  const ir_func *fc = r[0].v.f;
+  int np = go ? ir_nparams(fc) : 0, p_cnt = go ? param_named(fc, "cnt") : -1;
+  int nin = C->order + (C->comb->vt != SPC_PATTERN); /* n's index */
+  int nout = C->order + (C->comb->vt != SPC_PATTERN);
+  go = go && p_cnt == o0 + 2 && np == p_cnt + 1 + nout;
+  int64_t *cnt[64] = {NULL};
+  void *o[SPC_MAX_ORDER + 1] = {NULL};
+  ir_arg *A = go ? spc_calloc((size_t)nt * (size_t)np, sizeof *A) : NULL;
+  go = A != NULL;
+  for (int t = 0; t < nt && go; t++) {
+    ir_arg *a = A + (size_t)t * (size_t)np;
+    int k = 0;
+    for (int j = 0; j <= nin; j++) a[k++] = bargs[j];
+    a[k++].s.i64 = C->n / nt * t;
+    a[k++].s.i64 = t + 1 < nt ? C->n / nt * (t + 1) : C->n;
+    for (int j = nin + 1; j < o0; j++) a[k++] = bargs[j];
+  }
+  spc_status ts[64] = {SPC_OK};
+  spc_error et[64];
+  if (go) {
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+      spc_error_clear(&et[t]);
+      ts[t] = asm_call(fn[0], fc, A + (size_t)t * (size_t)np, &et[t]);
+    }
+    for (int t = 0; t < nt; t++) {
+      cnt[t] = A[(size_t)t * (size_t)np + p_cnt].data;
+      go = go && !ts[t] && cnt[t] && A[(size_t)t * (size_t)np + p_cnt].len == A[p_cnt].len;
+    }
+  }
+  /* each parent's range split among the chunks in order: cnt[t][g] the
+   * start of chunk t's share (chunk t counted into cnt[t][g + 1]) */
+  int64_t ng = go ? A[p_cnt].len - 1 : 0, run = 0;
+  for (int64_t g = 0; g < ng; g++)
+    for (int t = 0; t < nt; t++) {
+      int64_t c = cnt[t][g + 1];
+      cnt[t][g] = run;
+      run += c;
+    }
+  go = go && run == C->n;
+  for (int d = 0; d < nout && go; d++) {
+    ir_ty ty = ir_var_get(fc, ir_param_var(fc, p_cnt + 1 + d))->ty;
+    go = (o[d] = spc_malloc((size_t)(C->n ? C->n : 1) * ir_ty_size(ty))) != NULL;
+  }
+  if (go) {
+    for (int t = 0; t < nt; t++)
+      for (int d = 0; d < nout; d++)
+        A[(size_t)t * (size_t)np + p_cnt + 1 + d] = (ir_arg){.data = o[d], .len = C->n};
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+      spc_error_clear(&et[t]);
+      ts[t] = asm_call(fn[1], r[1].v.f, A + (size_t)t * (size_t)np, &et[t]);
+    }
+    for (int t = 0; t < nt; t++) go = go && !ts[t];
+  }
+  if (go) {
+    for (int d = 0; d < nout; d++) bargs[o0 + d] = (ir_arg){.data = o[d], .len = C->n};
+    *done = true;
+  } else {
+    for (int d = 0; d < nout; d++) spc_free(o[d]);
+  }
+  for (int t = 0; t < nt; t++) spc_free(cnt[t]);
+  spc_free(A);
+  for (int q = 0; q < 2; q++) ir_func_free(&r[q].v.f);
+  (void)e;
+  return SPC_OK;
+}
+
 /* The direct plan when it applies (see above): *done set and *out the
  * result; else nothing changes.  A source whose components are not
  * grouped by level k's parent is bucketed first (build_dbucket). */
@@ -5684,7 +5791,7 @@ static spc_status run_direct(conv *C, const spc_tensor *fsrc, conv_tensor **out,
   rcr rd, rb = {0};
   conv_tensor *ct = NULL;
   int pth = 1;
-  char threads[32] = "";
+  char threads[32] = "", bthreads[40] = "";
   spc_status s = rc_get_x(C, SI, RC_DIRECT, pk, &P, &rd, &e2);
   ir_func *f = rd.v.f, *B = NULL;
   int p_ok = rd.v.aux[0], p_arr0 = rd.v.aux[1];
@@ -5716,7 +5823,10 @@ static spc_status run_direct(conv *C, const spc_tensor *fsrc, conv_tensor **out,
         bargs[a++].s.i64 = C->lo[l];
       }
       int o0 = a;
-      s = rc_run(C, &rb, bargs, e);
+      bool par = false; /* in chunks on threads, else the serial routine */
+      if (P.can_cphase) s = run_pdbucket(C, &P, pk, bargs, o0, &par, e);
+      if (!s && !par) s = rc_run(C, &rb, bargs, e);
+      if (par) snprintf(bthreads, sizeof bthreads, "; bucketed in %d chunks", conv_threads(C->n));
       void *bc[SPC_MAX_ORDER];
       for (int d = 0; d < C->order; d++) bc[d] = bargs[o0 + d].data;
       void *bv = C->comb->vt != SPC_PATTERN ? bargs[o0 + C->order].data : NULL;
@@ -5735,14 +5845,14 @@ static spc_status run_direct(conv *C, const spc_tensor *fsrc, conv_tensor **out,
       *out = ct;
       *done = true;
       if (C->o && C->o->info)
-        snprintf(C->o->info->plan, sizeof C->o->info->plan, "%s%s)",
+        snprintf(C->o->info->plan, sizeof C->o->info->plan, "%s%s%s)",
                  P.k < 0 ? "direct (the levels' markers counted, values placed by position: no sort"
                  : bucketed ? "direct (bucketed by the parents of the stateful level; coordinates "
                               "marked per parent, each parent's sorted, values placed by position: "
                               "no sort"
                             : "direct (coordinates marked per parent, each parent's sorted, values "
                               "placed by position: no sort",
-                 fsrc ? "; source read through its own levels: no COO" : pth > 1 ? threads : "");
+                 bthreads, fsrc ? "; source read through its own levels: no COO" : pth > 1 ? threads : "");
     }
   }
   if (args) free_out_args(f, args, p_arr0);
@@ -7408,6 +7518,12 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
       P.phase = ph;
       if (!(q = build_direct(&C, NULL, &P, &f, &p_ok, &p_arr0, &e2))) s = cb(ctx, f, e);
       else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
+      ir_func_free(&f);
+    }
+    P.phase = 0;
+    for (int ph = 1; ph <= 2 && P.can_cphase && !q && !s; ph++) { /* its bucketing too */
+      P.bphase = ph;
+      if (!(s = build_dbucket(&C, &P, &f, e))) s = cb(ctx, f, e);
       ir_func_free(&f);
     }
   }

@@ -2038,7 +2038,8 @@ END_TEST
  * checks taken positions); the even components then the odd ones (two
  * runs each grouped: on 2 threads the chunks meet exactly where the block
  * rows start again, which the chunks' check refuses, then the bucketed
- * copy runs in chunks); one block row holding nearly every component
+ * copy runs in chunks; the bucketing itself in chunks: each block row's
+ * range split among them in their order); one block row holding nearly every component
  * (the other chunks own nothing); a repeated component (the threads and
  * the serial routine leave it to the sort path, which sums it); an
  * explicit zero (refused as the sort path refuses it); a pattern.  The
@@ -2146,12 +2147,15 @@ START_TEST(test_cdirect_threads) {
       }
       tu_assert_ok(st, &e);
       char want[64];
-      snprintf(want, sizeof want, "no sort; %d threads)", nt);
+      snprintf(want, sizeof want, "; %d threads)", nt);
       bool thr = strstr(info.plan, "threads)") != NULL;
       if (a != 5 && nt > 1) ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
       else ck_assert_msg(!thr, "%s: plan '%s'", what, info.plan);
-      if ((a == 1 || (a == 3 && nt == 2)) && nt > 1)
-        ck_assert_msg(strstr(info.plan, "bucketed") != NULL, "%s: plan '%s'", what, info.plan);
+      if ((a == 1 || (a == 3 && nt == 2)) && nt > 1) { /* the bucketing in chunks too */
+        snprintf(want, sizeof want, "; bucketed in %d chunks; %d threads)", nt, nt);
+        ck_assert_msg(strstr(info.plan, "bucketed by") && strstr(info.plan, want), "%s: plan '%s'",
+                      what, info.plan);
+      }
       threaded += thr;
       serial += !thr && nt > 1;
       generic += gen;
