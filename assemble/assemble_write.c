@@ -5305,6 +5305,35 @@ static conv_tensor *direct_result(conv *C, ir_arg *args, int p_arr0, int np) {
   return ct;
 }
 
+/* Routine fn (f) run on each of nt argument sets A + t * np, one a
+ * thread: ts[t] its status, et[t] its error. */
+static void call_chunks(int nt, asm_entry fn, const ir_func *f, ir_arg *A, int np, spc_status *ts,
+                        spc_error *et) {
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+  for (int t = 0; t < nt; t++) {
+    spc_error_clear(&et[t]);
+    ts[t] = asm_call(fn, f, A + (size_t)t * (size_t)np, &et[t]);
+  }
+}
+
+/* The nph routines of a plan in phases (kind, key pk | phase << 40, *ph
+ * set to each phase while it is built, then 0) got and made ready into
+ * r and fn; false when one cannot run here (built, not in the factory on
+ * auto, not prepared). */
+static bool phase_fns(conv *C, int kind, int64_t pk, dplan *P, int *ph, int nph, rcr *r,
+                      asm_entry *fn) {
+  spc_error e2;
+  spc_error_clear(&e2);
+  bool go = true;
+  for (int q = 0; q < nph && go; q++) {
+    *ph = q + 1;
+    go = !rc_get_x(C, NULL, kind, pk | (int64_t)(q + 1) << 40, P, &r[q], &e2) &&
+         fused_runs(C, &r[q]) && !rc_prepare(C, &r[q], &fn[q], &e2);
+  }
+  *ph = 0;
+  return go;
+}
+
 /* The direct plan in phases over chunks of a source read through its
  * levels, one chunk a thread (P->can_phase; order 2): spc_conv_fdmark
  * marks each chunk's coordinates into its own markers (pass 0), which are
@@ -5395,12 +5424,8 @@ static spc_status run_pdirect(conv *C, const spc_tensor *fsrc, dplan *P, int64_t
   spc_error et[64];
   bool all = !s;
   if (!s) {
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
-    for (int t = 0; t < nt; t++) {
-      spc_error_clear(&et[t]);
-      res[t][0] = res[t][1] = 0;
-      ts[t] = asm_call(fn[0], fm, A + (size_t)t * (size_t)np, &et[t]);
-    }
+    memset(res, 0, sizeof res);
+    call_chunks(nt, fn[0], fm, A, np, ts, et);
     for (int t = 0; t < nt && !s; t++)
       if ((s = ts[t]) && e) *e = et[t];
     bool inc[2] = {d0 == 0, d0 == 1};
@@ -5430,11 +5455,7 @@ static spc_status run_pdirect(conv *C, const spc_tensor *fsrc, dplan *P, int64_t
       for (int w = 0; w < nw; w++) a[p_ok - nw + w] = ai[p_ok - nw + w];
       for (int q = p_arr0; q < np; q++) a[q] = ai[q];
     }
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
-    for (int t = 0; t < nt; t++) {
-      spc_error_clear(&et[t]);
-      ts[t] = asm_call(fn[2], fp, A + (size_t)t * (size_t)np, &et[t]);
-    }
+    call_chunks(nt, fn[2], fp, A, np, ts, et);
     for (int t = 0; t < nt && !s; t++)
       if ((s = ts[t]) && e) *e = et[t];
     for (int t = 0; t < nt && !s; t++) all &= A[(size_t)t * (size_t)np + p_ok].s.i64 == 1;
@@ -5490,13 +5511,7 @@ static spc_status run_cdirect(conv *C, dplan *P, int64_t pk, void *const *crd, v
   rcr r[4];
   asm_entry fn[4] = {NULL};
   memset(r, 0, sizeof r);
-  bool go = true;
-  for (int q = 0; q < 4 && go; q++) {
-    P->phase = q + 1;
-    go = !rc_get_x(C, NULL, RC_DIRECT, pk | (int64_t)(q + 1) << 40, P, &r[q], &e2) &&
-         fused_runs(C, &r[q]) && !rc_prepare(C, &r[q], &fn[q], &e2);
-  }
-  P->phase = 0;
+  bool go = phase_fns(C, RC_DIRECT, pk, P, &P->phase, 4, r, fn);
   const ir_func *fi = r[1].v.f;
   int np = go ? ir_nparams(fi) : 0, nw = 0;
   int p_ok = r[0].v.aux[0], p_arr0 = r[0].v.aux[1];
@@ -5541,11 +5556,7 @@ static spc_status run_cdirect(conv *C, dplan *P, int64_t pk, void *const *crd, v
   spc_status ts[64] = {SPC_OK};
   spc_error et[64];
   if (go) {
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
-    for (int t = 0; t < nt; t++) {
-      spc_error_clear(&et[t]);
-      ts[t] = asm_call(fn[0], r[0].v.f, A + (size_t)t * (size_t)np, &et[t]);
-    }
+    call_chunks(nt, fn[0], r[0].v.f, A, np, ts, et);
     for (int t = 0; t < nt; t++) cntp[t] = A[(size_t)t * (size_t)np + p_cnt].data;
   }
   /* the chunks adjoin, [0, n) whole; their parents increase; the flags */
@@ -5588,11 +5599,7 @@ static spc_status run_cdirect(conv *C, dplan *P, int64_t pk, void *const *crd, v
       for (int w = 0; w < nw; w++) a[p_ok - nw + w] = ai[p_ok - nw + w];
       for (int q = p_arr0; q < np; q++) a[q] = ai[q];
     }
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
-    for (int t = 0; t < nt; t++) {
-      spc_error_clear(&et[t]);
-      ts[t] = asm_call(fn[2], r[2].v.f, A + (size_t)t * (size_t)np, &et[t]);
-    }
+    call_chunks(nt, fn[2], r[2].v.f, A, np, ts, et);
     for (int t = 0; t < nt; t++) go = go && !ts[t] && A[(size_t)t * (size_t)np + p_ok].s.i64 == 1;
     go = go && !asm_call(fn[3], r[3].v.f, ai, &e2) && ai[p_ok].s.i64 == 1;
   }
@@ -5631,18 +5638,10 @@ static spc_status run_pdbucket(conv *C, dplan *P, int64_t pk, ir_arg *bargs, int
   *done = false;
   int nt = conv_threads(C->n);
   if (nt < 2) return SPC_OK;
-  spc_error e2;
-  spc_error_clear(&e2);
   rcr r[2];
   asm_entry fn[2] = {NULL};
   memset(r, 0, sizeof r);
-  bool go = true;
-  for (int q = 0; q < 2 && go; q++) {
-    P->bphase = q + 1;
-    go = !rc_get_x(C, NULL, RC_DBUCKET, pk | (int64_t)(q + 1) << 40, P, &r[q], &e2) &&
-         fused_runs(C, &r[q]) && !rc_prepare(C, &r[q], &fn[q], &e2);
-  }
-  P->bphase = 0;
+  bool go = phase_fns(C, RC_DBUCKET, pk, P, &P->bphase, 2, r, fn);
   const ir_func *fc = r[0].v.f;
   int np = go ? ir_nparams(fc) : 0, p_cnt = go ? param_named(fc, "cnt") : -1;
   int nin = C->order + (C->comb->vt != SPC_PATTERN); /* n's index */
@@ -5663,11 +5662,7 @@ static spc_status run_pdbucket(conv *C, dplan *P, int64_t pk, ir_arg *bargs, int
   spc_status ts[64] = {SPC_OK};
   spc_error et[64];
   if (go) {
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
-    for (int t = 0; t < nt; t++) {
-      spc_error_clear(&et[t]);
-      ts[t] = asm_call(fn[0], fc, A + (size_t)t * (size_t)np, &et[t]);
-    }
+    call_chunks(nt, fn[0], fc, A, np, ts, et);
     for (int t = 0; t < nt; t++) {
       cnt[t] = A[(size_t)t * (size_t)np + p_cnt].data;
       go = go && !ts[t] && cnt[t] && A[(size_t)t * (size_t)np + p_cnt].len == A[p_cnt].len;
@@ -5691,11 +5686,7 @@ static spc_status run_pdbucket(conv *C, dplan *P, int64_t pk, ir_arg *bargs, int
     for (int t = 0; t < nt; t++)
       for (int d = 0; d < nout; d++)
         A[(size_t)t * (size_t)np + p_cnt + 1 + d] = (ir_arg){.data = o[d], .len = C->n};
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
-    for (int t = 0; t < nt; t++) {
-      spc_error_clear(&et[t]);
-      ts[t] = asm_call(fn[1], r[1].v.f, A + (size_t)t * (size_t)np, &et[t]);
-    }
+    call_chunks(nt, fn[1], r[1].v.f, A, np, ts, et);
     for (int t = 0; t < nt; t++) go = go && !ts[t];
   }
   if (go) {

@@ -1934,13 +1934,41 @@ static spc_tensor *gen_band(int64_t m, int nd, spc_vtype vt, int64_t zero_at) {
   return t;
 }
 
+/* One run of a threads test checked: its plan on threads (ending with
+ * want) when can, else not; x equal to the sort path's xs and to the
+ * first run's (*one takes the first, later ones are freed); the
+ * tallies. */
+typedef struct trun {
+  long threaded, serial, generic;
+} trun;
+
+static void check_thread_run(trun *T, spc_tensor **x, spc_tensor **one, const spc_tensor *xs,
+                             const char *plan, const char *want, bool can, int nt, bool gen,
+                             const char *what) {
+  bool thr = strstr(plan, "threads)") != NULL;
+  if (can) ck_assert_msg(strstr(plan, want) != NULL, "%s: plan '%s'", what, plan);
+  else ck_assert_msg(!thr, "%s: plan '%s'", what, plan);
+  T->threaded += thr;
+  T->serial += !thr && nt > 1;
+  T->generic += gen;
+  same_arrays(*x, xs, what);
+  if (!*one) {
+    *one = *x;
+    *x = NULL;
+  } else {
+    same_arrays(*x, *one, what);
+    spc_tensor_free(x);
+  }
+}
+
 START_TEST(test_direct_threads) {
   jit_env();
   double t0 = now_s();
   int saved = omp_get_max_threads();
   const int64_t m = 20000;
   const int threads[] = {1, 2, 3};
-  long runs = 0, threaded = 0, serial = 0, generic = 0;
+  long runs = 0;
+  trun T = {0};
   /* 0..2: csr, csc, coo of the band; 3: a csr with a zero; 4: a csr with
    * one row reversed (kept as read: its rows not known sorted); 5: pattern */
   for (int a = 0; a < 6; a++) {
@@ -1989,27 +2017,16 @@ START_TEST(test_direct_threads) {
         omp_set_num_threads(saved);
         if (a == 3) { /* refused as the sort path refuses it */
           ck_assert_msg(st == ss && !strcmp(e.msg, es.msg), "%s: '%s' vs sort '%s'", what, e.msg, es.msg);
-          serial += nt > 1;
+          T.serial += nt > 1;
           runs++;
           continue;
         }
         tu_assert_ok(st, &e);
         char want[64];
         snprintf(want, sizeof want, "own levels: no COO; %d threads)", nt);
-        bool thr = strstr(info.plan, "threads)") != NULL;
         /* on threads: a csr (either target), a csc into dia, the pattern csr */
         bool can = (a == 0 || a == 5 || (a == 1 && f == 0)) && nt > 1;
-        if (can) ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
-        else ck_assert_msg(!thr, "%s: plan '%s'", what, info.plan);
-        threaded += thr;
-        serial += !thr && nt > 1;
-        generic += gen;
-        same_arrays(x, xs, what);
-        if (h == 0) one = x;
-        else {
-          same_arrays(x, one, what);
-          spc_tensor_free(&x);
-        }
+        check_thread_run(&T, &x, &one, xs, info.plan, want, can, nt, gen, what);
         runs++;
       }
       spc_tensor_free(&one);
@@ -2022,8 +2039,8 @@ START_TEST(test_direct_threads) {
          "ell equal to one thread and the sort path bit for bit (%ld on 2-3 threads, %d of them on "
          "the interpreter; %ld left to one thread: a coo, csc -> ell, an explicit zero, a row out "
          "of order); %.1f s\n",
-         runs, threaded, (int)generic, serial, now_s() - t0);
-  ck_assert_int_eq(threaded, 4 + 2 + 2 + 4); /* csr (and the interpreter's), csc -> dia, pattern */
+         runs, T.threaded, (int)T.generic, T.serial, now_s() - t0);
+  ck_assert_int_eq(T.threaded, 4 + 2 + 2 + 4); /* csr (and the interpreter's), csc -> dia, pattern */
   no_rc_mismatch();
 }
 END_TEST
@@ -2079,7 +2096,8 @@ START_TEST(test_cdirect_threads) {
   const int64_t m = 20000, cap = 700000;
   int off[30];
   for (int d = 0; d < 30; d++) off[d] = (d - 15) * 7 + (d % 3);
-  long runs = 0, threaded = 0, serial = 0, generic = 0;
+  long runs = 0;
+  trun T = {0};
   for (int a = 0; a < 8; a++) {
     cmat M = {.m = m, .ncol = m, .i = malloc(cap * 8), .j = malloc(cap * 8), .v = malloc(cap * 8)};
     ck_assert(M.i && M.j && M.v);
@@ -2142,29 +2160,18 @@ START_TEST(test_cdirect_threads) {
       runs++;
       if (a == 6) { /* refused as the sort path refuses it */
         ck_assert_msg(st == ss && !strcmp(e.msg, es.msg), "%s: '%s' vs sort '%s'", what, e.msg, es.msg);
-        serial += nt > 1;
+        T.serial += nt > 1;
         continue;
       }
       tu_assert_ok(st, &e);
       char want[64];
-      snprintf(want, sizeof want, "; %d threads)", nt);
-      bool thr = strstr(info.plan, "threads)") != NULL;
-      if (a != 5 && nt > 1) ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
-      else ck_assert_msg(!thr, "%s: plan '%s'", what, info.plan);
       if ((a == 1 || (a == 3 && nt == 2)) && nt > 1) { /* the bucketing in chunks too */
         snprintf(want, sizeof want, "; bucketed in %d chunks; %d threads)", nt, nt);
-        ck_assert_msg(strstr(info.plan, "bucketed by") && strstr(info.plan, want), "%s: plan '%s'",
-                      what, info.plan);
+        ck_assert_msg(strstr(info.plan, "bucketed by"), "%s: plan '%s'", what, info.plan);
+      } else {
+        snprintf(want, sizeof want, "; %d threads)", nt);
       }
-      threaded += thr;
-      serial += !thr && nt > 1;
-      generic += gen;
-      same_arrays(x, xs, what);
-      if (h == 0) one = x;
-      else {
-        same_arrays(x, one, what);
-        spc_tensor_free(&x);
-      }
+      check_thread_run(&T, &x, &one, xs, info.plan, want, a != 5 && nt > 1, nt, gen, what);
     }
     spc_tensor_free(&one);
     spc_tensor_free(&xs);
@@ -2173,8 +2180,8 @@ START_TEST(test_cdirect_threads) {
   printf("convert: a coo in chunks on threads: %ld conversions into bcsr equal to one thread and the "
          "sort path bit for bit (%ld on 2-3 threads, %d of them on the interpreter; %ld left to one "
          "thread: a repeat, a zero); %.1f s\n",
-         runs, threaded, (int)generic, serial, now_s() - t0);
-  ck_assert_int_eq(threaded, 6 * 2 + 2);
+         runs, T.threaded, (int)T.generic, T.serial, now_s() - t0);
+  ck_assert_int_eq(T.threaded, 6 * 2 + 2);
   no_rc_mismatch();
 }
 END_TEST
