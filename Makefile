@@ -7,10 +7,18 @@ BUILD   ?= build
 OPT     ?= -O2 -g
 SAN     ?=
 PKGS    := yaml-0.1 zlib hdf5
-# Check is only needed by the tests
-DEP_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-DEP_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+# The libraries' flags come from pkg-config once tools/deps.sh has run
+# (installing what is missing), written into $(STAMP) and included: make
+# rebuilds an included makefile first and starts again with it, so a fresh
+# machine's first `make` sees the flags of the packages it just installed
+# (pkg-config run here, while this file is read, would find none of them).
+STAMP    := $(BUILD)/deps.mk
+DEP_CFLAGS :=
+DEP_LIBS   := -lm
+CHECK_LIBS :=   # Check: only the tests
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+include $(STAMP)
+endif
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wpointer-arith -Wformat=2 -Werror
 CFLAGS  ?=
@@ -34,7 +42,6 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BIN      := bin/spconv
-STAMP    := $(BUILD)/.deps-ok
 
 .PHONY: all test asan install demo clean fuzz bench deps
 all: $(BUILD)/libspconv.a $(BUILD)/libspconv.so $(BIN)
@@ -42,7 +49,10 @@ all: $(BUILD)/libspconv.a $(BUILD)/libspconv.so $(BIN)
 # Checks (and on Debian as root installs) the system libraries we use.
 $(STAMP): tools/deps.sh
 	@tools/deps.sh
-	@mkdir -p $(BUILD) && touch $@
+	@mkdir -p $(BUILD)
+	@{ echo "DEP_CFLAGS := $$(pkg-config --cflags $(PKGS))"; \
+	   echo "DEP_LIBS   := $$(pkg-config --libs $(PKGS)) -lm"; \
+	   echo "CHECK_LIBS := $$(pkg-config --libs check 2>/dev/null)"; } > $@.tmp && mv $@.tmp $@
 deps: ; @tools/deps.sh
 
 $(BUILD)/obj/%.o: %.c | $(STAMP)
