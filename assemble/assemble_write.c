@@ -29,6 +29,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -1555,7 +1556,7 @@ static conv_tensor *new_result(conv *C, const int64_t *dims) {
  * say the same, which checks that the key misses nothing. */
 enum {
   RC_COUNT = 1, RC_FCOUNT, RC_FPLACE, RC_SINIT, RC_SFINAL, RC_NP1, RC_YSTATE, RC_BUCKET,
-  RC_LEVEL, RC_REMAP, RC_DIRECT, RC_DBUCKET, RC_KNOWN, RC_RBUCKET, RC_CMAX
+  RC_LEVEL, RC_REMAP, RC_DIRECT, RC_DBUCKET, RC_KNOWN, RC_RBUCKET, RC_CMAX, RC_FBUCKET
 };
 
 typedef struct rcr rcr;
@@ -1582,6 +1583,8 @@ static spc_status build_sfinal(conv *C, ir_func **out, spc_error *e);
 static spc_status yield_state(conv *C, bool *w, spc_error *e);
 static spc_status build_bucket(conv *C, ir_func **out, spc_error *e);
 static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e);
+static spc_status build_fbucket(conv *C, const conv_info *SI, bool crd32, ir_func **out,
+                                spc_error *e);
 static bool fcount_known(const conv *C, const conv_info *SI, const unsigned *props);
 
 struct rcr {
@@ -1682,6 +1685,7 @@ static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra
   case RC_YSTATE: s = yield_state(C, v->flags, e); break;
   case RC_BUCKET: s = build_bucket(C, &v->f, e); break;
   case RC_RBUCKET: s = build_rbucket(C, (int)extra, &v->f, e); break;
+  case RC_FBUCKET: s = build_fbucket(C, SI, extra != 0, &v->f, e); break;
   case RC_LEVEL: {
     lvfunc F = {0};
     s = build_level(C, (int)extra, &F, e);
@@ -3392,6 +3396,92 @@ static spc_status build_fplace(conv *C, const conv_info *SI, ir_func **out, spc_
   return s ? s : ir_verify(f, e);
 }
 
+/* ---- the partitioned placement -------------------------------------------------
+ * A fused source in another order than the target's (CSR to CSC) is
+ * placed by a scatter: each component to its parent's cursor, np1 write
+ * streams.  Past the last-level cache (np1 lines of output and of values
+ * with the cursors) every store misses.  Partitioned instead: the
+ * components copied as a COO in the order of buckets of 2^sh parents
+ * (spc_conv_fbucket, at most 512 buckets: write streams the cache keeps),
+ * then each bucket's placed with its parents' cursors and output in
+ * cache (the COO's spc_conv_splace).  Within a parent the components
+ * keep the source's order, so the result is the fused place's, bit for
+ * bit.
+ * spc_conv_fbucket(source arrays.., [svals], sext, sq0, sq1, N0, lo0, N1,
+ *                  lo1, sh, ntot, bcur, crd0.., [vout])
+ * copies the components under the top-level positions [sq0, sq1): each
+ * to position bcur[b]++ of the COO crd / vout, b its parent's bucket (a
+ * position past ntot is an error: nothing written out of bounds). */
+typedef struct fbctx {
+  conv *C;
+  lvbind *b0;
+  ir_var sh, ntot, bcur, b, p, vout;
+  ir_var crd[SPC_MAX_ORDER];
+  ir_ty cty;
+} fbctx;
+
+static spc_status fbucket_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const *x, ir_expr *val,
+                               spc_error *e) {
+  const fbctx *X = ctx;
+  conv *C = X->C;
+  lvbind *b0 = X->b0;
+  req_ctx rq = {.C = C};
+  ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
+  spc_status s = lower_source_x(C, f, lb, x, false, &rq, src, e);
+  if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
+  if (s) return s;
+  ir_add(f, lb, ir_assign(f, b0->p, ir_cast(f, C->index_ty, ir_int(f, 0))));
+  ir_add(f, lb, ir_assign(f, b0->c, ir_cast(f, C->coord_ty, outs[0])));
+  if ((s = asm_lower_fn(f, lb, b0, SPC_LF_YIELD, b0->q, NULL, e))) return s;
+  ir_add(f, lb, ir_assign(f, X->b, ir_bin(f, IR_SHR, ir_cast(f, IR_I64, ir_ref(f, b0->q)),
+                                          ir_ref(f, X->sh))));
+  ir_add(f, lb, ir_assign(f, X->p, ir_load(f, X->bcur, ir_ref(f, X->b))));
+  ir_stmt *bad = ir_add(f, lb, ir_if(f, ir_bin(f, IR_GE, ir_ref(f, X->p), ir_ref(f, X->ntot)), NULL, NULL));
+  ir_add(f, ir_then(bad), ir_fail(f, SPC_ERR_INPUT,
+                                  "the source changed between the counting and the placing pass",
+                                  NULL, 0));
+  ir_add(f, lb, ir_store(f, X->bcur, ir_ref(f, X->b), ir_bin(f, IR_ADD, ir_ref(f, X->p), ir_int(f, 1))));
+  for (int k = 0; k < C->order; k++)
+    ir_add(f, lb, ir_store(f, X->crd[k], ir_ref(f, X->p), ir_cast(f, X->cty, src[k])));
+  if (X->vout >= 0 && val) ir_add(f, lb, ir_store(f, X->vout, ir_ref(f, X->p), val));
+  return SPC_OK;
+}
+
+/* crd32: the COO's coordinates in int32 (else int64). */
+static spc_status build_fbucket(conv *C, const conv_info *SI, bool crd32, ir_func **out,
+                                spc_error *e) {
+  ir_func *f = *out = ir_func_new("spc_conv_fbucket");
+  if (!f) return SPC_NOMEM(e);
+  ir_func_set_noalias(f); /* the source, the cursors, the COO: distinct arrays */
+  asm_src *S = NULL;
+  spc_status s = asm_src_new(SI, C->order, C->vt, true, f, &S, e);
+  if (s) {
+    asm_src_free(&S);
+    return s;
+  }
+  ir_stmt *body = ir_func_body(f);
+  ir_var Nlo[4];
+  sparams_Nlo(f, Nlo);
+  fbctx X = {.C = C, .cty = crd32 ? IR_I32 : IR_I64, .vout = -1};
+  X.sh = ir_param(f, "sh", IR_I64, false, IR_IN);
+  X.ntot = ir_param(f, "ntot", IR_I64, false, IR_IN);
+  X.bcur = ir_param(f, "bcur", IR_I64, true, IR_INOUT);
+  char name[32];
+  for (int k = 0; k < C->order; k++) {
+    snprintf(name, sizeof name, "crd%d", k);
+    X.crd[k] = ir_param(f, name, X.cty, true, IR_INOUT);
+  }
+  if (C->vt != SPC_PATTERN) X.vout = ir_param(f, "vout", asm_value_ty(C->vt), true, IR_INOUT);
+  lvbind b0, b1;
+  sbind(C, f, body, &b0, &b1, Nlo);
+  X.b0 = &b0;
+  X.b = lang_fresh_local(f, "b", IR_I64, false);
+  X.p = lang_fresh_local(f, "p", IR_I64, false);
+  s = asm_src_nest(S, body, -1, fbucket_leaf, &X, e);
+  asm_src_free(&S);
+  return s ? s : ir_verify(f, e);
+}
+
 /* ---- the counting plan on several threads -------------------------------------
  * A COO in the target's order (sorted in (c0, c1) or in (c1, c0), no
  * repeat) is counted by chunks of components, one per thread (pcount),
@@ -3930,6 +4020,245 @@ static bool key_lt(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
   return a0 < b0 || (a0 == b0 && a1 < b1);
 }
 
+/* The last-level cache's bytes, asked once: the highest cache level in
+ * Linux's /sys (one instance: sysconf's L3 size on some AMD machines is
+ * the sum over the chip's core complexes, 10 x its 32 MiB), else
+ * sysconf's, else 32 MiB. */
+static int64_t llc_bytes(void) {
+  static _Atomic int64_t cached = -1;
+  int64_t v = atomic_load(&cached);
+  if (v >= 0) return v;
+  v = 0;
+  for (int i = 0, best = 0; i < 8; i++) {
+    char path[96], buf[32];
+    int lvl = 0;
+    long long kb = 0;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+    FILE *f = fopen(path, "r");
+    if (!f) break;
+    bool ok = fgets(buf, sizeof buf, f) && sscanf(buf, "%d", &lvl) == 1;
+    fclose(f);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    char unit = 'K';
+    if (ok && (f = fopen(path, "r"))) {
+      ok = fgets(buf, sizeof buf, f) && sscanf(buf, "%lld%c", &kb, &unit) >= 1;
+      fclose(f);
+    } else {
+      ok = false;
+    }
+    int64_t bytes = unit == 'M' ? (int64_t)kb << 20 : unit == 'G' ? (int64_t)kb << 30 : (int64_t)kb << 10;
+    if (ok && lvl >= best && kb > 0) best = lvl, v = bytes;
+  }
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  long l3 = v <= 0 ? sysconf(_SC_LEVEL3_CACHE_SIZE) : 0;
+  if (l3 > 0) v = l3;
+#endif
+  if (v <= 0) v = (int64_t)32 << 20;
+  atomic_store(&cached, v);
+  return v;
+}
+
+/* Whether the source's top level holds another index than the target's
+ * first level: its components come out of the target's order (known
+ * sources, whose counting checks no order). */
+static bool fused_reorders(const conv *C, const conv_info *SI) {
+  int t0 = level_dim(C->r, 0);
+  conv_info I = *SI;
+  spc_remap *sr = NULL;
+  asm_inv iv[SPC_MAX_ORDER];
+  spc_error e;
+  bool ok = !asm_read_info(&I, C->order, &sr, iv, &e);
+  spc_remap_free(&sr);
+  for (int d = 0; ok && d < C->order; d++)
+    if (iv[d].b < 0 && iv[d].a == 0) return d != t0;
+  return false;
+}
+
+/* Whether run_fused places through buckets (run_partition): forced by
+ * SPC_PLAN_PARTITION, never with SPC_PLAN_SCATTER; on auto where the
+ * components come out of the target's order (reorders), the scatter's
+ * write streams (a line of the child's coordinates and one of values per
+ * parent, and its cursor) exceed 4 x the last-level cache, there are 2^20
+ * components at least, the COO copy fits in an eighth of memory (and in
+ * the budget, --mem, where one is given) -- and fresh memory is not slow
+ * (no free page reporting: spc_free_page_reporting).
+ * CSR to CSC of R-MAT graphs on this 2-core EPYC VM (32 MiB L3), scatter
+ * / partitioned, in one process, the best of 5 runs (pages the run
+ * before freed: cleared on first touch, as on any machine), 1 thread, s:
+ * 2^19 (streams 2.2 x L3) 0.096 / 0.106 and a uniform 400,000 columns x
+ * 6.4 M (1.7 x) 0.100 / 0.106 (the copy costs more than the scatter's
+ * misses save), 2^20 (4.4 x) 0.25-0.27 / 0.21, 2^21 0.69-0.73 /
+ * 0.51-0.56, 2^22 1.61-1.77 / 1.41-1.58; 2 threads 2^22 1.03 / 0.86.  One
+ * conversion per process (spconv's command line) on this VM, whose
+ * balloon reports free pages (a page's first touch faults on the host:
+ * the kernel's page clearing was 46% of a profile): 2^21 0.61-0.83 /
+ * 0.64-0.79, 2^22 1.38-1.87 / 1.48-2.56 -- the copy's 16 bytes a
+ * component of fresh memory ate the gain, hence the last condition. */
+static bool want_partition(const conv *C, const conv_info *SI, int64_t np1, bool known, bool s01) {
+  int pl = C->o ? C->o->plan : SPC_PLAN_AUTO;
+  if (pl == SPC_PLAN_PARTITION) return true;
+  if (pl == SPC_PLAN_SCATTER || C->n < ((int64_t)1 << 20)) return false;
+  int64_t per = 64 * (C->vt != SPC_PATTERN ? 2 : 1) + 8, copy = 0, mem = spc_phys_bytes();
+  if (np1 > INT64_MAX / per || np1 * per <= 4 * llc_bytes()) return false;
+  int64_t w = (int64_t)C->order * 8 + (int64_t)spc_vtype_size(C->vt);
+  if (__builtin_mul_overflow(C->n, w, &copy)) return false;
+  if (C->o && C->o->mem > 0 && copy > C->o->mem) return false; /* the user's budget */
+  if (mem > 0 && copy > mem / 8) return false;
+  if (!(known ? fused_reorders(C, SI) : !s01)) return false;
+  /* SPCONV_FRESH_PAGES=fast or slow: the machine's answer overridden */
+  const char *fp = getenv("SPCONV_FRESH_PAGES");
+  if (fp && (!strcmp(fp, "fast") || !strcmp(fp, "slow"))) return !strcmp(fp, "fast");
+  return !spc_free_page_reporting(NULL);
+}
+
+/* The partitioned placement of a fused source (see build_fbucket): the
+ * source's chunks [off[t], off[t + 1]) counted into cnt[t] (n of them,
+ * left as they are), copied into bucket order on n threads, the buckets
+ * placed in n runs of whole buckets (place_chunks over the COO, C->comb
+ * a COO of its types meanwhile).  *done false and nothing made where a
+ * routine is missing (fac: the factory has none), memory runs short or a
+ * check fails: the fused place follows.  how: the plan's words. */
+static spc_status run_partition(conv *C, const src_chunks *P, int n, int64_t np1, int64_t **cnt,
+                                bool fac, conv_tensor **out, bool *done, char *how, size_t hown,
+                                spc_error *e) {
+  *done = false;
+  const spc_tensor *src = P->src;
+  const conv_info *SI = &((const conv_tensor *)(const void *)src)->info;
+  spc_error e2;
+  spc_error_clear(&e2);
+  bool crd32 = true;
+  for (int d = 0; d < C->order; d++) crd32 = crd32 && src->dims[d] <= INT32_MAX;
+  /* at most 128 buckets (the copy's write streams: 3 x 128 per thread;
+   * 512 took the copy of R-MAT 2^22 from 4.9 to 9 ns a component), more
+   * (up to 4096) where a bucket's parents' lines would pass a quarter of
+   * the cache */
+  int sh = 0;
+  const int64_t per = 64 * (C->vt != SPC_PATTERN ? 2 : 1) + 8;
+  while (sh < 62 && ((np1 - 1) >> sh) + 1 > 128) sh++;
+  while (sh > 0 && (per << sh) > llc_bytes() / 4 && ((np1 - 1) >> (sh - 1)) + 1 <= 4096) sh--;
+  const int64_t nb = np1 ? ((np1 - 1) >> sh) + 1 : 1;
+  rcr rb = {0};
+  asm_entry eb = NULL, ep = NULL;
+  ir_func *fp = NULL;
+  spc_tensor *shell = NULL;
+  const spc_tensor *keep = C->comb;
+  void *crd[SPC_MAX_ORDER] = {NULL}, *vals = NULL;
+  int64_t *bst = NULL, *bcur = NULL, *bend = NULL, *pc[64] = {NULL}, ntot = 0;
+  spc_status s = rc_get(C, SI, RC_FBUCKET, crd32, &rb, &e2);
+  if (!s) s = spc_coo_alloc(C->order, src->dims, 0, C->vt, &shell, &e2);
+  for (int d = 0; d < C->order && !s; d++)
+    spc_level_array(&shell->lv[d], "crd")->type = crd32 ? SPC_IDX32 : SPC_IDX64;
+  if (!s) C->comb = shell;
+  if (!s) s = build_splace(C, &fp, false, &e2);
+  if (!s && fac) {
+    if (rb.fac) eb = rb.v.fn;
+    else s = asm_prepare_factory(rb.v.f, &eb, &e2);
+    if (!s) s = asm_prepare_factory(fp, &ep, &e2);
+    if (!s && (!eb || !ep)) s = SPC_ERR_UNSUPPORTED; /* not compiled in: the scatter */
+    if (!s) asm_note_factory(&C->eng, 2);
+  } else if (!s) {
+    s = asm_prepare(&C->eng, rb.v.f, &eb, &e2);
+    if (!s) s = asm_prepare(&C->eng, fp, &ep, &e2);
+  }
+  /* each chunk's start in each bucket: bucket by bucket, chunk by chunk
+   * (the source's order within a bucket) */
+  if (!s && (!(bst = spc_calloc((size_t)(nb * n), sizeof *bst)) ||
+             !(bcur = spc_malloc((size_t)(nb * n) * sizeof *bcur)) ||
+             !(bend = spc_malloc((size_t)nb * sizeof *bend))))
+    s = SPC_NOMEM(&e2);
+  for (int t = 0; t < n && !s; t++)
+    for (int64_t g = 0; g < np1; g++) bst[nb * t + (g >> sh)] += cnt[t][g];
+  for (int64_t b = 0; b < nb && !s; b++) {
+    for (int t = 0; t < n; t++) {
+      int64_t c = bst[nb * t + b];
+      bst[nb * t + b] = ntot;
+      ntot += c;
+    }
+    bend[b] = ntot;
+  }
+  if (!s) memcpy(bcur, bst, (size_t)(nb * n) * sizeof *bcur);
+  for (int d = 0; d < C->order && !s; d++)
+    if (!(crd[d] = spc_malloc_n(ntot ? ntot : 1, crd32 ? 4 : 8))) s = SPC_NOMEM(&e2);
+  if (!s && C->vt != SPC_PATTERN && !(vals = spc_malloc_n(ntot ? ntot : 1, spc_vtype_size(C->vt))))
+    s = SPC_NOMEM(&e2);
+  spc_status ts[64] = {SPC_OK};
+  spc_error ee[64];
+  if (!s) {
+#pragma omp parallel for num_threads(n) schedule(static, 1) if (n > 1)
+    for (int t = 0; t < n; t++) {
+      ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 24];
+      int64_t extv[2 * SPC_MAX_ORDER];
+      spc_error *et = &ee[t];
+      memset(a, 0, sizeof a);
+      spc_error_clear(et);
+      int k = src_args(P, t, a, extv, et);
+      if (k < 0) {
+        ts[t] = SPC_ERR_INTERNAL;
+        continue;
+      }
+      a[k++].s.i64 = sh;
+      a[k++].s.i64 = ntot;
+      a[k++] = (ir_arg){.data = bcur + nb * t, .len = nb};
+      for (int d = 0; d < C->order; d++) a[k++] = (ir_arg){.data = crd[d], .len = ntot};
+      if (vals) a[k++] = (ir_arg){.data = vals, .len = ntot};
+      ts[t] = asm_call(eb, rb.v.f, a, et);
+    }
+    for (int t = 0; t < n && !s; t++)
+      if ((s = ts[t])) e2 = ee[t];
+  }
+  /* every chunk's cursors reached the next chunk's starts (the last: the
+   * buckets' ends) -- else the counts and the copy disagree */
+  bool go = !s;
+  for (int t = 0; t < n && go; t++)
+    for (int64_t b = 0; b < nb && go; b++)
+      go = bcur[nb * t + b] == (t + 1 < n ? bst[nb * (t + 1) + b] : bend[b]);
+  /* the placing runs: whole buckets, about ntot / nt components each;
+   * run t's counts are the totals of its parents, zero elsewhere */
+  int nt = n < nb ? n : (int)nb;
+  int64_t B[65], start[64], len[64];
+  B[0] = 0;
+  for (int t = 1; t < nt && go; t++) {
+    int64_t b = B[t - 1], want = ntot / nt * t;
+    while (b < nb && bend[b] <= want) b++;
+    B[t] = b;
+  }
+  B[nt] = nb;
+  for (int t = 0; t < nt && go; t++) {
+    start[t] = B[t] ? bend[B[t] - 1] : 0;
+    len[t] = (B[t + 1] ? bend[B[t + 1] - 1] : 0) - start[t];
+    if (!(pc[t] = spc_calloc((size_t)(np1 ? np1 : 1), sizeof **pc))) {
+      s = SPC_NOMEM(&e2), go = false;
+      break;
+    }
+    int64_t g1 = B[t + 1] << sh < np1 ? B[t + 1] << sh : np1;
+    for (int u = 0; u < n; u++)
+      for (int64_t g = B[t] << sh; g < g1; g++) pc[t][g] += cnt[u][g];
+  }
+  if (go) {
+    coo_chunks Q = {.C = C, .start = start, .len = len, .val = vals, .fp = fp, .ep = ep};
+    for (int d = 0; d < C->order; d++) Q.crd[d] = crd[d];
+    s = place_chunks(C, nt, np1, pc, place_coo, &Q, out, done, &e2);
+    if (*done)
+      snprintf(how, hown, "; placed through %lld buckets of %lld parents", (long long)nb,
+               (long long)((int64_t)1 << sh));
+  }
+  C->comb = keep;
+  for (int t = 0; t < nt && t < 64; t++) spc_free(pc[t]);
+  for (int d = 0; d < C->order; d++) spc_free(crd[d]);
+  spc_free(vals);
+  spc_free(bst);
+  spc_free(bcur);
+  spc_free(bend);
+  spc_tensor_free(&shell);
+  ir_func_free(&fp);
+  ir_func_free(&rb.v.f);
+  /* short of memory or a missing routine: the scatter instead (it needs
+   * no copy); a failed copy is the source's error */
+  if (s == SPC_ERR_NOMEM || s == SPC_ERR_UNSUPPORTED) return SPC_OK;
+  if (s && e) *e = e2;
+  return s;
+}
+
 /* The fused plan: a converted source counted and placed by routines that
  * read it through its own levels -- by chunks of its top level on several
  * threads when every chunk is in order and their borders too, else on
@@ -4028,13 +4357,17 @@ static spc_status run_fused(conv *C, const spc_tensor *src, int64_t np1, conv_te
       break;
     }
     if (!ok || (pass == 0 && !s01 && !s10)) continue;
-    s = place_chunks(C, n, np1, cnt, place_src, &P, out, done, &e2);
+    /* out of the target's order and past the cache: through buckets */
+    char how[96] = "";
+    if (want_partition(C, SI, np1, known, s01))
+      s = run_partition(C, &P, n, np1, cnt, fac, out, done, how, sizeof how, &e2);
+    if (!s && !*done) s = place_chunks(C, n, np1, cnt, place_src, &P, out, done, &e2);
     if (*done && C->o && C->o->info) {
       char thr[32] = "";
       if (n > 1) snprintf(thr, sizeof thr, "; %d threads", n);
       snprintf(C->o->info->plan, sizeof C->o->info->plan,
-               "counting (source read through its own levels: no COO, no sort%s%s)",
-               known ? "; in order by its levels' properties: not checked" : "", thr);
+               "counting (source read through its own levels: no COO, no sort%s%s%s)",
+               known ? "; in order by its levels' properties: not checked" : "", how, thr);
     }
     if (s) break;
   }
@@ -7599,6 +7932,12 @@ spc_status asm_fused_routines(const spc_specs *specs, const spc_format_spec *src
     if (!q && !s) q = build_fplace(&C, &SI, &f, &e2);
     if (!q && !s) s = cb(ctx, f, e);
     ir_func_free(&f);
+    /* the partitioned placement's copy (run_partition): int32
+     * coordinates, and int64 where the source's may pass 2^31 */
+    for (int w = 0; w < (scoord_ty == IR_I64 ? 2 : 1) && !q && !s; w++) {
+      if (!(q = build_fbucket(&C, &SI, w == 0, &f, &e2))) s = cb(ctx, f, e);
+      ir_func_free(&f);
+    }
     if (q && q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
   }
   /* the direct plan's (and its counters' maxima) over the source's levels */

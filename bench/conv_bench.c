@@ -311,6 +311,8 @@ static int set_engine(spc_convert_opts *co, const char *engine) {
   if (plan && !strcmp(plan, "sort")) co->plan = SPC_PLAN_SORT;
   if (plan && !strcmp(plan, "rows")) co->plan = SPC_PLAN_ROWS;
   if (plan && !strcmp(plan, "radix")) co->plan = SPC_PLAN_RADIX;
+  if (plan && !strcmp(plan, "partition")) co->plan = SPC_PLAN_PARTITION;
+  if (plan && !strcmp(plan, "scatter")) co->plan = SPC_PLAN_SCATTER;
   return 0;
 #else
   (void)co;

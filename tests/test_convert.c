@@ -1474,7 +1474,7 @@ START_TEST(test_fused_count) {
   char *ypath = tu_file(dir, "colmajor.yaml", colmajor_yaml);
   const char *srcf[] = {"csr", "csc", "coo", "dcsr", "dcsc", "csf"};
   const char *fmts[] = {"csr", "csc", ypath};
-  long same = 0, fused = 0, fused_generic = 0, known = 0, unordered = 0;
+  long same = 0, fused = 0, fused_generic = 0, known = 0, unordered = 0, partitioned = 0;
   for (int i = 0; i < nm; i++) {
     const mat *M = &m[i];
     for (int a = 0; a < 7; a++) {
@@ -1543,6 +1543,25 @@ START_TEST(test_fused_count) {
           ck_assert_msg(strstr(ig.plan, "own levels") != NULL, "%s: generic plan '%s'", what, ig.plan);
           fused_generic++;
         }
+        /* placed through buckets of parents (--plan=partition): the
+         * fused place's arrays bit for bit, on the factory and (a third)
+         * the interpreter; never with --plan=scatter */
+        for (int pg = 0; pg < 3; pg++) {
+          if (pg < 2 ? !strstr(ia.plan, "own levels") : !gen || !strstr(ig.plan, "own levels"))
+            continue;
+          spc_tensor *xp = NULL;
+          spc_convert_info ip;
+          opts(&o, pg == 2 ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &ip);
+          o.plan = pg == 1 ? SPC_PLAN_SCATTER : SPC_PLAN_PARTITION;
+          tu_assert_ok(spc_convert_to(src, fmts[f], &o, &xp, &e), &e);
+          bool part = strstr(ip.plan, "placed through") != NULL;
+          ck_assert_msg(part == (pg != 1), "%s: plan %d '%s'", what, pg, ip.plan);
+          ck_assert_msg(pg == 2 || f == 2 || ip.used == SPC_ENGINE_FACTORY, "%s: engine %s", what,
+                        spc_engine_name(ip.used));
+          partitioned += part;
+          same_arrays(xp, xa, what);
+          spc_tensor_free(&xp);
+        }
         same_arrays(xa, xs, what);
         if (xg) same_arrays(xa, xg, what);
         check_readback(xa, M->ref, what);
@@ -1556,10 +1575,12 @@ START_TEST(test_fused_count) {
   }
   ck_assert_int_gt(known, 0);
   ck_assert_int_gt(unordered, 0);
+  ck_assert_int_gt(partitioned, fused);
   printf("convert: fused counting on %d matrices: %ld conversions equal to the sort path bit for bit "
          "(fused on the factory %ld, on the interpreter %ld; order read off the levels' properties "
-         "%ld; checked on csr with reversed rows %ld); %.1f s\n",
-         nm, same, fused, fused_generic, known, unordered, now_s() - t0);
+         "%ld; checked on csr with reversed rows %ld; placed through buckets, equal to the fused "
+         "place: %ld); %.1f s\n",
+         nm, same, fused, fused_generic, known, unordered, partitioned, now_s() - t0);
   free(ypath);
   tu_rmtree(dir);
   free(dir);
@@ -1715,7 +1736,7 @@ START_TEST(test_counting_threads) {
   const int threads[] = {1, 2, 3, 5};
   int saved = omp_get_max_threads();
   const int64_t n = 600000, m = 5000;
-  long runs = 0, threaded = 0, fallback = 0, serial1 = 0;
+  long runs = 0, threaded = 0, fallback = 0, serial1 = 0, partitioned = 0;
   for (int src = 0; src < 4; src++) {
     /* 0 row order, 1 column order, 2 a duplicate on the 2-thread border,
      * 3 pattern values in row order */
@@ -1799,6 +1820,17 @@ START_TEST(test_counting_threads) {
           ck_assert_msg(thr == (threads[h] > 1 && a < 4), "%s: plan '%s'", what, info.plan);
           threaded += thr;
           same_arrays(x, xs, what);
+          /* placed through buckets of parents, the copy and the place on
+           * the same threads: the same arrays */
+          spc_tensor *xp = NULL;
+          opts(&o, a == 4 ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &info);
+          o.plan = SPC_PLAN_PARTITION;
+          tu_assert_ok(spc_convert_to(src, fmts[f], &o, &xp, &e), &e);
+          ck_assert_msg(strstr(info.plan, "placed through") != NULL, "%s: plan '%s'", what, info.plan);
+          ck_assert_msg((strstr(info.plan, "threads") != NULL) == thr, "%s: plan '%s'", what, info.plan);
+          same_arrays(xp, xs, what);
+          spc_tensor_free(&xp);
+          partitioned++;
           if (h == 0) one = x;
           else {
             same_arrays(x, one, what);
@@ -1813,6 +1845,38 @@ START_TEST(test_counting_threads) {
       spc_tensor_free(&src);
     }
     spc_tensor_free(&t);
+  }
+  ck_assert_int_eq(partitioned, 5 * 2 * 3);
+  /* a CSR of 1.1 M components under 400,000 columns to CSC: the
+   * scatter's write streams (54 MB) pass most last-level caches; auto
+   * picks by this machine's, and auto, --plan=partition and
+   * --plan=scatter give the same arrays */
+  char bigplan[256] = "";
+  {
+    spc_tensor *t2 = gen_coo(1100000, 400000, false, SPC_F64, -1), *csr = NULL, *first = NULL;
+    spc_error e;
+    tu_assert_ok(conv(t2, "csr", SPC_ENGINE_AUTO, NULL, &csr, &e), &e);
+    static const int pls[] = {SPC_PLAN_AUTO, SPC_PLAN_PARTITION, SPC_PLAN_SCATTER};
+    for (int pl = 0; pl < 3; pl++) {
+      spc_tensor *x = NULL;
+      spc_convert_opts o;
+      spc_convert_info info;
+      opts(&o, SPC_ENGINE_AUTO, &info);
+      o.plan = pls[pl];
+      tu_assert_ok(spc_convert_to(csr, "csc", &o, &x, &e), &e);
+      ck_assert_msg((strstr(info.plan, "placed through") != NULL) == (pl == 1) || pl == 0,
+                    "plan %d: '%s'", pl, info.plan);
+      if (pl == 0) {
+        snprintf(bigplan, sizeof bigplan, "%s", info.plan);
+        first = x;
+      } else {
+        same_arrays(x, first, "400,000 columns");
+        spc_tensor_free(&x);
+      }
+    }
+    spc_tensor_free(&first);
+    spc_tensor_free(&csr);
+    spc_tensor_free(&t2);
   }
   /* out of order: the chunks see it, the serial plan buckets it */
   spc_tensor *t = gen_coo(n, m, false, SPC_F64, -1), *x = NULL, *xs = NULL;
@@ -1885,8 +1949,8 @@ START_TEST(test_counting_threads) {
   free(lpath);
   printf("convert: counting on threads: %ld conversions of 600,000 components equal to one thread and the "
          "sort path (threaded %ld, serial for a duplicate on a chunk border %ld, serial placing as it "
-         "counts %ld); %.1f s\n",
-         runs, threaded, fallback, serial1, now_s() - t0);
+         "counts %ld; placed through buckets %ld); 1.1 M CSR to CSC on auto: %s; %.1f s\n",
+         runs, threaded, fallback, serial1, partitioned, bigplan, now_s() - t0);
   ck_assert_int_eq(serial1, 2 * 3 + 3); /* row order -> csr, pattern -> csr, column order -> csc */
   free(ypath);
   tu_rmtree(dir);
