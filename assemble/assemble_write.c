@@ -3285,6 +3285,21 @@ static bool fcount_known(const conv *C, const conv_info *SI, const unsigned *pro
          ((sd[0] == t0 && sd[1] == t1) || (sd[0] == t1 && sd[1] == t0));
 }
 
+/* A fused routine's start: *out named name, the source's parameters
+ * (*S, freed here on failure) and N0, lo0, N1, lo1 (Nlo). */
+static spc_status fsrc_head(conv *C, const conv_info *SI, const char *name, ir_func **out,
+                            asm_src **S, ir_var *Nlo, spc_error *e) {
+  ir_func *f = *out = ir_func_new(name);
+  if (!f) return SPC_NOMEM(e);
+  spc_status s = asm_src_new(SI, C->order, C->vt, true, f, S, e);
+  if (s) {
+    asm_src_free(S);
+    return s;
+  }
+  sparams_Nlo(f, Nlo);
+  return SPC_OK;
+}
+
 /* spc_conv_fcount over a source of info SI.  known (fcount_known): pass
  * 0 only counts, and res says ok, both orders hold and no first component
  * (so run_fused checks no chunk borders); otherwise every component is
@@ -3294,17 +3309,12 @@ static bool fcount_known(const conv *C, const conv_info *SI, const unsigned *pro
 static spc_status fcount_ir(conv *C, const conv_info *SI, bool known, bool flat, ir_var *fv,
                             ir_func **out, spc_error *e) {
   fv[0] = fv[1] = -1;
-  ir_func *f = *out = ir_func_new("spc_conv_fcount");
-  if (!f) return SPC_NOMEM(e);
   asm_src *S = NULL;
-  spc_status s = asm_src_new(SI, C->order, C->vt, true, f, &S, e);
-  if (s) {
-    asm_src_free(&S);
-    return s;
-  }
-  ir_stmt *body = ir_func_body(f);
   ir_var Nlo[4];
-  sparams_Nlo(f, Nlo);
+  spc_status s = fsrc_head(C, SI, "spc_conv_fcount", out, &S, Nlo, e);
+  if (s) return s;
+  ir_func *f = *out;
+  ir_stmt *body = ir_func_body(f);
   ir_var serial = ir_param(f, "serial", IR_I64, false, IR_IN);
   ir_var cnt = ir_param(f, "cnt", IR_I64, true, IR_INOUT);
   ir_var last = ir_param(f, "last", IR_I64, true, IR_INOUT);
@@ -3369,17 +3379,12 @@ static spc_status build_fcount(conv *C, const conv_info *SI, bool known, ir_func
 
 static spc_status build_fplace(conv *C, const conv_info *SI, ir_func **out, spc_error *e) {
   const spc_level_spec *l1 = C->lv[1]->lf;
-  ir_func *f = *out = ir_func_new("spc_conv_fplace");
-  if (!f) return SPC_NOMEM(e);
   asm_src *S = NULL;
-  spc_status s = asm_src_new(SI, C->order, C->vt, true, f, &S, e);
-  if (s) {
-    asm_src_free(&S);
-    return s;
-  }
-  ir_stmt *body = ir_func_body(f);
   ir_var Nlo[4];
-  sparams_Nlo(f, Nlo);
+  spc_status s = fsrc_head(C, SI, "spc_conv_fplace", out, &S, Nlo, e);
+  if (s) return s;
+  ir_func *f = *out;
+  ir_stmt *body = ir_func_body(f);
   ir_var size = ir_param(f, "size", IR_I64, false, IR_IN);
   lvbind b0, b1;
   ir_var keep[SPC_LEVEL_MAX_ARRAYS];
@@ -3450,18 +3455,13 @@ static spc_status fbucket_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *cons
 /* crd32: the COO's coordinates in int32 (else int64). */
 static spc_status build_fbucket(conv *C, const conv_info *SI, bool crd32, ir_func **out,
                                 spc_error *e) {
-  ir_func *f = *out = ir_func_new("spc_conv_fbucket");
-  if (!f) return SPC_NOMEM(e);
-  ir_func_set_noalias(f); /* the source, the cursors, the COO: distinct arrays */
   asm_src *S = NULL;
-  spc_status s = asm_src_new(SI, C->order, C->vt, true, f, &S, e);
-  if (s) {
-    asm_src_free(&S);
-    return s;
-  }
-  ir_stmt *body = ir_func_body(f);
   ir_var Nlo[4];
-  sparams_Nlo(f, Nlo);
+  spc_status s = fsrc_head(C, SI, "spc_conv_fbucket", out, &S, Nlo, e);
+  if (s) return s;
+  ir_func *f = *out;
+  ir_func_set_noalias(f); /* the source, the cursors, the COO: distinct arrays */
+  ir_stmt *body = ir_func_body(f);
   fbctx X = {.C = C, .cty = crd32 ? IR_I32 : IR_I64, .vout = -1};
   X.sh = ir_param(f, "sh", IR_I64, false, IR_IN);
   X.ntot = ir_param(f, "ntot", IR_I64, false, IR_IN);
