@@ -3823,6 +3823,208 @@ static spc_status place_coo(void *ctx, int t, ir_arg *lv, ir_arg vout, int64_t s
   return asm_call(P->ep, P->fp, a, e);
 }
 
+/* The last-level cache's bytes, asked once: the highest cache level in
+ * Linux's /sys (one instance: sysconf's L3 size on some AMD machines is
+ * the sum over the chip's core complexes, 10 x its 32 MiB), else
+ * sysconf's, else 32 MiB. */
+static int64_t llc_bytes(void) {
+  static _Atomic int64_t cached = -1;
+  int64_t v = atomic_load(&cached);
+  if (v >= 0) return v;
+  v = 0;
+  for (int i = 0, best = 0; i < 8; i++) {
+    char path[96], buf[32];
+    int lvl = 0;
+    long long kb = 0;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+    FILE *f = fopen(path, "r");
+    if (!f) break;
+    bool ok = fgets(buf, sizeof buf, f) && sscanf(buf, "%d", &lvl) == 1;
+    fclose(f);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    char unit = 'K';
+    if (ok && (f = fopen(path, "r"))) {
+      ok = fgets(buf, sizeof buf, f) && sscanf(buf, "%lld%c", &kb, &unit) >= 1;
+      fclose(f);
+    } else {
+      ok = false;
+    }
+    int64_t bytes = unit == 'M' ? (int64_t)kb << 20 : unit == 'G' ? (int64_t)kb << 30 : (int64_t)kb << 10;
+    if (ok && lvl >= best && kb > 0) best = lvl, v = bytes;
+  }
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  long l3 = v <= 0 ? sysconf(_SC_LEVEL3_CACHE_SIZE) : 0;
+  if (l3 > 0) v = l3;
+#endif
+  if (v <= 0) v = (int64_t)32 << 20;
+  atomic_store(&cached, v);
+  return v;
+}
+
+/* ---- the partitioned placement: buckets of parents (run_partition, and a COO
+ * in the other order: count_chunks_par) ------------------------------------------
+ * The components of n chunks, counted per parent into cnt[t], copied (by
+ * copy_fn, chunk t on its thread, cursors bcur[b] per bucket b of 2^sh
+ * parents) into a COO in bucket order, chunk after chunk within a bucket;
+ * then placed in runs of whole buckets on threads (place_chunks over the
+ * COO with fp / ep, C->comb's coordinate types).  Within a parent the
+ * components keep the chunks' order: the scatter's result bit for bit. */
+typedef spc_status (*copy_fn)(void *ctx, int t, int64_t sh, int64_t ntot, int64_t *bcur,
+                              int64_t nb, void *const *crd, void *vals, spc_error *e);
+
+typedef struct copy_job {
+  copy_fn fn;
+  void *ctx;
+  int64_t sh, ntot, nb, *bcur;
+  void *const *crd;
+  void *vals;
+  spc_status *ts;
+  spc_error *ee;
+} copy_job;
+
+static void copy_one(void *job, int t) {
+  const copy_job *J = job;
+  spc_error_clear(&J->ee[t]);
+  J->ts[t] = J->fn(J->ctx, t, J->sh, J->ntot, J->bcur + J->nb * t, J->nb, J->crd, J->vals, &J->ee[t]);
+}
+
+/* The bucket shift for np1 parents: at most 128 buckets (the copy's write
+ * streams, 3 x 128 a thread: 512 took the copy of R-MAT 2^22 from 4.9 to
+ * 9 ns a component), more (up to 4096) where a bucket's parents' lines
+ * (a line of coordinates, one of values and a cursor each) would pass a
+ * quarter of the cache. */
+static int part_shift(const conv *C, int64_t np1) {
+  int sh = 0;
+  const int64_t per = 64 * (C->vt != SPC_PATTERN ? 2 : 1) + 8;
+  while (sh < 62 && ((np1 - 1) >> sh) + 1 > 128) sh++;
+  while (sh > 0 && (per << sh) > llc_bytes() / 4 && ((np1 - 1) >> (sh - 1)) + 1 <= 4096) sh--;
+  return sh;
+}
+
+/* *done false and nothing made where memory runs short (SPC_OK: the
+ * scatter follows, needing no copy) or a check fails; a copy's error is
+ * returned. */
+static spc_status part_place(conv *C, int n, int64_t np1, int64_t **cnt, copy_fn fn, void *ctx,
+                             bool crd32, ir_func *fp, asm_entry ep, conv_tensor **out, bool *done,
+                             char *how, size_t hown, spc_error *e) {
+  *done = false;
+  spc_error e2;
+  spc_error_clear(&e2);
+  const int sh = part_shift(C, np1);
+  const int64_t nb = np1 ? ((np1 - 1) >> sh) + 1 : 1;
+  void *crd[SPC_MAX_ORDER] = {NULL}, *vals = NULL;
+  int64_t *bst = NULL, *bcur = NULL, *bend = NULL, *pc[64] = {NULL}, ntot = 0;
+  spc_status s = SPC_OK;
+  /* each chunk's start in each bucket: bucket by bucket, chunk by chunk */
+  if (!(bst = spc_calloc((size_t)(nb * n), sizeof *bst)) ||
+      !(bcur = spc_malloc((size_t)(nb * n) * sizeof *bcur)) ||
+      !(bend = spc_malloc((size_t)nb * sizeof *bend)))
+    s = SPC_NOMEM(&e2);
+  for (int t = 0; t < n && !s; t++)
+    for (int64_t g = 0; g < np1; g++) bst[nb * t + (g >> sh)] += cnt[t][g];
+  for (int64_t b = 0; b < nb && !s; b++) {
+    for (int t = 0; t < n; t++) {
+      int64_t c = bst[nb * t + b];
+      bst[nb * t + b] = ntot;
+      ntot += c;
+    }
+    bend[b] = ntot;
+  }
+  if (!s) memcpy(bcur, bst, (size_t)(nb * n) * sizeof *bcur);
+  for (int d = 0; d < C->order && !s; d++)
+    if (!(crd[d] = spc_malloc_n(ntot ? ntot : 1, crd32 ? 4 : 8))) s = SPC_NOMEM(&e2);
+  if (!s && C->vt != SPC_PATTERN && !(vals = spc_malloc_n(ntot ? ntot : 1, spc_vtype_size(C->vt))))
+    s = SPC_NOMEM(&e2);
+  spc_status ts[64] = {SPC_OK};
+  spc_error ee[64];
+  if (!s) {
+    copy_job J = {.fn = fn, .ctx = ctx, .sh = sh, .ntot = ntot, .nb = nb, .bcur = bcur,
+                  .crd = crd, .vals = vals, .ts = ts, .ee = ee};
+    spc_par_for(n, copy_one, &J);
+    for (int t = 0; t < n && !s; t++)
+      if ((s = ts[t])) e2 = ee[t];
+  }
+  /* every chunk's cursors reached the next chunk's starts (the last: the
+   * buckets' ends) -- else the counts and the copy disagree */
+  bool go = !s;
+  for (int t = 0; t < n && go; t++)
+    for (int64_t b = 0; b < nb && go; b++)
+      go = bcur[nb * t + b] == (t + 1 < n ? bst[nb * (t + 1) + b] : bend[b]);
+  /* the placing runs: whole buckets, about ntot / nt components each;
+   * run t's counts are the totals of its parents, zero elsewhere */
+  int nt = n < nb ? n : (int)nb;
+  int64_t B[65], start[64], len[64];
+  B[0] = 0;
+  for (int t = 1; t < nt && go; t++) {
+    int64_t b = B[t - 1], want = ntot / nt * t;
+    while (b < nb && bend[b] <= want) b++;
+    B[t] = b;
+  }
+  B[nt] = nb;
+  for (int t = 0; t < nt && go; t++) {
+    start[t] = B[t] ? bend[B[t] - 1] : 0;
+    len[t] = (B[t + 1] ? bend[B[t + 1] - 1] : 0) - start[t];
+    if (!(pc[t] = spc_calloc((size_t)(np1 ? np1 : 1), sizeof **pc))) {
+      s = SPC_NOMEM(&e2), go = false;
+      break;
+    }
+    int64_t g1 = B[t + 1] << sh < np1 ? B[t + 1] << sh : np1;
+    for (int u = 0; u < n; u++)
+      for (int64_t g = B[t] << sh; g < g1; g++) pc[t][g] += cnt[u][g];
+  }
+  if (go) {
+    coo_chunks Q = {.C = C, .start = start, .len = len, .val = vals, .fp = fp, .ep = ep};
+    for (int d = 0; d < C->order; d++) Q.crd[d] = crd[d];
+    s = place_chunks(C, nt, np1, pc, place_coo, &Q, out, done, &e2);
+    if (*done)
+      snprintf(how, hown, "; placed through %lld buckets of %lld parents", (long long)nb,
+               (long long)((int64_t)1 << sh));
+  }
+  for (int t = 0; t < nt && t < 64; t++) spc_free(pc[t]);
+  for (int d = 0; d < C->order; d++) spc_free(crd[d]);
+  spc_free(vals);
+  spc_free(bst);
+  spc_free(bcur);
+  spc_free(bend);
+  if (s == SPC_ERR_NOMEM || s == SPC_ERR_UNSUPPORTED) return SPC_OK;
+  if (s && e) *e = e2;
+  return s;
+}
+
+/* A COO's chunks copied by the rows bucketing's scatter (spc_conv_rbplace:
+ * bucket (k0 - lo0) >> sh, stable). */
+typedef struct rbcopy {
+  conv *C;
+  const coo_chunks *P;
+  const rcr *r;
+  asm_entry fn;
+} rbcopy;
+
+static spc_status rb_copy(void *ctx, int t, int64_t sh, int64_t ntot, int64_t *bcur, int64_t nb,
+                          void *const *crd, void *vals, spc_error *e) {
+  const rbcopy *R = ctx;
+  conv *C = R->C;
+  const coo_chunks *P = R->P;
+  ir_arg a[2 * SPC_MAX_ORDER + 12];
+  memset(a, 0, sizeof a);
+  int q = 0;
+  int64_t end = P->start[t] + P->len[t];
+  for (; q < C->order; q++) a[q] = (ir_arg){.data = P->crd[q], .len = end};
+  if (C->vt != SPC_PATTERN) a[q++] = (ir_arg){.data = (void *)(uintptr_t)P->val, .len = end};
+  a[q++].s.i64 = end;
+  a[q++].s.i64 = C->N[0];
+  a[q++].s.i64 = C->lo[0];
+  a[q++].s.i64 = sh;
+  a[q++].s.i64 = P->start[t];
+  a[q++].s.i64 = end;
+  a[q++] = (ir_arg){.data = bcur, .len = nb};
+  for (int d = 0; d < C->order; d++) a[q++] = (ir_arg){.data = crd[d], .len = ntot};
+  if (C->vt != SPC_PATTERN) a[q++] = (ir_arg){.data = vals, .len = ntot};
+  return asm_call(R->fn, R->r->v.f, a, e);
+}
+
+static bool want_partition(const conv *C, const conv_info *SI, int64_t np1, bool known, bool s01);
+
 /* The counting plan on nt threads over the chunks of S (run_count_par);
  * *done false, nothing made, when a chunk is out of order or repeats a
  * component (the serial plan then sorts or combines). */
@@ -3883,12 +4085,35 @@ static spc_status count_chunks_par(conv *C, int nt, coo_chunks P, conv_tensor **
     if (!s) s = asm_prepare(&C->eng, P.fp, &P.ep, &e2);
   }
   go = go && !s;
+  /* in the other order and past the cache: copied into buckets of
+   * parents by the rows bucketing's scatter, then placed */
+  char how[96] = "";
+  if (go && !s01 && want_partition(C, NULL, np1, false, false)) {
+    rcr rb = {0};
+    asm_entry eb = NULL;
+    bool crd32 = true;
+    for (int d = 0; d < C->order; d++)
+      crd32 = crd32 && spc_level_array_c(&C->comb->lv[d], "crd")->type == SPC_IDX32;
+    bool mixed = false; /* the copy keeps each array's type: one for all */
+    for (int d = 0; d < C->order; d++)
+      mixed |= (spc_level_array_c(&C->comb->lv[d], "crd")->type == SPC_IDX32) != crd32;
+    s = mixed ? SPC_ERR_UNSUPPORTED : rc_get(C, NULL, RC_RBUCKET, RB_PLACE, &rb, &e2);
+    if (!s) s = rc_prepare(C, &rb, &eb, &e2);
+    rbcopy R = {.C = C, .P = &P, .r = &rb, .fn = eb};
+    if (!s) s = part_place(C, nt, np1, cnt, rb_copy, &R, crd32, P.fp, P.ep, out, done, how, sizeof how, &e2);
+    ir_func_free(&rb.v.f);
+    if (s == SPC_ERR_UNSUPPORTED || (s == SPC_ERR_NOMEM && !*done)) s = SPC_OK;
+    if (s && e) *e = e2;
+    go = !s;
+  }
+  if (go && !*done) s = place_chunks(C, nt, np1, cnt, place_coo, &P, out, done, e);
   if (go) {
-    s = place_chunks(C, nt, np1, cnt, place_coo, &P, out, done, e);
+    char thr[32] = "";
+    if (nt > 1) snprintf(thr, sizeof thr, "; %d threads", nt);
     if (*done && C->o && C->o->info)
       snprintf(C->o->info->plan, sizeof C->o->info->plan,
-               "counting (source in order: no sort%s; %d threads)",
-               P.runs ? ", each parent's run placed at once" : "", nt);
+               "counting (source in order: no sort%s%s%s)",
+               P.runs ? ", each parent's run placed at once" : "", how, thr);
   } else if (s == SPC_ERR_NOMEM && e) {
     *e = e2;
   } else {
@@ -4020,44 +4245,6 @@ static bool key_lt(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
   return a0 < b0 || (a0 == b0 && a1 < b1);
 }
 
-/* The last-level cache's bytes, asked once: the highest cache level in
- * Linux's /sys (one instance: sysconf's L3 size on some AMD machines is
- * the sum over the chip's core complexes, 10 x its 32 MiB), else
- * sysconf's, else 32 MiB. */
-static int64_t llc_bytes(void) {
-  static _Atomic int64_t cached = -1;
-  int64_t v = atomic_load(&cached);
-  if (v >= 0) return v;
-  v = 0;
-  for (int i = 0, best = 0; i < 8; i++) {
-    char path[96], buf[32];
-    int lvl = 0;
-    long long kb = 0;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-    FILE *f = fopen(path, "r");
-    if (!f) break;
-    bool ok = fgets(buf, sizeof buf, f) && sscanf(buf, "%d", &lvl) == 1;
-    fclose(f);
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-    char unit = 'K';
-    if (ok && (f = fopen(path, "r"))) {
-      ok = fgets(buf, sizeof buf, f) && sscanf(buf, "%lld%c", &kb, &unit) >= 1;
-      fclose(f);
-    } else {
-      ok = false;
-    }
-    int64_t bytes = unit == 'M' ? (int64_t)kb << 20 : unit == 'G' ? (int64_t)kb << 30 : (int64_t)kb << 10;
-    if (ok && lvl >= best && kb > 0) best = lvl, v = bytes;
-  }
-#ifdef _SC_LEVEL3_CACHE_SIZE
-  long l3 = v <= 0 ? sysconf(_SC_LEVEL3_CACHE_SIZE) : 0;
-  if (l3 > 0) v = l3;
-#endif
-  if (v <= 0) v = (int64_t)32 << 20;
-  atomic_store(&cached, v);
-  return v;
-}
-
 /* Whether the source's top level holds another index than the target's
  * first level: its components come out of the target's order (known
  * sources, whose counting checks no order). */
@@ -4113,11 +4300,32 @@ static bool want_partition(const conv *C, const conv_info *SI, int64_t np1, bool
 
 /* The partitioned placement of a fused source (see build_fbucket): the
  * source's chunks [off[t], off[t + 1]) counted into cnt[t] (n of them,
- * left as they are), copied into bucket order on n threads, the buckets
- * placed in n runs of whole buckets (place_chunks over the COO, C->comb
- * a COO of its types meanwhile).  *done false and nothing made where a
- * routine is missing (fac: the factory has none), memory runs short or a
- * check fails: the fused place follows.  how: the plan's words. */
+ * left as they are), copied by spc_conv_fbucket, placed by part_place
+ * (C->comb a COO of the copy's types meanwhile).  *done false and nothing
+ * made where a routine is missing (fac: the factory has none) or as
+ * part_place says: the fused place follows.  how: the plan's words. */
+typedef struct fbcopy {
+  const src_chunks *P;
+  const rcr *r;
+  asm_entry fn;
+} fbcopy;
+
+static spc_status fb_copy(void *ctx, int t, int64_t sh, int64_t ntot, int64_t *bcur, int64_t nb,
+                          void *const *crd, void *vals, spc_error *e) {
+  const fbcopy *F = ctx;
+  ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 24];
+  int64_t extv[2 * SPC_MAX_ORDER];
+  memset(a, 0, sizeof a);
+  int k = src_args(F->P, t, a, extv, e);
+  if (k < 0) return SPC_ERR_INTERNAL;
+  a[k++].s.i64 = sh;
+  a[k++].s.i64 = ntot;
+  a[k++] = (ir_arg){.data = bcur, .len = nb};
+  for (int d = 0; d < F->P->C->order; d++) a[k++] = (ir_arg){.data = crd[d], .len = ntot};
+  if (vals) a[k++] = (ir_arg){.data = vals, .len = ntot};
+  return asm_call(F->fn, F->r->v.f, a, e);
+}
+
 static spc_status run_partition(conv *C, const src_chunks *P, int n, int64_t np1, int64_t **cnt,
                                 bool fac, conv_tensor **out, bool *done, char *how, size_t hown,
                                 spc_error *e) {
@@ -4128,22 +4336,11 @@ static spc_status run_partition(conv *C, const src_chunks *P, int n, int64_t np1
   spc_error_clear(&e2);
   bool crd32 = true;
   for (int d = 0; d < C->order; d++) crd32 = crd32 && src->dims[d] <= INT32_MAX;
-  /* at most 128 buckets (the copy's write streams: 3 x 128 per thread;
-   * 512 took the copy of R-MAT 2^22 from 4.9 to 9 ns a component), more
-   * (up to 4096) where a bucket's parents' lines would pass a quarter of
-   * the cache */
-  int sh = 0;
-  const int64_t per = 64 * (C->vt != SPC_PATTERN ? 2 : 1) + 8;
-  while (sh < 62 && ((np1 - 1) >> sh) + 1 > 128) sh++;
-  while (sh > 0 && (per << sh) > llc_bytes() / 4 && ((np1 - 1) >> (sh - 1)) + 1 <= 4096) sh--;
-  const int64_t nb = np1 ? ((np1 - 1) >> sh) + 1 : 1;
   rcr rb = {0};
   asm_entry eb = NULL, ep = NULL;
   ir_func *fp = NULL;
   spc_tensor *shell = NULL;
   const spc_tensor *keep = C->comb;
-  void *crd[SPC_MAX_ORDER] = {NULL}, *vals = NULL;
-  int64_t *bst = NULL, *bcur = NULL, *bend = NULL, *pc[64] = {NULL}, ntot = 0;
   spc_status s = rc_get(C, SI, RC_FBUCKET, crd32, &rb, &e2);
   if (!s) s = spc_coo_alloc(C->order, src->dims, 0, C->vt, &shell, &e2);
   for (int d = 0; d < C->order && !s; d++)
@@ -4160,100 +4357,12 @@ static spc_status run_partition(conv *C, const src_chunks *P, int n, int64_t np1
     s = asm_prepare(&C->eng, rb.v.f, &eb, &e2);
     if (!s) s = asm_prepare(&C->eng, fp, &ep, &e2);
   }
-  /* each chunk's start in each bucket: bucket by bucket, chunk by chunk
-   * (the source's order within a bucket) */
-  if (!s && (!(bst = spc_calloc((size_t)(nb * n), sizeof *bst)) ||
-             !(bcur = spc_malloc((size_t)(nb * n) * sizeof *bcur)) ||
-             !(bend = spc_malloc((size_t)nb * sizeof *bend))))
-    s = SPC_NOMEM(&e2);
-  for (int t = 0; t < n && !s; t++)
-    for (int64_t g = 0; g < np1; g++) bst[nb * t + (g >> sh)] += cnt[t][g];
-  for (int64_t b = 0; b < nb && !s; b++) {
-    for (int t = 0; t < n; t++) {
-      int64_t c = bst[nb * t + b];
-      bst[nb * t + b] = ntot;
-      ntot += c;
-    }
-    bend[b] = ntot;
-  }
-  if (!s) memcpy(bcur, bst, (size_t)(nb * n) * sizeof *bcur);
-  for (int d = 0; d < C->order && !s; d++)
-    if (!(crd[d] = spc_malloc_n(ntot ? ntot : 1, crd32 ? 4 : 8))) s = SPC_NOMEM(&e2);
-  if (!s && C->vt != SPC_PATTERN && !(vals = spc_malloc_n(ntot ? ntot : 1, spc_vtype_size(C->vt))))
-    s = SPC_NOMEM(&e2);
-  spc_status ts[64] = {SPC_OK};
-  spc_error ee[64];
-  if (!s) {
-#pragma omp parallel for num_threads(n) schedule(static, 1) if (n > 1)
-    for (int t = 0; t < n; t++) {
-      ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 24];
-      int64_t extv[2 * SPC_MAX_ORDER];
-      spc_error *et = &ee[t];
-      memset(a, 0, sizeof a);
-      spc_error_clear(et);
-      int k = src_args(P, t, a, extv, et);
-      if (k < 0) {
-        ts[t] = SPC_ERR_INTERNAL;
-        continue;
-      }
-      a[k++].s.i64 = sh;
-      a[k++].s.i64 = ntot;
-      a[k++] = (ir_arg){.data = bcur + nb * t, .len = nb};
-      for (int d = 0; d < C->order; d++) a[k++] = (ir_arg){.data = crd[d], .len = ntot};
-      if (vals) a[k++] = (ir_arg){.data = vals, .len = ntot};
-      ts[t] = asm_call(eb, rb.v.f, a, et);
-    }
-    for (int t = 0; t < n && !s; t++)
-      if ((s = ts[t])) e2 = ee[t];
-  }
-  /* every chunk's cursors reached the next chunk's starts (the last: the
-   * buckets' ends) -- else the counts and the copy disagree */
-  bool go = !s;
-  for (int t = 0; t < n && go; t++)
-    for (int64_t b = 0; b < nb && go; b++)
-      go = bcur[nb * t + b] == (t + 1 < n ? bst[nb * (t + 1) + b] : bend[b]);
-  /* the placing runs: whole buckets, about ntot / nt components each;
-   * run t's counts are the totals of its parents, zero elsewhere */
-  int nt = n < nb ? n : (int)nb;
-  int64_t B[65], start[64], len[64];
-  B[0] = 0;
-  for (int t = 1; t < nt && go; t++) {
-    int64_t b = B[t - 1], want = ntot / nt * t;
-    while (b < nb && bend[b] <= want) b++;
-    B[t] = b;
-  }
-  B[nt] = nb;
-  for (int t = 0; t < nt && go; t++) {
-    start[t] = B[t] ? bend[B[t] - 1] : 0;
-    len[t] = (B[t + 1] ? bend[B[t + 1] - 1] : 0) - start[t];
-    if (!(pc[t] = spc_calloc((size_t)(np1 ? np1 : 1), sizeof **pc))) {
-      s = SPC_NOMEM(&e2), go = false;
-      break;
-    }
-    int64_t g1 = B[t + 1] << sh < np1 ? B[t + 1] << sh : np1;
-    for (int u = 0; u < n; u++)
-      for (int64_t g = B[t] << sh; g < g1; g++) pc[t][g] += cnt[u][g];
-  }
-  if (go) {
-    coo_chunks Q = {.C = C, .start = start, .len = len, .val = vals, .fp = fp, .ep = ep};
-    for (int d = 0; d < C->order; d++) Q.crd[d] = crd[d];
-    s = place_chunks(C, nt, np1, pc, place_coo, &Q, out, done, &e2);
-    if (*done)
-      snprintf(how, hown, "; placed through %lld buckets of %lld parents", (long long)nb,
-               (long long)((int64_t)1 << sh));
-  }
+  fbcopy F = {.P = P, .r = &rb, .fn = eb};
+  if (!s) s = part_place(C, n, np1, cnt, fb_copy, &F, crd32, fp, ep, out, done, how, hown, &e2);
   C->comb = keep;
-  for (int t = 0; t < nt && t < 64; t++) spc_free(pc[t]);
-  for (int d = 0; d < C->order; d++) spc_free(crd[d]);
-  spc_free(vals);
-  spc_free(bst);
-  spc_free(bcur);
-  spc_free(bend);
   spc_tensor_free(&shell);
   ir_func_free(&fp);
   ir_func_free(&rb.v.f);
-  /* short of memory or a missing routine: the scatter instead (it needs
-   * no copy); a failed copy is the source's error */
   if (s == SPC_ERR_NOMEM || s == SPC_ERR_UNSUPPORTED) return SPC_OK;
   if (s && e) *e = e2;
   return s;
@@ -4560,7 +4669,9 @@ static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, 
   void *crd[SPC_MAX_ORDER] = {0};
   for (int k = 0; k < C->order; k++) crd[k] = spc_level_array_c(&C->comb->lv[k], "crd")->data;
   int nt = conv_threads(C->n);
-  if (nt > 1 && !serial_first(C, crd)) { /* several threads, when the source is in order */
+  /* several threads, when the source is in order; or one, where it may
+   * go through buckets (count_chunks_par: in the other order) */
+  if ((nt > 1 || want_partition(C, NULL, np1, false, false)) && !serial_first(C, crd)) {
     if ((s = run_count_par(C, nt, out, done, e)) || *done) {
       ir_func_free(&F.f);
       return s;

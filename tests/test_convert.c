@@ -1736,7 +1736,7 @@ START_TEST(test_counting_threads) {
   const int threads[] = {1, 2, 3, 5};
   int saved = omp_get_max_threads();
   const int64_t n = 600000, m = 5000;
-  long runs = 0, threaded = 0, fallback = 0, serial1 = 0, partitioned = 0;
+  long runs = 0, threaded = 0, fallback = 0, serial1 = 0, partitioned = 0, coo_partitioned = 0;
   for (int src = 0; src < 4; src++) {
     /* 0 row order, 1 column order, 2 a duplicate on the 2-thread border,
      * 3 pattern values in row order */
@@ -1777,6 +1777,30 @@ START_TEST(test_counting_threads) {
         }
         threaded += thr;
         same_arrays(x, xs, what);
+        /* --plan=partition: a COO in the target's other order (row order
+         * to csc and colmajor, column order to csr) is copied into
+         * buckets of parents and placed from them, on every thread count;
+         * the arrays as before */
+        if (src != 2 && f < 3) {
+          spc_tensor *xp = NULL;
+          opts(&o, SPC_ENGINE_AUTO, &info);
+          o.plan = SPC_PLAN_PARTITION;
+          tu_assert_ok(spc_convert_to(t, fmts[f], &o, &xp, &e), &e);
+          bool other = (src == 1) == (f == 0);
+          ck_assert_msg((strstr(info.plan, "placed through") != NULL) == other, "%s: partition plan '%s'",
+                        what, info.plan);
+          coo_partitioned += other;
+          same_arrays(xp, xs, what);
+          spc_tensor_free(&xp);
+          if (h == 1 && other) { /* and on the interpreter */
+            opts(&o, SPC_ENGINE_GENERIC, &info);
+            o.plan = SPC_PLAN_PARTITION;
+            tu_assert_ok(spc_convert_to(t, fmts[f], &o, &xp, &e), &e);
+            ck_assert_msg(strstr(info.plan, "placed through") != NULL, "%s: generic plan '%s'", what, info.plan);
+            same_arrays(xp, xs, what);
+            spc_tensor_free(&xp);
+          }
+        }
         if (h == 0) one = x;
         else {
           same_arrays(x, one, what);
@@ -1790,6 +1814,8 @@ START_TEST(test_counting_threads) {
     }
     spc_tensor_free(&t);
   }
+  /* src 0 and 3 to csc and colmajor, src 1 to csr: 5 pairs, 4 thread counts */
+  ck_assert_int_eq(coo_partitioned, 5 * 4);
   /* converted sources, read through their own levels by chunks of their
    * top level: csr, csc, coo, dcsr made from the row-order COO, to csr and
    * csc; and a Morton source on the interpreter (in neither order: one
@@ -1949,8 +1975,9 @@ START_TEST(test_counting_threads) {
   free(lpath);
   printf("convert: counting on threads: %ld conversions of 600,000 components equal to one thread and the "
          "sort path (threaded %ld, serial for a duplicate on a chunk border %ld, serial placing as it "
-         "counts %ld; placed through buckets %ld); 1.1 M CSR to CSC on auto: %s; %.1f s\n",
-         runs, threaded, fallback, serial1, partitioned, bigplan, now_s() - t0);
+         "counts %ld; placed through buckets %ld read through levels, %ld from a COO); 1.1 M CSR to CSC "
+         "on auto: %s; %.1f s\n",
+         runs, threaded, fallback, serial1, partitioned, coo_partitioned, bigplan, now_s() - t0);
   ck_assert_int_eq(serial1, 2 * 3 + 3); /* row order -> csr, pattern -> csr, column order -> csc */
   free(ypath);
   tu_rmtree(dir);
