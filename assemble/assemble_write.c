@@ -3991,20 +3991,25 @@ static spc_status part_place(conv *C, int n, int64_t np1, int64_t **cnt, copy_fn
   return s;
 }
 
-/* A COO's chunks copied by the rows bucketing's scatter (spc_conv_rbplace:
- * bucket (k0 - lo0) >> sh, stable). */
-typedef struct rbcopy {
+/* The copy's routine r (prepared: fn) and the chunks it copies: a COO's
+ * (coo: rb_copy) or a source's read through its levels (src: fb_copy). */
+struct src_chunks;
+typedef struct part_copy {
   conv *C;
-  const coo_chunks *P;
+  const coo_chunks *coo;
+  const struct src_chunks *src;
   const rcr *r;
   asm_entry fn;
-} rbcopy;
+} part_copy;
+
+/* A COO's chunks copied by the rows bucketing's scatter (spc_conv_rbplace:
+ * bucket (k0 - lo0) >> sh, stable). */
 
 static spc_status rb_copy(void *ctx, int t, int64_t sh, int64_t ntot, int64_t *bcur, int64_t nb,
                           void *const *crd, void *vals, spc_error *e) {
-  const rbcopy *R = ctx;
+  const part_copy *R = ctx;
   conv *C = R->C;
-  const coo_chunks *P = R->P;
+  const coo_chunks *P = R->coo;
   ir_arg a[2 * SPC_MAX_ORDER + 12];
   memset(a, 0, sizeof a);
   int q = 0;
@@ -4099,7 +4104,7 @@ static spc_status count_chunks_par(conv *C, int nt, coo_chunks P, conv_tensor **
       mixed |= (spc_level_array_c(&C->comb->lv[d], "crd")->type == SPC_IDX32) != crd32;
     s = mixed ? SPC_ERR_UNSUPPORTED : rc_get(C, NULL, RC_RBUCKET, RB_PLACE, &rb, &e2);
     if (!s) s = rc_prepare(C, &rb, &eb, &e2);
-    rbcopy R = {.C = C, .P = &P, .r = &rb, .fn = eb};
+    part_copy R = {.C = C, .coo = &P, .r = &rb, .fn = eb};
     if (!s) s = part_place(C, nt, np1, cnt, rb_copy, &R, crd32, P.fp, P.ep, out, done, how, sizeof how, &e2);
     ir_func_free(&rb.v.f);
     if (s == SPC_ERR_UNSUPPORTED || (s == SPC_ERR_NOMEM && !*done)) s = SPC_OK;
@@ -4304,24 +4309,18 @@ static bool want_partition(const conv *C, const conv_info *SI, int64_t np1, bool
  * (C->comb a COO of the copy's types meanwhile).  *done false and nothing
  * made where a routine is missing (fac: the factory has none) or as
  * part_place says: the fused place follows.  how: the plan's words. */
-typedef struct fbcopy {
-  const src_chunks *P;
-  const rcr *r;
-  asm_entry fn;
-} fbcopy;
-
 static spc_status fb_copy(void *ctx, int t, int64_t sh, int64_t ntot, int64_t *bcur, int64_t nb,
                           void *const *crd, void *vals, spc_error *e) {
-  const fbcopy *F = ctx;
+  const part_copy *F = ctx;
   ir_arg a[SPC_MAX_ORDER * SPC_SPEC_MAX + 24];
   int64_t extv[2 * SPC_MAX_ORDER];
   memset(a, 0, sizeof a);
-  int k = src_args(F->P, t, a, extv, e);
+  int k = src_args(F->src, t, a, extv, e);
   if (k < 0) return SPC_ERR_INTERNAL;
   a[k++].s.i64 = sh;
   a[k++].s.i64 = ntot;
   a[k++] = (ir_arg){.data = bcur, .len = nb};
-  for (int d = 0; d < F->P->C->order; d++) a[k++] = (ir_arg){.data = crd[d], .len = ntot};
+  for (int d = 0; d < F->C->order; d++) a[k++] = (ir_arg){.data = crd[d], .len = ntot};
   if (vals) a[k++] = (ir_arg){.data = vals, .len = ntot};
   return asm_call(F->fn, F->r->v.f, a, e);
 }
@@ -4357,7 +4356,7 @@ static spc_status run_partition(conv *C, const src_chunks *P, int n, int64_t np1
     s = asm_prepare(&C->eng, rb.v.f, &eb, &e2);
     if (!s) s = asm_prepare(&C->eng, fp, &ep, &e2);
   }
-  fbcopy F = {.P = P, .r = &rb, .fn = eb};
+  part_copy F = {.C = C, .src = P, .r = &rb, .fn = eb};
   if (!s) s = part_place(C, n, np1, cnt, fb_copy, &F, crd32, fp, ep, out, done, how, hown, &e2);
   C->comb = keep;
   spc_tensor_free(&shell);
