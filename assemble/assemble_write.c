@@ -1556,7 +1556,8 @@ static conv_tensor *new_result(conv *C, const int64_t *dims) {
  * say the same, which checks that the key misses nothing. */
 enum {
   RC_COUNT = 1, RC_FCOUNT, RC_FPLACE, RC_SINIT, RC_SFINAL, RC_NP1, RC_YSTATE, RC_BUCKET,
-  RC_LEVEL, RC_REMAP, RC_DIRECT, RC_DBUCKET, RC_KNOWN, RC_RBUCKET, RC_CMAX, RC_FBUCKET
+  RC_LEVEL, RC_REMAP, RC_DIRECT, RC_DBUCKET, RC_KNOWN, RC_RBUCKET, RC_CMAX, RC_FBUCKET,
+  RC_NKINDS /* the count: name[] in rc_get_x has one for each */
 };
 
 typedef struct rcr rcr;
@@ -1727,8 +1728,8 @@ static spc_status rc_get_x(conv *C, const conv_info *SI, int kind, int64_t extra
   static const char *const name[] = {"",       "count",  "fcount",      "fplace", "sinit",
                                      "sfinal", "np1",    "yield-state", "bucket", "level",
                                      "remap",  "direct", "dbucket",     "order-proof", "rbucket",
-                                     "cmax"};
-  _Static_assert(sizeof name / sizeof *name == RC_CMAX + 1, "a name for every routine kind");
+                                     "cmax",   "fbucket"};
+  _Static_assert(sizeof name / sizeof *name == RC_NKINDS, "a name for every routine kind");
   bool fac = kind != RC_NP1 && kind != RC_YSTATE && kind != RC_KNOWN;
   uint64_t key[2];
   bool can = (!fac || C->eng.want == SPC_ENGINE_AUTO || C->eng.want == SPC_ENGINE_FACTORY) &&
