@@ -43,7 +43,19 @@ static const char *conv_level_name(const spc_tensor *t, int l) {
   return I->lv[l]->lf->name;
 }
 
-const spc_tensor_ext asm_conv_ext = {conv_destroy, conv_to_coo, conv_level_name};
+/* new_result gives every level a native table when each stores one
+ * canonical index as it is (CSR, CSC, COO, DCSR, DCSC, CSF, a user's
+ * spec of such levels); a format whose zeros are padding (fill: zero)
+ * has to_coo drop them, which a walk would not */
+static bool conv_walk(const spc_tensor *t) {
+  const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
+  if (I->fmt->fill_zero || t->nlevels < 1) return false;
+  for (int l = 0; l < t->nlevels; l++)
+    if (!t->lv[l].fmt || t->lv[l].dim < 0 || t->lv[l].dim >= t->order) return false;
+  return true;
+}
+
+const spc_tensor_ext asm_conv_ext = {conv_destroy, conv_to_coo, conv_level_name, conv_walk};
 
 /* ---- formats by name ------------------------------------------------------------ */
 

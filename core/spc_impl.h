@@ -125,6 +125,11 @@ typedef struct spc_tensor_ext {
   spc_status (*to_coo)(const spc_tensor *t, spc_tensor **out, spc_error *e);
   /* level format name of level l */
   const char *(*level_name)(const spc_tensor *t, int l);
+  /* true when the levels' native tables (set on every level) walk
+   * exactly to_coo's components in its order: no padding to skip, no
+   * coordinate to map back.  spc_iter then walks them in place instead
+   * of making the COO.  NULL: never */
+  bool (*walk)(const spc_tensor *t);
 } spc_tensor_ext;
 
 struct spc_tensor {

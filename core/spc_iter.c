@@ -18,8 +18,8 @@ spc_status spc_iter_create(const spc_tensor *t, spc_iter **it, spc_error *e) {
   spc_iter *i = spc_calloc(1, sizeof *i);
   if (!i) return SPC_NOMEM(e);
   i->t = t;
-  if (t->ext) { /* read through the spec's level functions (which skip
-                   padding), once */
+  if (t->ext && !(t->ext->walk && t->ext->walk(t))) {
+    /* read through the spec's level functions (which skip padding), once */
     spc_status s = t->ext->to_coo(t, &i->own, e);
     if (s) {
       spc_free(i);

@@ -101,6 +101,100 @@ static spc_status write_coo(const spc_tensor *c, spc_out *o,
   return s;
 }
 
+/* Lines of n components: coordinates x (order a component), values v
+ * (NULL for a pattern), into a new buffer of *len bytes. */
+static char *format_walked(int order, spc_vtype vt, const int64_t *x, const void *const *v,
+                           int64_t n, size_t *len) {
+  size_t per = (size_t)order * 21 + 64;
+  char *buf = spc_malloc((size_t)n * per + 1);
+  if (!buf) return NULL;
+  size_t m = 0;
+  for (int64_t k = 0; k < n; k++) {
+    for (int l = 0; l < order; l++) {
+      if (l) buf[m++] = ' ';
+      m += (size_t)spc_format_i64(x[k * order + l] + 1, buf + m);
+    }
+    if (vt != SPC_PATTERN) {
+      buf[m++] = ' ';
+      m += (size_t)spc_format_value(vt, v[k], buf + m);
+    }
+    buf[m++] = '\n';
+  }
+  *len = m;
+  return buf;
+}
+
+/* Any tensor whose levels walk in place (spc_iter: CSR, CSC, DCSR, CSF,
+ * ... as read or converted): its components in storage order, gathered
+ * serially BLOCK at a time into nt blocks of coordinates and value
+ * pointers, each block's lines formatted on its own thread.  No COO copy:
+ * the memory beyond the tensor is the blocks (about 2 MB a thread), so a
+ * tensor converted under --mem, its arrays in temporary files, is written
+ * within the budget. */
+static spc_status write_walk(const spc_tensor *t, spc_out *o, const spc_write_opts *wo,
+                             spc_error *e) {
+  int64_t nnz = 1;
+  for (int l = 0; l < t->nlevels; l++) nnz = t->lv[l].fmt->npos(&t->lv[l], nnz);
+  char line[128];
+  int n = 0;
+  for (int d = 0; d < t->order; d++)
+    n += snprintf(line + n, sizeof line - (size_t)n, "%lld ", (long long)t->dims[d]);
+  n += snprintf(line + n, sizeof line - (size_t)n, "%lld\n", (long long)nnz);
+  spc_status s = spc_out_write(o, line, (size_t)n, e);
+  int nt = wo->threads > 0 ? wo->threads : omp_get_max_threads();
+  int64_t nblk = (nnz + BLOCK - 1) / BLOCK, done = 0;
+  int order = t->order;
+  spc_iter *it = NULL;
+  if (nt > 64) nt = 64;
+  int64_t *x = spc_malloc_n((int64_t)nt * BLOCK * order, sizeof *x);
+  const void **v = spc_malloc_n((int64_t)nt * BLOCK, sizeof *v);
+  char **bufs = spc_calloc((size_t)nt, sizeof *bufs);
+  size_t *lens = spc_calloc((size_t)nt, sizeof *lens);
+  int64_t cnt[64], extra[SPC_MAX_ORDER];
+  const void *ev;
+  if (!s && (!x || !v || !bufs || !lens)) s = SPC_NOMEM(e);
+  if (!s) s = spc_iter_create(t, &it, e);
+  for (int64_t g = 0; !s && g < nblk; g += nt) {
+    int m = 0;
+    for (; m < nt; m++) { /* up to nt blocks, the last one short */
+      int64_t k = 0, *xb = x + (size_t)m * BLOCK * (size_t)order;
+      const void **vb = v + (size_t)m * BLOCK;
+      while (k < BLOCK && spc_iter_next(it, xb + k * order, &vb[k])) k++;
+      cnt[m] = k;
+      done += k;
+      if (k < BLOCK) {
+        m += k > 0;
+        break;
+      }
+    }
+#pragma omp parallel for num_threads(nt) if (m > 1)
+    for (int i = 0; i < m; i++)
+      bufs[i] = format_walked(order, t->vt, x + (size_t)i * BLOCK * (size_t)order,
+                              v + (size_t)i * BLOCK, cnt[i], &lens[i]);
+    for (int i = 0; i < m; i++) {
+      if (!bufs[i] && !s) s = SPC_NOMEM(e);
+      if (!s) s = spc_out_write(o, bufs[i], lens[i], e);
+      spc_free(bufs[i]);
+      bufs[i] = NULL;
+    }
+    spc_map_drop_all(); /* arrays in temporary files: their pages back */
+    if (wo->progress && nblk)
+      wo->progress(wo->progress_ctx, "write", (double)(g + m) / (double)nblk);
+    if (m < nt) break;
+  }
+  if (!s && (done != nnz || spc_iter_next(it, extra, &ev))) /* the header's count */
+    s = spc_err(e, SPC_ERR_INTERNAL, o->final, 0, 0,
+                "the %s tensor's levels hold %lld positions but walked %lld components",
+                t->format, (long long)nnz, (long long)done);
+  if (wo->progress) wo->progress(wo->progress_ctx, "write", 1.0);
+  spc_iter_free(&it);
+  spc_free(x);
+  spc_free(v);
+  spc_free(bufs);
+  spc_free(lens);
+  return s;
+}
+
 /* Dense: values in column-major order; symmetric kinds write i >= j
  * (skew: i > j). */
 static spc_status write_array(const spc_tensor *t, spc_out *o, spc_error *e) {
@@ -141,6 +235,7 @@ spc_status spc_mtx_write(const spc_tensor *t, spc_out *o,
   if (s) return s;
   if (dense) return write_array(t, o, e);
   if (!strcmp(t->format, "coo")) return write_coo(t, o, wo, e);
+  if (!t->ext || (t->ext->walk && t->ext->walk(t))) return write_walk(t, o, wo, e);
   spc_tensor *c = NULL;
   if (!(s = spc_tensor_to_coo(t, 0, &c, e))) s = write_coo(c, o, wo, e);
   spc_tensor_free(&c);
