@@ -101,9 +101,10 @@ static spc_status write_coo(const spc_tensor *c, spc_out *o,
   return s;
 }
 
-/* Lines of n components: coordinates x (order a component), values v
- * (NULL for a pattern), into a new buffer of *len bytes. */
-static char *format_walked(int order, spc_vtype vt, const int64_t *x, const void *const *v,
+/* Lines of n components: coordinates x (order a component), values v,
+ * into a new buffer of *len bytes; a pattern's lines end at the
+ * coordinates (Matrix Market), or with "1" (one: FROSTT). */
+static char *format_walked(int order, spc_vtype vt, bool one, const int64_t *x, const void *const *v,
                            int64_t n, size_t *len) {
   size_t per = (size_t)order * 21 + 64;
   char *buf = spc_malloc((size_t)n * per + 1);
@@ -114,7 +115,7 @@ static char *format_walked(int order, spc_vtype vt, const int64_t *x, const void
       if (l) buf[m++] = ' ';
       m += (size_t)spc_format_i64(x[k * order + l] + 1, buf + m);
     }
-    if (vt != SPC_PATTERN) {
+    if (vt != SPC_PATTERN || one) {
       buf[m++] = ' ';
       m += (size_t)spc_format_value(vt, v[k], buf + m);
     }
@@ -124,28 +125,39 @@ static char *format_walked(int order, spc_vtype vt, const int64_t *x, const void
   return buf;
 }
 
-/* Any tensor whose levels walk in place (spc_iter: CSR, CSC, DCSR, CSF,
- * ... as read or converted): its components in storage order, gathered
- * serially BLOCK at a time into nt blocks of coordinates and value
- * pointers, each block's lines formatted on its own thread.  No COO copy:
- * the memory beyond the tensor is the blocks (about 2 MB a thread), so a
- * tensor converted under --mem, its arrays in temporary files, is written
- * within the budget. */
-static spc_status write_walk(const spc_tensor *t, spc_out *o, const spc_write_opts *wo,
-                             spc_error *e) {
+/* The components of any tensor in storage order, through spc_iter (which
+ * walks CSR, CSC, DCSR, CSF, ... in place, and reads other formats out to
+ * a COO first), gathered serially BLOCK at a time into nt blocks of
+ * coordinates and value pointers, each block's lines formatted on its own
+ * thread.  Without a COO copy the memory beyond the tensor is the blocks
+ * (about 2 MB a thread), so a tensor converted under --mem, its arrays in
+ * temporary files, is written within the budget.
+ *   mm: Matrix Market (the size line first: dims and nnz, the count of
+ *       the levels' positions, checked against the components walked);
+ *   else FROSTT (no size line, a pattern's value 1, a native dense
+ *       tensor's zeros left out: they are its padding). */
+spc_status spc_text_write_walk(const spc_tensor *t, spc_out *o, const spc_write_opts *wo, bool mm,
+                               spc_error *e) {
   int64_t nnz = 1;
-  for (int l = 0; l < t->nlevels; l++) nnz = t->lv[l].fmt->npos(&t->lv[l], nnz);
-  char line[128];
-  int n = 0;
-  for (int d = 0; d < t->order; d++)
-    n += snprintf(line + n, sizeof line - (size_t)n, "%lld ", (long long)t->dims[d]);
-  n += snprintf(line + n, sizeof line - (size_t)n, "%lld\n", (long long)nnz);
-  spc_status s = spc_out_write(o, line, (size_t)n, e);
+  spc_status s = SPC_OK;
+  if (mm) {
+    for (int l = 0; l < t->nlevels; l++) nnz = t->lv[l].fmt->npos(&t->lv[l], nnz);
+    char line[128];
+    int n = 0;
+    for (int d = 0; d < t->order; d++)
+      n += snprintf(line + n, sizeof line - (size_t)n, "%lld ", (long long)t->dims[d]);
+    n += snprintf(line + n, sizeof line - (size_t)n, "%lld\n", (long long)nnz);
+    s = spc_out_write(o, line, (size_t)n, e);
+  } else {
+    nnz = spc_tensor_nstored(t); /* for the progress only */
+  }
+  bool dense = !mm && t->nlevels > 0 && !t->ext; /* native dense: zeros are padding */
+  for (int l = 0; l < t->nlevels; l++) dense &= t->lv[l].fmt == &spc_level_dense;
   int nt = wo->threads > 0 ? wo->threads : omp_get_max_threads();
-  int64_t nblk = (nnz + BLOCK - 1) / BLOCK, done = 0;
+  if (nt > 64) nt = 64;
+  int64_t nblk = (nnz + BLOCK - 1) / BLOCK, done = 0, g = 0;
   int order = t->order;
   spc_iter *it = NULL;
-  if (nt > 64) nt = 64;
   int64_t *x = spc_malloc_n((int64_t)nt * BLOCK * order, sizeof *x);
   const void **v = spc_malloc_n((int64_t)nt * BLOCK, sizeof *v);
   char **bufs = spc_calloc((size_t)nt, sizeof *bufs);
@@ -154,22 +166,23 @@ static spc_status write_walk(const spc_tensor *t, spc_out *o, const spc_write_op
   const void *ev;
   if (!s && (!x || !v || !bufs || !lens)) s = SPC_NOMEM(e);
   if (!s) s = spc_iter_create(t, &it, e);
-  for (int64_t g = 0; !s && g < nblk; g += nt) {
+  for (bool more = true; !s && more; g += nt) {
     int m = 0;
     for (; m < nt; m++) { /* up to nt blocks, the last one short */
       int64_t k = 0, *xb = x + (size_t)m * BLOCK * (size_t)order;
       const void **vb = v + (size_t)m * BLOCK;
-      while (k < BLOCK && spc_iter_next(it, xb + k * order, &vb[k])) k++;
+      while (k < BLOCK && (more = spc_iter_next(it, xb + k * order, &vb[k])))
+        k += !(dense && vb[k] && spc_val_is_zero(t->vt, vb[k]));
       cnt[m] = k;
       done += k;
-      if (k < BLOCK) {
+      if (!more) {
         m += k > 0;
         break;
       }
     }
 #pragma omp parallel for num_threads(nt) if (m > 1)
     for (int i = 0; i < m; i++)
-      bufs[i] = format_walked(order, t->vt, x + (size_t)i * BLOCK * (size_t)order,
+      bufs[i] = format_walked(order, t->vt, !mm, x + (size_t)i * BLOCK * (size_t)order,
                               v + (size_t)i * BLOCK, cnt[i], &lens[i]);
     for (int i = 0; i < m; i++) {
       if (!bufs[i] && !s) s = SPC_NOMEM(e);
@@ -179,10 +192,9 @@ static spc_status write_walk(const spc_tensor *t, spc_out *o, const spc_write_op
     }
     spc_map_drop_all(); /* arrays in temporary files: their pages back */
     if (wo->progress && nblk)
-      wo->progress(wo->progress_ctx, "write", (double)(g + m) / (double)nblk);
-    if (m < nt) break;
+      wo->progress(wo->progress_ctx, "write", (double)(g + m < nblk ? g + m : nblk) / (double)nblk);
   }
-  if (!s && (done != nnz || spc_iter_next(it, extra, &ev))) /* the header's count */
+  if (!s && mm && (done != nnz || spc_iter_next(it, extra, &ev))) /* the size line's count */
     s = spc_err(e, SPC_ERR_INTERNAL, o->final, 0, 0,
                 "the %s tensor's levels hold %lld positions but walked %lld components",
                 t->format, (long long)nnz, (long long)done);
@@ -235,7 +247,7 @@ spc_status spc_mtx_write(const spc_tensor *t, spc_out *o,
   if (s) return s;
   if (dense) return write_array(t, o, e);
   if (!strcmp(t->format, "coo")) return write_coo(t, o, wo, e);
-  if (!t->ext || (t->ext->walk && t->ext->walk(t))) return write_walk(t, o, wo, e);
+  if (!t->ext || (t->ext->walk && t->ext->walk(t))) return spc_text_write_walk(t, o, wo, true, e);
   spc_tensor *c = NULL;
   if (!(s = spc_tensor_to_coo(t, 0, &c, e))) s = write_coo(c, o, wo, e);
   spc_tensor_free(&c);

@@ -82,29 +82,8 @@ int spc_format_value(spc_vtype vt, const void *v, char *buf) {
 
 spc_status spc_tns_write(const spc_tensor *t, spc_out *o,
                          const spc_write_opts *wo, spc_error *e) {
-  (void)wo;
-  spc_iter *it = NULL;
-  int64_t x[SPC_MAX_ORDER];
-  const void *v;
-  char line[SPC_MAX_ORDER * 21 + 80];
   if (t->vt == SPC_C128)
     return spc_err(e, SPC_ERR_UNSUPPORTED, o->final, 0, 0,
                    "FROSTT holds real values; this tensor is complex");
-  spc_status s = spc_iter_create(t, &it, e);
-  bool dense = t->nlevels > 0 && !t->ext; /* native dense: an array */
-  for (int l = 0; l < t->nlevels; l++) dense &= t->lv[l].fmt == &spc_level_dense;
-  for (int64_t k = 1; !s && spc_iter_next(it, x, &v); k++) {
-    if (!(k & 0xfffff)) spc_map_drop_all(); /* arrays in temporary files */
-    if (dense && v && spc_val_is_zero(t->vt, v)) continue;
-    int n = 0;
-    for (int d = 0; d < t->order; d++) {
-      n += spc_format_i64(x[d] + 1, line + n);
-      line[n++] = ' ';
-    }
-    n += spc_format_value(t->vt, v, line + n);
-    line[n++] = '\n';
-    s = spc_out_write(o, line, (size_t)n, e);
-  }
-  spc_iter_free(&it);
-  return s;
+  return spc_text_write_walk(t, o, wo, false, e);
 }

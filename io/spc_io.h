@@ -140,6 +140,12 @@ SPC_INTERNAL spc_status spc_tns_read(const char *path, const spc_buf *b,
                                      spc_error *e);
 SPC_INTERNAL spc_status spc_mtx_write(const spc_tensor *t, spc_out *o,
                                       const spc_write_opts *wo, spc_error *e);
+/* A tensor's components as text lines through spc_iter, formatted in
+ * blocks on threads: Matrix Market's size line and lines (mm), or
+ * FROSTT's (io_mtx_write.c). */
+SPC_INTERNAL spc_status spc_text_write_walk(const spc_tensor *t, spc_out *o,
+                                            const spc_write_opts *wo, bool mm,
+                                            spc_error *e);
 SPC_INTERNAL spc_status spc_tns_write(const spc_tensor *t, spc_out *o,
                                       const spc_write_opts *wo, spc_error *e);
 

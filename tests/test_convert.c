@@ -4997,12 +4997,16 @@ static const char ucsr_yaml[] = "format: ucsr\n"
                                 "order: 2\n"
                                 "levels: [dense, compressed]\n";
 
-static void mtx_same_as_coo(const spc_tensor *t, const char *dir, int threads, const char *what) {
+static void text_same_as_coo(const spc_tensor *t, const char *dir, int threads, const char *ext,
+                             const char *what) {
   spc_error e;
   spc_error_clear(&e);
   spc_tensor *c = NULL;
   tu_assert_ok(spc_tensor_to_coo(t, 0, &c, &e), &e);
-  char *pa = tu_path(dir, "walk.mtx"), *pb = tu_path(dir, "coo.mtx");
+  char na[64], nb[64];
+  snprintf(na, sizeof na, "walk.%s", ext);
+  snprintf(nb, sizeof nb, "coo.%s", ext);
+  char *pa = tu_path(dir, na), *pb = tu_path(dir, nb);
   spc_write_opts wo;
   spc_write_opts_init(&wo);
   wo.threads = threads;
@@ -5047,7 +5051,7 @@ START_TEST(test_mtx_walk) {
       }
       char what[2300];
       snprintf(what, sizeof what, "%s -> %s", files[i], strrchr(fm[f], '/') ? strrchr(fm[f], '/') + 1 : fm[f]);
-      mtx_same_as_coo(t, dir, 1 + 2 * (i % 2), what);
+      text_same_as_coo(t, dir, 1 + 2 * (i % 2), "mtx", what);
       written++;
       spc_tensor_free(&t);
     }
@@ -5056,6 +5060,40 @@ START_TEST(test_mtx_walk) {
   tu_free_list(files);
   ck_assert_int_gt(written, 200);
   ck_assert_int_lt(refused, written / 4);
+  /* FROSTT text of the shared tensors, in csf (modes as given and k, i,
+   * j) and coo, the same way */
+  char tdir[1024];
+  snprintf(tdir, sizeof tdir, "%s/tensors", dd);
+  files = tu_list_files(tdir, ".tns", &nf);
+  int twritten = 0;
+  for (int i = 0; i < nf; i++) {
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", tdir, files[i]);
+    spc_tensor *a = tu_read_ok(path, 0, SPC_VTYPE_AUTO);
+    for (int f = 0; f < 3; f++) {
+      spc_convert_opts o;
+      spc_convert_info info;
+      opts(&o, SPC_ENGINE_AUTO, &info);
+      int order = spc_tensor_order(a);
+      if (f == 1) {
+        o.nmodes = order;
+        o.modes[0] = order - 1;
+        for (int d = 1; d < order; d++) o.modes[d] = d - 1;
+      }
+      spc_tensor *t = NULL;
+      spc_error e;
+      spc_error_clear(&e);
+      tu_assert_ok(spc_convert_to(a, f == 2 ? "coo" : "csf", &o, &t, &e), &e);
+      char what[2300];
+      snprintf(what, sizeof what, "%s -> %s", files[i], f == 2 ? "coo" : f ? "csf (k, i, j)" : "csf");
+      text_same_as_coo(t, dir, 1 + 2 * (i % 2), "tns", what);
+      twritten++;
+      spc_tensor_free(&t);
+    }
+    spc_tensor_free(&a);
+  }
+  tu_free_list(files);
+  ck_assert_int_ge(twritten, 3 * nf);
   /* many blocks: a CSR of 300,007 components, converted and read back */
   int64_t dims[2] = {70001, 90001}, n = 300007;
   size_t cap = (size_t)n * 48 + 128, len = 0;
@@ -5084,8 +5122,9 @@ START_TEST(test_mtx_walk) {
   spc_tensor *back = tu_read_ok(h5, 0, SPC_F64);
   ck_assert_str_eq(spc_tensor_format(back), "csr");
   for (int th = 1; th <= 5; th += 1 + (th >= 3)) {
-    mtx_same_as_coo(t, dir, th, "300,007-component csr");
-    mtx_same_as_coo(back, dir, th, "300,007-component csr read back");
+    text_same_as_coo(t, dir, th, "mtx", "300,007-component csr");
+    text_same_as_coo(back, dir, th, "mtx", "300,007-component csr read back");
+    text_same_as_coo(t, dir, th, "tns", "300,007-component csr (FROSTT)");
   }
   spc_tensor_free(&back);
   spc_tensor_free(&t);
