@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <omp.h>
+#include <stdint.h>
 #include <zlib.h>
 
 size_t spc_peek(const char *path, unsigned char *dst, size_t n) {
@@ -156,6 +158,100 @@ spc_status spc_commit_tmp(const char *tmp, const char *path, spc_status st,
   return SPC_OK;
 }
 
+/* gzip output, deflated on threads: the bytes are cut into chunks of
+ * GZ_CHUNK (fixed, whatever the thread count, so the file is the same
+ * bytes on any), each deflated alone as raw deflate at level 6 with the
+ * 32 KiB before it as its dictionary (so the ratio is gzip's, within
+ * about 0.1%), ended by a sync flush (byte-aligned, not final);
+ * a batch of up to one chunk a thread runs at once, the chunks' CRCs
+ * are combined (crc32_combine) and the whole is one gzip member: the
+ * 10-byte header, the chunks, an empty final block, CRC and size.  As
+ * pigz does it; zlib's gzwrite on one core made a .mtx.gz five times
+ * slower to write than the .mtx. */
+#define GZ_CHUNK ((size_t)1 << 20)
+
+typedef struct gzjob {
+  const unsigned char *p, *dict;
+  size_t n, ndict;
+  unsigned char *out;
+  size_t nout;
+  unsigned long crc;
+  int ok;
+} gzjob;
+
+static void gz_chunk(gzjob *j) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  j->ok = 0;
+  j->crc = crc32(0L, Z_NULL, 0);
+  if (deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return;
+  size_t cap = deflateBound(&z, (uLong)j->n) + 64;
+  if (!(j->out = malloc(cap))) {
+    deflateEnd(&z);
+    return;
+  }
+  if (j->ndict) deflateSetDictionary(&z, j->dict, (uInt)j->ndict);
+  z.next_in = (unsigned char *)(uintptr_t)j->p;
+  z.avail_in = (uInt)j->n;
+  z.next_out = j->out;
+  z.avail_out = (uInt)cap;
+  int r = deflate(&z, Z_SYNC_FLUSH);
+  j->nout = cap - z.avail_out;
+  j->ok = (r == Z_OK || r == Z_BUF_ERROR) && z.avail_in == 0;
+  deflateEnd(&z);
+  j->crc = crc32(j->crc, j->p, (uInt)j->n);
+}
+
+static spc_status out_put(spc_out *o, const void *p, size_t n, spc_error *e) {
+  if (n && fwrite(p, 1, n, o->f) != n)
+    return o->st = spc_err(e, SPC_ERR_IO, o->final, 0, 0, "write failed: %s",
+                           strerror(errno ? errno : EIO));
+  return SPC_OK;
+}
+
+/* Deflate the whole chunks of o->in (all of it when last), keep the rest. */
+static spc_status gz_flush(spc_out *o, bool last, spc_error *e) {
+  size_t nch = o->inlen / GZ_CHUNK + (last && o->inlen % GZ_CHUNK);
+  if (!nch) return SPC_OK;
+  gzjob *jobs = calloc(nch, sizeof *jobs);
+  if (!jobs) return o->st = SPC_NOMEM(e);
+  for (size_t k = 0; k < nch; k++) {
+    size_t b = k * GZ_CHUNK, n = o->inlen - b < GZ_CHUNK ? o->inlen - b : GZ_CHUNK;
+    jobs[k].p = o->in + b;
+    jobs[k].n = n;
+    if (k) jobs[k].dict = o->in + b - 32768, jobs[k].ndict = 32768;
+    else jobs[k].dict = o->dict, jobs[k].ndict = o->dictlen;
+  }
+  int nt = o->threads > 0 ? o->threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nch > 1 && nt > 1)
+  for (size_t k = 0; k < nch; k++) gz_chunk(&jobs[k]);
+  spc_status s = SPC_OK;
+  for (size_t k = 0; k < nch; k++) {
+    if (!s && !jobs[k].ok) s = o->st = SPC_NOMEM(e);
+    if (!s) s = out_put(o, jobs[k].out, jobs[k].nout, e);
+    if (!s) o->crc = crc32_combine(o->crc, jobs[k].crc, (z_off_t)jobs[k].n);
+    free(jobs[k].out);
+  }
+  free(jobs);
+  if (s) return s;
+  size_t used = nch * GZ_CHUNK < o->inlen ? nch * GZ_CHUNK : o->inlen;
+  o->isize += used;
+  /* the window of the next chunk: the last 32 KiB deflated */
+  size_t keep = used < 32768 ? used : 32768;
+  if (keep < 32768 && o->dictlen) { /* short: the old window's tail first */
+    size_t old = o->dictlen + keep > 32768 ? 32768 - keep : o->dictlen;
+    memmove(o->dict, o->dict + o->dictlen - old, old);
+    o->dictlen = old;
+  } else {
+    o->dictlen = 0;
+  }
+  memcpy(o->dict + o->dictlen, o->in + used - keep, keep);
+  o->dictlen += keep;
+  memmove(o->in, o->in + used, o->inlen - used);
+  o->inlen -= used;
+  return SPC_OK;
+}
+
 spc_status spc_out_open(spc_out *o, const char *path, int gzip, spc_error *e) {
   memset(o, 0, sizeof *o);
   if (strlen(path) >= sizeof o->final)
@@ -163,46 +259,61 @@ spc_status spc_out_open(spc_out *o, const char *path, int gzip, spc_error *e) {
   strcpy(o->final, path);
   spc_status s = spc_tmpname(path, o->tmp, sizeof o->tmp, e);
   if (s) return s;
-  if (gzip) {
-    o->gz = gzopen(o->tmp, "wb6");
-    if (o->gz) gzbuffer(o->gz, 1 << 20);
-  } else {
-    o->f = fopen(o->tmp, "wb");
-    if (o->f) setvbuf(o->f, NULL, _IOFBF, 1 << 20);
-  }
-  if (!o->gz && !o->f) {
+  o->f = fopen(o->tmp, "wb");
+  if (o->f) setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+  if (!o->f) {
     unlink(o->tmp);
     return spc_err(e, SPC_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+  }
+  if (gzip) {
+    static const unsigned char head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
+    o->gz = true;
+    o->crc = crc32(0L, Z_NULL, 0);
+    if ((s = out_put(o, head, sizeof head, e))) {
+      fclose(o->f);
+      o->f = NULL;
+      unlink(o->tmp);
+      return s;
+    }
   }
   return SPC_OK;
 }
 
 spc_status spc_out_write(spc_out *o, const void *p, size_t n, spc_error *e) {
   if (o->st) return o->st;
-  const char *c = p;
+  if (!o->gz) return out_put(o, p, n, e);
+  const unsigned char *c = p;
   while (n) {
-    size_t k;
-    if (o->gz) {
-      unsigned part = n > (1u << 30) ? (1u << 30) : (unsigned)n;
-      int w = gzwrite(o->gz, c, part);
-      k = w > 0 ? (size_t)w : 0;
-    } else {
-      k = fwrite(c, 1, n, o->f);
+    if (!o->in) { /* a batch: a chunk a thread, at least two */
+      int nt = o->threads > 0 ? o->threads : omp_get_max_threads();
+      o->incap = GZ_CHUNK * (size_t)(nt < 2 ? 2 : nt > 64 ? 64 : nt);
+      if (!(o->in = malloc(o->incap))) return o->st = SPC_NOMEM(e);
     }
-    if (!k)
-      return o->st = spc_err(e, SPC_ERR_IO, o->final, 0, 0, "write failed: %s",
-                             strerror(errno ? errno : EIO));
+    size_t k = o->incap - o->inlen < n ? o->incap - o->inlen : n;
+    memcpy(o->in + o->inlen, c, k);
+    o->inlen += k;
     c += k;
     n -= k;
+    spc_status s = o->inlen == o->incap ? gz_flush(o, false, e) : SPC_OK;
+    if (s) return s;
   }
   return SPC_OK;
 }
 
 spc_status spc_out_close(spc_out *o, spc_status st, spc_error *e) {
   int bad = 0;
-  if (o->gz) bad = gzclose(o->gz) != Z_OK;
+  if (o->gz && !st && !o->st && !gz_flush(o, true, e)) {
+    /* an empty final block, then CRC-32 and the size mod 2^32 */
+    unsigned char tail[10] = {3, 0};
+    for (int k = 0; k < 4; k++) {
+      tail[2 + k] = (unsigned char)(o->crc >> (8 * k));
+      tail[6 + k] = (unsigned char)(o->isize >> (8 * k));
+    }
+    out_put(o, tail, sizeof tail, e);
+  }
+  free(o->in);
+  o->in = NULL;
   if (o->f) bad = fclose(o->f) != 0;
-  o->gz = NULL;
   o->f = NULL;
   if (!st && o->st) st = o->st;
   if (!st && bad)

@@ -118,6 +118,7 @@ spc_status spc_write(const spc_tensor *t, const char *path,
     spc_out out;
     int gz = o->gzip >= 0 ? o->gzip : ends_with(path, ".gz");
     if (!(s = spc_out_open(&out, path, gz, e))) {
+      out.threads = o->threads;
       s = k == SPC_FILE_MTX ? spc_mtx_write(w, &out, o, e) : spc_tns_write(w, &out, o, e);
       s = spc_out_close(&out, s, e);
     }

@@ -27,7 +27,14 @@ SPC_INTERNAL size_t spc_peek(const char *path, unsigned char *dst, size_t n);
 /* ---- output: temporary file renamed into place on commit ---------------- */
 typedef struct spc_out {
   FILE *f;
-  void *gz; /* gzFile when compressing */
+  bool gz;  /* gzip: the bytes deflated in chunks on threads (io_buf.c) */
+  int threads; /* 0: OpenMP's count (set after spc_out_open) */
+  unsigned char *in; /* gzip: input not deflated yet (inlen of incap) */
+  size_t inlen, incap;
+  unsigned char dict[32768]; /* the last 32 KiB deflated: the next chunk's window */
+  size_t dictlen;
+  unsigned long crc; /* of everything deflated */
+  uint64_t isize;
   char tmp[4096];
   char final[4096];
   spc_status st;

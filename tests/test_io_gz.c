@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 /* A Matrix Market (or FROSTT) text of n entries of about 30 bytes. */
 static char *make_text(bool mtx, int64_t n, int64_t bad_line, size_t *len) {
@@ -102,6 +103,90 @@ START_TEST(test_gz_error_line) {
 }
 END_TEST
 
+/* gunzip a whole file with zlib (which checks the trailer's CRC-32 and
+ * size); NULL unless it ends where the single member ends. */
+static char *gunzip_all(const char *path, size_t *len) {
+  size_t zn = 0;
+  unsigned char *zb = (unsigned char *)tu_read_file(path, &zn);
+  if (!zb) return NULL;
+  size_t cap = zn * 8 + 1024;
+  char *out = malloc(cap);
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  ck_assert_int_eq(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+  z.next_in = zb;
+  z.avail_in = (uInt)zn;
+  int r;
+  do {
+    if (z.total_out == cap) out = realloc(out, cap *= 2);
+    z.next_out = (unsigned char *)out + z.total_out;
+    z.avail_out = (uInt)(cap - z.total_out);
+    r = inflate(&z, Z_NO_FLUSH);
+  } while (r == Z_OK);
+  bool ok = r == Z_STREAM_END && z.avail_in == 0;
+  *len = z.total_out;
+  inflateEnd(&z);
+  free(zb);
+  if (!ok) free(out);
+  return ok ? out : NULL;
+}
+
+/* .mtx.gz / .tns.gz written on threads (chunks of 1 MiB deflated apart,
+ * io_buf.c): the same bytes on 1, 2 and 3 threads, one gzip member that
+ * zlib inflates (CRC and size checked) to the plain file's bytes; a
+ * file shorter than one chunk and an empty tensor too. */
+START_TEST(test_gz_write) {
+  char *dir = tu_mkdtemp();
+  for (int c = 0; c < 4; c++) {
+    bool mtx = c != 1;
+    int64_t n = c == 2 ? 3 : c == 3 ? 0 : 600000;
+    size_t len;
+    char *text = make_text(mtx, n, 0, &len);
+    char *src = tu_path(dir, mtx ? "src.mtx" : "src.tns");
+    ck_assert_int_eq(tu_write_file(src, text, len), 0);
+    free(text);
+    spc_tensor *t = tu_read_ok(src, 0, SPC_VTYPE_AUTO);
+    char *plain = tu_path(dir, mtx ? "p.mtx" : "p.tns");
+    spc_error e;
+    spc_error_clear(&e);
+    tu_assert_ok(spc_write(t, plain, NULL, &e), &e);
+    size_t pn = 0;
+    char *pb = tu_read_file(plain, &pn);
+    char *first = NULL;
+    size_t firstn = 0;
+    for (int th = 1; th <= 3; th++) {
+      char name[32];
+      snprintf(name, sizeof name, "z%d.%s.gz", th, mtx ? "mtx" : "tns");
+      char *zp = tu_path(dir, name);
+      spc_write_opts wo;
+      spc_write_opts_init(&wo);
+      wo.threads = th;
+      tu_assert_ok(spc_write(t, zp, &wo, &e), &e);
+      size_t un = 0, zn = 0;
+      char *ub = gunzip_all(zp, &un);
+      ck_assert_msg(ub != NULL, "case %d, %d threads: not one valid gzip member", c, th);
+      ck_assert_msg(un == pn && !memcmp(ub, pb, pn), "case %d, %d threads: inflates to %zu bytes, not the %zu written plain", c, th, un, pn);
+      free(ub);
+      char *zb = tu_read_file(zp, &zn);
+      if (!first) first = zb, firstn = zn;
+      else {
+        ck_assert_msg(zn == firstn && !memcmp(zb, first, zn), "case %d: %d threads wrote other bytes", c, th);
+        free(zb);
+      }
+      if (c == 0) ck_assert_uint_lt(zn, pn / 2); /* compressed */
+      free(zp);
+    }
+    free(first);
+    free(pb);
+    free(plain);
+    free(src);
+    spc_tensor_free(&t);
+  }
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 Suite *suite_gz(void) {
   Suite *s = suite_create("gz");
   TCase *tc = tcase_create("pipeline");
@@ -109,6 +194,7 @@ Suite *suite_gz(void) {
   tcase_add_test(tc, test_gz_mtx_same);
   tcase_add_test(tc, test_gz_tns_same);
   tcase_add_test(tc, test_gz_error_line);
+  tcase_add_test(tc, test_gz_write);
   suite_add_tcase(s, tc);
   return s;
 }
