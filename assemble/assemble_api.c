@@ -55,7 +55,8 @@ static bool conv_walk(const spc_tensor *t) {
   return true;
 }
 
-const spc_tensor_ext asm_conv_ext = {conv_destroy, conv_to_coo, conv_level_name, conv_walk};
+const spc_tensor_ext asm_conv_ext = {conv_destroy, conv_to_coo,     conv_level_name,
+                                     conv_walk,    asm_src_top_range, asm_read_part};
 
 /* ---- formats by name ------------------------------------------------------------ */
 

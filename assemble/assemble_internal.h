@@ -202,9 +202,14 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
  * ASM_W_SIZES also the last level's measuring routine (spc_convert_size);
  * ASM_W_STREAM also every level's routines over a stream (stream_levels) */
 enum { ASM_W_NOSORT = 1, ASM_W_COUNT = 2, ASM_W_SIZES = 4, ASM_W_STREAM = 8 };
+/* ranged: spc_conv_readr, the read-out of the top level's positions
+ * [q0, q1) (three more parameters after nout: q0, q1, and cnt: nonzero
+ * counts only, no arrays) -- a text writer's parts (asm_read_part) */
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
-                            ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
+                            ir_ty index_ty, ir_ty coord_ty, spc_vtype vt, bool ranged,
                             asm_routine_cb cb, void *ctx, spc_error *e);
+spc_status asm_read_part(const spc_tensor *t, int64_t q0, int64_t q1, int64_t *n,
+                         spc_tensor **out, spc_error *e);
 /* The fused routines (a source of format src_fmt and types sindex_ty,
  * scoord_ty read through its levels into fmt of types index_ty, coord_ty:
  * assemble_write.c): the counting plan's where the types are equal, the

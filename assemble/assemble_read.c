@@ -476,6 +476,12 @@ static spc_status build_read(rd *R, int *p_arr, spc_error *e) {
   }
   if (R->vt != SPC_PATTERN) R->vout = ir_param(f, "vout", vty, true, IR_OUT);
   R->nout = ir_param(f, "nout", IR_I64, false, IR_OUT);
+  ir_var cnt = -1;
+  if (R->clip) { /* ranged: the top positions [q0, q1); cnt != 0: count only */
+    R->q0 = ir_param(f, "q0", IR_I64, false, IR_IN);
+    R->q1 = ir_param(f, "q1", IR_I64, false, IR_IN);
+    cnt = ir_param(f, "cnt", IR_I64, false, IR_IN);
+  }
   for (int l = 0; l < I->nlevels; l++) {
     snprintf(name, sizeof name, "c%d", l);
     R->c[l] = lang_fresh_local(f, name, I->coord_ty, false);
@@ -487,6 +493,8 @@ static spc_status build_read(rd *R, int *p_arr, spc_error *e) {
   ir_add(f, body, ir_assign(f, R->nout, ir_int(f, 0)));
   spc_status s = nest(R, 0, body, ir_int(f, 0), false, e);
   if (s) return s;
+  if (cnt >= 0) /* the fill only when asked */
+    body = ir_then(ir_add(f, body, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, cnt), ir_int(f, 0)), NULL, NULL)));
   for (int d = 0; d < R->order; d++) ir_add(f, body, ir_alloc(f, R->crd[d], ir_ref(f, R->nout), false));
   if (R->vout >= 0) ir_add(f, body, ir_alloc(f, R->vout, ir_ref(f, R->nout), false));
   ir_add(f, body, ir_assign(f, R->nout, ir_int(f, 0)));
@@ -551,7 +559,7 @@ static spc_status make_read(void *ctx, asm_rc_val *v, spc_error *e) {
   if (!s) s = invert(I, r, iv, e);
   R.r = r;
   R.iv = iv;
-  if (!s && !(R.f = ir_func_new("spc_conv_read"))) s = SPC_NOMEM(e);
+  if (!s && !(R.f = ir_func_new(R.clip ? "spc_conv_readr" : "spc_conv_read"))) s = SPC_NOMEM(e);
   if (!s) s = build_read(&R, q->p_arr, e);
   v->f = R.f;
   spc_remap_free(&r);
@@ -563,16 +571,19 @@ spc_status spc_convert_to_coo(const spc_tensor *t, spc_tensor **out,
   return spc_convert_to_coo_ex(t, NULL, out, e);
 }
 
-spc_status spc_convert_to_coo_ex(const spc_tensor *t,
-                                 const spc_convert_opts *o, spc_tensor **out,
-                                 spc_error *e) {
-  *out = NULL;
+/* The read-out: t's stored components into a new COO *out -- all of them,
+ * or (ranged) those under the top level's positions [q0, q1), in the
+ * storage order either way; with count, only their number *n (no COO). */
+static spc_status read_out(const spc_tensor *t, const spc_convert_opts *o, bool ranged,
+                           int64_t q0, int64_t q1, bool count, int64_t *n_out,
+                           spc_tensor **out, spc_error *e) {
+  if (out) *out = NULL;
   if (!spc_is_converted(t))
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0,
                    "tensor of format %s was not made by spc_convert",
                    t ? t->format : "(null)");
   const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
-  rd R = {.I = I, .order = t->order, .vt = t->vt};
+  rd R = {.I = I, .order = t->order, .vt = t->vt, .clip = ranged};
   spc_convert_opts dflt;
   o = made_with(I, o, &dflt);
   asm_engine E;
@@ -585,7 +596,7 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
   /* the routine cache (assemble_write.c): a format's read routine that the
    * factory has is built once */
   uint64_t key[2] = {0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL};
-  asm_rk_put(key, 0x7265616452ULL); /* "readR" */
+  asm_rk_put(key, ranged ? 0x7265616451ULL /* "readQ" */ : 0x7265616452ULL /* "readR" */);
   asm_rk_put(key, ((uint64_t)t->order << 8) ^ (uint64_t)t->vt);
   bool can = (eng->want == SPC_ENGINE_AUTO || eng->want == SPC_ENGINE_FACTORY) &&
              asm_rk_info(key, I);
@@ -596,8 +607,15 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
                                 &looked, e);
   R.f = v.f;
   int np = R.f ? ir_nparams(R.f) : 0;
+  int nl = 0; /* the level arrays, the values, ext */
   if (!s && !(args = spc_calloc((size_t)np, sizeof *args))) s = SPC_NOMEM(e);
-  if (!s) s = level_args(I, t, args, extv, e) < 0 ? SPC_ERR_INTERNAL : SPC_OK;
+  if (!s) s = (nl = level_args(I, t, args, extv, e)) < 0 ? SPC_ERR_INTERNAL : SPC_OK;
+  int first = nl, nouts = t->order + (t->vt != SPC_PATTERN), in = first + nouts;
+  if (!s && ranged) {
+    args[in + 1].s.i64 = q0;
+    args[in + 2].s.i64 = q1;
+    args[in + 3].s.i64 = count;
+  }
   if (!s && looked && v.fn) {
     asm_note_factory(eng, 1);
     if (hit && eng->info) eng->info->routines_cached++;
@@ -605,9 +623,9 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
   } else if (!s) {
     s = asm_run(eng, R.f, args, e);
   }
-  if (!s) {
-    int first = np - 1 - t->order - (t->vt != SPC_PATTERN);
-    int64_t n = args[np - 1].s.i64;
+  int64_t n = s ? 0 : args[in].s.i64;
+  if (n_out) *n_out = n;
+  if (!s && !count) {
     /* the COO takes the routine's arrays as they are (its own, allocated
      * but never written, hold no pages): int64 coordinates narrowed in
      * place where the COO's are int32, then cut to size.  A copy held
@@ -639,14 +657,27 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
     } else if (!s && t->vt != SPC_PATTERN && n) {
       memcpy(c->val, args[first + t->order].data, (size_t)n * spc_vtype_size(t->vt));
     }
-    for (int k = first; k < np - 1; k++) spc_free(args[k].data);
   }
-  (void)p_arr;
+  for (int k = first; args && k < first + nouts && k < np; k++) spc_free(args[k].data);
   spc_free(args);
   ir_func_free(&R.f);
   if (s) spc_tensor_free(&c);
-  *out = c;
+  if (out) *out = c;
+  else spc_tensor_free(&c);
   return s;
+}
+
+spc_status spc_convert_to_coo_ex(const spc_tensor *t,
+                                 const spc_convert_opts *o, spc_tensor **out,
+                                 spc_error *e) {
+  return read_out(t, o, false, 0, 0, false, NULL, out, e);
+}
+
+/* The stored components under the top level's positions [q0, q1): their
+ * number (*out NULL) or a new COO of them, in the storage order. */
+spc_status asm_read_part(const spc_tensor *t, int64_t q0, int64_t q1, int64_t *n,
+                         spc_tensor **out, spc_error *e) {
+  return read_out(t, NULL, true, q0, q1, !out, n, out, e);
 }
 
 /* For routines built without data: I (fmt and types set) gets the
@@ -670,17 +701,25 @@ static spc_status dry_info(conv_info *I, int order, spc_remap **r, inv *iv, spc_
 }
 
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
-                            ir_ty index_ty, ir_ty coord_ty, spc_vtype vt,
+                            ir_ty index_ty, ir_ty coord_ty, spc_vtype vt, bool ranged,
                             asm_routine_cb cb, void *ctx, spc_error *e) {
   conv_info I = {.fmt = fmt, .index_ty = index_ty, .coord_ty = coord_ty};
-  rd R = {.I = &I, .order = order, .vt = vt};
+  rd R = {.I = &I, .order = order, .vt = vt, .clip = ranged};
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
   int p_arr[SPC_MAX_ORDER * SPC_SPEC_MAX];
   spc_status s = dry_info(&I, order, &r, iv, e);
   R.r = r;
   R.iv = iv;
-  if (!s && !(R.f = ir_func_new("spc_conv_read"))) s = SPC_NOMEM(e);
+  if (!s && ranged && !fmt->fill_zero) { /* a writer walks levels of plain coordinates */
+    bool plain = true;
+    for (int l = 0; l < r->order_out; l++) plain &= r->out[l]->kind == LN_NAME;
+    if (plain) {
+      spc_remap_free(&r);
+      return SPC_OK;
+    }
+  }
+  if (!s && !(R.f = ir_func_new(ranged ? "spc_conv_readr" : "spc_conv_read"))) s = SPC_NOMEM(e);
   if (!s) s = build_read(&R, p_arr, e);
   if (!s) s = cb(ctx, R.f, e);
   ir_func_free(&R.f);

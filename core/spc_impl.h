@@ -130,6 +130,14 @@ typedef struct spc_tensor_ext {
    * coordinate to map back.  spc_iter then walks them in place instead
    * of making the COO.  NULL: never */
   bool (*walk)(const spc_tensor *t);
+  /* the top level's positions [*b, *en), and the stored components under
+   * a range [q0, q1) of them, in to_coo's order: their number *n, and
+   * (out non-NULL) a new COO of them -- a writer's parts, so a tensor
+   * that cannot be walked is written without a COO of the whole.  NULL:
+   * none */
+  spc_status (*top)(const spc_tensor *t, int64_t *b, int64_t *en, spc_error *e);
+  spc_status (*read_part)(const spc_tensor *t, int64_t q0, int64_t q1, int64_t *n,
+                          spc_tensor **out, spc_error *e);
 } spc_tensor_ext;
 
 struct spc_tensor {

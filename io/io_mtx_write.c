@@ -6,6 +6,7 @@
 #include "spc_io.h"
 #include "spc_num.h"
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BLOCK 65536 /* entries formatted per task */
@@ -125,31 +126,104 @@ static char *format_walked(int order, spc_vtype vt, bool one, const int64_t *x, 
   return buf;
 }
 
-/* The components of any tensor in storage order, through spc_iter (which
- * walks CSR, CSC, DCSR, CSF, ... in place, and reads other formats out to
- * a COO first), gathered serially BLOCK at a time into nt blocks of
- * coordinates and value pointers, each block's lines formatted on its own
- * thread.  Without a COO copy the memory beyond the tensor is the blocks
- * (about 2 MB a thread), so a tensor converted under --mem, its arrays in
- * temporary files, is written within the budget.
- *   mm: Matrix Market (the size line first: dims and nnz, the count of
- *       the levels' positions, checked against the components walked);
+/* The components a text writer lists, in storage order: spc_iter's (which
+ * walks CSR, CSC, DCSR, CSF, ... in place), or, for a tensor that cannot
+ * be walked (remapped or padded: DIA, ELL, BCSR, ...) and can be read out
+ * by ranges of its top level (ext->read_part), those parts' COOs of about
+ * PART components each, one held at a time. */
+#define PART ((int64_t)1 << 20)
+typedef struct tsrc {
+  spc_iter *it;
+  const spc_tensor *t;
+  spc_tensor *c; /* the current part */
+  int64_t k, n, q, en, step;
+  size_t w;
+} tsrc;
+
+static spc_status tsrc_open(tsrc *S, const spc_tensor *t, int64_t *nnz, spc_error *e) {
+  memset(S, 0, sizeof *S);
+  S->t = t;
+  if (!t->ext || (t->ext->walk && t->ext->walk(t)) || !t->ext->read_part || !t->ext->top)
+    return spc_iter_create(t, &S->it, e);
+  int64_t b;
+  spc_status s = t->ext->top(t, &b, &S->en, e);
+  if (!s) s = t->ext->read_part(t, b, S->en, nnz, NULL, e); /* count only */
+  int64_t m = S->en - b, part = PART;
+  const char *pe = getenv("SPC_TEXT_PART"); /* tests: many small parts */
+  if (pe && atoll(pe) > 0) part = atoll(pe);
+  S->q = b;
+  S->step = m > 0 && *nnz > part ? (int64_t)((double)m * (double)part / (double)*nnz) : m;
+  if (S->step < 1) S->step = 1;
+  S->w = spc_vtype_size(t->vt);
+  return s;
+}
+
+/* The next component: coordinates into x, *v its value (the iterator's
+ * pointer, or a copy into vslot: a part's arrays go with the part) */
+static spc_status tsrc_next(tsrc *S, int64_t *x, const void **v, char *vslot, bool *more,
+                            spc_error *e) {
+  if (S->it) {
+    *more = spc_iter_next(S->it, x, v);
+    return SPC_OK;
+  }
+  while (!S->c || S->k == S->n) {
+    spc_tensor_free(&S->c);
+    if (S->q >= S->en) {
+      *more = false;
+      return SPC_OK;
+    }
+    int64_t q1 = S->en - S->q > S->step ? S->q + S->step : S->en;
+    spc_status s = S->t->ext->read_part(S->t, S->q, q1, &S->n, &S->c, e);
+    if (s) return s;
+    S->q = q1;
+    S->k = 0;
+  }
+  const spc_tensor *c = S->c;
+  for (int l = 0; l < c->order; l++) x[l] = spc_arr_get(&c->lv[l].arr[l == 0], S->k);
+  *v = NULL;
+  if (c->vt != SPC_PATTERN) {
+    memcpy(vslot, (const char *)c->val + S->k * (int64_t)S->w, S->w);
+    *v = vslot;
+  }
+  S->k++;
+  *more = true;
+  return SPC_OK;
+}
+
+static void tsrc_close(tsrc *S) {
+  spc_iter_free(&S->it);
+  spc_tensor_free(&S->c);
+}
+
+/* The components of any tensor in storage order (tsrc), gathered serially
+ * BLOCK at a time into nt blocks of coordinates and value pointers, each
+ * block's lines formatted on its own thread.  Without a COO copy the
+ * memory beyond the tensor is the blocks (about 2 MB a thread) and, for a
+ * tensor read out in parts, one part, so a tensor converted under --mem,
+ * its arrays in temporary files, is written within the budget.
+ *   mm: Matrix Market (the size line first: dims and nnz -- the count of
+ *       the levels' positions, or the parts' count -- checked against the
+ *       components listed);
  *   else FROSTT (no size line, a pattern's value 1, a native dense
  *       tensor's zeros left out: they are its padding). */
 spc_status spc_text_write_walk(const spc_tensor *t, spc_out *o, const spc_write_opts *wo, bool mm,
                                spc_error *e) {
-  int64_t nnz = 1;
-  spc_status s = SPC_OK;
-  if (mm) {
+  int64_t nnz = -1;
+  tsrc S;
+  spc_status s = tsrc_open(&S, t, &nnz, e);
+  if (!s && nnz < 0 && mm) {
+    nnz = 1;
     for (int l = 0; l < t->nlevels; l++) nnz = t->lv[l].fmt->npos(&t->lv[l], nnz);
+  } else if (!s && nnz < 0) {
+    nnz = spc_tensor_nstored(t); /* for the progress only */
+  }
+  if (!s && mm) {
     char line[128];
     int n = 0;
     for (int d = 0; d < t->order; d++)
       n += snprintf(line + n, sizeof line - (size_t)n, "%lld ", (long long)t->dims[d]);
     n += snprintf(line + n, sizeof line - (size_t)n, "%lld\n", (long long)nnz);
     s = spc_out_write(o, line, (size_t)n, e);
-  } else {
-    nnz = spc_tensor_nstored(t); /* for the progress only */
   }
   bool dense = !mm && t->nlevels > 0 && !t->ext; /* native dense: zeros are padding */
   for (int l = 0; l < t->nlevels; l++) dense &= t->lv[l].fmt == &spc_level_dense;
@@ -157,25 +231,29 @@ spc_status spc_text_write_walk(const spc_tensor *t, spc_out *o, const spc_write_
   if (nt > 64) nt = 64;
   int64_t nblk = (nnz + BLOCK - 1) / BLOCK, done = 0, g = 0;
   int order = t->order;
-  spc_iter *it = NULL;
+  size_t w = spc_vtype_size(t->vt);
   int64_t *x = spc_malloc_n((int64_t)nt * BLOCK * order, sizeof *x);
   const void **v = spc_malloc_n((int64_t)nt * BLOCK, sizeof *v);
+  char *vcopy = S.it ? NULL : spc_malloc_n((int64_t)nt * BLOCK, w ? w : 1);
   char **bufs = spc_calloc((size_t)nt, sizeof *bufs);
   size_t *lens = spc_calloc((size_t)nt, sizeof *lens);
   int64_t cnt[64], extra[SPC_MAX_ORDER];
+  char eslot[32];
   const void *ev;
-  if (!s && (!x || !v || !bufs || !lens)) s = SPC_NOMEM(e);
-  if (!s) s = spc_iter_create(t, &it, e);
-  for (bool more = true; !s && more; g += nt) {
+  if (!s && (!x || !v || !bufs || !lens || (!S.it && !vcopy))) s = SPC_NOMEM(e);
+  bool more = true;
+  for (; !s && more; g += nt) {
     int m = 0;
-    for (; m < nt; m++) { /* up to nt blocks, the last one short */
+    for (; m < nt && !s; m++) { /* up to nt blocks, the last one short */
       int64_t k = 0, *xb = x + (size_t)m * BLOCK * (size_t)order;
       const void **vb = v + (size_t)m * BLOCK;
-      while (k < BLOCK && (more = spc_iter_next(it, xb + k * order, &vb[k])))
+      char *cb = vcopy ? vcopy + (size_t)m * BLOCK * w : NULL;
+      while (k < BLOCK && !(s = tsrc_next(&S, xb + k * order, &vb[k], cb ? cb + k * w : NULL, &more, e)) &&
+             more)
         k += !(dense && vb[k] && spc_val_is_zero(t->vt, vb[k]));
       cnt[m] = k;
       done += k;
-      if (!more) {
+      if (!more || s) {
         m += k > 0;
         break;
       }
@@ -194,14 +272,18 @@ spc_status spc_text_write_walk(const spc_tensor *t, spc_out *o, const spc_write_
     if (wo->progress && nblk)
       wo->progress(wo->progress_ctx, "write", (double)(g + m < nblk ? g + m : nblk) / (double)nblk);
   }
-  if (!s && mm && (done != nnz || spc_iter_next(it, extra, &ev))) /* the size line's count */
+  bool over = false;
+  if (!s && mm && done == nnz && !(s = tsrc_next(&S, extra, &ev, eslot, &over, e)) && over)
+    done++;
+  if (!s && mm && done != nnz) /* the size line's count */
     s = spc_err(e, SPC_ERR_INTERNAL, o->final, 0, 0,
                 "the %s tensor's levels hold %lld positions but walked %lld components",
                 t->format, (long long)nnz, (long long)done);
   if (wo->progress) wo->progress(wo->progress_ctx, "write", 1.0);
-  spc_iter_free(&it);
+  tsrc_close(&S);
   spc_free(x);
   spc_free(v);
+  spc_free(vcopy);
   spc_free(bufs);
   spc_free(lens);
   return s;
@@ -247,7 +329,8 @@ spc_status spc_mtx_write(const spc_tensor *t, spc_out *o,
   if (s) return s;
   if (dense) return write_array(t, o, e);
   if (!strcmp(t->format, "coo")) return write_coo(t, o, wo, e);
-  if (!t->ext || (t->ext->walk && t->ext->walk(t))) return spc_text_write_walk(t, o, wo, true, e);
+  if (!t->ext || (t->ext->walk && t->ext->walk(t)) || (t->ext->read_part && t->ext->top))
+    return spc_text_write_walk(t, o, wo, true, e);
   spc_tensor *c = NULL;
   if (!(s = spc_tensor_to_coo(t, 0, &c, e))) s = write_coo(c, o, wo, e);
   spc_tensor_free(&c);

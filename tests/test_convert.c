@@ -4983,10 +4983,13 @@ END_TEST
  * components.  CSR, CSC, DCSR, DCSC, CSF, COO and a user spec of such
  * levels walk their levels in place (spc_iter; no COO copy), formatted in
  * blocks of 65536 lines on threads; formats with remapped coordinates or
- * padding (dia, ell, bcsr, morton, dense, a fill-zero user spec) go
- * through the engine's read-out (to_coo).  Either way the file is byte
- * for byte what the COO that spc_tensor_to_coo makes writes: every shared
- * matrix in every format, on 1 and 3 threads; a 300,007-component CSR
+ * padding (dia, ell, bcsr, morton, dense, a fill-zero user spec) are read
+ * out by ranges of their top level (spc_conv_readr), a part's COO at a
+ * time.  Either way the file is byte for byte what the COO that
+ * spc_tensor_to_coo makes writes: every shared matrix in every format, on
+ * 1 and 3 threads, the read-out in one part and (SPC_TEXT_PART) in parts
+ * of about 777 components, on the factory, JIT or interpreter (every third
+ * matrix); a 300,007-component CSR
  * (five blocks, the last short) on 1, 2, 3 and 5 threads, converted and
  * read back from .bsp.h5 (levels with no engine behind them). */
 static const char zfill_yaml[] = "format: dcsr_fz\n"
@@ -5031,7 +5034,7 @@ START_TEST(test_mtx_walk) {
   char *zpath = tu_file(dir, "dcsr_fz.yaml", zfill_yaml), *upath = tu_file(dir, "ucsr.yaml", ucsr_yaml);
   const char *fm[] = {"csr", "csc", "coo", "dcsr", "dcsc", "csf", "dia", "ell", "bcsr", "morton", "dense",
                       upath, zpath};
-  int nf = 0, written = 0, refused = 0;
+  int nf = 0, written = 0, refused = 0, parted = 0;
   char **files = tu_list_files(mdir, ".mtx", &nf);
   for (int i = 0; i < nf; i++) {
     char path[2048];
@@ -5045,7 +5048,7 @@ START_TEST(test_mtx_walk) {
       spc_tensor *t = NULL;
       spc_error e;
       spc_convert_info info;
-      if (conv(a, fm[f], SPC_ENGINE_AUTO, &info, &t, &e)) {
+      if (conv(a, fm[f], i % 3 ? SPC_ENGINE_AUTO : SPC_ENGINE_GENERIC, &info, &t, &e)) {
         refused++; /* a padded format of a matrix with explicit zeros, or too large */
         continue;
       }
@@ -5053,12 +5056,19 @@ START_TEST(test_mtx_walk) {
       snprintf(what, sizeof what, "%s -> %s", files[i], strrchr(fm[f], '/') ? strrchr(fm[f], '/') + 1 : fm[f]);
       text_same_as_coo(t, dir, 1 + 2 * (i % 2), "mtx", what);
       written++;
+      if (f >= 6) { /* read out in parts */
+        setenv("SPC_TEXT_PART", "777", 1);
+        text_same_as_coo(t, dir, 2 - (i % 2), "mtx", what);
+        unsetenv("SPC_TEXT_PART");
+        parted++;
+      }
       spc_tensor_free(&t);
     }
     spc_tensor_free(&a);
   }
   tu_free_list(files);
   ck_assert_int_gt(written, 200);
+  ck_assert_int_gt(parted, 100);
   ck_assert_int_lt(refused, written / 4);
   /* FROSTT text of the shared tensors, in csf (modes as given and k, i,
    * j) and coo, the same way */
