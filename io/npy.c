@@ -13,9 +13,17 @@
 /* A .npy (version 1.0) header for a 1-d array of n (n < 0: 0-d) elements;
  * padded so the data starts at a multiple of 64 bytes.  buf >= 128. */
 size_t spc_cnt_npy_header(unsigned char *buf, const char *descr, int64_t n) {
-  char dict[112], shape[32];
-  if (n < 0) snprintf(shape, sizeof shape, "()");
-  else snprintf(shape, sizeof shape, "(%lld,)", (long long)n);
+  return n < 0 ? spc_cnt_npy_header_nd(buf, descr, 0, NULL) : spc_cnt_npy_header_nd(buf, descr, 1, &n);
+}
+
+size_t spc_cnt_npy_header_nd(unsigned char *buf, const char *descr, int ndim,
+                             const int64_t *dims) {
+  char dict[112], shape[72];
+  int m = snprintf(shape, sizeof shape, "(");
+  for (int d = 0; d < ndim && d < 3; d++)
+    m += snprintf(shape + m, sizeof shape - (size_t)m, d ? " %lld," : "%lld,", (long long)dims[d]);
+  if (ndim > 1) m--; /* (a,) for one dimension, (a, b) for more */
+  snprintf(shape + m, sizeof shape - (size_t)m, ")");
   int k = snprintf(dict, sizeof dict,
                    "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
                    descr, shape);
@@ -138,12 +146,13 @@ static spc_status npy_dict(zfile *z, const char *key, const char *s, size_t n,
     }
   }
   if (have != 7) goto bad;
-  if (h->ndim > 1)
-    return spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, key,
-                       "a %d-dimensional array where a vector belongs%s", h->ndim,
-                       fortran ? " (Fortran order)" : "");
+  if (h->ndim > 1 && fortran)
+    return spc_cnt_err(z->e, SPC_ERR_UNSUPPORTED, z->path, key,
+                       "a %d-dimensional array in Fortran order", h->ndim);
   h->count = 1;
   for (int i = 0; i < h->ndim; i++) {
+    if (shape[i] < 0) goto bad;
+    h->shape[i] = shape[i];
     if (shape[i] && h->count > INT64_MAX / shape[i]) goto big;
     h->count *= shape[i];
   }

@@ -133,12 +133,16 @@ SPC_INTERNAL spc_status spc_cnt_zr_close(zr *r, spc_status s);
 /* A .npy (version 1.0) header for a 1-d array of n (n < 0: 0-d) elements;
  * padded so the data starts at a multiple of 64 bytes.  buf >= 128. */
 SPC_INTERNAL size_t spc_cnt_npy_header(unsigned char *buf, const char *descr, int64_t n);
+/* The same for an array of ndim (1-3) dimensions, C order. */
+SPC_INTERNAL size_t spc_cnt_npy_header_nd(unsigned char *buf, const char *descr, int ndim,
+                                          const int64_t *shape);
 SPC_INTERNAL const char *spc_cnt_npy_descr(spc_vtype vt);
 
 typedef struct npy {
   char kind; /* b i u f c U S */
   int isz;   /* bytes per element */
-  int ndim;
+  int ndim;  /* C order (a Fortran-order array of more than one dimension is refused) */
+  int64_t shape[8];
   int64_t count;
   uint64_t bytes;
 } npy;

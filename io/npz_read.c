@@ -78,16 +78,20 @@ static spc_status read_shape(zfile *z, int64_t *dims) {
 }
 
 /* Values: data.npy into a new value array of t (vt chosen from the dtype). */
-static spc_status read_data(zfile *z, const int64_t *dims, const char *fmt,
-                            spc_tensor **out) {
+static spc_status read_data(zfile *z, const int64_t *dims, const char *fmt, int ndim,
+                            int64_t *shape, spc_tensor **out) {
   zr r;
   npy h;
   spc_vtype vt = SPC_F64;
   bool direct = true;
   spc_status s = spc_cnt_npy_open(z, "data.npy", &r, &h);
-  if (!s && (h.ndim != 1 || data_vtype(&h, &vt, &direct)))
+  if (!s && h.ndim != ndim)
+    s = spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, "data.npy",
+                    "a %d-dimensional array; format %s stores %d", h.ndim, fmt, ndim);
+  else if (!s && data_vtype(&h, &vt, &direct))
     s = spc_cnt_err(z->e, SPC_ERR_UNSUPPORTED, z->path, "data.npy",
                     "values of numpy kind '%c%d' are not supported", h.kind, h.isz);
+  for (int d = 0; d < ndim && !s; d++) shape[d] = h.shape[d];
   spc_tensor *t = NULL;
   if (!s && !(t = spc_tensor_alloc(2, dims, vt)))
     s = spc_cnt_err(z->e, SPC_ERR_NOMEM, z->path, NULL, "out of memory");
@@ -130,6 +134,110 @@ static spc_status read_levels(zfile *z, spc_tensor *t, const char *fmt) {
   return read_index(z, "indices.npy", b, "crd", nnz);
 }
 
+/* A dia or bsr file (t: its data as values, shape[] the data's shape)
+ * into a COO of the stored components it describes, as SciPy's tocoo
+ * counts them:
+ *   dia: data (D, L), offsets (D): A[j - offsets[k], j] = data[k, j] for
+ *        j < min(L, ncols) where the row is in range, zeros left out (the
+ *        padding);
+ *   bsr: data (nb, R, C), indices (nb), indptr (nrows / R + 1): block k of
+ *        block row I at block column indices[k], every entry of a block
+ *        (zeros too: SciPy stores them). */
+static spc_status read_padded(zfile *z, spc_tensor **tp, const char *fmt, const int64_t *shape) {
+  spc_tensor *t = *tp;
+  bool dia = !strcmp(fmt, "dia");
+  int64_t nr = t->dims[0], nc = t->dims[1];
+  spc_level a = {0};
+  spc_status s = SPC_OK;
+  int64_t R = dia ? 1 : shape[1], C = dia ? 1 : shape[2], nb = shape[0];
+  if (!dia && ((R < 1 || C < 1) || nr % R || nc % C))
+    return spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, "data.npy",
+                       "blocks of %lld x %lld do not tile the %lld x %lld matrix", (long long)R,
+                       (long long)C, (long long)nr, (long long)nc);
+  if (dia) s = read_index(z, "offsets.npy", &a, "crd", nb);
+  else if (!(s = read_index(z, "indptr.npy", &a, "pos", nr / R + 1)))
+    s = read_index(z, "indices.npy", &a, "crd", nb);
+  const spc_array *off = dia ? &a.arr[0] : &a.arr[1], *ptr = dia ? NULL : &a.arr[0];
+  if (!s && !dia) { /* indptr: from 0 to nb, nondecreasing; indices in range */
+    int64_t last = 0;
+    for (int64_t I = 0; I <= nr / R && !s; I++) {
+      int64_t p = spc_arr_get(ptr, I);
+      if ((I == 0 && p) || p < last || p > nb || (I == nr / R && p != nb))
+        s = spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, "indptr.npy",
+                        "entry %lld (%lld) is not a block row start", (long long)I, (long long)p);
+      last = p;
+    }
+    for (int64_t k = 0; k < nb && !s; k++) {
+      int64_t J = spc_arr_get(off, k);
+      if (J < 0 || J >= nc / C)
+        s = spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, "indices.npy",
+                        "block column %lld of block %lld is out of range [0, %lld)", (long long)J,
+                        (long long)k, (long long)(nc / C));
+    }
+  }
+  int64_t L = dia ? shape[1] : 0, w = (int64_t)spc_vtype_size(t->vt), n = 0;
+  const char *v = t->val;
+  /* two passes: count the components, then place them */
+  int64_t *ri = NULL, *ci = NULL;
+  char *vo = NULL;
+  for (int pass = 0; pass < 2 && !s; pass++) {
+    if (pass == 1) {
+      ri = spc_malloc_n(n ? n : 1, sizeof *ri);
+      ci = spc_malloc_n(n ? n : 1, sizeof *ci);
+      vo = spc_malloc_n(n ? n : 1, (size_t)w);
+      if (!ri || !ci || !vo) {
+        s = spc_cnt_err(z->e, SPC_ERR_NOMEM, z->path, NULL, "out of memory");
+        break;
+      }
+      n = 0;
+    }
+    if (dia) {
+      int64_t jn = L < nc ? L : nc;
+      for (int64_t k = 0; k < nb; k++) {
+        int64_t d = spc_arr_get(off, k);
+        for (int64_t j = 0; j < jn; j++) {
+          const char *x = v + (k * L + j) * w;
+          int64_t i = j - d;
+          if (i < 0 || i >= nr || spc_val_is_zero(t->vt, x)) continue;
+          if (pass) ri[n] = i, ci[n] = j, memcpy(vo + n * w, x, (size_t)w);
+          n++;
+        }
+      }
+    } else {
+      for (int64_t I = 0; I < nr / R; I++)
+        for (int64_t k = spc_arr_get(ptr, I); k < spc_arr_get(ptr, I + 1); k++) {
+          int64_t J = spc_arr_get(off, k);
+          for (int64_t ii = 0; ii < R; ii++)
+            for (int64_t jj = 0; jj < C; jj++) {
+              const char *x = v + ((k * R + ii) * C + jj) * w;
+              if (pass) ri[n] = I * R + ii, ci[n] = J * C + jj, memcpy(vo + n * w, x, (size_t)w);
+              n++;
+            }
+        }
+    }
+  }
+  spc_tensor *c = NULL;
+  if (!s && (s = spc_coo_alloc(2, t->dims, n, t->vt, &c, z->e)))
+    spc_cnt_err(z->e, s, z->path, NULL, "out of memory");
+  for (int d = 0; d < 2 && !s && n; d++) {
+    spc_array *ca = spc_level_array(&c->lv[d], "crd");
+    for (int64_t k = 0; k < n; k++) spc_arr_set(ca, k, d ? ci[k] : ri[k]);
+  }
+  if (!s && n) memcpy(c->val, vo, (size_t)(n * w));
+  spc_free(ri);
+  spc_free(ci);
+  spc_free(vo);
+  for (int k = 0; k < a.narr; k++)
+    if (a.arr[k].owned) spc_free(a.arr[k].data);
+  if (s) {
+    spc_tensor_free(&c);
+    return s;
+  }
+  spc_tensor_free(tp);
+  *tp = c;
+  return SPC_OK;
+}
+
 spc_status spc_npz_read(const char *path, const spc_read_opts *o,
                         spc_tensor **out, spc_error *e) {
   zfile *z = NULL;
@@ -148,18 +256,23 @@ spc_status spc_npz_read(const char *path, const spc_read_opts *o,
     goto done;
   }
   if ((s = spc_cnt_zf_open(z)) || (s = read_format(z, fmt, sizeof fmt))) goto done;
-  static const char *const kinds[] = {"coo", "csr", "csc"};
+  static const char *const kinds[] = {"coo", "csr", "csc", "dia", "bsr"};
   const char *kind = NULL;
-  for (int i = 0; i < 3; i++)
-    if (!strcmp(fmt, kinds[i])) kind = kinds[i];
+  int ki = -1;
+  for (int i = 0; i < 5; i++)
+    if (!strcmp(fmt, kinds[i])) kind = kinds[ki = i];
   if (!kind) {
     s = spc_cnt_err(e, SPC_ERR_UNSUPPORTED, path, "format.npy",
-                    "npz format '%s' is not supported (coo, csr, csc)", fmt);
+                    "npz format '%s' is not supported (coo, csr, csc, dia, bsr)", fmt);
     goto done;
   }
-  if ((s = read_shape(z, dims)) || (s = read_data(z, dims, kind, &t)) ||
-      (s = read_levels(z, t, kind)) || (s = spc_cnt_validate(t, path, e)))
+  int64_t shape[3] = {0, 0, 0};
+  if ((s = read_shape(z, dims)) ||
+      (s = read_data(z, dims, kind, ki < 3 ? 1 : ki == 3 ? 2 : 3, shape, &t)))
     goto done;
+  if (ki >= 3) s = read_padded(z, &t, kind, shape); /* dia, bsr: a COO of their components */
+  else s = read_levels(z, t, kind);
+  if (s || (s = spc_cnt_validate(t, path, e))) goto done;
   s = spc_cnt_finish(&t, path, o, e);
 done:
   if (z->f) fclose(z->f);

@@ -7,11 +7,34 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { NPZ_COO, NPZ_CSR, NPZ_CSC };
+enum { NPZ_COO, NPZ_CSR, NPZ_CSC, NPZ_DIA };
+
+static const char *lv_name(const spc_tensor *t, int l) {
+  if (t->ext && t->ext->level_name) return t->ext->level_name(t, l);
+  return t->lv[l].fmt ? t->lv[l].fmt->name : "";
+}
+
+/* The built-in dia (read-side names and arrays as its spec gives them)
+ * is SciPy's dia_matrix as it is: values offsets x columns, data[k][j] =
+ * A[j - offsets[k], j], the padding zeros, which SciPy drops as dia's.
+ * bcsr is not written as bsr_matrix: SciPy counts a block's zeros as
+ * stored entries, so a round trip would gain the padding (a COO instead).
+ * Values only (a pattern has none). */
+static int padded_kind(const spc_tensor *t) {
+  if (t->vt == SPC_PATTERN || !t->ext || !t->format) return -1;
+  if (!strcmp(t->format, "dia") && t->nlevels == 3 && !strcmp(lv_name(t, 0), "squeezed") &&
+      !strcmp(lv_name(t, 1), "dense") && !strcmp(lv_name(t, 2), "offset")) {
+    const spc_array *perm = spc_level_array_c(&t->lv[0], "perm");
+    if (perm && t->lv[1].size == t->dims[1] && t->nval == perm->len * t->dims[1]) return NPZ_DIA;
+  }
+  return -1;
+}
 
 /* The scipy layout t is stored in as is, or -1. */
 static int npz_kind(const spc_tensor *t) {
-  if (t->order != 2 || t->nlevels != 2) return -1;
+  if (t->order != 2) return -1;
+  int k = padded_kind(t);
+  if (k >= 0 || t->nlevels != 2) return k;
   const spc_level *a = &t->lv[0], *b = &t->lv[1];
   if (a->fmt == &spc_level_compressed && b->fmt == &spc_level_singleton &&
       a->dim != b->dim)
@@ -36,9 +59,23 @@ static spc_status npz_emit(zwriter *w, const spc_tensor *m, int kind) {
   unsigned char fmt[12] = {0}, *ones = (unsigned char *)w->ones;
   int64_t shape[2] = {m->dims[0], m->dims[1]};
   int64_t nnz = spc_tensor_nstored(m);
-  const char *kname = kind == NPZ_COO ? "coo" : kind == NPZ_CSR ? "csr" : "csc";
+  static const char *const knames[4] = {"coo", "csr", "csc", "dia"};
+  const char *kname = knames[kind];
   zsrc s[5];
   for (int i = 0; i < 3; i++) fmt[4 * i] = (unsigned char)kname[i];
+  if (kind == NPZ_DIA) { /* offsets, format, shape, data (offsets x columns) */
+    const spc_array *off = spc_level_array_c(&m->lv[0], "perm");
+    int64_t dd[2] = {off->len, m->dims[1]};
+    const char *nm[4] = {"offsets.npy", "format.npy", "shape.npy", "data.npy"};
+    s[0] = arr_src(h[0], off);
+    s[1] = (zsrc){h[1], spc_cnt_npy_header(h[1], "<U3", -1), fmt, 12, false};
+    s[2] = (zsrc){h[2], spc_cnt_npy_header(h[2], "<i8", 2), shape, 16, false};
+    s[3] = (zsrc){h[3], spc_cnt_npy_header_nd(h[3], spc_cnt_npy_descr(m->vt), 2, dd), m->val,
+                  (uint64_t)m->nval * spc_vtype_size(m->vt), false};
+    spc_status st = SPC_OK;
+    for (int i = 0; i < 4 && !st; i++) st = spc_cnt_zw_entry(w, nm[i], &s[i], ones);
+    return st ? st : spc_cnt_zw_finish(w);
+  }
   if (kind == NPZ_COO) {
     int r = m->lv[0].dim == 0 ? 0 : 1;
     s[0] = arr_src(h[0], spc_level_array_c(&m->lv[r], "crd"));

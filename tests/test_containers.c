@@ -888,13 +888,17 @@ START_TEST(test_npz_bad_files) {
   expect_fail(spc_npz_read, q, SPC_ERR_INPUT, NULL, "zip");
   tu_write_file(q, z, 10);
   expect_fail(spc_npz_read, q, SPC_ERR_INPUT, NULL, "zip");
-  /* format bsr */
+  /* format lil; bsr, whose data has three dimensions */
   memcpy(w, z, n);
   at = zip_find(w, n, "format.npy", &len);
+  memcpy(w + at + (long)len - 12, "l\0\0\0i\0\0\0l\0\0\0", 12);
+  zip_fix_crc(w, n, "format.npy");
+  tu_write_file(q, w, n);
+  expect_fail(spc_npz_read, q, SPC_ERR_UNSUPPORTED, "format.npy", "'lil'");
   memcpy(w + at + (long)len - 12, "b\0\0\0s\0\0\0r\0\0\0", 12);
   zip_fix_crc(w, n, "format.npy");
   tu_write_file(q, w, n);
-  expect_fail(spc_npz_read, q, SPC_ERR_UNSUPPORTED, "format.npy", "'bsr'");
+  expect_fail(spc_npz_read, q, SPC_ERR_INPUT, "data.npy", "a 1-dimensional array; format bsr stores 3");
   /* big-endian data */
   memcpy(w, z, n);
   at = zip_find(w, n, "data.npy", &len);
@@ -979,7 +983,10 @@ START_TEST(test_python_reads) {
            "m = sp.random(30, 20, density=0.2, format='csr', random_state=1, dtype=np.float32)\n"
            "sp.save_npz('csr.npz', m); sp.save_npz('csc.npz', m.tocsc(), compressed=False)\n"
            "c = m.tocoo(); c.row = c.row.astype(np.int64)\n"
-           "sp.save_npz('coo.npz', c); sp.save_npz('bsr.npz', m.tobsr())\"",
+           "sp.save_npz('coo.npz', c); b = m.tobsr((2, 2)); sp.save_npz('bsr.npz', b)\n"
+           "sp.save_npz('bsr_coo.npz', b.tocoo())\n"
+           "d = sp.dia_matrix((np.arange(1.0, 1 + 4 * 9).reshape(4, 9) %% 5, [-3, 0, 2, 7]), shape=(8, 7))\n"
+           "sp.save_npz('dia.npz', d); sp.save_npz('dia_coo.npz', d.tocoo())\"",
            dir, py);
   ck_assert_int_eq(system(cmd), 0);
   spc_tensor *ref = NULL;
@@ -998,9 +1005,39 @@ START_TEST(test_python_reads) {
     free(f);
   }
   spc_tensor_free(&ref);
-  char *bsr = tu_path(dir, "bsr.npz");
-  expect_fail(spc_npz_read, bsr, SPC_ERR_UNSUPPORTED, "format.npy", "'bsr'");
-  free(bsr);
+  /* SciPy's bsr (a block's zeros are stored entries) and dia (data wider
+   * than the matrix, rows out of range, zeros: none stored), read as the
+   * COO SciPy's tocoo makes of them */
+  const char *pairs[2][2] = {{"bsr.npz", "bsr_coo.npz"}, {"dia.npz", "dia_coo.npz"}};
+  for (int k = 0; k < 2; k++) {
+    char *f = tu_path(dir, pairs[k][0]), *g = tu_path(dir, pairs[k][1]);
+    spc_tensor *a = NULL, *b = NULL;
+    tu_assert_ok(spc_npz_read(f, NULL, &a, &e), &e);
+    tu_assert_ok(spc_npz_read(g, NULL, &b, &e), &e);
+    ck_assert_int_gt(spc_tensor_nstored(b), k ? 10 : 120);
+    tu_assert_same_tensor(b, a, 0, pairs[k][0]);
+    spc_tensor_free(&a);
+    spc_tensor_free(&b);
+    free(f);
+    free(g);
+  }
+  /* spconv's dia written as SciPy's dia_matrix: offsets x columns, the
+   * padding's zeros dropped by SciPy; read back the same */
+  {
+    const int64_t dr[7] = {0, 1, 2, 4, 0, 3, 4}, dcl[7] = {0, 1, 2, 4, 3, 0, 1};
+    const double dv[7] = {1, 2, 3, 4, -5, 6.5, 7};
+    spc_tensor *t = mk_coo2(5, 6, 7, dr, dcl, 0, SPC_IDX32, SPC_F64, dv), *dia = NULL, *back = NULL;
+    tu_assert_ok(spc_convert_to(t, "dia", NULL, &dia, &e), &e);
+    tu_assert_ok(spc_npz_write(dia, p, NULL, &e), &e);
+    char *a = py_check(py, p);
+    ck_assert_msg(!strncmp(a, "5 6 7 18.5 0 dia", 16), "dia npz: %s", a);
+    free(a);
+    tu_assert_ok(spc_npz_read(p, NULL, &back, &e), &e);
+    tu_assert_same_tensor(t, back, 0, "dia npz read back");
+    spc_tensor_free(&t);
+    spc_tensor_free(&dia);
+    spc_tensor_free(&back);
+  }
   tu_rmtree(dir);
   free(p);
   free(h);

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Load a matrix written by spconv with an independent reader and print
-'ROWS COLS NNZ SUM_REAL SUM_IMAG' (NNZ after summing duplicates).
+'ROWS COLS NNZ SUM_REAL SUM_IMAG FORMAT' (NNZ after summing duplicates;
+FORMAT SciPy's as loaded, or the binsparse one).
 
   check_npz.py FILE.npz       scipy.sparse.load_npz
   check_npz.py FILE.bsp.h5    h5py: the binsparse descriptor (COO, COOC, CSR,
@@ -61,7 +62,7 @@ def main():
     c = sp.csr_matrix(m)
     c.sum_duplicates()
     s = complex(c.sum()) if c.nnz else 0j
-    print("%d %d %d %.17g %.17g" % (c.shape[0], c.shape[1], c.nnz, s.real, s.imag))
+    print("%d %d %d %.17g %.17g %s" % (c.shape[0], c.shape[1], c.nnz, s.real, s.imag, m.format))
     return 0
 
 
