@@ -195,6 +195,7 @@ static spc_status read_padded(zfile *z, spc_tensor **tp, const char *fmt, const 
       int64_t jn = L < nc ? L : nc;
       for (int64_t k = 0; k < nb; k++) {
         int64_t d = spc_arr_get(off, k);
+        if (d <= -nr || d >= nc) continue; /* no row in range (and j - d cannot overflow) */
         for (int64_t j = 0; j < jn; j++) {
           const char *x = v + (k * L + j) * w;
           int64_t i = j - d;
