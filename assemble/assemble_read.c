@@ -611,7 +611,7 @@ static spc_status read_out(const spc_tensor *t, const spc_convert_opts *o, bool 
   if (!s && !(args = spc_calloc((size_t)np, sizeof *args))) s = SPC_NOMEM(e);
   if (!s) s = (nl = level_args(I, t, args, extv, e)) < 0 ? SPC_ERR_INTERNAL : SPC_OK;
   int first = nl, nouts = t->order + (t->vt != SPC_PATTERN), in = first + nouts;
-  if (!s && ranged) {
+  if (!s && ranged) { /* after nout: q0, q1, cnt */
     args[in + 1].s.i64 = q0;
     args[in + 2].s.i64 = q1;
     args[in + 3].s.i64 = count;
@@ -658,7 +658,7 @@ static spc_status read_out(const spc_tensor *t, const spc_convert_opts *o, bool 
       memcpy(c->val, args[first + t->order].data, (size_t)n * spc_vtype_size(t->vt));
     }
   }
-  for (int k = first; args && k < first + nouts && k < np; k++) spc_free(args[k].data);
+  for (int k = first; args && nl >= 0 && k < first + nouts && k < np; k++) spc_free(args[k].data);
   spc_free(args);
   ir_func_free(&R.f);
   if (s) spc_tensor_free(&c);

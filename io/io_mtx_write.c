@@ -140,11 +140,19 @@ typedef struct tsrc {
   size_t w;
 } tsrc;
 
+/* Whether t is walked in place (native levels) */
+static bool walks(const spc_tensor *t) {
+  return !t->ext || (t->ext->walk && t->ext->walk(t));
+}
+/* Whether t is read out in parts */
+static bool in_parts(const spc_tensor *t) {
+  return !walks(t) && t->ext->read_part && t->ext->top;
+}
+
 static spc_status tsrc_open(tsrc *S, const spc_tensor *t, int64_t *nnz, spc_error *e) {
   memset(S, 0, sizeof *S);
   S->t = t;
-  if (!t->ext || (t->ext->walk && t->ext->walk(t)) || !t->ext->read_part || !t->ext->top)
-    return spc_iter_create(t, &S->it, e);
+  if (!in_parts(t)) return spc_iter_create(t, &S->it, e);
   int64_t b;
   spc_status s = t->ext->top(t, &b, &S->en, e);
   if (!s) s = t->ext->read_part(t, b, S->en, nnz, NULL, e); /* count only */
@@ -329,8 +337,7 @@ spc_status spc_mtx_write(const spc_tensor *t, spc_out *o,
   if (s) return s;
   if (dense) return write_array(t, o, e);
   if (!strcmp(t->format, "coo")) return write_coo(t, o, wo, e);
-  if (!t->ext || (t->ext->walk && t->ext->walk(t)) || (t->ext->read_part && t->ext->top))
-    return spc_text_write_walk(t, o, wo, true, e);
+  if (walks(t) || in_parts(t)) return spc_text_write_walk(t, o, wo, true, e);
   spc_tensor *c = NULL;
   if (!(s = spc_tensor_to_coo(t, 0, &c, e))) s = write_coo(c, o, wo, e);
   spc_tensor_free(&c);

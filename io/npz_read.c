@@ -177,18 +177,17 @@ static spc_status read_padded(zfile *z, spc_tensor **tp, const char *fmt, const 
   }
   int64_t L = dia ? shape[1] : 0, w = (int64_t)spc_vtype_size(t->vt), n = 0;
   const char *v = t->val;
-  /* two passes: count the components, then place them */
-  int64_t *ri = NULL, *ci = NULL;
-  char *vo = NULL;
+  /* two passes: count the components, then place them into the COO */
+  spc_tensor *c = NULL;
+  spc_array *rc = NULL, *cc = NULL;
   for (int pass = 0; pass < 2 && !s; pass++) {
     if (pass == 1) {
-      ri = spc_malloc_n(n ? n : 1, sizeof *ri);
-      ci = spc_malloc_n(n ? n : 1, sizeof *ci);
-      vo = spc_malloc_n(n ? n : 1, (size_t)w);
-      if (!ri || !ci || !vo) {
-        s = spc_cnt_err(z->e, SPC_ERR_NOMEM, z->path, NULL, "out of memory");
+      if ((s = spc_coo_alloc(2, t->dims, n, t->vt, &c, z->e))) {
+        spc_cnt_err(z->e, s, z->path, NULL, "out of memory");
         break;
       }
+      rc = spc_level_array(&c->lv[0], "crd");
+      cc = spc_level_array(&c->lv[1], "crd");
       n = 0;
     }
     if (dia) {
@@ -200,7 +199,7 @@ static spc_status read_padded(zfile *z, spc_tensor **tp, const char *fmt, const 
           const char *x = v + (k * L + j) * w;
           int64_t i = j - d;
           if (i < 0 || i >= nr || spc_val_is_zero(t->vt, x)) continue;
-          if (pass) ri[n] = i, ci[n] = j, memcpy(vo + n * w, x, (size_t)w);
+          if (pass) spc_arr_set(rc, n, i), spc_arr_set(cc, n, j), memcpy((char *)c->val + n * w, x, (size_t)w);
           n++;
         }
       }
@@ -211,23 +210,14 @@ static spc_status read_padded(zfile *z, spc_tensor **tp, const char *fmt, const 
           for (int64_t ii = 0; ii < R; ii++)
             for (int64_t jj = 0; jj < C; jj++) {
               const char *x = v + ((k * R + ii) * C + jj) * w;
-              if (pass) ri[n] = I * R + ii, ci[n] = J * C + jj, memcpy(vo + n * w, x, (size_t)w);
+              if (pass)
+                spc_arr_set(rc, n, I * R + ii), spc_arr_set(cc, n, J * C + jj),
+                    memcpy((char *)c->val + n * w, x, (size_t)w);
               n++;
             }
         }
     }
   }
-  spc_tensor *c = NULL;
-  if (!s && (s = spc_coo_alloc(2, t->dims, n, t->vt, &c, z->e)))
-    spc_cnt_err(z->e, s, z->path, NULL, "out of memory");
-  for (int d = 0; d < 2 && !s && n; d++) {
-    spc_array *ca = spc_level_array(&c->lv[d], "crd");
-    for (int64_t k = 0; k < n; k++) spc_arr_set(ca, k, d ? ci[k] : ri[k]);
-  }
-  if (!s && n) memcpy(c->val, vo, (size_t)(n * w));
-  spc_free(ri);
-  spc_free(ci);
-  spc_free(vo);
   for (int k = 0; k < a.narr; k++)
     if (a.arr[k].owned) spc_free(a.arr[k].data);
   if (s) {

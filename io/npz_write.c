@@ -52,49 +52,50 @@ static zsrc arr_src(unsigned char *hdr, const spc_array *a) {
 }
 
 static spc_status npz_emit(zwriter *w, const spc_tensor *m, int kind) {
-  static const char *const names[3][2] = {{"row.npy", "col.npy"},
+  static const char *const names[4][2] = {{"row.npy", "col.npy"},
                                           {"indices.npy", "indptr.npy"},
-                                          {"indices.npy", "indptr.npy"}};
+                                          {"indices.npy", "indptr.npy"},
+                                          {"offsets.npy", NULL}};
+  static const char *const knames[4] = {"coo", "csr", "csc", "dia"};
   unsigned char h[5][128];
   unsigned char fmt[12] = {0}, *ones = (unsigned char *)w->ones;
   int64_t shape[2] = {m->dims[0], m->dims[1]};
   int64_t nnz = spc_tensor_nstored(m);
-  static const char *const knames[4] = {"coo", "csr", "csc", "dia"};
-  const char *kname = knames[kind];
   zsrc s[5];
-  for (int i = 0; i < 3; i++) fmt[4 * i] = (unsigned char)kname[i];
-  if (kind == NPZ_DIA) { /* offsets, format, shape, data (offsets x columns) */
-    const spc_array *off = spc_level_array_c(&m->lv[0], "perm");
-    int64_t dd[2] = {off->len, m->dims[1]};
-    const char *nm[4] = {"offsets.npy", "format.npy", "shape.npy", "data.npy"};
-    s[0] = arr_src(h[0], off);
-    s[1] = (zsrc){h[1], spc_cnt_npy_header(h[1], "<U3", -1), fmt, 12, false};
-    s[2] = (zsrc){h[2], spc_cnt_npy_header(h[2], "<i8", 2), shape, 16, false};
-    s[3] = (zsrc){h[3], spc_cnt_npy_header_nd(h[3], spc_cnt_npy_descr(m->vt), 2, dd), m->val,
-                  (uint64_t)m->nval * spc_vtype_size(m->vt), false};
-    spc_status st = SPC_OK;
-    for (int i = 0; i < 4 && !st; i++) st = spc_cnt_zw_entry(w, nm[i], &s[i], ones);
-    return st ? st : spc_cnt_zw_finish(w);
-  }
+  for (int i = 0; i < 3; i++) fmt[4 * i] = (unsigned char)knames[kind][i];
+  /* the index arrays, then format, shape and data */
+  int k = 2;
   if (kind == NPZ_COO) {
     int r = m->lv[0].dim == 0 ? 0 : 1;
     s[0] = arr_src(h[0], spc_level_array_c(&m->lv[r], "crd"));
     s[1] = arr_src(h[1], spc_level_array_c(&m->lv[1 - r], "crd"));
+  } else if (kind == NPZ_DIA) { /* offsets; data offsets x columns */
+    s[0] = arr_src(h[0], spc_level_array_c(&m->lv[0], "perm"));
+    k = 1;
   } else {
     s[0] = arr_src(h[0], spc_level_array_c(&m->lv[1], "crd"));
     s[1] = arr_src(h[1], spc_level_array_c(&m->lv[1], "pos"));
   }
-  s[2] = (zsrc){h[2], spc_cnt_npy_header(h[2], "<U3", -1), fmt, 12, false};
-  s[3] = (zsrc){h[3], spc_cnt_npy_header(h[3], "<i8", 2), shape, 16, false};
-  s[4] = (zsrc){h[4], spc_cnt_npy_header(h[4], spc_cnt_npy_descr(m->vt), nnz), m->val,
-                (uint64_t)nnz * (m->vt == SPC_PATTERN ? 8 : spc_vtype_size(m->vt)),
-                m->vt == SPC_PATTERN};
-  if (m->vt == SPC_PATTERN)
-    for (size_t i = 0; i < CHUNK / 8; i++) w->ones[i] = 1.0;
-  const char *nm[5] = {names[kind][0], names[kind][1], "format.npy", "shape.npy",
-                       "data.npy"};
+  s[k] = (zsrc){h[k], spc_cnt_npy_header(h[k], "<U3", -1), fmt, 12, false};
+  k++;
+  s[k] = (zsrc){h[k], spc_cnt_npy_header(h[k], "<i8", 2), shape, 16, false};
+  k++;
+  if (kind == NPZ_DIA) {
+    int64_t dd[2] = {spc_level_array_c(&m->lv[0], "perm")->len, m->dims[1]};
+    s[k] = (zsrc){h[k], spc_cnt_npy_header_nd(h[k], spc_cnt_npy_descr(m->vt), 2, dd), m->val,
+                  (uint64_t)m->nval * spc_vtype_size(m->vt), false};
+  } else {
+    s[k] = (zsrc){h[k], spc_cnt_npy_header(h[k], spc_cnt_npy_descr(m->vt), nnz), m->val,
+                  (uint64_t)nnz * (m->vt == SPC_PATTERN ? 8 : spc_vtype_size(m->vt)),
+                  m->vt == SPC_PATTERN};
+    if (m->vt == SPC_PATTERN)
+      for (size_t i = 0; i < CHUNK / 8; i++) w->ones[i] = 1.0;
+  }
+  k++;
+  const char *nm[5] = {names[kind][0], names[kind][1], "format.npy", "shape.npy", "data.npy"};
+  if (kind == NPZ_DIA) nm[1] = nm[2], nm[2] = nm[3], nm[3] = nm[4];
   spc_status st = SPC_OK;
-  for (int i = 0; i < 5 && !st; i++) st = spc_cnt_zw_entry(w, nm[i], &s[i], ones);
+  for (int i = 0; i < k && !st; i++) st = spc_cnt_zw_entry(w, nm[i], &s[i], ones);
   return st ? st : spc_cnt_zw_finish(w);
 }
 
