@@ -2868,13 +2868,26 @@ static spc_status remap_at(conv *C, ir_func *f, ir_stmt *lb, const ir_var *arr, 
  *       nout the end of what was written. */
 /* Appended to `into`: the pairs (skey, sidx) at [lo, hi) sorted by skey,
  * stably, by an LSD radix sort of (skey - its least) in digits of `bits`
- * bits (dc: 2^bits + 1 counts), through k2 / x2 at [0, hi - lo), as many
- * passes as the range has digits.  v: the scratch scalars i, kk, xx, j,
- * sl, dp. */
+ * bits (dc: 2^bits + 1 counts), as many passes as the range has digits,
+ * each from one pair of arrays into the other: (skey, sidx) at [lo, hi)
+ * and the scratch (k2, x2) at [0, hi - lo) in turn, copied back once at
+ * the end when the passes were odd in number.  (A copy back after every
+ * pass moved each pair twice a digit.)  v: the scratch scalars i, kk, xx,
+ * j, sl, dp, pp. */
+static void lsd_pass(ir_func *f, ir_stmt *ps, ir_var fk, ir_var fx, ir_expr *(*fo)(ir_func *, ir_var, ir_var),
+                     ir_var tk, ir_var tx, ir_expr *(*to)(ir_func *, ir_var, ir_var), ir_var dc, ir_var lo,
+                     ir_var hi, int bits, const ir_var v[7]);
+static ir_expr *at_lo(ir_func *f, ir_var i, ir_var lo) { /* [lo, hi) itself */
+  (void)lo;
+  return ir_ref(f, i);
+}
+static ir_expr *at_0(ir_func *f, ir_var i, ir_var lo) { /* the scratch's [0, hi - lo) */
+  return ir_bin(f, IR_SUB, ir_ref(f, i), ir_ref(f, lo));
+}
+
 static void lsd_pairs(ir_func *f, ir_stmt *into, ir_var skey, ir_var sidx, ir_var k2, ir_var x2,
-                      ir_var dc, ir_var lo, ir_var hi, int bits, const ir_var v[6]) {
-  const ir_var i = v[0], kk = v[1], xx = v[2], j = v[3], sl = v[4], dp = v[5];
-  const int64_t nd = (int64_t)1 << bits;
+                      ir_var dc, ir_var lo, ir_var hi, int bits, const ir_var v[7]) {
+  const ir_var i = v[0], kk = v[1], xx = v[2], j = v[3], pp = v[6];
 #define V(x) ir_ref(f, x)
 #define I(x) ir_int(f, x)
 #define B(op, a, b) ir_bin(f, op, a, b)
@@ -2885,30 +2898,55 @@ static void lsd_pairs(ir_func *f, ir_stmt *into, ir_var skey, ir_var sidx, ir_va
   ir_add(f, pb, ir_assign(f, xx, B(IR_MAX, V(xx), ir_load(f, skey, V(i)))));
   ir_add(f, into, ir_assign(f, xx, B(IR_SUB, V(xx), V(kk)))); /* the range */
   ir_add(f, into, ir_assign(f, j, I(0)));                     /* the shift */
+  ir_add(f, into, ir_assign(f, pp, I(0)));                    /* 1: the pairs in (k2, x2) */
   ir_stmt *ps = ir_body(ir_add(f, into, ir_while(f, B(IR_GT, B(IR_SHR, V(xx), V(j)), I(0)), NULL)));
+  ir_stmt *dir = ir_add(f, ps, ir_if(f, B(IR_EQ, V(pp), I(0)), NULL, NULL));
+  lsd_pass(f, ir_then(dir), skey, sidx, at_lo, k2, x2, at_0, dc, lo, hi, bits, v);
+  lsd_pass(f, ir_else(f, dir), k2, x2, at_0, skey, sidx, at_lo, dc, lo, hi, bits, v);
+  ir_add(f, ps, ir_assign(f, pp, B(IR_SUB, I(1), V(pp))));
+  ir_add(f, ps, ir_assign(f, j, B(IR_ADD, V(j), I(bits))));
+  ir_stmt *back = ir_then(ir_add(f, into, ir_if(f, B(IR_EQ, V(pp), I(1)), NULL, NULL)));
+  pb = ir_body(ir_add(f, back, ir_for(f, i, V(lo), V(hi), NULL)));
+  ir_add(f, pb, ir_store(f, skey, V(i), ir_load(f, k2, B(IR_SUB, V(i), V(lo)))));
+  ir_add(f, pb, ir_store(f, sidx, V(i), ir_load(f, x2, B(IR_SUB, V(i), V(lo)))));
+#undef V
+#undef I
+#undef B
+}
+
+/* One digit pass (shift j) of lsd_pairs over components i in [lo, hi):
+ * from (fk, fx) at fo(i) to (tk, tx) at to(their places), stably. */
+static void lsd_pass(ir_func *f, ir_stmt *ps, ir_var fk, ir_var fx, ir_expr *(*fo)(ir_func *, ir_var, ir_var),
+                     ir_var tk, ir_var tx, ir_expr *(*to)(ir_func *, ir_var, ir_var), ir_var dc, ir_var lo,
+                     ir_var hi, int bits, const ir_var v[7]) {
+  const ir_var i = v[0], kk = v[1], j = v[3], sl = v[4], dp = v[5];
+  const int64_t nd = (int64_t)1 << bits;
+#define V(x) ir_ref(f, x)
+#define I(x) ir_int(f, x)
+#define B(op, a, b) ir_bin(f, op, a, b)
   {
     ir_expr *fa[3] = {I(0), I(nd + 1), I(0)};
     ir_add(f, ps, ir_call(f, IR_FILL, &dc, 1, fa, 3));
   }
-#define DIGIT B(IR_BAND, B(IR_SHR, B(IR_SUB, ir_load(f, skey, V(i)), V(kk)), V(j)), I(nd - 1))
-  pb = ir_body(ir_add(f, ps, ir_for(f, i, V(lo), V(hi), NULL)));
+#define DIGIT B(IR_BAND, B(IR_SHR, B(IR_SUB, ir_load(f, fk, fo(f, i, lo)), V(kk)), V(j)), I(nd - 1))
+  ir_stmt *pb = ir_body(ir_add(f, ps, ir_for(f, i, V(lo), V(hi), NULL)));
   ir_add(f, pb, ir_assign(f, sl, B(IR_ADD, DIGIT, I(1))));
   ir_add(f, pb, ir_store(f, dc, V(sl), B(IR_ADD, ir_load(f, dc, V(sl)), I(1))));
   {
     ir_expr *pa[2] = {I(0), I(nd + 1)};
     ir_add(f, ps, ir_call(f, IR_PREFIX_SUM, &dc, 1, pa, 2));
   }
+  /* dc[d]: digit d's first place in [0, hi - lo); the target's index
+   * from it (to: itself for the scratch, + lo for the pairs' range) */
   pb = ir_body(ir_add(f, ps, ir_for(f, i, V(lo), V(hi), NULL)));
   ir_add(f, pb, ir_assign(f, sl, DIGIT));
   ir_add(f, pb, ir_assign(f, dp, ir_load(f, dc, V(sl))));
   ir_add(f, pb, ir_store(f, dc, V(sl), B(IR_ADD, V(dp), I(1))));
-  ir_add(f, pb, ir_store(f, k2, V(dp), ir_load(f, skey, V(i))));
-  ir_add(f, pb, ir_store(f, x2, V(dp), ir_load(f, sidx, V(i))));
+  ir_expr *d = to == at_0 ? V(dp) : B(IR_ADD, V(dp), V(lo));
+  ir_add(f, pb, ir_store(f, tk, d, ir_load(f, fk, fo(f, i, lo))));
+  d = to == at_0 ? V(dp) : B(IR_ADD, V(dp), V(lo));
+  ir_add(f, pb, ir_store(f, tx, d, ir_load(f, fx, fo(f, i, lo))));
 #undef DIGIT
-  pb = ir_body(ir_add(f, ps, ir_for(f, i, V(lo), V(hi), NULL)));
-  ir_add(f, pb, ir_store(f, skey, V(i), ir_load(f, k2, B(IR_SUB, V(i), V(lo)))));
-  ir_add(f, pb, ir_store(f, sidx, V(i), ir_load(f, x2, B(IR_SUB, V(i), V(lo)))));
-  ir_add(f, ps, ir_assign(f, j, B(IR_ADD, V(j), I(bits))));
 #undef V
 #undef I
 #undef B
@@ -3068,7 +3106,8 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
     ir_expr *ps[2] = {I(0), B(IR_ADD, V(R), I(1))};
     ir_add(f, nz, ir_call(f, IR_PREFIX_SUM, &lc, 1, ps, 2));
   }
-  const ir_var lv[6] = {i, kk, xx, j, sl, dp};
+  ir_var pp = lang_fresh_local(f, "pp", IR_I64, false);
+  const ir_var lv[7] = {i, kk, xx, j, sl, dp, pp};
   /* Mostly rows of more than 32 (a skewed matrix's): the whole bucket by
    * k1 (LSD, 11-bit digits), then stably by row (the counts' starts in
    * lc); else by row, then each row by k1 (insertion sort, or the LSD by
