@@ -3222,17 +3222,25 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
   return ir_verify(f, e);
 }
 
-/* The rows' bucket shift for n components under an extent N0: about
- * 16384 components a bucket (in the core's cache with their copies and
- * keys), at most 512 buckets (the scatter's write streams; 2^11 a bucket
- * and 780 buckets measured 28 ns a component on 2.2M shuffled, 2^14 and
- * 134 buckets 24). */
+/* The rows' bucket shift for n components under an extent N0: buckets
+ * of about 8192 components (a bucket's copy, keys and scratch, about 64
+ * bytes a component, in the core's L2), at most 256 of them (the
+ * scatter's write streams): the power of two of rows whose bucket count
+ * is nearest that.  R-MAT shuffled COO to CSR, one thread, ms (session
+ * 32): 2^17 (1.9 M components) 64 buckets 35.4-36.8, 128 29.9-32.8, 256
+ * 28.9-30.5; 2^19 (8.2 M, past the L3) 256 buckets 109-116, 512 137-145;
+ * a uniform 1 M x 1 M with 4 M, 123 to 3907 buckets within 8%.  (Before:
+ * about 16384 components, at most 512 buckets: 2^17 took 64.) */
 static int64_t rbucket_shift(int64_t n, int64_t N0) {
-  int64_t nb = n >> 14;
-  if (nb > 512) nb = 512;
-  if (nb < 1) nb = 1;
+  int64_t want = n >> 13;
+  if (want > 256) want = 256;
+  if (want < 1) want = 1;
   int sh = 0;
-  while (sh < 62 && (((N0 - 1) >> sh) + 1) > nb) sh++;
+  while (sh < 62 && (((N0 - 1) >> sh) + 1) > want) sh++; /* at most want buckets */
+  if (sh > 0) { /* twice as many, when nearer want and still at most 256 */
+    int64_t c = ((N0 - 1) >> (sh - 1)) + 1;
+    if (c <= 256 && 2 * c <= 3 * want) sh--;
+  }
   return sh;
 }
 
