@@ -2874,16 +2874,8 @@ static spc_status remap_at(conv *C, ir_func *f, ir_stmt *lb, const ir_var *arr, 
  * the end when the passes were odd in number.  (A copy back after every
  * pass moved each pair twice a digit.)  v: the scratch scalars i, kk, xx,
  * j, sl, dp, pp. */
-static void lsd_pass(ir_func *f, ir_stmt *ps, ir_var fk, ir_var fx, ir_expr *(*fo)(ir_func *, ir_var, ir_var),
-                     ir_var tk, ir_var tx, ir_expr *(*to)(ir_func *, ir_var, ir_var), ir_var dc, ir_var lo,
-                     ir_var hi, int bits, const ir_var v[7]);
-static ir_expr *at_lo(ir_func *f, ir_var i, ir_var lo) { /* [lo, hi) itself */
-  (void)lo;
-  return ir_ref(f, i);
-}
-static ir_expr *at_0(ir_func *f, ir_var i, ir_var lo) { /* the scratch's [0, hi - lo) */
-  return ir_bin(f, IR_SUB, ir_ref(f, i), ir_ref(f, lo));
-}
+static void lsd_pass(ir_func *f, ir_stmt *ps, ir_var fk, ir_var fx, ir_var tk, ir_var tx,
+                     bool from_scratch, ir_var dc, ir_var lo, ir_var hi, int bits, const ir_var v[7]);
 
 static void lsd_pairs(ir_func *f, ir_stmt *into, ir_var skey, ir_var sidx, ir_var k2, ir_var x2,
                       ir_var dc, ir_var lo, ir_var hi, int bits, const ir_var v[7]) {
@@ -2901,8 +2893,8 @@ static void lsd_pairs(ir_func *f, ir_stmt *into, ir_var skey, ir_var sidx, ir_va
   ir_add(f, into, ir_assign(f, pp, I(0)));                    /* 1: the pairs in (k2, x2) */
   ir_stmt *ps = ir_body(ir_add(f, into, ir_while(f, B(IR_GT, B(IR_SHR, V(xx), V(j)), I(0)), NULL)));
   ir_stmt *dir = ir_add(f, ps, ir_if(f, B(IR_EQ, V(pp), I(0)), NULL, NULL));
-  lsd_pass(f, ir_then(dir), skey, sidx, at_lo, k2, x2, at_0, dc, lo, hi, bits, v);
-  lsd_pass(f, ir_else(f, dir), k2, x2, at_0, skey, sidx, at_lo, dc, lo, hi, bits, v);
+  lsd_pass(f, ir_then(dir), skey, sidx, k2, x2, false, dc, lo, hi, bits, v);
+  lsd_pass(f, ir_else(f, dir), k2, x2, skey, sidx, true, dc, lo, hi, bits, v);
   ir_add(f, ps, ir_assign(f, pp, B(IR_SUB, I(1), V(pp))));
   ir_add(f, ps, ir_assign(f, j, B(IR_ADD, V(j), I(bits))));
   ir_stmt *back = ir_then(ir_add(f, into, ir_if(f, B(IR_EQ, V(pp), I(1)), NULL, NULL)));
@@ -2915,10 +2907,11 @@ static void lsd_pairs(ir_func *f, ir_stmt *into, ir_var skey, ir_var sidx, ir_va
 }
 
 /* One digit pass (shift j) of lsd_pairs over components i in [lo, hi):
- * from (fk, fx) at fo(i) to (tk, tx) at to(their places), stably. */
-static void lsd_pass(ir_func *f, ir_stmt *ps, ir_var fk, ir_var fx, ir_expr *(*fo)(ir_func *, ir_var, ir_var),
-                     ir_var tk, ir_var tx, ir_expr *(*to)(ir_func *, ir_var, ir_var), ir_var dc, ir_var lo,
-                     ir_var hi, int bits, const ir_var v[7]) {
+ * from (fk, fx) to (tk, tx), stably; from_scratch: the source is the
+ * scratch at [0, hi - lo) and the target the pairs' range, else the
+ * other way round. */
+static void lsd_pass(ir_func *f, ir_stmt *ps, ir_var fk, ir_var fx, ir_var tk, ir_var tx,
+                     bool from_scratch, ir_var dc, ir_var lo, ir_var hi, int bits, const ir_var v[7]) {
   const ir_var i = v[0], kk = v[1], j = v[3], sl = v[4], dp = v[5];
   const int64_t nd = (int64_t)1 << bits;
 #define V(x) ir_ref(f, x)
@@ -2928,7 +2921,8 @@ static void lsd_pass(ir_func *f, ir_stmt *ps, ir_var fk, ir_var fx, ir_expr *(*f
     ir_expr *fa[3] = {I(0), I(nd + 1), I(0)};
     ir_add(f, ps, ir_call(f, IR_FILL, &dc, 1, fa, 3));
   }
-#define DIGIT B(IR_BAND, B(IR_SHR, B(IR_SUB, ir_load(f, fk, fo(f, i, lo)), V(kk)), V(j)), I(nd - 1))
+#define AT (from_scratch ? B(IR_SUB, V(i), V(lo)) : V(i))
+#define DIGIT B(IR_BAND, B(IR_SHR, B(IR_SUB, ir_load(f, fk, AT), V(kk)), V(j)), I(nd - 1))
   ir_stmt *pb = ir_body(ir_add(f, ps, ir_for(f, i, V(lo), V(hi), NULL)));
   ir_add(f, pb, ir_assign(f, sl, B(IR_ADD, DIGIT, I(1))));
   ir_add(f, pb, ir_store(f, dc, V(sl), B(IR_ADD, ir_load(f, dc, V(sl)), I(1))));
@@ -2937,15 +2931,16 @@ static void lsd_pass(ir_func *f, ir_stmt *ps, ir_var fk, ir_var fx, ir_expr *(*f
     ir_add(f, ps, ir_call(f, IR_PREFIX_SUM, &dc, 1, pa, 2));
   }
   /* dc[d]: digit d's first place in [0, hi - lo); the target's index
-   * from it (to: itself for the scratch, + lo for the pairs' range) */
+   * from it (itself for the scratch, + lo for the pairs' range) */
   pb = ir_body(ir_add(f, ps, ir_for(f, i, V(lo), V(hi), NULL)));
   ir_add(f, pb, ir_assign(f, sl, DIGIT));
   ir_add(f, pb, ir_assign(f, dp, ir_load(f, dc, V(sl))));
   ir_add(f, pb, ir_store(f, dc, V(sl), B(IR_ADD, V(dp), I(1))));
-  ir_expr *d = to == at_0 ? V(dp) : B(IR_ADD, V(dp), V(lo));
-  ir_add(f, pb, ir_store(f, tk, d, ir_load(f, fk, fo(f, i, lo))));
-  d = to == at_0 ? V(dp) : B(IR_ADD, V(dp), V(lo));
-  ir_add(f, pb, ir_store(f, tx, d, ir_load(f, fx, fo(f, i, lo))));
+#define TO (from_scratch ? B(IR_ADD, V(dp), V(lo)) : V(dp))
+  ir_add(f, pb, ir_store(f, tk, TO, ir_load(f, fk, AT)));
+  ir_add(f, pb, ir_store(f, tx, TO, ir_load(f, fx, AT)));
+#undef TO
+#undef AT
 #undef DIGIT
 #undef V
 #undef I
