@@ -2841,10 +2841,12 @@ static spc_status remap_at(conv *C, ir_func *f, ir_stmt *lb, const ir_var *arr, 
  * and places every child at the next position of its parent, sequentially.
  * Two passes over memory: one counts the components of each bucket of
  * 2^sh0 consecutive k0, one scatters them into their buckets (at most
- * 512 write streams, not one a row); then each bucket, about 16 k
- * components that stay in cache, is sorted there -- a counting
- * sort by k0, then each row by k1 (insertion sort; the runtime's stable
- * sort_perm for rows of more than 32) -- and written back in order.  The
+ * 256 write streams, not one a row: rbucket_shift); then each bucket,
+ * about 16 k components that stay in cache, is sorted there -- (k0, k1)
+ * and the component's place packed into one word, radix-sorted
+ * (packed_sort), or where they do not fit a word a counting sort by k0,
+ * then each row by k1 (insertion sort; an LSD radix sort for rows of
+ * more than 32) -- and written back in order.  The
  * sort path's order: stable, so repeated components stay in the source's
  * order; where the counting routine would combine them (count_dups) they
  * are combined here by --dup, nout components left (1.1M shuffled points
@@ -2945,6 +2947,158 @@ static void lsd_pass(ir_func *f, ir_stmt *ps, ir_var fk, ir_var fx, ir_var tk, i
 #undef V
 #undef I
 #undef B
+}
+
+/* Component xx of the copy in cache (vtmp) combined by --dup into the
+ * value last written (vout[w - 1]): a repeat of it. */
+static void combine_dup(const conv *C, ir_func *f, ir_stmt *th, ir_var vout, ir_var vtmp, ir_var w,
+                        ir_var xx) {
+#define V(x) ir_ref(f, x)
+#define I(x) ir_int(f, x)
+#define B(op, a, b) ir_bin(f, op, a, b)
+  ir_expr *at = B(IR_SUB, V(w), I(1));
+  ir_expr *v = ir_load(f, vtmp, V(xx));
+  switch (C->dup) {
+  case SPC_DUP_SUM: ir_add(f, th, ir_store(f, vout, at, B(IR_ADD, ir_load(f, vout, B(IR_SUB, V(w), I(1))), v))); break;
+  case SPC_DUP_LAST: ir_add(f, th, ir_store(f, vout, at, v)); break;
+  case SPC_DUP_MIN:
+  case SPC_DUP_MAX: {
+    ir_expr *better = B(C->dup == SPC_DUP_MIN ? IR_LT : IR_GT, v, ir_load(f, vout, B(IR_SUB, V(w), I(1))));
+    ir_add(f, ir_then(ir_add(f, th, ir_if(f, better, NULL, NULL))),
+           ir_store(f, vout, at, ir_load(f, vtmp, V(xx))));
+    break;
+  }
+  default: /* first: kept */
+    break;
+  }
+#undef V
+#undef I
+#undef B
+}
+
+/* spc_conv_rbsort's sort of one bucket (`into`: its components copied
+ * to tmp / vtmp at [0, nbk), k1 in [m1lo, m1hi]) when a component's
+ * (k0 - lo0 - base, k1 - m1lo) and its place in the bucket fit one
+ * word: word = key << ib | i, key = (k0 - lo0 - base) << cb | (k1 -
+ * m1lo), cb and ib the bits of k1's range and of nbk - 1.  The words are
+ * sorted by an LSD radix sort of the key in np equal digits of at most 14
+ * bits (np = ceil(key bits / 14): R-MAT 2^17's 10 + 17 bits in two), each
+ * pass from wk into w2, the two then swapped (moves of the pointers);
+ * every digit's counts taken as the words are made, a digit whose value
+ * is one for the whole bucket skipped.  Then written out in order, a
+ * component whose key equals the one before it combined (combine_dup).
+ * The order is the other sort's (both stable: ties in the bucket's order,
+ * the source's), so the output is the same bit for bit.  That sort moves
+ * pairs of key and index (16 bytes) by k1 then by rows, or by rows then
+ * each row, about ten passes over the bucket; this one 8-byte words in
+ * two or three.  Stand-alone on the buckets of shuffled COO to CSR (one
+ * thread, ms, 13-bit digits): R-MAT 2^17 13.1-14.0 -> 8.9-9.3, uniform
+ * 10^6 x 10^6 with 4 M 46-48 -> 21-22, 3000 x 3000 with 2.4 M (20%
+ * repeats) 20.6-23.8 -> 12.4-14.8, R-MAT 2^19 56-63 -> 38-49; digits of
+ * 8-11 bits (more passes) and 15-16 (counts past the L1) were slower on
+ * some of them, 14 with buckets of 16 k components (rbucket_shift) the
+ * best on all.  *old: where the other sort goes (a key too wide for the
+ * word: k1 spanning about 2^40 and more). */
+typedef struct pk_ctx {
+  const ir_var *o, *tmp;
+  ir_var vout, vtmp;
+  bool comb;
+  ir_var lo0, sh0, base, nbk, m1lo, m1hi, w, i, xx, kk, sl, dp, j;
+  ir_var hc, wk, w2, wsw; /* counts (int32, 5 digits of 16385), words, scratch, swap */
+} pk_ctx;
+
+static spc_status packed_sort(conv *C, ir_func *f, ir_stmt *into, ir_stmt **old, pk_ctx P,
+                              spc_error *e) {
+#define V(x) ir_ref(f, x)
+#define I(x) ir_int(f, x)
+#define B(op, a, b) ir_bin(f, op, a, b)
+  const ir_var i = P.i, xx = P.xx, kk = P.kk, sl = P.sl, dp = P.dp;
+  ir_var cb = lang_fresh_local(f, "cb", IR_I64, false);
+  ir_var ib = lang_fresh_local(f, "ib", IR_I64, false);
+  ir_var kb = lang_fresh_local(f, "kb", IR_I64, false);
+  ir_var np = lang_fresh_local(f, "np", IR_I64, false);
+  ir_var D = lang_fresh_local(f, "D", IR_I64, false);
+  ir_var nd = lang_fresh_local(f, "nd", IR_I64, false);
+  ir_var hb = lang_fresh_local(f, "hb", IR_I64, false);
+  ir_var pq = lang_fresh_local(f, "pq", IR_I64, false);
+  ir_var sh = lang_fresh_local(f, "sh", IR_I64, false);
+  ir_var pkey = lang_fresh_local(f, "pkey", IR_I64, false);
+  ir_var x = lang_fresh_local(f, "x", IR_I64, false);
+  /* bits of k1's range and of the bucket's last index */
+  ir_add(f, into, ir_assign(f, cb, I(0)));
+  ir_add(f, ir_body(ir_add(f, into, ir_while(f, B(IR_GT, B(IR_SHR, B(IR_SUB, V(P.m1hi), V(P.m1lo)), V(cb)), I(0)), NULL))),
+         ir_assign(f, cb, B(IR_ADD, V(cb), I(1))));
+  ir_add(f, into, ir_assign(f, ib, I(0)));
+  ir_add(f, ir_body(ir_add(f, into, ir_while(f, B(IR_GT, B(IR_SHR, B(IR_SUB, V(P.nbk), I(1)), V(ib)), I(0)), NULL))),
+         ir_assign(f, ib, B(IR_ADD, V(ib), I(1))));
+  ir_add(f, into, ir_assign(f, kb, B(IR_ADD, V(P.sh0), V(cb))));
+  ir_stmt *fits = ir_add(f, into, ir_if(f, B(IR_LE, B(IR_ADD, V(kb), V(ib)), I(62)), NULL, NULL));
+  *old = ir_else(f, fits);
+  ir_stmt *pk = ir_then(fits);
+  ir_add(f, pk, ir_assign(f, np, B(IR_MAX, I(1), B(IR_DIV, B(IR_ADD, V(kb), I(13)), I(14)))));
+  ir_add(f, pk, ir_assign(f, D, B(IR_MAX, I(1), B(IR_DIV, B(IR_SUB, B(IR_ADD, V(kb), V(np)), I(1)), V(np)))));
+  ir_add(f, pk, ir_assign(f, nd, B(IR_SHL, I(1), V(D))));
+  {
+    ir_expr *fa[3] = {I(0), B(IR_MUL, V(np), B(IR_ADD, V(nd), I(1))), ir_cast(f, IR_I32, I(0))};
+    ir_add(f, pk, ir_call(f, IR_FILL, &P.hc, 1, fa, 3));
+  }
+  /* the words, and every digit's counts (digit d of pass p at
+   * p (nd + 1) + d + 1: the prefix sum then gives each digit's start) */
+  ir_stmt *lb = ir_body(ir_add(f, pk, ir_for(f, i, I(0), V(P.nbk), NULL)));
+  ir_expr *outs[SPC_MAX_ORDER];
+  spc_status s = remap_at(C, f, lb, P.tmp, i, outs, e);
+  if (s) return s;
+  ir_expr *k0 = B(IR_SUB, B(IR_SUB, ir_cast(f, IR_I64, outs[0]), V(P.lo0)), V(P.base));
+  ir_expr *k1 = B(IR_SUB, ir_cast(f, IR_I64, outs[1]), V(P.m1lo));
+  ir_add(f, lb, ir_assign(f, kk, B(IR_BOR, B(IR_SHL, k0, V(cb)), k1)));
+  ir_add(f, lb, ir_store(f, P.wk, V(i), B(IR_BOR, B(IR_SHL, V(kk), V(ib)), V(i))));
+  ir_stmt *hl = ir_body(ir_add(f, lb, ir_for(f, pq, I(0), V(np), NULL)));
+  ir_add(f, hl, ir_assign(f, sl, B(IR_ADD, B(IR_MUL, V(pq), B(IR_ADD, V(nd), I(1))),
+                                   B(IR_ADD, B(IR_BAND, B(IR_SHR, V(kk), B(IR_MUL, V(pq), V(D))),
+                                               B(IR_SUB, V(nd), I(1))),
+                                     I(1)))));
+  ir_add(f, hl, ir_store(f, P.hc, V(sl), ir_cast(f, IR_I32, B(IR_ADD, ir_cast(f, IR_I64, ir_load(f, P.hc, V(sl))), I(1)))));
+  /* the passes, each from wk into w2, then the two swapped */
+  ir_stmt *pl = ir_body(ir_add(f, pk, ir_for(f, pq, I(0), V(np), NULL)));
+  ir_add(f, pl, ir_assign(f, hb, B(IR_MUL, V(pq), B(IR_ADD, V(nd), I(1)))));
+  ir_add(f, pl, ir_assign(f, sh, B(IR_ADD, V(ib), B(IR_MUL, V(pq), V(D)))));
+  ir_expr *d0 = B(IR_BAND, B(IR_SHR, ir_load(f, P.wk, I(0)), V(sh)), B(IR_SUB, V(nd), I(1)));
+  ir_expr *one = B(IR_EQ, ir_cast(f, IR_I64, ir_load(f, P.hc, B(IR_ADD, B(IR_ADD, V(hb), d0), I(1)))), V(P.nbk));
+  ir_stmt *go = ir_else(f, ir_add(f, pl, ir_if(f, one, NULL, NULL)));
+  {
+    ir_expr *ps[2] = {V(hb), B(IR_ADD, V(hb), B(IR_ADD, V(nd), I(1)))};
+    ir_add(f, go, ir_call(f, IR_PREFIX_SUM, &P.hc, 1, ps, 2));
+  }
+  lb = ir_body(ir_add(f, go, ir_for(f, i, I(0), V(P.nbk), NULL)));
+  ir_add(f, lb, ir_assign(f, x, ir_load(f, P.wk, V(i))));
+  ir_add(f, lb, ir_assign(f, sl, B(IR_ADD, V(hb), B(IR_BAND, B(IR_SHR, V(x), V(sh)), B(IR_SUB, V(nd), I(1))))));
+  ir_add(f, lb, ir_assign(f, dp, ir_cast(f, IR_I64, ir_load(f, P.hc, V(sl)))));
+  ir_add(f, lb, ir_store(f, P.hc, V(sl), ir_cast(f, IR_I32, B(IR_ADD, V(dp), I(1)))));
+  ir_add(f, lb, ir_store(f, P.w2, V(dp), V(x)));
+  ir_add(f, go, ir_call(f, IR_MOVE, (ir_var[]){P.wsw, P.wk}, 2, NULL, 0));
+  ir_add(f, go, ir_call(f, IR_MOVE, (ir_var[]){P.wk, P.w2}, 2, NULL, 0));
+  ir_add(f, go, ir_call(f, IR_MOVE, (ir_var[]){P.w2, P.wsw}, 2, NULL, 0));
+  /* written out in order at w, as the other sort's components are */
+  ir_stmt *wb = ir_body(ir_add(f, pk, ir_for(f, i, I(0), V(P.nbk), NULL)));
+  ir_add(f, wb, ir_assign(f, x, ir_load(f, P.wk, V(i))));
+  ir_add(f, wb, ir_assign(f, xx, B(IR_BAND, V(x), B(IR_SUB, B(IR_SHL, I(1), V(ib)), I(1)))));
+  ir_stmt *put = wb;
+  if (P.comb) {
+    ir_add(f, wb, ir_assign(f, kk, B(IR_SHR, V(x), V(ib))));
+    ir_expr *rep = B(IR_LAND, B(IR_GT, V(i), I(0)), B(IR_EQ, V(kk), V(pkey)));
+    ir_stmt *ifr = ir_add(f, wb, ir_if(f, rep, NULL, NULL));
+    combine_dup(C, f, ir_then(ifr), P.vout, P.vtmp, P.w, xx);
+    put = ir_else(f, ifr);
+    ir_add(f, put, ir_assign(f, pkey, V(kk)));
+  }
+  for (int k = 0; k < C->order; k++) ir_add(f, put, ir_store(f, P.o[k], V(P.w), ir_load(f, P.tmp[k], V(xx))));
+  if (P.vout >= 0) ir_add(f, put, ir_store(f, P.vout, V(P.w), ir_load(f, P.vtmp, V(xx))));
+  ir_add(f, put, ir_assign(f, P.w, B(IR_ADD, V(P.w), I(1))));
+  (void)P.j;
+#undef V
+#undef I
+#undef B
+  return SPC_OK;
 }
 
 enum { RB_COUNT, RB_PLACE, RB_SORT };
@@ -3049,8 +3203,9 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
   ir_add(f, lb, ir_assign(f, z, ir_load(f, bc, V(b))));
   for (int k = 0; k < C->order; k++) ir_add(f, body, ir_alloc(f, tmp[k], V(mx), false));
   if (vtmp >= 0) ir_add(f, body, ir_alloc(f, vtmp, V(mx), false));
-  /* Each bucket in cache: rows by a counting sort into skey / sidx (k1,
-   * the component), each row sorted by k1, then written out */
+  /* Each bucket in cache: packed_sort, or (a key too wide for its
+   * word) rows by a counting sort into skey / sidx (k1, the component),
+   * each row sorted by k1, then written out */
   ir_var lc = lang_fresh_local(f, "lc", IR_I64, true);
   ir_var skey = lang_fresh_local(f, "skey", IR_I64, true);
   ir_var sidx = lang_fresh_local(f, "sidx", IR_I64, true);
@@ -3066,6 +3221,13 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
   ir_add(f, body, ir_alloc(f, k2, V(mx), false));
   ir_add(f, body, ir_alloc(f, x2, V(mx), false));
   ir_add(f, body, ir_alloc(f, dc, I(2049), false)); /* digits of up to 11 bits */
+  ir_var hc = lang_fresh_local(f, "hc", IR_I32, true); /* packed_sort's */
+  ir_var wk = lang_fresh_local(f, "wk", IR_I64, true);
+  ir_var w2 = lang_fresh_local(f, "w2", IR_I64, true);
+  ir_var wsw = lang_fresh_local(f, "wsw", IR_I64, true);
+  ir_add(f, body, ir_alloc(f, hc, I(5 * 16385), false));
+  ir_add(f, body, ir_alloc(f, wk, V(mx), false));
+  ir_add(f, body, ir_alloc(f, w2, V(mx), false));
   ir_var base = lang_fresh_local(f, "base", IR_I64, false);
   ir_var r = lang_fresh_local(f, "r", IR_I64, false);
   ir_var sl = lang_fresh_local(f, "sl", IR_I64, false);
@@ -3086,14 +3248,41 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
   ir_stmt *nz = ir_then(ir_add(f, bb, ir_if(f, B(IR_GT, V(z), V(a)), NULL, NULL)));
   ir_add(f, bb, ir_assign(f, a, V(z)));
   ir_add(f, nz, ir_assign(f, base, B(IR_SHL, V(b), V(sh0))));
-  {
-    ir_expr *fa[3] = {I(0), B(IR_ADD, V(R), I(1)), I(0)};
-    ir_add(f, nz, ir_call(f, IR_FILL, &lc, 1, fa, 3));
-  }
+  /* the bucket copied into cache, the least and greatest k1 noted */
+  ir_var m1lo = lang_fresh_local(f, "m1lo", IR_I64, false);
+  ir_var m1hi = lang_fresh_local(f, "m1hi", IR_I64, false);
   lb = ir_body(ir_add(f, nz, ir_for(f, t, V(a), V(z), NULL)));
   ir_add(f, lb, ir_assign(f, i, B(IR_SUB, V(t), V(a))));
   for (int k = 0; k < C->order; k++) ir_add(f, lb, ir_store(f, tmp[k], V(i), ir_load(f, o[k], V(t))));
   if (vtmp >= 0) ir_add(f, lb, ir_store(f, vtmp, V(i), ir_load(f, vout, V(t))));
+  if ((s = remap_at(C, f, lb, tmp, i, outs, e))) return s;
+  ir_add(f, lb, ir_assign(f, kk, ir_cast(f, IR_I64, outs[1])));
+  {
+    ir_stmt *fst = ir_add(f, lb, ir_if(f, B(IR_EQ, V(i), I(0)), NULL, NULL));
+    ir_add(f, ir_then(fst), ir_assign(f, m1lo, V(kk)));
+    ir_add(f, ir_then(fst), ir_assign(f, m1hi, V(kk)));
+    ir_add(f, ir_else(f, fst), ir_assign(f, m1lo, B(IR_MIN, V(m1lo), V(kk))));
+    ir_add(f, ir_else(f, fst), ir_assign(f, m1hi, B(IR_MAX, V(m1hi), V(kk))));
+  }
+  ir_add(f, nz, ir_assign(f, nbk, B(IR_SUB, V(z), V(a))));
+  ir_var pp = lang_fresh_local(f, "pp", IR_I64, false);
+  const ir_var lv[7] = {i, kk, xx, j, sl, dp, pp};
+  ir_stmt *old = NULL;
+  if ((s = packed_sort(C, f, nz, &old, (const pk_ctx){.o = o, .tmp = tmp, .vout = vout,
+                                                      .vtmp = vtmp, .comb = comb, .lo0 = lo0,
+                                                      .sh0 = sh0, .base = base, .nbk = nbk,
+                                                      .m1lo = m1lo, .m1hi = m1hi, .w = w,
+                                                      .i = i, .xx = xx, .kk = kk, .sl = sl,
+                                                      .dp = dp, .j = j, .hc = hc, .wk = wk,
+                                                      .w2 = w2, .wsw = wsw},
+                       e)))
+    return s;
+  nz = old; /* else: by rows (lc), then within rows */
+  {
+    ir_expr *fa[3] = {I(0), B(IR_ADD, V(R), I(1)), I(0)};
+    ir_add(f, nz, ir_call(f, IR_FILL, &lc, 1, fa, 3));
+  }
+  lb = ir_body(ir_add(f, nz, ir_for(f, i, I(0), V(nbk), NULL)));
   if ((s = remap_at(C, f, lb, tmp, i, outs, e))) return s;
   ir_add(f, lb, ir_assign(f, r, B(IR_ADD, B(IR_SUB, B(IR_SUB, ir_cast(f, IR_I64, outs[0]), V(lo0)), V(base)), I(1))));
   ir_add(f, lb, ir_store(f, lc, V(r), B(IR_ADD, ir_load(f, lc, V(r)), I(1))));
@@ -3101,14 +3290,11 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
     ir_expr *ps[2] = {I(0), B(IR_ADD, V(R), I(1))};
     ir_add(f, nz, ir_call(f, IR_PREFIX_SUM, &lc, 1, ps, 2));
   }
-  ir_var pp = lang_fresh_local(f, "pp", IR_I64, false);
-  const ir_var lv[7] = {i, kk, xx, j, sl, dp, pp};
   /* Mostly rows of more than 32 (a skewed matrix's): the whole bucket by
    * k1 (LSD, 11-bit digits), then stably by row (the counts' starts in
    * lc); else by row, then each row by k1 (insertion sort, or the LSD by
    * bytes past 32) */
   ir_add(f, nz, ir_assign(f, lng, I(0)));
-  ir_add(f, nz, ir_assign(f, nbk, B(IR_SUB, V(z), V(a))));
   lb = ir_body(ir_add(f, nz, ir_for(f, r, I(0), V(R), NULL)));
   ir_add(f, lb, ir_assign(f, ln, B(IR_SUB, ir_load(f, lc, B(IR_ADD, V(r), I(1))), ir_load(f, lc, V(r)))));
   ir_add(f, ir_then(ir_add(f, lb, ir_if(f, B(IR_GT, V(ln), I(32)), NULL, NULL))),
@@ -3179,22 +3365,7 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
     ir_expr *rep = B(IR_LAND, B(IR_GT, V(w), V(w0)),
                      B(IR_LAND, B(IR_EQ, V(kk), V(pk0)), B(IR_EQ, V(sl), V(pk1))));
     ir_stmt *ifr = ir_add(f, wb, ir_if(f, rep, NULL, NULL));
-    ir_stmt *th = ir_then(ifr);
-    ir_expr *at = B(IR_SUB, V(w), I(1));
-    ir_expr *v = ir_load(f, vtmp, V(xx));
-    switch (C->dup) {
-    case SPC_DUP_SUM: ir_add(f, th, ir_store(f, vout, at, B(IR_ADD, ir_load(f, vout, B(IR_SUB, V(w), I(1))), v))); break;
-    case SPC_DUP_LAST: ir_add(f, th, ir_store(f, vout, at, v)); break;
-    case SPC_DUP_MIN:
-    case SPC_DUP_MAX: {
-      ir_expr *better = B(C->dup == SPC_DUP_MIN ? IR_LT : IR_GT, v, ir_load(f, vout, B(IR_SUB, V(w), I(1))));
-      ir_add(f, ir_then(ir_add(f, th, ir_if(f, better, NULL, NULL))),
-             ir_store(f, vout, at, ir_load(f, vtmp, V(xx))));
-      break;
-    }
-    default: /* first: kept */
-      break;
-    }
+    combine_dup(C, f, ir_then(ifr), vout, vtmp, w, xx);
     put = ir_else(f, ifr);
     ir_add(f, put, ir_assign(f, pk0, V(kk)));
     ir_add(f, put, ir_assign(f, pk1, V(sl)));
@@ -3211,6 +3382,10 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
   ir_add(f, body, ir_free(f, k2));
   ir_add(f, body, ir_free(f, x2));
   ir_add(f, body, ir_free(f, dc));
+  ir_add(f, body, ir_free(f, hc));
+  ir_add(f, body, ir_free(f, wk));
+  ir_add(f, body, ir_free(f, w2));
+  ir_add(f, body, ir_free(f, wsw));
   for (int k = 0; k < C->order; k++) ir_add(f, body, ir_free(f, tmp[k]));
   if (vtmp >= 0) ir_add(f, body, ir_free(f, vtmp));
   ir_add(f, body, ir_assign(f, nout, ir_ref(f, w)));
@@ -3218,16 +3393,20 @@ static spc_status build_rbucket(conv *C, int which, ir_func **out, spc_error *e)
 }
 
 /* The rows' bucket shift for n components under an extent N0: buckets
- * of about 8192 components (a bucket's copy, keys and scratch, about 64
- * bytes a component, in the core's L2), at most 256 of them (the
- * scatter's write streams): the power of two of rows whose bucket count
- * is nearest that.  R-MAT shuffled COO to CSR, one thread, ms (session
- * 32): 2^17 (1.9 M components) 64 buckets 35.4-36.8, 128 29.9-32.8, 256
- * 28.9-30.5; 2^19 (8.2 M, past the L3) 256 buckets 109-116, 512 137-145;
- * a uniform 1 M x 1 M with 4 M, 123 to 3907 buckets within 8%.  (Before:
- * about 16384 components, at most 512 buckets: 2^17 took 64.) */
+ * of about 16384 components (packed_sort's copy, words and scratch,
+ * about 32 bytes a component, in the core's 1 MB L2), at most 256 of
+ * them (the scatter's write streams): the power of two of rows whose
+ * bucket count is nearest that.  Shuffled COO to CSR, one thread, ms,
+ * with packed_sort (session 33; JIT, best of three runs of 11): 8 k
+ * against 16 k components a bucket, R-MAT 2^17 23.6 / 22.4, 3000 x 3000
+ * with 2.4 M 24.1 / 22.3, uniform 10^6 x 10^6 with 4 M 54.8 / 51.0,
+ * R-MAT 2^19 (8.2 M, 256 buckets either way) 100 / 101; 32 k and 64 k
+ * were slower on R-MAT 2^17 (a third digit) and the 3000 x 3000.  With
+ * the sort before it (16-byte pairs, about 64 bytes a component), 8 k
+ * was best (session 32: R-MAT 2^17 64 buckets 35.4-36.8 ms, 256
+ * 28.9-30.5; R-MAT 2^19 512 buckets 137-145 against 256's 109-116). */
 static int64_t rbucket_shift(int64_t n, int64_t N0) {
-  int64_t want = n >> 13;
+  int64_t want = n >> 14;
   if (want > 256) want = 256;
   if (want < 1) want = 1;
   int sh = 0;

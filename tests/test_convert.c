@@ -1277,6 +1277,59 @@ START_TEST(test_counting_dups) {
 }
 END_TEST
 
+/* The rows bucketing's two in-cache sorts (packed_sort: (k0, k1) and the
+ * component's place in one word; where they do not fit, rows then each
+ * row): 300 rows under columns of 2^20 (the word) and of 2^50 (47 bits
+ * of k1 alone: the other sort), shuffled with repeats, to CSR by
+ * --plan=rows on the JIT and the interpreter, 1 and 2 threads, equal bit
+ * for bit to the sort path's; the repeats combined in the source's order
+ * either way (sum, first, last, max). */
+START_TEST(test_counting_rows_wide) {
+  jit_env();
+  int saved = omp_get_max_threads();
+  static const spc_dup pols[] = {SPC_DUP_SUM, SPC_DUP_FIRST, SPC_DUP_LAST, SPC_DUP_MAX};
+  long runs = 0;
+  for (int w = 0; w < 2; w++) {
+    int64_t ncol = (int64_t)1 << (w ? 50 : 20);
+    spc_tensor *src = repeats_coo(300, ncol, 40000, w ? SPC_I64 : SPC_F64, 0, 31 + (uint64_t)w);
+    for (int pi = 0; pi < 4; pi++) {
+      spc_convert_opts o;
+      spc_convert_info info;
+      spc_tensor *xs = NULL;
+      spc_error e;
+      opts(&o, SPC_ENGINE_AUTO, &info);
+      o.dup = pols[pi];
+      o.plan = SPC_PLAN_SORT;
+      tu_assert_ok(spc_convert_to(src, "csr", &o, &xs, &e), &e);
+      for (int g = 0; g < 2; g++)
+        for (int h = 1; h <= 2; h++) {
+          char what[200];
+          snprintf(what, sizeof what, "300 x 2^%d shuffled with repeats -> csr, --dup=%s, %s, %d thread(s)",
+                   w ? 50 : 20, spc_dup_name(pols[pi]), g ? "generic" : "jit", h);
+          spc_tensor *x = NULL;
+          opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_JIT, &info);
+          o.dup = pols[pi];
+          o.plan = SPC_PLAN_ROWS;
+          omp_set_num_threads(h);
+          tu_assert_ok(spc_convert_to(src, "csr", &o, &x, &e), &e);
+          omp_set_num_threads(saved);
+          ck_assert_msg(strstr(info.plan, "each bucket sorted in cache"), "%s: plan '%s'", what, info.plan);
+          ck_assert_msg(spc_tensor_nstored(x) < spc_tensor_nstored(src), "%s: nothing combined", what);
+          same_arrays(x, xs, what);
+          spc_tensor_free(&x);
+          runs++;
+        }
+      spc_tensor_free(&xs);
+    }
+    spc_tensor_free(&src);
+  }
+  printf("convert: rows bucketing, columns of 2^20 and 2^50: %ld conversions equal to the sort "
+         "path bit for bit\n", runs);
+  ck_assert_int_eq(runs, 2 * 4 * 2 * 2);
+  no_rc_mismatch();
+}
+END_TEST
+
 /* ---- the direct plan (no sort) ---------------------------------------------------
  * DIA and BCSR (4 x 4, and 3 x 5: blocks that do not divide the dimensions,
  * a JIT routine under auto) are counted by markers and placed by position;
@@ -5163,6 +5216,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_counting_plan);
   tcase_add_test(tc, test_counting_colmajor);
   tcase_add_test(tc, test_counting_dups);
+  tcase_add_test(tc, test_counting_rows_wide);
   tcase_add_test(tc, test_direct_plan);
   tcase_add_test(tc, test_fused_count);
   tcase_add_test(tc, test_native_view);
