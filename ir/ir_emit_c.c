@@ -140,7 +140,7 @@ static void signature(ectx *c, spc_str *o, bool is_static, const char *qual,
         snprintf(p[0], sizeof p[0], "%s %s", t, n);
       else if (!vi->array)
         snprintf(p[0], sizeof p[0], "%s *%s", t, outname[v]);
-      else if (vi->dir == IR_OUT) {
+      else if (vi->dir == IR_OUT || vi->dir == IR_GIVE) {
         snprintf(p[0], sizeof p[0], "%s **%s", t, outname[v]);
         snprintf(p[1], sizeof p[1], "int64_t *%s", outname[f->nvars + v]);
         np = 2;
@@ -180,6 +180,9 @@ static void declarations(ectx *c, spc_str *o, const char **outname, const char *
       spc_str_addf(o, "  %s %s = %s;\n", t, n, zero_of(vi->ty));
     else if (vi->array && (vi->dir == IR_OUT || vi->dir == IR_LOCAL))
       spc_str_addf(o, "  %s *%s = NULL;\n  int64_t %s = 0;\n", t, n, c->lname[v]);
+    else if (vi->dir == IR_GIVE)
+      spc_str_addf(o, "  %s *%s = *%s;\n  int64_t %s = *%s;\n", t, n, outname[v], c->lname[v],
+                   outname[f->nvars + v]);
   }
 }
 
@@ -188,10 +191,10 @@ static void unused(ectx *c, spc_str *o, bool fails, const char *err,
   const ir_func *f = c->f;
   for (int v = 0; v < f->nvars; v++) {
     const ir_var_info *vi = &f->vars[v];
-    bool keep = vi->dir == IR_OUT || (!vi->array && vi->dir == IR_INOUT) ||
+    bool keep = vi->dir == IR_OUT || vi->dir == IR_GIVE || (!vi->array && vi->dir == IR_INOUT) ||
                 (vi->array && vi->dir == IR_LOCAL);
     if (!keep && !c->read[v]) spc_str_addf(o, "  (void)%s;\n", c->cname[v]);
-    if (vi->array && vi->dir != IR_OUT && !c->len_read[v])
+    if (vi->array && vi->dir != IR_OUT && vi->dir != IR_GIVE && !c->len_read[v])
       spc_str_addf(o, "  (void)%s;\n", c->lname[v]);
   }
   if (!fails) spc_str_addf(o, "  (void)%s;\n  (void)%s;\n", err, err_len);
@@ -210,6 +213,10 @@ static void epilogue(ectx *c, spc_str *o, bool jumps, const char **outname,
     outs |= vi->dir == IR_OUT || (!vi->array && vi->dir == IR_INOUT);
     out_arrays |= vi->array && vi->dir == IR_OUT;
   }
+  for (int v = 0; v < f->nvars; v++) /* handed back, whatever the status */
+    if (f->vars[v].dir == IR_GIVE)
+      spc_str_addf(o, "  *%s = %s;\n  *%s = %s;\n", outname[v], c->cname[v],
+                   outname[f->nvars + v], c->lname[v]);
   if (outs) {
     spc_str_addf(o, "  if (%s == 0) {\n", status);
     for (int v = 0; v < f->nvars; v++) {
@@ -251,6 +258,9 @@ static void entry(ectx *c, spc_str *o, bool is_static) {
     const char *t = emit_cty(vi->ty), *fl = field[vi->ty];
     if (vi->array && vi->dir == IR_OUT)
       spc_str_addf(o, "  %s *spc_p%d = NULL;\n  int64_t spc_n%d = 0;\n", t, k, k);
+    else if (vi->dir == IR_GIVE)
+      spc_str_addf(o, "  %s *spc_p%d = (%s *)args[%d].data;\n  int64_t spc_n%d = args[%d].len;\n", t,
+                   k, t, k, k, k);
     else if (!vi->array && vi->dir == IR_OUT)
       spc_str_addf(o, "  %s spc_p%d = %s;\n", t, k, zero_of(vi->ty));
     else if (!vi->array && vi->ty == IR_C128)
@@ -266,7 +276,7 @@ static void entry(ectx *c, spc_str *o, bool is_static) {
     const ir_var_info *vi = &f->vars[f->params[k]];
     const char *t = emit_cty(vi->ty);
     if (k) spc_str_addf(o, ", ");
-    if (vi->array && vi->dir == IR_OUT)
+    if (vi->array && (vi->dir == IR_OUT || vi->dir == IR_GIVE))
       spc_str_addf(o, "&spc_p%d, &spc_n%d", k, k);
     else if (vi->array)
       spc_str_addf(o, "(%s%s *)args[%d].data, args[%d].len",
@@ -277,7 +287,7 @@ static void entry(ectx *c, spc_str *o, bool is_static) {
   spc_str_addf(o, "%serr, err_len);\n", f->nparams ? ", " : "");
   for (int k = 0; k < f->nparams; k++) {
     const ir_var_info *vi = &f->vars[f->params[k]];
-    if (vi->array && vi->dir == IR_OUT)
+    if (vi->array && (vi->dir == IR_OUT || vi->dir == IR_GIVE))
       spc_str_addf(o, "  args[%d].data = spc_p%d;\n  args[%d].len = spc_n%d;\n", k, k, k,
                    k);
     else if (!vi->array && vi->dir != IR_IN && vi->ty == IR_C128)
@@ -347,10 +357,10 @@ spc_status ir_emit_c(const ir_func *f, const ir_emit_opts *opts, spc_str *out,
   for (int v = 0; v < f->nvars && !c.nomem; v++) {
     const ir_var_info *vi = &f->vars[v];
     if (vi->array) c.lname[v] = emit_claim(&c, c.cname[v], "_len");
-    if (vi->dir == IR_OUT || (!vi->array && vi->dir == IR_INOUT))
+    if (vi->dir == IR_OUT || vi->dir == IR_GIVE || (!vi->array && vi->dir == IR_INOUT))
       outname[v] = emit_claim(&c, c.cname[v], vi->dir == IR_OUT ? "_out" : "_io");
-    if (vi->array && vi->dir == IR_OUT)
-      outname[nv + v] = emit_claim(&c, c.lname[v], "_out");
+    if (vi->array && (vi->dir == IR_OUT || vi->dir == IR_GIVE))
+      outname[nv + v] = emit_claim(&c, c.lname[v], vi->dir == IR_OUT ? "_out" : "_io");
   }
   const char *status = claim(&c, "status"), *err = claim(&c, "err"),
              *err_len = claim(&c, "err_len");

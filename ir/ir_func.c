@@ -185,10 +185,12 @@ static ir_var add_var(ir_func *f, const char *what, const char *name, ir_ty ty,
 }
 
 ir_var ir_param(ir_func *f, const char *name, ir_ty ty, bool array, ir_dir dir) {
-  if (f && !f->broken && dir != IR_IN && dir != IR_INOUT && dir != IR_OUT)
-    return ir_misuse(f, "ir_param %s: direction must be in, inout or out",
+  if (f && !f->broken && dir != IR_IN && dir != IR_INOUT && dir != IR_OUT && dir != IR_GIVE)
+    return ir_misuse(f, "ir_param %s: direction must be in, inout, out or give",
                      name ? name : "(null)"),
            -1;
+  if (f && !f->broken && dir == IR_GIVE && !array)
+    return ir_misuse(f, "ir_param %s: give is for arrays", name ? name : "(null)"), -1;
   return add_var(f, "ir_param", name, ty, array, dir);
 }
 

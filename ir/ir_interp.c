@@ -256,7 +256,8 @@ static void copy_scalar(ir_val *d, const ir_val *s, ir_ty ty) {
   *d = r;
 }
 
-/* OUT arrays read NULL, 0 after any failure. */
+/* OUT arrays read NULL, 0 after any failure (GIVE arrays stay the
+ * caller's, as handed over). */
 static void clear_outs(const ir_func *f, ir_arg *args) {
   if (!f || !args) return;
   for (int k = 0; k < f->nparams; k++) {
@@ -301,11 +302,19 @@ spc_status ir_run(const ir_func *f, ir_arg *args, spc_error *e) {
   }
   st = exec(p, R, A, e);
 done:
-  /* OUT arrays to the caller (NULL on error), scalars written back */
+  /* OUT arrays to the caller (NULL on error), GIVE arrays back as they
+   * are (on error too), scalars written back */
   for (int k = 0; k < f->nparams; k++) {
     ir_var v = f->params[k];
     const ir_var_info *vi = &f->vars[v];
-    if (vi->array && vi->dir == IR_OUT) {
+    if (vi->dir == IR_GIVE) {
+      bc_arr *x = A ? &A[p->arr_of[v]] : NULL;
+      if (x) {
+        args[k].data = x->data;
+        args[k].len = x->len;
+        x->data = NULL;
+      }
+    } else if (vi->array && vi->dir == IR_OUT) {
       bc_arr *x = A ? &A[p->arr_of[v]] : NULL;
       args[k].data = st == SPC_OK ? x->data : NULL;
       args[k].len = st == SPC_OK ? x->len : 0;

@@ -376,13 +376,13 @@ static void block(spc_str *o, const ir_func *f, const ir_stmt *b, int depth) {
 }
 
 spc_status ir_print(const ir_func *f, spc_str *o) {
-  static const char *const dir[] = {"var", "in", "inout", "out"};
+  static const char *const dir[] = {"var", "in", "inout", "out", "give", "?", "?", "?"};
   if (!f || !o) return SPC_ERR_ARG;
   spc_str_addf(o, "func %s(", ir_func_name(f));
   for (int k = 0; k < f->nparams; k++) {
     const ir_var_info *vi = ir_var_get(f, f->params[k]);
     if (!vi) continue;
-    spc_str_addf(o, "%s%s %s: %s%s", k ? ", " : "", dir[vi->dir & 3], vi->name,
+    spc_str_addf(o, "%s%s %s: %s%s", k ? ", " : "", dir[vi->dir & 7], vi->name,
                  ir_ty_short(vi->ty), vi->array ? "[]" : "");
   }
   spc_str_addf(o, ") {\n");

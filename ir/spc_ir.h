@@ -88,8 +88,13 @@ typedef enum ir_dir {
   IR_LOCAL = 0, /* not a parameter */
   IR_IN,        /* scalar: by value; array: read-only (const T *, len) */
   IR_INOUT,     /* array modified in place (T *, len); scalar: T * */
-  IR_OUT        /* array allocated by the function (T **, int64_t *len);
+  IR_OUT,       /* array allocated by the function (T **, int64_t *len);
                    scalar: T * */
+  IR_GIVE       /* array only: handed over by the caller (T **, int64_t *len),
+                   owned by the function from the call on (read, written,
+                   moved or freed like a local); what it holds at the return,
+                   NULL when moved or freed, goes back to the caller, who owns
+                   it again -- on failure too */
 } ir_dir;
 
 typedef struct ir_var_info {
