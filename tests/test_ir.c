@@ -1014,6 +1014,65 @@ START_TEST(test_move) {
 }
 END_TEST
 
+/* give: an array the caller hands over -- the function owns it (moves,
+ * frees or writes it) and what it holds at the return goes back, on a
+ * failure too; on the interpreter and compiled alike.  Mode 0 moves it
+ * into an OUT array, 1 leaves it (its length read), 2 frees it, 3 writes
+ * it and fails.  A scalar cannot be given. */
+START_TEST(test_give) {
+  ir_func *f = ir_func_new("gv");
+  ir_var mode = ir_param(f, "mode", IR_I64, false, IR_IN);
+  ir_var g = ir_param(f, "g", IR_I64, true, IR_GIVE);
+  ir_var o = ir_param(f, "o", IR_I64, true, IR_OUT);
+  ir_stmt *c0 = TOP(ir_if(f, B(EQ, R(mode), K(0)), NULL, NULL));
+  ADD(ir_then(c0), ir_call(f, IR_MOVE, (ir_var[]){o, g}, 2, NULL, 0));
+  ir_stmt *c1 = ADD(ir_else(f, c0), ir_if(f, B(EQ, R(mode), K(1)), NULL, NULL));
+  ADD(ir_then(c1), ir_alloc(f, o, K(1), false));
+  ADD(ir_then(c1), ir_store(f, o, K(0), ir_len(f, g)));
+  ir_stmt *c2 = ADD(ir_else(f, c1), ir_if(f, B(EQ, R(mode), K(2)), NULL, NULL));
+  ADD(ir_then(c2), ir_free(f, g));
+  ADD(ir_else(f, c2), ir_store(f, g, K(0), K(42)));
+  ADD(ir_else(f, c2), ir_fail(f, SPC_ERR_INPUT, "mode 3", NULL, 0));
+  tcase tc;
+  tc_open(&tc, f);
+  for (int m = 0; m < 4; m++) {
+    int64_t v[3] = {5, 6, 7};
+    ir_arg args[3], r[3];
+    memset(args, 0, sizeof args);
+    args[0].s.i64 = m;
+    args[1] = (ir_arg){.data = v, .len = 3};
+    spc_error e;
+    spc_status st = tc_run(&tc, args, r, &e); /* each side its own copy of v */
+    ck_assert_int_eq(st, m == 3 ? SPC_ERR_INPUT : SPC_OK);
+    if (m == 0) {
+      ck_assert(r[1].data == NULL && r[1].len == 0);
+      ck_assert(r[2].len == 3 && ((int64_t *)r[2].data)[2] == 7);
+    } else if (m == 1) {
+      ck_assert(r[1].len == 3 && ((int64_t *)r[1].data)[1] == 6);
+      ck_assert(r[2].len == 1 && ((int64_t *)r[2].data)[0] == 3);
+    } else if (m == 2) {
+      ck_assert(r[1].data == NULL && r[1].len == 0);
+    } else { /* failed: the array back, written; no OUT array */
+      ck_assert(r[1].len == 3 && ((int64_t *)r[1].data)[0] == 42);
+      ck_assert(r[2].data == NULL && r[2].len == 0);
+    }
+    args_free(f, r);
+  }
+  spc_str ps = {0};
+  ck_assert_int_eq(ir_print(f, &ps), SPC_OK);
+  ck_assert_msg(strstr(ps.s, "give g: i64[]") != NULL, "%s", ps.s);
+  spc_str_free(&ps);
+  tc_close(&tc);
+  f = ir_func_new("gvbad");
+  ck_assert_int_eq(ir_param(f, "x", IR_I64, false, IR_GIVE), -1);
+  spc_error e;
+  spc_error_clear(&e);
+  ck_assert_int_eq(ir_verify(f, &e), SPC_ERR_INTERNAL);
+  ck_assert_msg(strstr(e.msg, "give is for arrays") != NULL, "%s", e.msg);
+  ir_func_free(&f);
+}
+END_TEST
+
 /* Reference: stable order of perm by keys (insertion sort). */
 typedef struct keyset {
   const int64_t *k1;
@@ -1829,6 +1888,7 @@ Suite *suite_ir(void) {
   tcase_add_test(t, test_arrays);
   tcase_add_test(t, test_builtins);
   tcase_add_test(t, test_move);
+  tcase_add_test(t, test_give);
   tcase_add_test(t, test_sort_perm);
   tcase_add_test(t, test_sort_perm_wide);
   tcase_add_test(t, test_spmv_lanes);
