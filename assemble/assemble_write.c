@@ -4913,9 +4913,27 @@ static spc_status count_rows(conv *C, const countfn *F, void *const *crd, conv_t
     if (hg)
       G = (countfn){.f = rg.v.f, .narr = rg.v.aux[0], .p_ok = rg.v.aux[1], .p_arr0 = rg.v.aux[2],
                     .p_size = rg.v.aux[3], .p_vout = rg.v.aux[4], .gd = rg.v.aux[5], .rc = &rg};
+    void *tc = G.gd >= 0 ? oc[G.gd] : NULL, *tv = ov;
     s = count_once(C, &G, oc, &ov, out, ok, e);
     if (hg) ir_func_free(&rg.v.f);
     C->n = n;
+    /* arrays taken with room for n components that hold m (repeats
+     * combined): given back the rest where it is an eighth or more */
+    if (!s && *ok == 1 && G.gd >= 0 && m < n - n / 8) {
+      spc_tensor *t = &(*out)->t;
+      for (int l = 0; l < SPC_MAX_ORDER; l++)
+        for (int a = 0; a < t->lv[l].narr; a++) {
+          spc_array *x = &t->lv[l].arr[a];
+          void *q = x->data == tc && tc && !oc[G.gd] && x->len > 0
+                        ? spc_realloc(x->data, (size_t)x->len * (x->type == SPC_IDX32 ? 4 : 8))
+                        : NULL;
+          if (q) x->data = q;
+        }
+      void *q = t->val == tv && tv && !ov && t->nval > 0
+                    ? spc_realloc(t->val, (size_t)t->nval * spc_vtype_size(C->vt))
+                    : NULL;
+      if (q) t->val = q;
+    }
   }
   for (int d = 0; d < C->order; d++) spc_free(oc[d]);
   spc_free(ov);
