@@ -4,7 +4,9 @@
  *              [-w CACHEDIR] FILE...
  *   conv_bench --bw MIB [-r R]
  * CONV_BENCH_PLAN=sort in the environment: the sort path (--plan=sort);
- * =rows, =radix: the counting plan's bucketing of a source out of order.
+ * =rows, =radix: the counting plan's bucketing of a source out of order;
+ * =inplace, =partition, =scatter: a source read through its levels in
+ * another order (CSR to CSC) placed so.
  *
  * For every FILE (Matrix Market: the matrix conversions; FROSTT .tns of
  * order 3: the tensor conversions) it reads the file with spc_read
@@ -311,6 +313,9 @@ static int set_engine(spc_convert_opts *co, const char *engine) {
   if (plan && !strcmp(plan, "sort")) co->plan = SPC_PLAN_SORT;
   if (plan && !strcmp(plan, "rows")) co->plan = SPC_PLAN_ROWS;
   if (plan && !strcmp(plan, "radix")) co->plan = SPC_PLAN_RADIX;
+  if (plan && !strcmp(plan, "inplace")) co->plan = SPC_PLAN_INPLACE;
+  if (plan && !strcmp(plan, "partition")) co->plan = SPC_PLAN_PARTITION;
+  if (plan && !strcmp(plan, "scatter")) co->plan = SPC_PLAN_SCATTER;
   if (plan && !strcmp(plan, "partition")) co->plan = SPC_PLAN_PARTITION;
   if (plan && !strcmp(plan, "scatter")) co->plan = SPC_PLAN_SCATTER;
   return 0;

@@ -208,8 +208,9 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
       else if (!strcmp(val, "rows")) o->plan = SPC_PLAN_ROWS;
       else if (!strcmp(val, "radix")) o->plan = SPC_PLAN_RADIX;
       else if (!strcmp(val, "partition")) o->plan = SPC_PLAN_PARTITION;
+      else if (!strcmp(val, "inplace")) o->plan = SPC_PLAN_INPLACE;
       else if (!strcmp(val, "scatter")) o->plan = SPC_PLAN_SCATTER;
-      else { cli_usage_error(cmd, "--plan takes auto, sort, rows, radix, partition or scatter"); return -1; }
+      else { cli_usage_error(cmd, "--plan takes auto, sort, rows, radix, inplace, partition or scatter"); return -1; }
     }
     else if (!strcmp(name, "--schedule")) {
       if (spc_schedule_parse(val, &o->schedule)) {

@@ -289,20 +289,24 @@ typedef struct spc_convert_opts {
                                counting, a source out of order bucketed by
                                rows and sorted in cache, or by a radix
                                sort of the child coordinate;
-                               SPC_PLAN_PARTITION, SPC_PLAN_SCATTER: a
-                               source read through its own levels (CSR
-                               to CSC) placed through cache-sized buckets
-                               of the target's parents, or straight from
-                               the source (auto: buckets when the
-                               scatter's write streams exceed the
-                               last-level cache) */
+                               SPC_PLAN_INPLACE, SPC_PLAN_PARTITION,
+                               SPC_PLAN_SCATTER: a source read through
+                               its own levels (CSR to CSC) placed through
+                               about 256 buckets of the target's parents
+                               copied into the result's own arrays, or
+                               through a COO copy in cache-sized buckets,
+                               or straight from the source (auto: in
+                               place when the scatter's write streams
+                               exceed the L2 and the child level allows;
+                               else the COO copy past 4 x the last-level
+                               cache where fresh memory is fast) */
   int nmodes;               /* a mode order for a format without a remapping */
   int modes[SPC_MAX_ORDER]; /* (csf, coo, dense): level l stores mode modes[l] */
   spc_convert_info *info;   /* filled when non-NULL (below) */
 } spc_convert_opts;
 enum { SPC_SPW_NONE = 0, SPC_SPW_HASH = 1, SPC_SPW_LIST = 2, SPC_SPW_BUCKET = 3 };
 enum { SPC_PLAN_AUTO = 0, SPC_PLAN_SORT = 1, SPC_PLAN_ROWS = 2, SPC_PLAN_RADIX = 3,
-       SPC_PLAN_PARTITION = 4, SPC_PLAN_SCATTER = 5 };
+       SPC_PLAN_PARTITION = 4, SPC_PLAN_SCATTER = 5, SPC_PLAN_INPLACE = 6 };
 
 /* What a conversion did, for --verbose. */
 struct spc_convert_info {

@@ -1527,7 +1527,8 @@ START_TEST(test_fused_count) {
   char *ypath = tu_file(dir, "colmajor.yaml", colmajor_yaml);
   const char *srcf[] = {"csr", "csc", "coo", "dcsr", "dcsc", "csf"};
   const char *fmts[] = {"csr", "csc", ypath};
-  long same = 0, fused = 0, fused_generic = 0, known = 0, unordered = 0, partitioned = 0;
+  long same = 0, fused = 0, fused_generic = 0, known = 0, unordered = 0, partitioned = 0,
+       inplace = 0;
   for (int i = 0; i < nm; i++) {
     const mat *M = &m[i];
     for (int a = 0; a < 7; a++) {
@@ -1598,15 +1599,31 @@ START_TEST(test_fused_count) {
         }
         /* placed through buckets of parents (--plan=partition): the
          * fused place's arrays bit for bit, on the factory and (a third)
-         * the interpreter; never with --plan=scatter */
-        for (int pg = 0; pg < 3; pg++) {
-          if (pg < 2 ? !strstr(ia.plan, "own levels") : !gen || !strstr(ig.plan, "own levels"))
+         * the interpreter; never with --plan=scatter.  In place
+         * (--plan=inplace, pg 3 and 4): the same arrays, on the factory
+         * and the interpreter, wherever the source is in another order
+         * (always csr -> csc and csc -> csr) */
+        for (int pg = 0; pg < 5; pg++) {
+          bool g2 = pg == 2 || pg == 4;
+          if (!g2 ? !strstr(ia.plan, "own levels") : !gen || !strstr(ig.plan, "own levels"))
             continue;
           spc_tensor *xp = NULL;
           spc_convert_info ip;
-          opts(&o, pg == 2 ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &ip);
-          o.plan = pg == 1 ? SPC_PLAN_SCATTER : SPC_PLAN_PARTITION;
+          opts(&o, g2 ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &ip);
+          o.plan = pg == 1 ? SPC_PLAN_SCATTER : pg >= 3 ? SPC_PLAN_INPLACE : SPC_PLAN_PARTITION;
           tu_assert_ok(spc_convert_to(src, fmts[f], &o, &xp, &e), &e);
+          if (pg >= 3) {
+            bool ip_ = strstr(ip.plan, "placed in place") != NULL;
+            bool other = (a == 0 && f == 1) || (a == 1 && f == 0);
+            ck_assert_msg(!other || ip_ || M->ref->dims[f == 1 ? 1 : 0] < 2, "%s: plan %d '%s'",
+                          what, pg, ip.plan);
+            ck_assert_msg(pg == 4 || f == 2 || ip.used == SPC_ENGINE_FACTORY, "%s: engine %s", what,
+                          spc_engine_name(ip.used));
+            inplace += ip_;
+            same_arrays(xp, xa, what);
+            spc_tensor_free(&xp);
+            continue;
+          }
           bool part = strstr(ip.plan, "placed through") != NULL;
           ck_assert_msg(part == (pg != 1), "%s: plan %d '%s'", what, pg, ip.plan);
           ck_assert_msg(pg == 2 || f == 2 || ip.used == SPC_ENGINE_FACTORY, "%s: engine %s", what,
@@ -1629,11 +1646,12 @@ START_TEST(test_fused_count) {
   ck_assert_int_gt(known, 0);
   ck_assert_int_gt(unordered, 0);
   ck_assert_int_gt(partitioned, fused);
+  ck_assert_int_gt(inplace, 2 * nm);
   printf("convert: fused counting on %d matrices: %ld conversions equal to the sort path bit for bit "
          "(fused on the factory %ld, on the interpreter %ld; order read off the levels' properties "
          "%ld; checked on csr with reversed rows %ld; placed through buckets, equal to the fused "
-         "place: %ld); %.1f s\n",
-         nm, same, fused, fused_generic, known, unordered, partitioned, now_s() - t0);
+         "place: %ld; in place: %ld); %.1f s\n",
+         nm, same, fused, fused_generic, known, unordered, partitioned, inplace, now_s() - t0);
   free(ypath);
   tu_rmtree(dir);
   free(dir);
@@ -1789,7 +1807,8 @@ START_TEST(test_counting_threads) {
   const int threads[] = {1, 2, 3, 5};
   int saved = omp_get_max_threads();
   const int64_t n = 600000, m = 5000;
-  long runs = 0, threaded = 0, fallback = 0, serial1 = 0, partitioned = 0, coo_partitioned = 0;
+  long runs = 0, threaded = 0, fallback = 0, serial1 = 0, partitioned = 0, coo_partitioned = 0,
+       inplaced = 0;
   for (int src = 0; src < 4; src++) {
     /* 0 row order, 1 column order, 2 a duplicate on the 2-thread border,
      * 3 pattern values in row order */
@@ -1910,6 +1929,18 @@ START_TEST(test_counting_threads) {
           same_arrays(xp, xs, what);
           spc_tensor_free(&xp);
           partitioned++;
+          /* in place (the copy into the result's arrays on the chunks'
+           * threads, the buckets placed back on them): the same arrays */
+          opts(&o, a == 4 ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &info);
+          o.plan = SPC_PLAN_INPLACE;
+          tu_assert_ok(spc_convert_to(src, fmts[f], &o, &xp, &e), &e);
+          bool ipl = strstr(info.plan, "placed in place") != NULL;
+          ck_assert_msg(ipl || !((a == 0 && f == 1) || (a == 1 && f == 0)), "%s: plan '%s'", what,
+                        info.plan);
+          ck_assert_msg((strstr(info.plan, "threads") != NULL) == thr, "%s: plan '%s'", what, info.plan);
+          same_arrays(xp, xs, what);
+          spc_tensor_free(&xp);
+          inplaced += ipl;
           if (h == 0) one = x;
           else {
             same_arrays(x, one, what);
@@ -1926,6 +1957,7 @@ START_TEST(test_counting_threads) {
     spc_tensor_free(&t);
   }
   ck_assert_int_eq(partitioned, 5 * 2 * 3);
+  ck_assert_int_ge(inplaced, 2 * 3); /* csr -> csc and csc -> csr at least, 3 thread counts */
   /* a CSR of 1.1 M components under 400,000 columns to CSC: the
    * scatter's write streams (54 MB) pass most last-level caches; auto
    * picks by this machine's, and auto, --plan=partition and
@@ -1935,8 +1967,9 @@ START_TEST(test_counting_threads) {
     spc_tensor *t2 = gen_coo(1100000, 400000, false, SPC_F64, -1), *csr = NULL, *first = NULL;
     spc_error e;
     tu_assert_ok(conv(t2, "csr", SPC_ENGINE_AUTO, NULL, &csr, &e), &e);
-    static const int pls[] = {SPC_PLAN_AUTO, SPC_PLAN_PARTITION, SPC_PLAN_SCATTER};
-    for (int pl = 0; pl < 3; pl++) {
+    static const int pls[] = {SPC_PLAN_AUTO, SPC_PLAN_PARTITION, SPC_PLAN_SCATTER,
+                              SPC_PLAN_INPLACE};
+    for (int pl = 0; pl < 4; pl++) {
       spc_tensor *x = NULL;
       spc_convert_opts o;
       spc_convert_info info;
@@ -1944,6 +1977,8 @@ START_TEST(test_counting_threads) {
       o.plan = pls[pl];
       tu_assert_ok(spc_convert_to(csr, "csc", &o, &x, &e), &e);
       ck_assert_msg((strstr(info.plan, "placed through") != NULL) == (pl == 1) || pl == 0,
+                    "plan %d: '%s'", pl, info.plan);
+      ck_assert_msg((strstr(info.plan, "placed in place") != NULL) == (pl == 3) || pl == 0,
                     "plan %d: '%s'", pl, info.plan);
       if (pl == 0) {
         snprintf(bigplan, sizeof bigplan, "%s", info.plan);
@@ -2028,9 +2063,10 @@ START_TEST(test_counting_threads) {
   free(lpath);
   printf("convert: counting on threads: %ld conversions of 600,000 components equal to one thread and the "
          "sort path (threaded %ld, serial for a duplicate on a chunk border %ld, serial placing as it "
-         "counts %ld; placed through buckets %ld read through levels, %ld from a COO); 1.1 M CSR to CSC "
-         "on auto: %s; %.1f s\n",
-         runs, threaded, fallback, serial1, partitioned, coo_partitioned, bigplan, now_s() - t0);
+         "counts %ld; placed through buckets %ld read through levels, %ld from a COO; in place %ld); 1.1 M "
+         "CSR to CSC on auto: %s; %.1f s\n",
+         runs, threaded, fallback, serial1, partitioned, coo_partitioned, inplaced, bigplan,
+         now_s() - t0);
   ck_assert_int_eq(serial1, 2 * 3 + 3); /* row order -> csr, pattern -> csr, column order -> csc */
   free(ypath);
   tu_rmtree(dir);
@@ -2968,6 +3004,106 @@ START_TEST(test_fused_flat_user) {
   ck_assert_int_eq(fused, 4 * nm);
   ck_assert_int_eq(nm, 5);
   for (int k = 0; k < 2; k++) free(lv[k]), free(fm[k]);
+  tu_rmtree(dir);
+  free(dir);
+  free_mats(m, nm);
+}
+END_TEST
+
+/* mcompressed: compressed whose yield_pos mirrors the cursor (the last
+ * position first): its cursors start at the counts' prefix sums and end
+ * at the next ones, as compressed's do, but its positions leave a
+ * bucket's -- the in-place placement must see that and give way. */
+static const char mcomp_yaml[] =
+    "level: mcompressed\n"
+    "description: compressed, every position mirrored (tot - 1 - cursor)\n"
+    "properties: [ordered, unique, compact]\n"
+    "arrays: {beg: index, fin: index, tot: index, idx: coord}\n"
+    "read:\n"
+    "  begin: beg[p]\n"
+    "  end: fin[p]\n"
+    "  access: idx[q]\n"
+    "  size: tot[0]\n"
+    "write:\n"
+    "  queries:\n"
+    "    - select [*] -> count(c) as nnz\n"
+    "  init: |\n"
+    "    beg = alloc(index, np)\n"
+    "    fin = alloc(index, np)\n"
+    "    tot = alloc(index, 1)\n"
+    "    for x in 0 .. np {\n"
+    "      beg[x] = tot[0]\n"
+    "      fin[x] = tot[0]\n"
+    "      tot[0] += nnz[x]\n"
+    "    }\n"
+    "    idx = alloc(coord, tot[0])\n"
+    "  yield_pos: |\n"
+    "    r = fin[p]\n"
+    "    fin[p] += 1\n"
+    "    return tot[0] - 1 - r\n"
+    "  insert_coord: idx[q] = c\n";
+
+/* The in-place placement (--plan=inplace) into user formats, from csr on
+ * the JIT and the interpreter: a column-major YAML of (dense, compressed)
+ * is placed in place; over rcompressed (cursors starting from the last
+ * parent) and mcompressed (positions mirrored) it gives way to the
+ * scatter -- every result's arrays equal to --plan=scatter's. */
+START_TEST(test_inplace_user) {
+  jit_env();
+  static const char *only[] = {"west0479.mtx", "bcsstk13.mtx", "lp_share1b.mtx", "A.mtx", NULL};
+  int nm = 0;
+  mat *m = load_some(&nm, only);
+  char *dir = tu_mkdtemp();
+  char *lv[2] = {tu_file(dir, "rcompressed.yaml", rcomp_yaml),
+                 tu_file(dir, "mcompressed.yaml", mcomp_yaml)};
+  char *fm[3] = {tu_file(dir, "ccsc.yaml", "format: ccsc\norder: 2\nremap: (i, j) -> (j, i)\n"
+                                           "levels: [dense, compressed]\n"),
+                 tu_file(dir, "rcsc.yaml", "format: rcsc\norder: 2\nremap: (i, j) -> (j, i)\n"
+                                           "levels: [dense, rcompressed]\n"),
+                 tu_file(dir, "mcsc.yaml", "format: mcsc\norder: 2\nremap: (i, j) -> (j, i)\n"
+                                           "levels: [dense, mcompressed]\n")};
+  long placed = 0, gave = 0;
+  for (int i = 0; i < nm; i++) {
+    spc_tensor *src = NULL;
+    spc_error e;
+    tu_assert_ok(conv(m[i].ref, "csr", SPC_ENGINE_AUTO, NULL, &src, &e), &e);
+    for (int u = 0; u < 3; u++)
+      for (int g = 0; g < 2; g++) {
+        char what[256];
+        snprintf(what, sizeof what, "%s: csr -> %s (%s)", m[i].name, u == 0 ? "ccsc" : u == 1 ? "rcsc" : "mcsc",
+                 g ? "generic" : "jit");
+        spc_tensor *x = NULL, *xs = NULL;
+        spc_convert_info info, is;
+        spc_convert_opts o;
+        opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_JIT, &info);
+        o.nspec_files = u ? 1 : 0;
+        o.spec_files[0] = lv[u ? u - 1 : 0];
+        o.plan = SPC_PLAN_INPLACE;
+        spc_error_clear(&e);
+        tu_assert_ok(spc_convert_to(src, fm[u], &o, &x, &e), &e);
+        ck_assert_msg(strstr(info.plan, "own levels") != NULL, "%s: plan '%s'", what, info.plan);
+        bool ip = strstr(info.plan, "placed in place") != NULL;
+        ck_assert_msg(ip == (u == 0 && m[i].ref->dims[1] > 1), "%s: plan '%s'", what, info.plan);
+        placed += ip;
+        gave += u > 0;
+        o.plan = SPC_PLAN_SCATTER;
+        o.info = &is;
+        tu_assert_ok(spc_convert_to(src, fm[u], &o, &xs, &e), &e);
+        ck_assert_msg(strstr(is.plan, "placed") == NULL, "%s: plan '%s'", what, is.plan);
+        same_arrays(x, xs, what);
+        if (u < 2) check_readback(x, m[i].ref, what);
+        spc_tensor_free(&x);
+        spc_tensor_free(&xs);
+      }
+    spc_tensor_free(&src);
+  }
+  ck_assert_int_eq(nm, 4);
+  ck_assert_int_eq(placed, 2 * nm);
+  printf("convert: in place into user formats: %ld conversions equal to the scatter's arrays (%ld "
+         "placed in place, %ld given way: cursors from the last parent, positions mirrored)\n",
+         6 * (long)nm, placed, gave);
+  for (int k = 0; k < 2; k++) free(lv[k]);
+  for (int k = 0; k < 3; k++) free(fm[k]);
   tu_rmtree(dir);
   free(dir);
   free_mats(m, nm);
@@ -5288,6 +5424,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_pass0_place);
   tcase_add_test(tc, test_rows_give);
   tcase_add_test(tc, test_fused_flat_user);
+  tcase_add_test(tc, test_inplace_user);
   tcase_add_test(tc, test_rows_threads);
   tcase_add_test(tc, test_stream_count);
   tcase_add_test(tc, test_stream_workspace);
