@@ -3110,6 +3110,64 @@ START_TEST(test_inplace_user) {
 }
 END_TEST
 
+/* The in-place placement where the word (row << s | the column's low
+ * bits) would not fit csc's int32 coordinates: 2^21 rows (22 bits) and
+ * 2^18 columns (buckets of 2^10) -- the low bits go in an int32 array
+ * beside it.  300,000 components, CSR to CSC on the factory and the interpreter,
+ * 1 and 2 threads: the scatter's arrays. */
+START_TEST(test_inplace_wide) {
+  jit_env();
+  const int64_t n = 300000, dims[2] = {(int64_t)1 << 21, (int64_t)1 << 18};
+  spc_tensor *t = NULL, *csr = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, n, SPC_F64, &t, &e), &e);
+  void *r = spc_tensor_level_array_mut(t, 0, "crd"), *c = spc_tensor_level_array_mut(t, 1, "crd");
+  spc_itype ty;
+  spc_tensor_level_array(t, 0, "crd", NULL, &ty, NULL);
+  double *v = spc_tensor_values_mut(t);
+  uint64_t x = 0x9e3779b97f4a7c15ULL;
+  for (int64_t k = 0; k < n; k++) { /* row k * 6 (+ 0..1), a column at random: in row order */
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    int64_t i = k * 6 + (int64_t)(x & 1), j = (int64_t)((x >> 8) % (uint64_t)dims[1]);
+    if (ty == SPC_IDX32) ((int32_t *)r)[k] = (int32_t)i, ((int32_t *)c)[k] = (int32_t)j;
+    else ((int64_t *)r)[k] = i, ((int64_t *)c)[k] = j;
+    v[k] = (double)(k % 977) * 0.25 - 7;
+  }
+  tu_assert_ok(conv(t, "csr", SPC_ENGINE_AUTO, NULL, &csr, &e), &e);
+  int saved = omp_get_max_threads();
+  long placed = 0;
+  for (int g = 0; g < 2; g++)
+    for (int th = 1; th <= 2; th++) {
+      char what[96];
+      snprintf(what, sizeof what, "2^21 x 2^18 csr -> csc (%s, %d threads)", g ? "generic" : "auto", th);
+      omp_set_num_threads(th);
+      spc_tensor *xi = NULL, *xs = NULL;
+      spc_convert_info ii, is;
+      spc_convert_opts o;
+      opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &ii);
+      o.plan = SPC_PLAN_INPLACE;
+      tu_assert_ok(spc_convert_to(csr, "csc", &o, &xi, &e), &e);
+      ck_assert_msg(strstr(ii.plan, "placed in place") && strstr(ii.plan, "low bits apart"),
+                    "%s: plan '%s'", what, ii.plan);
+      ck_assert_msg(g || ii.used == SPC_ENGINE_FACTORY, "%s: engine %s", what, spc_engine_name(ii.used));
+      opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &is);
+      o.plan = SPC_PLAN_SCATTER;
+      tu_assert_ok(spc_convert_to(csr, "csc", &o, &xs, &e), &e);
+      same_arrays(xi, xs, what);
+      check_readback(xi, t, what);
+      placed++;
+      spc_tensor_free(&xi);
+      spc_tensor_free(&xs);
+    }
+  omp_set_num_threads(saved);
+  ck_assert_int_eq(placed, 4);
+  printf("convert: in place with the columns' low bits apart (2^21 rows): %ld conversions of 300,000 "
+         "components equal to the scatter's arrays\n", placed);
+  spc_tensor_free(&csr);
+  spc_tensor_free(&t);
+}
+END_TEST
+
 /* The counting plan's pass 0 placing as it counts (COO in order into a
  * compressed level: one pass, the level's arrays taken from it): a band
  * COO in order, one with two components swapped near its end (pass 0
@@ -5425,6 +5483,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_rows_give);
   tcase_add_test(tc, test_fused_flat_user);
   tcase_add_test(tc, test_inplace_user);
+  tcase_add_test(tc, test_inplace_wide);
   tcase_add_test(tc, test_rows_threads);
   tcase_add_test(tc, test_stream_count);
   tcase_add_test(tc, test_stream_workspace);
