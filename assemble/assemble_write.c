@@ -5160,8 +5160,8 @@ static spc_status run_inplace(conv *C, const src_chunks *P, int n, int64_t np1, 
   }
   if (go && !(s = level1_result(C, &rf, np1, narr, arr, i32, &vout, size, out, &e2))) {
     *done = true;
-    snprintf(how, hown, "; placed in place through %lld buckets of %lld parents%s", (long long)nb,
-             (long long)((int64_t)1 << sh), mode ? " (their low bits apart)" : "");
+    snprintf(how, hown, "; in place: %lld buckets of %lld parents%s", (long long)nb,
+             (long long)((int64_t)1 << sh), mode ? " (low bits apart)" : "");
   }
   for (int k = 0; k < narr; k++) spc_free(arr[k].data);
   spc_free(vout.data);

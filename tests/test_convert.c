@@ -1613,7 +1613,7 @@ START_TEST(test_fused_count) {
           o.plan = pg == 1 ? SPC_PLAN_SCATTER : pg >= 3 ? SPC_PLAN_INPLACE : SPC_PLAN_PARTITION;
           tu_assert_ok(spc_convert_to(src, fmts[f], &o, &xp, &e), &e);
           if (pg >= 3) {
-            bool ip_ = strstr(ip.plan, "placed in place") != NULL;
+            bool ip_ = strstr(ip.plan, "in place:") != NULL;
             bool other = (a == 0 && f == 1) || (a == 1 && f == 0);
             ck_assert_msg(!other || ip_ || M->ref->dims[f == 1 ? 1 : 0] < 2, "%s: plan %d '%s'",
                           what, pg, ip.plan);
@@ -1934,7 +1934,7 @@ START_TEST(test_counting_threads) {
           opts(&o, a == 4 ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &info);
           o.plan = SPC_PLAN_INPLACE;
           tu_assert_ok(spc_convert_to(src, fmts[f], &o, &xp, &e), &e);
-          bool ipl = strstr(info.plan, "placed in place") != NULL;
+          bool ipl = strstr(info.plan, "in place:") != NULL;
           ck_assert_msg(ipl || !((a == 0 && f == 1) || (a == 1 && f == 0)), "%s: plan '%s'", what,
                         info.plan);
           ck_assert_msg((strstr(info.plan, "threads") != NULL) == thr, "%s: plan '%s'", what, info.plan);
@@ -1978,7 +1978,7 @@ START_TEST(test_counting_threads) {
       tu_assert_ok(spc_convert_to(csr, "csc", &o, &x, &e), &e);
       ck_assert_msg((strstr(info.plan, "placed through") != NULL) == (pl == 1) || pl == 0,
                     "plan %d: '%s'", pl, info.plan);
-      ck_assert_msg((strstr(info.plan, "placed in place") != NULL) == (pl == 3) || pl == 0,
+      ck_assert_msg((strstr(info.plan, "in place:") != NULL) == (pl == 3) || pl == 0,
                     "plan %d: '%s'", pl, info.plan);
       if (pl == 0) {
         snprintf(bigplan, sizeof bigplan, "%s", info.plan);
@@ -3082,7 +3082,7 @@ START_TEST(test_inplace_user) {
         spc_error_clear(&e);
         tu_assert_ok(spc_convert_to(src, fm[u], &o, &x, &e), &e);
         ck_assert_msg(strstr(info.plan, "own levels") != NULL, "%s: plan '%s'", what, info.plan);
-        bool ip = strstr(info.plan, "placed in place") != NULL;
+        bool ip = strstr(info.plan, "in place:") != NULL;
         ck_assert_msg(ip == (u == 0 && m[i].ref->dims[1] > 1), "%s: plan '%s'", what, info.plan);
         placed += ip;
         gave += u > 0;
@@ -3147,7 +3147,7 @@ START_TEST(test_inplace_wide) {
       opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &ii);
       o.plan = SPC_PLAN_INPLACE;
       tu_assert_ok(spc_convert_to(csr, "csc", &o, &xi, &e), &e);
-      ck_assert_msg(strstr(ii.plan, "placed in place") && strstr(ii.plan, "low bits apart"),
+      ck_assert_msg(strstr(ii.plan, "in place:") && strstr(ii.plan, "low bits apart"),
                     "%s: plan '%s'", what, ii.plan);
       ck_assert_msg(g || ii.used == SPC_ENGINE_FACTORY, "%s: engine %s", what, spc_engine_name(ii.used));
       opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &is);
