@@ -1790,7 +1790,7 @@ START_TEST(test_rows_threads) {
     }
   for (int k = 0; k < 3; k++) spc_tensor_free(&srcs[k]);
   printf("convert: rows bucketing on threads: %ld conversions of 700000 shuffled components with "
-         "repeats equal to the sort path bit for bit (%ld counted on 2 threads, %ld left to the "
+         "repeats equal to the sort path bit for bit (%ld bucketed on 2 threads, %ld left to the "
          "serial plan)\n", runs, threaded, serial);
   ck_assert_int_eq(runs, 7 * 5);           /* 7 source / policy pairs, 5 runs each */
   ck_assert_int_eq(threaded, 6 * 3);        /* the pairs that combine, on 2 threads */
@@ -1808,7 +1808,7 @@ START_TEST(test_counting_threads) {
   int saved = omp_get_max_threads();
   const int64_t n = 600000, m = 5000;
   long runs = 0, threaded = 0, fallback = 0, serial1 = 0, partitioned = 0, coo_partitioned = 0,
-       inplaced = 0;
+       inplaced = 0, coo_inplace = 0;
   for (int src = 0; src < 4; src++) {
     /* 0 row order, 1 column order, 2 a duplicate on the 2-thread border,
      * 3 pattern values in row order */
@@ -1872,6 +1872,21 @@ START_TEST(test_counting_threads) {
             same_arrays(xp, xs, what);
             spc_tensor_free(&xp);
           }
+          /* --plan=inplace: copied into the result's own arrays in
+           * buckets, placed back (spc_conv_cbpack, spc_conv_bplace), on
+           * the factory and (two thread counts) the interpreter */
+          for (int g = 0; g < (h < 2 ? 2 : 1); g++) {
+            opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &info);
+            o.plan = SPC_PLAN_INPLACE;
+            tu_assert_ok(spc_convert_to(t, fmts[f], &o, &xp, &e), &e);
+            ck_assert_msg((strstr(info.plan, "in place:") != NULL) == other, "%s: inplace plan '%s'",
+                          what, info.plan);
+            ck_assert_msg(g || f == 2 || info.used == SPC_ENGINE_FACTORY, "%s: engine %s", what,
+                          spc_engine_name(info.used));
+            coo_inplace += other;
+            same_arrays(xp, xs, what);
+            spc_tensor_free(&xp);
+          }
         }
         if (h == 0) one = x;
         else {
@@ -1888,6 +1903,7 @@ START_TEST(test_counting_threads) {
   }
   /* src 0 and 3 to csc and colmajor, src 1 to csr: 5 pairs, 4 thread counts */
   ck_assert_int_eq(coo_partitioned, 5 * 4);
+  ck_assert_int_eq(coo_inplace, 5 * 4 + 5 * 2); /* and on the interpreter at 1 and 2 threads */
   /* converted sources, read through their own levels by chunks of their
    * top level: csr, csc, coo, dcsr made from the row-order COO, to csr and
    * csc; and a Morton source on the interpreter (in neither order: one
@@ -2063,10 +2079,10 @@ START_TEST(test_counting_threads) {
   free(lpath);
   printf("convert: counting on threads: %ld conversions of 600,000 components equal to one thread and the "
          "sort path (threaded %ld, serial for a duplicate on a chunk border %ld, serial placing as it "
-         "counts %ld; placed through buckets %ld read through levels, %ld from a COO; in place %ld); 1.1 M "
-         "CSR to CSC on auto: %s; %.1f s\n",
-         runs, threaded, fallback, serial1, partitioned, coo_partitioned, inplaced, bigplan,
-         now_s() - t0);
+         "counts %ld; placed through buckets %ld read through levels, %ld from a COO; in place %ld read "
+         "through levels, %ld from a COO); 1.1 M CSR to CSC on auto: %s; %.1f s\n",
+         runs, threaded, fallback, serial1, partitioned, coo_partitioned, inplaced, coo_inplace,
+         bigplan, now_s() - t0);
   ck_assert_int_eq(serial1, 2 * 3 + 3); /* row order -> csr, pattern -> csr, column order -> csc */
   free(ypath);
   tu_rmtree(dir);
@@ -3308,6 +3324,65 @@ START_TEST(test_rows_give) {
   printf("convert: the rows bucketing's copy taken as the result (csr, xcsr, rcsr): %ld conversions "
          "equal to the sort path bit for bit\n", runs);
   ck_assert_int_eq(runs, 2 * 3 * 2);
+  for (int k = 0; k < 2; k++) free(lv[k]), free(fm[k]);
+  tu_rmtree(dir);
+  free(dir);
+  no_rc_mismatch();
+}
+END_TEST
+
+/* The rows bucketing on 2 threads: the buckets sorted on the threads,
+ * then where the routine that takes the sorted copy exists (csr, and a
+ * user csr over xcompressed_run) the runs moved together and counted by
+ * it; where it does not (xcompressed: no yield_run) counted and placed on
+ * the threads over the runs as written.  Shuffled with repeats (summed),
+ * 700,000 components: the sort path's arrays, "; 2 threads" either way. */
+START_TEST(test_rows_threads_give) {
+  jit_env();
+  char *dir = tu_mkdtemp();
+  static const char from[] = "  finalize: shift(ptr, 0, np, 0)\n";
+  ck_assert(strstr(xcomp_yaml, from) != NULL && !strncmp(xcomp_yaml, "level: xcompressed\n", 19));
+  char xrun[2048];
+  snprintf(xrun, sizeof xrun, "level: xcompressed_run\n%s  yield_run: |\n    r = ptr[p]\n"
+           "    ptr[p] += n\n    return r\n", xcomp_yaml + 19);
+  char *lv[2] = {tu_file(dir, "xcompressed_run.yaml", xrun), tu_file(dir, "xcompressed.yaml", xcomp_yaml)};
+  char *fm[2] = {tu_file(dir, "xcsr.yaml", "format: xcsr\norder: 2\nlevels: [dense, xcompressed_run]\n"),
+                 tu_file(dir, "pcsr.yaml", "format: plaincsr\norder: 2\nlevels: [dense, xcompressed]\n")};
+  spc_tensor *src = repeats_coo(40000, 30000, 700000, SPC_F64, 0, 29);
+  int saved = omp_get_max_threads();
+  long runs = 0;
+  for (int u = 0; u < 3; u++) {
+    const char *fmt = u == 0 ? "csr" : fm[u - 1];
+    spc_convert_opts o;
+    spc_convert_info info;
+    spc_tensor *xs = NULL, *x = NULL;
+    spc_error e;
+    opts(&o, SPC_ENGINE_JIT, &info);
+    if (u) o.nspec_files = 1, o.spec_files[0] = lv[u - 1];
+    o.plan = SPC_PLAN_SORT;
+    tu_assert_ok(spc_convert_to(src, fmt, &o, &xs, &e), &e);
+    omp_set_num_threads(2);
+    for (int g = 0; g < 2; g++) {
+      char what[160];
+      snprintf(what, sizeof what, "shuffled with repeats -> %s on 2 threads (%s)",
+               u == 0 ? "csr" : u == 1 ? "xcsr" : "plaincsr", g ? "generic" : "jit");
+      opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_JIT, &info);
+      if (u) o.nspec_files = 1, o.spec_files[0] = lv[u - 1];
+      o.plan = SPC_PLAN_ROWS;
+      tu_assert_ok(spc_convert_to(src, fmt, &o, &x, &e), &e);
+      ck_assert_msg(strstr(info.plan, "each bucket sorted in cache") && strstr(info.plan, "; 2 threads)"),
+                    "%s: plan '%s'", what, info.plan);
+      same_arrays(x, xs, what);
+      spc_tensor_free(&x);
+      runs++;
+    }
+    omp_set_num_threads(saved);
+    spc_tensor_free(&xs);
+  }
+  printf("convert: rows bucketing on 2 threads, the sorted copy taken or counted on the threads: %ld "
+         "conversions equal to the sort path bit for bit\n", runs);
+  ck_assert_int_eq(runs, 6);
+  spc_tensor_free(&src);
   for (int k = 0; k < 2; k++) free(lv[k]), free(fm[k]);
   tu_rmtree(dir);
   free(dir);
@@ -5484,6 +5559,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_fused_flat_user);
   tcase_add_test(tc, test_inplace_user);
   tcase_add_test(tc, test_inplace_wide);
+  tcase_add_test(tc, test_rows_threads_give);
   tcase_add_test(tc, test_rows_threads);
   tcase_add_test(tc, test_stream_count);
   tcase_add_test(tc, test_stream_workspace);
