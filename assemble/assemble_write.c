@@ -5027,7 +5027,7 @@ static void ip_copy_one(void *job, int t) {
   a[k++] = (ir_arg){.data = J->bcur + (int64_t)J->nb * t, .len = J->nb};
   a[k++] = J->lv[J->gk];
   if (J->mode) a[k++] = J->loc;
-  if (J->vout.data) a[k++] = J->vout;
+  if (C->vt != SPC_PATTERN) a[k++] = J->vout;
   J->ts[t] = asm_call(J->ef, J->ff, a, &J->ee[t]);
 }
 
