@@ -3726,6 +3726,33 @@ static spc_status build_fplace(conv *C, const conv_info *SI, ir_func **out, spc_
  * copies the components under the top-level positions [sq0, sq1): each
  * to position bcur[b]++ of the COO crd / vout, b its parent's bucket (a
  * position past ntot is an error: nothing written out of bounds). */
+/* A component read through the source's levels (x), remapped (outs) and
+ * its parent's position yielded by the top level (b0's q), for the
+ * copies below; src: the source's coordinates. */
+static spc_status fentry(conv *C, ir_func *f, ir_stmt *lb, ir_expr *const *x, lvbind *b0,
+                         ir_expr **src, ir_expr **outs, spc_error *e) {
+  req_ctx rq = {.C = C};
+  spc_status s = lower_source_x(C, f, lb, x, false, &rq, src, e);
+  if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
+  if (s) return s;
+  ir_add(f, lb, ir_assign(f, b0->p, ir_cast(f, C->index_ty, ir_int(f, 0))));
+  ir_add(f, lb, ir_assign(f, b0->c, ir_cast(f, C->coord_ty, outs[0])));
+  return asm_lower_fn(f, lb, b0, SPC_LF_YIELD, b0->q, NULL, e);
+}
+
+/* p = bcur[b]++ for the bucket b = q >> sh of the parent b0's q (a
+ * position past ntot fails: nothing written out of bounds). */
+static void bucket_next(ir_func *f, ir_stmt *lb, const lvbind *b0, ir_var sh, ir_var ntot,
+                        ir_var bcur, ir_var b, ir_var p) {
+  ir_add(f, lb, ir_assign(f, b, ir_bin(f, IR_SHR, ir_cast(f, IR_I64, ir_ref(f, b0->q)), ir_ref(f, sh))));
+  ir_add(f, lb, ir_assign(f, p, ir_load(f, bcur, ir_ref(f, b))));
+  ir_stmt *bad = ir_add(f, lb, ir_if(f, ir_bin(f, IR_GE, ir_ref(f, p), ir_ref(f, ntot)), NULL, NULL));
+  ir_add(f, ir_then(bad), ir_fail(f, SPC_ERR_INPUT,
+                                  "the source changed between the counting and the placing pass",
+                                  NULL, 0));
+  ir_add(f, lb, ir_store(f, bcur, ir_ref(f, b), ir_bin(f, IR_ADD, ir_ref(f, p), ir_int(f, 1))));
+}
+
 typedef struct fbctx {
   conv *C;
   lvbind *b0;
@@ -3738,23 +3765,10 @@ static spc_status fbucket_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *cons
                                spc_error *e) {
   const fbctx *X = ctx;
   conv *C = X->C;
-  lvbind *b0 = X->b0;
-  req_ctx rq = {.C = C};
   ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
-  spc_status s = lower_source_x(C, f, lb, x, false, &rq, src, e);
-  if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
+  spc_status s = fentry(C, f, lb, x, X->b0, src, outs, e);
   if (s) return s;
-  ir_add(f, lb, ir_assign(f, b0->p, ir_cast(f, C->index_ty, ir_int(f, 0))));
-  ir_add(f, lb, ir_assign(f, b0->c, ir_cast(f, C->coord_ty, outs[0])));
-  if ((s = asm_lower_fn(f, lb, b0, SPC_LF_YIELD, b0->q, NULL, e))) return s;
-  ir_add(f, lb, ir_assign(f, X->b, ir_bin(f, IR_SHR, ir_cast(f, IR_I64, ir_ref(f, b0->q)),
-                                          ir_ref(f, X->sh))));
-  ir_add(f, lb, ir_assign(f, X->p, ir_load(f, X->bcur, ir_ref(f, X->b))));
-  ir_stmt *bad = ir_add(f, lb, ir_if(f, ir_bin(f, IR_GE, ir_ref(f, X->p), ir_ref(f, X->ntot)), NULL, NULL));
-  ir_add(f, ir_then(bad), ir_fail(f, SPC_ERR_INPUT,
-                                  "the source changed between the counting and the placing pass",
-                                  NULL, 0));
-  ir_add(f, lb, ir_store(f, X->bcur, ir_ref(f, X->b), ir_bin(f, IR_ADD, ir_ref(f, X->p), ir_int(f, 1))));
+  bucket_next(f, lb, X->b0, X->sh, X->ntot, X->bcur, X->b, X->p);
   for (int k = 0; k < C->order; k++)
     ir_add(f, lb, ir_store(f, X->crd[k], ir_ref(f, X->p), ir_cast(f, X->cty, src[k])));
   if (X->vout >= 0 && val) ir_add(f, lb, ir_store(f, X->vout, ir_ref(f, X->p), val));
@@ -3824,32 +3838,17 @@ static void bpack_put(const fpctx *X, ir_func *f, ir_stmt *lb, ir_expr *c1, ir_e
 static spc_status fbpack_leaf(void *ctx, ir_func *f, ir_stmt *lb, ir_expr *const *x, ir_expr *val,
                               spc_error *e) {
   const fpctx *X = ctx;
-  conv *C = X->C;
-  lvbind *b0 = X->b0;
-  req_ctx rq = {.C = C};
   ir_expr *src[SPC_MAX_ORDER], *outs[SPC_MAX_ORDER];
-  spc_status s = lower_source_x(C, f, lb, x, false, &rq, src, e);
-  if (!s) s = spc_remap_lower(C->r, f, lb, src, NULL, outs, e);
-  if (s) return s;
-  ir_add(f, lb, ir_assign(f, b0->p, ir_cast(f, C->index_ty, ir_int(f, 0))));
-  ir_add(f, lb, ir_assign(f, b0->c, ir_cast(f, C->coord_ty, outs[0])));
-  if ((s = asm_lower_fn(f, lb, b0, SPC_LF_YIELD, b0->q, NULL, e))) return s;
-  bpack_put(X, f, lb, outs[1], val);
-  return SPC_OK;
+  spc_status s = fentry(X->C, f, lb, x, X->b0, src, outs, e);
+  if (!s) bpack_put(X, f, lb, outs[1], val);
+  return s;
 }
 
 /* The component's word (and low bits) and value to the next position of
  * its parent's bucket (b0's q the parent, c1 its child coordinate). */
 static void bpack_put(const fpctx *X, ir_func *f, ir_stmt *lb, ir_expr *c1, ir_expr *val) {
   lvbind *b0 = X->b0;
-  ir_expr *g = ir_cast(f, IR_I64, ir_ref(f, b0->q));
-  ir_add(f, lb, ir_assign(f, X->b, ir_bin(f, IR_SHR, g, ir_ref(f, X->sh))));
-  ir_add(f, lb, ir_assign(f, X->p, ir_load(f, X->bcur, ir_ref(f, X->b))));
-  ir_stmt *bad = ir_add(f, lb, ir_if(f, ir_bin(f, IR_GE, ir_ref(f, X->p), ir_ref(f, X->ntot)), NULL, NULL));
-  ir_add(f, ir_then(bad), ir_fail(f, SPC_ERR_INPUT,
-                                  "the source changed between the counting and the placing pass",
-                                  NULL, 0));
-  ir_add(f, lb, ir_store(f, X->bcur, ir_ref(f, X->b), ir_bin(f, IR_ADD, ir_ref(f, X->p), ir_int(f, 1))));
+  bucket_next(f, lb, b0, X->sh, X->ntot, X->bcur, X->b, X->p);
   ir_expr *low = ir_bin(f, IR_BAND, ir_cast(f, IR_I64, ir_ref(f, b0->q)),
                         ir_bin(f, IR_SUB, ir_bin(f, IR_SHL, ir_int(f, 1), ir_ref(f, X->sh)), ir_int(f, 1)));
   ir_expr *c = ir_cast(f, IR_I64, c1);
@@ -3991,9 +3990,9 @@ static spc_status build_bplace(conv *C, int mode, int gk, ir_func **out, spc_err
   }
   spc_status s = asm_lower_fn(f, lb, &b1, SPC_LF_YIELD, b1.q, NULL, e);
   if (s) return s;
-  ir_expr *qq = ir_cast(f, IR_I64, V(b1.q));
-  ir_expr *out_of = B(IR_LOR, B(IR_LT, qq, V(q0)),
-                      B(IR_GE, ir_cast(f, IR_I64, V(b1.q)), B(IR_ADD, V(q0), V(n))));
+  /* q0 <= q < q0 + n, as one unsigned compare */
+  ir_expr *out_of = B(IR_GE, ir_cast(f, IR_U64, B(IR_SUB, ir_cast(f, IR_I64, V(b1.q)), V(q0))),
+                      ir_cast(f, IR_U64, V(n)));
   ir_stmt *iff = ir_add(f, lb, ir_if(f, out_of, NULL, NULL));
   ir_add(f, ir_then(iff), ir_fail(f, SPC_ERR_UNSUPPORTED, "a position outside its bucket", NULL, 0));
   if (asm_lfn(&b1, SPC_LF_INSERT)) s = asm_lower_fn(f, lb, &b1, SPC_LF_INSERT, -1, NULL, e);
