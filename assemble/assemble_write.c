@@ -3753,6 +3753,14 @@ static void bucket_next(ir_func *f, ir_stmt *lb, const lvbind *b0, ir_var sh, ir
   ir_add(f, lb, ir_store(f, bcur, ir_ref(f, b), ir_bin(f, IR_ADD, ir_ref(f, p), ir_int(f, 1))));
 }
 
+/* The copies' bindings: both levels, the bucket b and position p. */
+static void copy_locals(conv *C, ir_func *f, ir_stmt *body, lvbind *b0, lvbind *b1, ir_var *Nlo,
+                        ir_var *b, ir_var *p) {
+  sbind(C, f, body, b0, b1, Nlo);
+  *b = lang_fresh_local(f, "b", IR_I64, false);
+  *p = lang_fresh_local(f, "p", IR_I64, false);
+}
+
 typedef struct fbctx {
   conv *C;
   lvbind *b0;
@@ -3796,10 +3804,8 @@ static spc_status build_fbucket(conv *C, const conv_info *SI, bool crd32, ir_fun
   }
   if (C->vt != SPC_PATTERN) X.vout = ir_param(f, "vout", asm_value_ty(C->vt), true, IR_INOUT);
   lvbind b0, b1;
-  sbind(C, f, body, &b0, &b1, Nlo);
+  copy_locals(C, f, body, &b0, &b1, Nlo, &X.b, &X.p);
   X.b0 = &b0;
-  X.b = lang_fresh_local(f, "b", IR_I64, false);
-  X.p = lang_fresh_local(f, "p", IR_I64, false);
   s = asm_src_nest(S, body, -1, fbucket_leaf, &X, e);
   asm_src_free(&S);
   return s ? s : ir_verify(f, e);
@@ -3868,6 +3874,18 @@ static ir_ty ip_word_ty(const conv *C, int gk) {
   return asm_tname_ty(l1->arrays[gk].type, C->index_ty, C->coord_ty);
 }
 
+/* The in-place copies' parameters after the source's: sh, ntot, bcur,
+ * word (level array gk's type), loc (mode 1) and vout. */
+static void bpack_params(conv *C, ir_func *f, fpctx *X, int mode, int gk) {
+  *X = (fpctx){.C = C, .wty = ip_word_ty(C, gk), .loc = -1, .vout = -1};
+  X->sh = ir_param(f, "sh", IR_I64, false, IR_IN);
+  X->ntot = ir_param(f, "ntot", IR_I64, false, IR_IN);
+  X->bcur = ir_param(f, "bcur", IR_I64, true, IR_INOUT);
+  X->word = ir_param(f, "word", X->wty, true, IR_INOUT);
+  if (mode) X->loc = ir_param(f, "loc", IR_I32, true, IR_INOUT);
+  if (C->vt != SPC_PATTERN) X->vout = ir_param(f, "vout", asm_value_ty(C->vt), true, IR_INOUT);
+}
+
 /* mode 0: packed words; 1: the parent's low bits in loc.  gk: ip_plan's. */
 static spc_status build_fbpack(conv *C, const conv_info *SI, int mode, int gk, ir_func **out,
                                spc_error *e) {
@@ -3878,18 +3896,11 @@ static spc_status build_fbpack(conv *C, const conv_info *SI, int mode, int gk, i
   ir_func *f = *out;
   ir_func_set_noalias(f); /* the source, the cursors, the result's arrays: distinct */
   ir_stmt *body = ir_func_body(f);
-  fpctx X = {.C = C, .wty = ip_word_ty(C, gk), .loc = -1, .vout = -1};
-  X.sh = ir_param(f, "sh", IR_I64, false, IR_IN);
-  X.ntot = ir_param(f, "ntot", IR_I64, false, IR_IN);
-  X.bcur = ir_param(f, "bcur", IR_I64, true, IR_INOUT);
-  X.word = ir_param(f, "word", X.wty, true, IR_INOUT);
-  if (mode) X.loc = ir_param(f, "loc", IR_I32, true, IR_INOUT);
-  if (C->vt != SPC_PATTERN) X.vout = ir_param(f, "vout", asm_value_ty(C->vt), true, IR_INOUT);
+  fpctx X;
+  bpack_params(C, f, &X, mode, gk);
   lvbind b0, b1;
-  sbind(C, f, body, &b0, &b1, Nlo);
+  copy_locals(C, f, body, &b0, &b1, Nlo, &X.b, &X.p);
   X.b0 = &b0;
-  X.b = lang_fresh_local(f, "b", IR_I64, false);
-  X.p = lang_fresh_local(f, "p", IR_I64, false);
   s = asm_src_nest(S, body, -1, fbpack_leaf, &X, e);
   asm_src_free(&S);
   return s ? s : ir_verify(f, e);
@@ -3911,18 +3922,11 @@ static spc_status build_cbpack(conv *C, int mode, int gk, ir_func **out, spc_err
   ir_var t0 = ir_param(f, "t0", IR_I64, false, IR_IN);
   ir_var t1 = ir_param(f, "t1", IR_I64, false, IR_IN);
   sparams_Nlo(f, Nlo);
-  fpctx X = {.C = C, .wty = ip_word_ty(C, gk), .loc = -1, .vout = -1};
-  X.sh = ir_param(f, "sh", IR_I64, false, IR_IN);
-  X.ntot = ir_param(f, "ntot", IR_I64, false, IR_IN);
-  X.bcur = ir_param(f, "bcur", IR_I64, true, IR_INOUT);
-  X.word = ir_param(f, "word", X.wty, true, IR_INOUT);
-  if (mode) X.loc = ir_param(f, "loc", IR_I32, true, IR_INOUT);
-  if (vals >= 0) X.vout = ir_param(f, "vout", vty, true, IR_INOUT);
+  fpctx X;
+  bpack_params(C, f, &X, mode, gk);
   lvbind b0, b1;
-  sbind(C, f, body, &b0, &b1, Nlo);
+  copy_locals(C, f, body, &b0, &b1, Nlo, &X.b, &X.p);
   X.b0 = &b0;
-  X.b = lang_fresh_local(f, "b", IR_I64, false);
-  X.p = lang_fresh_local(f, "p", IR_I64, false);
   ir_var t = lang_fresh_local(f, "t", IR_I64, false);
   ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_ref(f, t0), ir_ref(f, t1), NULL)));
   ir_expr *outs[SPC_MAX_ORDER];
@@ -4147,6 +4151,41 @@ ADVANCED(i32, int32_t)
 ADVANCED(i64, int64_t)
 #undef ADVANCED
 
+/* The level's arrays arr (narr; i32: which are int32) after placing, and
+ * the values: finalize (rf) and the result (*out). */
+static spc_status level1_result(conv *C, const rcr *rf, int64_t np1, int narr, ir_arg *arr,
+                                const bool *i32, ir_arg *vout, int64_t size, conv_tensor **out,
+                                spc_error *e) {
+  const spc_level_spec *l1 = C->lv[1]->lf;
+  ir_arg a[5 + SPC_LEVEL_MAX_ARRAYS] = {{0}};
+  int k = 0;
+  a[k++].s.i64 = np1;
+  for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
+  for (int x = 0; x < narr; x++) a[k++] = arr[x];
+  spc_status s = rc_run(C, rf, a, e);
+  if (s) return s;
+  conv_tensor *ct = new_result(C, C->comb->dims);
+  if (!ct) return SPC_NOMEM(e);
+  spc_tensor *t = &ct->t;
+  spc_level *lv = &t->lv[1];
+  for (int x = 0; x < narr; x++) {
+    lv->arr[lv->narr++] = (spc_array){.name = l1->arrays[x].name,
+                                      .type = i32[x] ? SPC_IDX32 : SPC_IDX64,
+                                      .len = arr[x].len, .data = arr[x].data, .owned = true};
+    arr[x].data = NULL;
+  }
+  if (C->vt != SPC_PATTERN) {
+    t->val = vout->data;
+    t->nval = vout->len;
+    t->val_owned = true;
+    vout->data = NULL;
+  } else {
+    t->nval = size;
+  }
+  *out = ct;
+  return SPC_OK;
+}
+
 static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, place_fn place_one,
                                void *ctx, conv_tensor **out, bool *done, spc_error *e) {
   *done = false;
@@ -4261,34 +4300,7 @@ static spc_status place_chunks(conv *C, int nt, int64_t np1, int64_t **cnt, plac
         arr[k].data = cp[nt - 1][k];
         cp[nt - 1][k] = NULL;
       }
-    ir_arg a[5 + SPC_LEVEL_MAX_ARRAYS] = {{0}};
-    int k = 0;
-    a[k++].s.i64 = np1;
-    for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
-    for (int x = 0; x < narr; x++) a[k++] = arr[x];
-    if ((s = rc_run(C, &rf, a, &e2))) go = false;
-  }
-  conv_tensor *ct = go ? new_result(C, C->comb->dims) : NULL;
-  if (go && !ct) s = SPC_NOMEM(&e2), go = false;
-  if (go) {
-    spc_tensor *t = &ct->t;
-    spc_level *lv = &t->lv[1];
-    for (int x = 0; x < narr; x++) {
-      lv->arr[lv->narr++] = (spc_array){.name = l1->arrays[x].name,
-                                        .type = i32[x] ? SPC_IDX32 : SPC_IDX64,
-                                        .len = arr[x].len, .data = arr[x].data, .owned = true};
-      arr[x].data = NULL;
-    }
-    if (C->vt != SPC_PATTERN) {
-      t->val = vout.data;
-      t->nval = vout.len;
-      t->val_owned = true;
-      vout.data = NULL;
-    } else {
-      t->nval = size;
-    }
-    *out = ct;
-    *done = true;
+    if (!(s = level1_result(C, &rf, np1, narr, arr, i32, &vout, size, out, &e2))) *done = true;
   }
   for (int t = 0; t < nt; t++)
     for (int k = 0; k < narr; k++) spc_free(cp[t][k]);
@@ -5063,41 +5075,6 @@ static void ip_place_one(void *job, int t) {
   spc_free(sw);
   spc_free(sl);
   spc_free(sv);
-}
-
-/* The level's arrays arr (narr; i32: which are int32) after placing, and
- * the values: finalize (rf) and the result (*out). */
-static spc_status level1_result(conv *C, const rcr *rf, int64_t np1, int narr, ir_arg *arr,
-                                const bool *i32, ir_arg *vout, int64_t size, conv_tensor **out,
-                                spc_error *e) {
-  const spc_level_spec *l1 = C->lv[1]->lf;
-  ir_arg a[5 + SPC_LEVEL_MAX_ARRAYS] = {{0}};
-  int k = 0;
-  a[k++].s.i64 = np1;
-  for (int l = 0; l < 2; l++) a[k++].s.i64 = C->N[l], a[k++].s.i64 = C->lo[l];
-  for (int x = 0; x < narr; x++) a[k++] = arr[x];
-  spc_status s = rc_run(C, rf, a, e);
-  if (s) return s;
-  conv_tensor *ct = new_result(C, C->comb->dims);
-  if (!ct) return SPC_NOMEM(e);
-  spc_tensor *t = &ct->t;
-  spc_level *lv = &t->lv[1];
-  for (int x = 0; x < narr; x++) {
-    lv->arr[lv->narr++] = (spc_array){.name = l1->arrays[x].name,
-                                      .type = i32[x] ? SPC_IDX32 : SPC_IDX64,
-                                      .len = arr[x].len, .data = arr[x].data, .owned = true};
-    arr[x].data = NULL;
-  }
-  if (C->vt != SPC_PATTERN) {
-    t->val = vout->data;
-    t->nval = vout->len;
-    t->val_owned = true;
-    vout->data = NULL;
-  } else {
-    t->nval = size;
-  }
-  *out = ct;
-  return SPC_OK;
 }
 
 /* run_fused's in-place placement (see build_bplace) of the source's n
