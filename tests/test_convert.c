@@ -1330,6 +1330,102 @@ START_TEST(test_counting_rows_wide) {
 }
 END_TEST
 
+/* ---- the counting plan's first pass: one key a component ----------------------------
+ * Pass 0 checks the (row, column) order as one compare of the key
+ * (k0 << ks) | k1 where it fits 63 bits (key_shift), else counts every
+ * component through the full checks.  Extents on both sides of that
+ * line, a COO in row order (the columns up to the last, N1 - 1), the same
+ * with its first row moved last (out of order: the checks after the
+ * first loop) and with one component repeated: the counting plan on
+ * the factory or JIT routine and the interpreter, one and two threads,
+ * equals the sort path bit for bit. */
+static spc_tensor *keys_coo(int64_t m, int64_t n, int kind) {
+  int64_t dims[2] = {m, n}, nnz = 0, I[64], J[64];
+  int64_t rows[4] = {0, m / 3, m / 2, m - 1};
+  for (int r = 0; r < 4; r++) {
+    if (r && rows[r] <= rows[r - 1]) continue;
+    int64_t cols[6] = {0, 1, n / 5, n / 2, n - 2, n - 1};
+    for (int c = 0; c < 6; c++)
+      if (c == 0 || cols[c] > cols[c - 1]) I[nnz] = rows[r], J[nnz++] = cols[c];
+  }
+  if (kind == 1) { /* the first row's components last: rows out of order, each row's in order */
+    int64_t f = 0, TI[8], TJ[8];
+    while (f < nnz && I[f] == I[0]) TI[f] = I[f], TJ[f] = J[f], f++;
+    memmove(I, I + f, (size_t)(nnz - f) * sizeof *I);
+    memmove(J, J + f, (size_t)(nnz - f) * sizeof *J);
+    memcpy(I + nnz - f, TI, (size_t)f * sizeof *I);
+    memcpy(J + nnz - f, TJ, (size_t)f * sizeof *J);
+  } else if (kind == 2) { /* the third component twice */
+    memmove(I + 3, I + 2, (size_t)(nnz - 2) * sizeof *I);
+    memmove(J + 3, J + 2, (size_t)(nnz - 2) * sizeof *J);
+    nnz++;
+  }
+  spc_tensor *t = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, nnz, SPC_F64, &t, &e), &e);
+  double *v = spc_tensor_values_mut(t);
+  for (int d = 0; d < 2; d++) {
+    spc_itype ty;
+    tu_assert_ok(spc_tensor_level_array(t, d, "crd", NULL, &ty, NULL), &e);
+    void *a = spc_tensor_level_array_mut(t, d, "crd");
+    for (int64_t k = 0; k < nnz; k++) {
+      int64_t x = d ? J[k] : I[k];
+      if (ty == SPC_IDX32) ((int32_t *)a)[k] = (int32_t)x;
+      else ((int64_t *)a)[k] = x;
+    }
+  }
+  for (int64_t k = 0; k < nnz; k++) v[k] = 0.5 + (double)k / 8;
+  return t;
+}
+
+START_TEST(test_count_keys) {
+  jit_env();
+  int saved = omp_get_max_threads();
+  /* fits: 1000 x 2^42, 2^19 x (2^43 - 1), 1 x 2^61; not: 2^20 x 2^43,
+   * 3 x 2^61, 2 x 2^62 */
+  static const int64_t shapes[][2] = {{1000, (int64_t)1 << 42}, {(int64_t)1 << 19, ((int64_t)1 << 43) - 1},
+                                      {1, (int64_t)1 << 61},   {(int64_t)1 << 20, (int64_t)1 << 43},
+                                      {3, (int64_t)1 << 61},   {2, (int64_t)1 << 62}};
+  long runs = 0;
+  for (int sh = 0; sh < 6; sh++)
+    for (int kind = 0; kind < 3; kind++) {
+      spc_tensor *src = keys_coo(shapes[sh][0], shapes[sh][1], kind), *xs = NULL;
+      spc_convert_opts o;
+      spc_convert_info info;
+      spc_error e;
+      opts(&o, SPC_ENGINE_GENERIC, &info);
+      o.plan = SPC_PLAN_SORT;
+      tu_assert_ok(spc_convert_to(src, "csr", &o, &xs, &e), &e);
+      /* the sort path's CSR holds what was built: the last row's last column */
+      arr pc = get_arr(xs, 1, "crd");
+      int64_t last = pc.ty == SPC_IDX32 ? ((int32_t *)pc.d)[pc.len - 1] : ((int64_t *)pc.d)[pc.len - 1];
+      ck_assert_int_eq(last, shapes[sh][1] - 1);
+      ck_assert_int_eq(spc_tensor_nstored(xs), spc_tensor_nstored(src) - (kind == 2));
+      for (int g = 0; g < 2; g++)
+        for (int h = 1; h <= 2; h++) {
+          char what[200];
+          snprintf(what, sizeof what, "%lld x %lld, %s -> csr, %s, %d thread(s)", (long long)shapes[sh][0],
+                   (long long)shapes[sh][1], kind == 0 ? "in row order" : kind == 1 ? "first row last" : "a repeat",
+                   g ? "generic" : "auto", h);
+          spc_tensor *x = NULL;
+          opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO, &info);
+          omp_set_num_threads(h);
+          tu_assert_ok(spc_convert_to(src, "csr", &o, &x, &e), &e);
+          omp_set_num_threads(saved);
+          ck_assert_msg(strstr(info.plan, "count"), "%s: plan '%s'", what, info.plan);
+          same_arrays(x, xs, what);
+          spc_tensor_free(&x);
+          runs++;
+        }
+      spc_tensor_free(&xs);
+      spc_tensor_free(&src);
+    }
+  printf("convert: counting keys across the 63-bit line: %ld conversions equal to the sort path bit "
+         "for bit\n", runs);
+  ck_assert_int_eq(runs, 6 * 3 * 2 * 2);
+}
+END_TEST
+
 /* ---- the direct plan (no sort) ---------------------------------------------------
  * DIA and BCSR (4 x 4, and 3 x 5: blocks that do not divide the dimensions,
  * a JIT routine under auto) are counted by markers and placed by position;
@@ -5548,6 +5644,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_counting_colmajor);
   tcase_add_test(tc, test_counting_dups);
   tcase_add_test(tc, test_counting_rows_wide);
+  tcase_add_test(tc, test_count_keys);
   tcase_add_test(tc, test_direct_plan);
   tcase_add_test(tc, test_fused_count);
   tcase_add_test(tc, test_native_view);
