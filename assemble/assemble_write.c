@@ -3697,10 +3697,13 @@ static spc_status fcount_ir(conv *C, const conv_info *SI, bool known, bool flat,
   ir_add(f, body, ir_assign(f, X.ok, ir_int(f, 1)));
   cbody_locals(f, body, &X);
   X.pass = 0;
+  /* known: pass 0 checks nothing, so never stops -- no test of stop a
+   * component (CSR to CSC's count loop) */
+  ir_var stop0 = known ? -1 : X.stop;
   if (!s && flat) {
-    s = asm_src_nest_flat(S, body, X.stop, count_leaf, &X, fv, e);
+    s = asm_src_nest_flat(S, body, stop0, count_leaf, &X, fv, e);
   } else if (!s) {
-    s = asm_src_nest(S, body, X.stop, count_leaf, &X, e);
+    s = asm_src_nest(S, body, stop0, count_leaf, &X, e);
   }
   if (!s) { /* pass 1, serially, when neither order holds */
     ir_expr *neither = ir_bin(f, IR_LAND, ir_bin(f, IR_NE, ir_ref(f, serial), ir_int(f, 0)),
