@@ -1903,7 +1903,7 @@ START_TEST(test_counting_threads) {
   const int threads[] = {1, 2, 3, 5};
   int saved = omp_get_max_threads();
   const int64_t n = 600000, m = 5000;
-  long runs = 0, threaded = 0, fallback = 0, serial1 = 0, partitioned = 0, coo_partitioned = 0,
+  long runs = 0, threaded = 0, fallback = 0, copied = 0, partitioned = 0, coo_partitioned = 0,
        inplaced = 0, coo_inplace = 0;
   for (int src = 0; src < 4; src++) {
     /* 0 row order, 1 column order, 2 a duplicate on the 2-thread border,
@@ -1930,11 +1930,22 @@ START_TEST(test_counting_threads) {
           ck_assert_msg(strstr(info.plan, "counting") == info.plan && !thr, "%s: plan '%s'", what, info.plan);
           fallback++;
         } else if (threads[h] > 1 && f < 2 && (src == 1) == (f != 0)) {
-          /* in the target's (c0, c1) order: the serial routine, placing as
-           * it counts (serial_first), before the chunks */
-          ck_assert_msg(!strcmp(info.plan, "counting (source in order: no sort)"), "%s: plan '%s'", what,
-                        info.plan);
-          serial1++;
+          /* in the target's (c0, c1) order: counted by chunks, then each
+           * chunk's coordinates and values copied in place (copy_runs) --
+           * on the interpreter too */
+          char want[64];
+          int most = (int)(n >> 17);
+          snprintf(want, sizeof want, "copied in place; %d threads)", threads[h] < most ? threads[h] : most);
+          ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
+          copied++;
+          if (h == 1) {
+            spc_tensor *xg = NULL;
+            opts(&o, SPC_ENGINE_GENERIC, &info);
+            tu_assert_ok(spc_convert_to(t, fmts[f], &o, &xg, &e), &e);
+            ck_assert_msg(strstr(info.plan, want) != NULL, "%s: generic plan '%s'", what, info.plan);
+            same_arrays(xg, xs, what);
+            spc_tensor_free(&xg);
+          }
         } else if (threads[h] > 1 && f < 2) { /* the factory's routines */
           char want[64];
           int most = (int)(n >> 17); /* one thread per 2^17 components at least */
@@ -2174,12 +2185,12 @@ START_TEST(test_counting_threads) {
   spc_tensor_free(&t);
   free(lpath);
   printf("convert: counting on threads: %ld conversions of 600,000 components equal to one thread and the "
-         "sort path (threaded %ld, serial for a duplicate on a chunk border %ld, serial placing as it "
-         "counts %ld; placed through buckets %ld read through levels, %ld from a COO; in place %ld read "
+         "sort path (threaded %ld, serial for a duplicate on a chunk border %ld, in order and copied in "
+         "place %ld; placed through buckets %ld read through levels, %ld from a COO; in place %ld read "
          "through levels, %ld from a COO); 1.1 M CSR to CSC on auto: %s; %.1f s\n",
-         runs, threaded, fallback, serial1, partitioned, coo_partitioned, inplaced, coo_inplace,
+         runs, threaded, fallback, copied, partitioned, coo_partitioned, inplaced, coo_inplace,
          bigplan, now_s() - t0);
-  ck_assert_int_eq(serial1, 2 * 3 + 3); /* row order -> csr, pattern -> csr, column order -> csc */
+  ck_assert_int_eq(copied, 2 * 3 + 3); /* row order -> csr, pattern -> csr, column order -> csc */
   free(ypath);
   tu_rmtree(dir);
   free(dir);
@@ -3160,6 +3171,64 @@ static const char mcomp_yaml[] =
  * is placed in place; over rcompressed (cursors starting from the last
  * parent) and mcompressed (positions mirrored) it gives way to the
  * scatter -- every result's arrays equal to --plan=scatter's. */
+/* copy_runs into user levels: a COO in row order on 2 threads into
+ * (dense, compressed) written as YAML is counted by chunks and copied in
+ * place; into rcompressed (segments from the last parent: the runs check
+ * finds the first run elsewhere) and mcompressed it gives way.  Every
+ * result equals the sort path's, on the JIT and the interpreter. */
+START_TEST(test_copy_runs_user) {
+  jit_env();
+  int saved = omp_get_max_threads();
+  char *dir = tu_mkdtemp();
+  char *lv[2] = {tu_file(dir, "rcompressed.yaml", rcomp_yaml),
+                 tu_file(dir, "mcompressed.yaml", mcomp_yaml)};
+  char *fm[3] = {tu_file(dir, "ccsr.yaml", "format: ccsr\norder: 2\nlevels: [dense, compressed]\n"),
+                 tu_file(dir, "rcsr.yaml", "format: rcsr\norder: 2\nlevels: [dense, rcompressed]\n"),
+                 tu_file(dir, "mcsr.yaml", "format: mcsr\norder: 2\nlevels: [dense, mcompressed]\n")};
+  spc_tensor *t = gen_coo(600000, 5000, false, SPC_F64, -1);
+  long copied = 0, runs = 0;
+  for (int u = 0; u < 3; u++) {
+    spc_tensor *xs = NULL;
+    spc_convert_opts o;
+    spc_convert_info info;
+    spc_error e;
+    opts(&o, SPC_ENGINE_GENERIC, &info);
+    o.nspec_files = u ? 1 : 0;
+    o.spec_files[0] = lv[u ? u - 1 : 0];
+    o.plan = SPC_PLAN_SORT;
+    tu_assert_ok(spc_convert_to(t, fm[u], &o, &xs, &e), &e);
+    for (int g = 0; g < 2; g++) {
+      char what[200];
+      snprintf(what, sizeof what, "row-order COO -> %s on 2 threads (%s)", u == 0 ? "ccsr" : u == 1 ? "rcsr" : "mcsr",
+               g ? "generic" : "jit");
+      spc_tensor *x = NULL;
+      opts(&o, g ? SPC_ENGINE_GENERIC : SPC_ENGINE_JIT, &info);
+      o.nspec_files = u ? 1 : 0;
+      o.spec_files[0] = lv[u ? u - 1 : 0];
+      omp_set_num_threads(2);
+      spc_error_clear(&e);
+      tu_assert_ok(spc_convert_to(t, fm[u], &o, &x, &e), &e);
+      omp_set_num_threads(saved);
+      bool cp = strstr(info.plan, "copied in place; 2 threads") != NULL;
+      ck_assert_msg(cp == (u == 0), "%s: plan '%s'", what, info.plan);
+      copied += cp;
+      same_arrays(x, xs, what);
+      spc_tensor_free(&x);
+      runs++;
+    }
+    spc_tensor_free(&xs);
+  }
+  ck_assert_int_eq(copied, 2);
+  printf("convert: copied in place into user levels: %ld conversions equal to the sort path (%ld "
+         "copied, the rest given way)\n", runs, copied);
+  spc_tensor_free(&t);
+  for (int k = 0; k < 2; k++) free(lv[k]);
+  for (int k = 0; k < 3; k++) free(fm[k]);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 START_TEST(test_inplace_user) {
   jit_env();
   static const char *only[] = {"west0479.mtx", "bcsstk13.mtx", "lp_share1b.mtx", "A.mtx", NULL};
@@ -5645,6 +5714,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_counting_dups);
   tcase_add_test(tc, test_counting_rows_wide);
   tcase_add_test(tc, test_count_keys);
+  tcase_add_test(tc, test_copy_runs_user);
   tcase_add_test(tc, test_direct_plan);
   tcase_add_test(tc, test_fused_count);
   tcase_add_test(tc, test_native_view);
