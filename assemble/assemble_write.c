@@ -2370,6 +2370,20 @@ static spc_status each_run(conv *C, ir_func *f, ir_stmt *into, lvbind *b1, ir_va
   return s;
 }
 
+/* In an each_run loop over every parent (has): a run of nrun > 0 whose
+ * first position b1->q is not t -- placed elsewhere than in parent order
+ * from 0 -- sets flag to 0 and leaves; t then moves past the run.  One
+ * branch (&, not &&, which the compiler may order nrun > 0 first: a
+ * branch a parent again). */
+static void check_run(ir_func *f, ir_stmt *has, const lvbind *b1, ir_var t, ir_var nrun, ir_var flag) {
+  ir_expr *elsewhere = ir_bin(f, IR_BAND, ir_bin(f, IR_NE, ir_cast(f, IR_I64, ir_ref(f, b1->q)), ir_ref(f, t)),
+                              ir_bin(f, IR_GT, ir_cast(f, IR_I64, ir_ref(f, nrun)), ir_int(f, 0)));
+  ir_stmt *off = ir_then(ir_add(f, has, ir_if(f, elsewhere, NULL, NULL)));
+  ir_add(f, off, ir_assign(f, flag, ir_int(f, 0)));
+  ir_add(f, off, ir_break(f));
+  ir_add(f, has, ir_assign(f, t, ir_bin(f, IR_ADD, ir_ref(f, t), ir_cast(f, IR_I64, ir_ref(f, nrun)))));
+}
+
 static spc_status run_place(conv *C, ir_func *f, ir_stmt *into, lvbind *b1, ir_var cnt, ir_var np1,
                             const ir_var *crd, ir_var vals, ir_var vout, ir_var t, spc_error *e) {
   ir_var g, nrun, u = lang_fresh_local(f, "u", IR_I64, false);
@@ -2457,16 +2471,10 @@ static spc_status placed_runs(conv *C, ir_func *f, ir_stmt *into, lvbind *b1, ir
   ir_var g, nrun;
   ir_stmt *has;
   /* every parent, the empty ones too: no branch on each parent's count
-   * (R-MAT 2^17: 0.46 -> 0.10 ms); the test one branch (&, not &&,
-   * which the compiler may order nrun > 0 first) */
+   * (R-MAT 2^17: 0.46 -> 0.10 ms) */
   spc_status s = each_run(C, f, go, b1, cnt, np1, t, true, &has, &g, &nrun, e);
   if (s) return s;
-  ir_expr *elsewhere = ir_bin(f, IR_BAND, ir_bin(f, IR_NE, ir_cast(f, IR_I64, ir_ref(f, b1->q)), ir_ref(f, t)),
-                              ir_bin(f, IR_GT, ir_cast(f, IR_I64, ir_ref(f, nrun)), ir_int(f, 0)));
-  ir_stmt *off = ir_then(ir_add(f, has, ir_if(f, elsewhere, NULL, NULL)));
-  ir_add(f, off, ir_assign(f, fz, ir_int(f, 0)));
-  ir_add(f, off, ir_break(f));
-  ir_add(f, has, ir_assign(f, t, ir_bin(f, IR_ADD, ir_ref(f, t), ir_load(f, cnt, ir_ref(f, g)))));
+  check_run(f, has, b1, t, nrun, fz);
   ir_stmt *redo = ir_then(ir_add(f, into, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, fz), ir_int(f, 1)), NULL, NULL)));
   /* the source's arrays the level and the values took (give_plan): back,
    * for run_place to read */
@@ -4634,7 +4642,7 @@ static spc_status run_inplace(conv *C, const struct src_chunks *P, const coo_chu
  * on their threads -- one pass over the components on each thread after
  * the count, not a placing routine a component (sorted R-MAT 2^17 COO to
  * CSR, 2 threads: 2.3 -> 1.5 ms, against 2.3 on one).  The arrays are the
- * serial plan's bit for bit.  *done false, nothing made: not this plan. */
+ * serial plan's bit for bit.  False, nothing made: not this plan. */
 typedef struct runs_copy {
   const coo_chunks *P;
   int gd;
@@ -4649,13 +4657,13 @@ static void runs_copy_one(void *ctx, int t) {
   if (R->vout) memcpy((char *)R->vout + a * R->wv, (const char *)R->P->val + a * R->wv, n * R->wv);
 }
 
-static spc_status copy_runs(conv *C, int nt, const coo_chunks *P, int64_t np1, int64_t *const *cnt,
-                            conv_tensor **out, bool *done, spc_error *e) {
-  *done = false;
+static bool copy_runs(conv *C, int nt, const coo_chunks *P, int64_t np1, int64_t *const *cnt,
+                      conv_tensor **out) {
+  bool done = false;
   spc_error e2;
   spc_error_clear(&e2);
   int gd = -1, gk = -1;
-  if (give_plan(C, &gd, &gk, &e2) || gd < 0) return SPC_OK;
+  if (give_plan(C, &gd, &gk, &e2) || gd < 0) return false;
   const spc_level_spec *l1 = C->lv[1]->lf;
   int narr = l1->narrays;
   bool i32[SPC_LEVEL_MAX_ARRAYS];
@@ -4666,7 +4674,7 @@ static spc_status copy_runs(conv *C, int nt, const coo_chunks *P, int64_t np1, i
   /* the chunks one after the other from 0: component t is the t-th */
   bool go = P->start[0] == 0;
   for (int t = 1; t < nt; t++) go = go && P->start[t] == P->start[t - 1] + P->len[t - 1];
-  if (!go || P->start[nt - 1] + P->len[nt - 1] != C->n) return SPC_OK;
+  if (!go || P->start[nt - 1] + P->len[nt - 1] != C->n) return false;
   int64_t *tot = spc_malloc((size_t)(np1 ? np1 : 1) * sizeof *tot), ncomp = 0, size = 0;
   go = tot != NULL;
   for (int64_t g = 0; go && g < np1; g++) {
@@ -4709,12 +4717,8 @@ static spc_status copy_runs(conv *C, int nt, const coo_chunks *P, int64_t np1, i
                    .vout = C->vt != SPC_PATTERN ? vout.data : NULL,
                    .wv = spc_vtype_size(C->vt)};
     spc_par_for(nt, runs_copy_one, &R);
-    spc_status s = level1_result(C, &rf, np1, narr, arr, i32, &vout, size, out, &e2);
-    if (s == SPC_ERR_NOMEM) {
-      if (e) *e = e2;
-      go = false;
-    }
-    *done = !s;
+    /* short of memory for the result: the placings after it say so */
+    done = !level1_result(C, &rf, np1, narr, arr, i32, &vout, size, out, &e2);
   }
   for (int x = 0; x < narr; x++) spc_free(arr[x].data);
   spc_free(vout.data);
@@ -4724,7 +4728,7 @@ static spc_status copy_runs(conv *C, int nt, const coo_chunks *P, int64_t np1, i
   ir_func_free(&ri.v.f);
   ir_func_free(&rr.v.f);
   ir_func_free(&rf.v.f);
-  return SPC_OK;
+  return done;
 }
 
 /* The counting plan on nt threads over the chunks of S (run_count_par);
@@ -4779,9 +4783,8 @@ static spc_status count_chunks_par(conv *C, int nt, coo_chunks P, conv_tensor **
    * copied in place (copy_runs) */
   bool copied = false;
   if (go && s01 && nt > 1) {
-    s = copy_runs(C, nt, &P, np1, cnt, out, done, &e2);
-    copied = *done;
-    go = !s && !*done;
+    copied = *done = copy_runs(C, nt, &P, np1, cnt, out);
+    go = !copied;
   }
   if (go && s01 && !build_splace(C, &P.fp, true, &e2) && !(s = asm_prepare(&C->eng, P.fp, &P.ep, &e2))) {
     for (int t = 0; t < nt && !s; t++)
@@ -7788,22 +7791,28 @@ static spc_status build_splace(conv *C, ir_func **out, bool runs, spc_error *e) 
   return s ? s : ir_verify(f, e);
 }
 
-static spc_status build_sfinal(conv *C, ir_func **out, spc_error *e) {
+/* A routine over the child level's state (build_sfinal, build_runs): its
+ * parameters N0, lo0, N1, lo1 and level 1's arrays (in and out), after
+ * np1; the levels bound (b1's arrays those) and b1's np set to np1. */
+static void state_params(conv *C, ir_func *f, ir_stmt *body, ir_var np, lvbind *b0, lvbind *b1) {
   const spc_level_spec *l1 = C->lv[1]->lf;
-  ir_func *f = *out = ir_func_new("spc_conv_sfinal");
-  if (!f) return SPC_NOMEM(e);
-  ir_stmt *body = ir_func_body(f);
-  ir_var Nlo[4];
-  ir_var np = ir_param(f, "np1", IR_I64, false, IR_IN);
+  ir_var Nlo[4], keep[SPC_LEVEL_MAX_ARRAYS];
   sparams_Nlo(f, Nlo);
-  lvbind b0, b1;
-  ir_var keep[SPC_LEVEL_MAX_ARRAYS];
   for (int k = 0; k < l1->narrays; k++)
     keep[k] = ir_param(f, l1->arrays[k].name,
                        asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
-  sbind(C, f, body, &b0, &b1, Nlo);
-  for (int k = 0; k < l1->narrays; k++) b1.arr[k] = keep[k];
-  ir_add(f, body, ir_assign(f, b1.np, ir_cast(f, C->index_ty, ir_ref(f, np))));
+  sbind(C, f, body, b0, b1, Nlo);
+  for (int k = 0; k < l1->narrays; k++) b1->arr[k] = keep[k];
+  ir_add(f, body, ir_assign(f, b1->np, ir_cast(f, C->index_ty, ir_ref(f, np))));
+}
+
+static spc_status build_sfinal(conv *C, ir_func **out, spc_error *e) {
+  ir_func *f = *out = ir_func_new("spc_conv_sfinal");
+  if (!f) return SPC_NOMEM(e);
+  ir_stmt *body = ir_func_body(f);
+  ir_var np = ir_param(f, "np1", IR_I64, false, IR_IN);
+  lvbind b0, b1;
+  state_params(C, f, body, np, &b0, &b1);
   spc_status s = SPC_OK;
   if (asm_lfn(&b1, SPC_LF_FINALIZE)) s = asm_lower_fn(f, body, &b1, SPC_LF_FINALIZE, -1, NULL, e);
   return s ? s : ir_verify(f, e);
@@ -7817,36 +7826,21 @@ static spc_status build_sfinal(conv *C, ir_func **out, spc_error *e) {
  * t at position t, and copy_runs copies it there (ok 1; 0: a run
  * elsewhere). */
 static spc_status build_runs(conv *C, ir_func **out, spc_error *e) {
-  const spc_level_spec *l1 = C->lv[1]->lf;
   ir_func *f = *out = ir_func_new("spc_conv_runs");
   if (!f) return SPC_NOMEM(e);
   ir_stmt *body = ir_func_body(f);
-  ir_var Nlo[4];
   ir_var tot = ir_param(f, "tot", IR_I64, true, IR_IN);
   ir_var np = ir_param(f, "np1", IR_I64, false, IR_IN);
-  sparams_Nlo(f, Nlo);
   lvbind b0, b1;
-  ir_var keep[SPC_LEVEL_MAX_ARRAYS];
-  for (int k = 0; k < l1->narrays; k++)
-    keep[k] = ir_param(f, l1->arrays[k].name,
-                       asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
+  state_params(C, f, body, np, &b0, &b1);
   ir_var ok = ir_param(f, "ok", IR_I64, false, IR_OUT);
-  sbind(C, f, body, &b0, &b1, Nlo);
-  for (int k = 0; k < l1->narrays; k++) b1.arr[k] = keep[k];
   if (!asm_lfn(&b1, SPC_LF_YIELD_RUN)) return SPC_ERR_UNSUPPORTED;
-  ir_add(f, body, ir_assign(f, b1.np, ir_cast(f, C->index_ty, ir_ref(f, np))));
   ir_add(f, body, ir_assign(f, ok, ir_int(f, 1)));
   ir_var t = lang_fresh_local(f, "t", IR_I64, false), g, nrun;
   ir_stmt *has;
   spc_status s = each_run(C, f, body, &b1, tot, np, t, true, &has, &g, &nrun, e);
-  if (s) return s;
-  ir_expr *elsewhere = ir_bin(f, IR_BAND, ir_bin(f, IR_NE, ir_cast(f, IR_I64, ir_ref(f, b1.q)), ir_ref(f, t)),
-                              ir_bin(f, IR_GT, ir_cast(f, IR_I64, ir_ref(f, nrun)), ir_int(f, 0)));
-  ir_stmt *off = ir_then(ir_add(f, has, ir_if(f, elsewhere, NULL, NULL)));
-  ir_add(f, off, ir_assign(f, ok, ir_int(f, 0)));
-  ir_add(f, off, ir_break(f));
-  ir_add(f, has, ir_assign(f, t, ir_bin(f, IR_ADD, ir_ref(f, t), ir_cast(f, IR_I64, ir_ref(f, nrun)))));
-  return ir_verify(f, e);
+  if (!s) check_run(f, has, &b1, t, nrun, ok);
+  return s ? s : ir_verify(f, e);
 }
 
 static spc_status build_np1(conv *C, ir_func **out, spc_error *e) {
