@@ -2031,8 +2031,9 @@ typedef struct cbody {
    * against the one before (pk3, 0 at first), where it fits 63 bits
    * (key_shift); else pass 3 runs over no component and the checks
    * after it take them all.  Two compares and their branches a
-   * component were a fifth of COO to CSR's time on R-MAT 2^17 (one
-   * thread, sorted: 2.6 -> 2.1 ms) */
+   * component, with the two branchy loops over the rows made branch-free
+   * (ends_to_counts, placed_runs), were 3.3 -> 2.3 ms of sorted R-MAT
+   * 2^17 COO to CSR on one thread (the stencil 2.3 -> 2.4: full rows) */
   ir_var ks, k3, pk3;
 } cbody;
 
@@ -4641,7 +4642,7 @@ static spc_status run_inplace(conv *C, const struct src_chunks *P, const coo_chu
  * (spc_conv_runs), then the chunks' coordinates and values copied there
  * on their threads -- one pass over the components on each thread after
  * the count, not a placing routine a component (sorted R-MAT 2^17 COO to
- * CSR, 2 threads: 2.3 -> 1.5 ms, against 2.3 on one).  The arrays are the
+ * CSR, 2 threads: 3.3 -> 1.6-1.9 ms, against 2.2-2.3 on one).  The arrays are the
  * serial plan's bit for bit.  False, nothing made: not this plan. */
 typedef struct runs_copy {
   const coo_chunks *P;
