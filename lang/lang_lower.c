@@ -27,9 +27,13 @@ ir_var lang_fresh_local(ir_func *f, const char *base, ir_ty ty, bool array) {
   bool bad = false;
   for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
     if (!strcmp(base, reserved[i])) bad = true;
-  snprintf(name, sizeof name, "%s%s", base, bad ? "_" : "");
+  /* a long name is cut to `keep` bytes so the "_k" suffix always fits:
+   * two names equal in their first `keep` bytes then differ by suffix
+   * (cutting after the suffix made every candidate the same name) */
+  int keep = (int)strnlen(base, 80);
+  snprintf(name, sizeof name, "%.*s%s", keep, base, bad ? "_" : "");
   for (int k = 1; ir_find_var(f, name) >= 0 && k < 1000000; k++)
-    snprintf(name, sizeof name, "%s_%d", base, k);
+    snprintf(name, sizeof name, "%.*s_%d", keep, base, k);
   return ir_local(f, name, ty, array);
 }
 
