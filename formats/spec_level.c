@@ -13,6 +13,8 @@
  * parsed and type-checked here. */
 #include "spec.h"
 #include "spec_yaml.h"
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -81,6 +83,18 @@ static spc_status props(const char *file, const spc_ynode *n,
   return SPC_OK;
 }
 
+/* An array's or workspace's name becomes part of C identifiers in the
+ * emitted routines ("l1_crd"), within buffers of 64 bytes: a C identifier
+ * of at most SPC_ARRAY_NAME_MAX bytes. */
+#define SPC_ARRAY_NAME_MAX 40
+static bool array_name_ok(const char *s) {
+  size_t n = strlen(s);
+  if (!n || n > SPC_ARRAY_NAME_MAX || isdigit((unsigned char)s[0])) return false;
+  for (size_t i = 0; i < n; i++)
+    if (!isalnum((unsigned char)s[i]) && s[i] != '_') return false;
+  return true;
+}
+
 static spc_status named_types(const char *file, const spc_ynode *n,
                               const char *key, spc_named_type *out, int *cnt,
                               spc_error *e) {
@@ -94,6 +108,10 @@ static spc_status named_types(const char *file, const spc_ynode *n,
     if (t == LT_NONE)
       return spc_yerr(e, SPC_ERR_SPEC, file, v, key,
                       "expected a type (index, coord, value, i32, i64, f64, ...)");
+    if (!array_name_ok(n->keys[i]->str))
+      return spc_yerr(e, SPC_ERR_SPEC, file, n->keys[i], key,
+                      "'%.60s%s' is not a name: letters, digits and '_', not first a digit, at most %d bytes",
+                      n->keys[i]->str, strlen(n->keys[i]->str) > 60 ? "..." : "", SPC_ARRAY_NAME_MAX);
     for (int j = 0; j < *cnt; j++)
       if (!strcmp(out[j].name, n->keys[i]->str))
         return spc_yerr(e, SPC_ERR_SPEC, file, n->keys[i], key, "'%s' appears twice", out[j].name);

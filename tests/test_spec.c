@@ -99,6 +99,12 @@ static const bad_spec bad_specs[] = {
     {"missing yield_pos", LVL RD, 0, 0, "yield_pos"},
     {"bad property", "level: foo\nproperties: [sorted]\n" RD, 2, 14, "unknown property"},
     {"bad array type", "level: foo\narrays: {pos: integer}\n" RD, 2, 15, "expected a type"},
+    /* array names become C identifiers of the emitted routines */
+    {"array name not a name", "level: foo\narrays: {pos: index, crd: coord, my extra: index}\n" RD, 2, 34,
+     "'my extra' is not a name"},
+    {"array name a digit first", "level: foo\narrays: {pos: index, 2crd: coord}\n" RD, 2, 22, "'2crd' is not a name"},
+    {"array name too long", "level: foo\narrays: {pos: index, crd: coord, "
+     "a2345678901234567890123456789012345678901: index}\n" RD, 2, 34, "at most 40 bytes"},
     {"unknown name in expression", LVL RD "write:\n  yield_pos: return p + x\n", 9, 25, "unknown name 'x'"},
     {"syntax in a block", LVL RD "write:\n  yield_pos: |\n    r = pos[p\n    return r\n", 11, 5, "expected ']'"},
     {"array used as scalar", LVL "read:\n  begin: pos\n  end: pos[p + 1]\n  access: crd[q]\n  size: pos[np]\n"
