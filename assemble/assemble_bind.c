@@ -2,6 +2,7 @@
  * (docs/formats.md: p q c np N lo, arrays, workspaces, query results, and
  * for tensor-format overrides the other levels' coordinates). */
 #include "assemble_internal.h"
+#include <stdio.h>
 #include <string.h>
 
 void asm_bind_init(lvbind *b, const spc_level_spec *ls,
@@ -150,6 +151,11 @@ spc_status asm_lower_fn(ir_func *f, ir_stmt *dst, const lvbind *b,
         ir_add(f, dst, ir_assign(f, ret, ir_cast(f, ir_var_get(f, ret)->ty, x)));
     }
   }
+  /* the lowering's own errors (a name with no value in this context)
+   * carry the function's line and column: its file too, not the input's
+   * that a caller would otherwise name */
+  if (s == SPC_ERR_SPEC && e && !e->file[0] && fn->at.file)
+    snprintf(e->file, sizeof e->file, "%s", fn->at.file);
   lang_ast_free(&ast);
   return s;
 }
