@@ -806,6 +806,22 @@ START_TEST(test_remap_formats) {
   tu_assert_ok(spc_remap_bounds(r, dims, NULL, iv, &e), &e);
   ck_assert(!iv[0].bounded);
   spc_remap_free(&r);
+  /* let names longer than the IR's name buffer, equal in their first 100
+   * bytes (found by fuzz_notation: both became one local) */
+  {
+    char text[700], a[121], b[121];
+    memset(a, 'v', 120), memset(b, 'v', 120);
+    a[120] = b[120] = 0;
+    a[119] = 'a', b[119] = 'b';
+    snprintf(text, sizeof text, "(i, j) -> let %s = i + 1, %s = j * 2 in (%s, %s - %s)", a, b, b, a, b);
+    r = remap_ok(text, 2, 0, 0);
+    run_remap(r, x, n, SPC_COUNTER_DENSE, dims, out);
+    for (int p = 0; p < n; p++) {
+      ck_assert_int_eq(out[p * 2], 2 * x[2 * p + 1]);
+      ck_assert_int_eq(out[p * 2 + 1], x[2 * p] + 1 - 2 * x[2 * p + 1]);
+    }
+    spc_remap_free(&r);
+  }
   /* BCSR for several block shapes */
   static const int64_t blocks[][2] = {{2, 3}, {3, 2}, {1, 1}, {4, 4}, {5, 7}};
   for (int b = 0; b < 5; b++) {
