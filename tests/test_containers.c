@@ -718,6 +718,46 @@ START_TEST(test_bsp_bad_files) {
 }
 END_TEST
 
+/* A spconv-format container whose arrays are in bounds but not what its
+ * components give: refused (the components rebuilt, handed over to the
+ * check, and compared array by array) */
+START_TEST(test_bsp_inconsistent) {
+  char *dir = tu_mkdtemp(), *p = tu_path(dir, "d.bsp.h5");
+  const int64_t ptr[6] = {0, 2, 3, 5, 6, 8}, idx[8] = {0, 1, 1, 1, 2, 3, 2, 4};
+  const double v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  spc_tensor *t = mk_csx(5, 5, 0, ptr, idx, SPC_IDX32, SPC_F64, v), *d = NULL, *b = NULL;
+  spc_error e;
+  spc_convert_opts o;
+  spc_convert_opts_init(&o);
+  tu_assert_ok(spc_convert_to(t, "dia", &o, &d, &e), &e);
+  tu_assert_ok(spc_bsp_write(d, p, NULL, &e), &e);
+  tu_assert_ok(spc_bsp_read(p, NULL, &b, &e), &e); /* as written: read back */
+  spc_tensor_free(&b);
+  const spc_array *perm = spc_level_array_c(&d->lv[0], "perm");
+  ck_assert_ptr_nonnull(perm);
+  ck_assert_int_ge(perm->len, 2);
+  /* the diagonals' offsets swapped: in bounds, out of order */
+  int32_t off[16];
+  for (int64_t k = 0; k < perm->len && k < 16; k++) off[k] = (int32_t)spc_arr_get(perm, k);
+  int32_t x = off[0];
+  off[0] = off[1], off[1] = x;
+  h5_set_dset(p, "level0_perm", H5T_STD_I32LE, H5T_NATIVE_INT32, perm->len, off);
+  expect_fail(spc_bsp_read, p, SPC_ERR_INPUT, "spconv_format", "perm differs");
+  /* every position (padding too) holding 7: the padding is not zero */
+  tu_assert_ok(spc_bsp_write(d, p, NULL, &e), &e);
+  double *w = malloc((size_t)d->nval * sizeof *w);
+  for (int64_t k = 0; k < d->nval; k++) w[k] = 7;
+  h5_set_dset(p, "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, d->nval, w);
+  expect_fail(spc_bsp_read, p, SPC_ERR_INPUT, "spconv_format", "padding");
+  free(w);
+  spc_tensor_free(&t);
+  spc_tensor_free(&d);
+  tu_rmtree(dir);
+  free(p);
+  free(dir);
+}
+END_TEST
+
 START_TEST(test_bsp_checksum) {
   char *dir = tu_mkdtemp(), *p = tu_path(dir, "k.bsp.h5");
   spc_error e;
@@ -1170,6 +1210,7 @@ Suite *suite_containers(void) {
   tcase_add_test(tc, test_bsp_read_vtype);
   tcase_add_test(tc, test_bsp_foreign);
   tcase_add_test(tc, test_bsp_bad_files);
+  tcase_add_test(tc, test_bsp_inconsistent);
   tcase_add_test(tc, test_bsp_checksum);
   suite_add_tcase(s, tc);
   tc = tcase_create("npz");
