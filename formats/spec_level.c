@@ -13,7 +13,6 @@
  * parsed and type-checked here. */
 #include "spec.h"
 #include "spec_yaml.h"
-#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,11 +87,7 @@ static spc_status props(const char *file, const spc_ynode *n,
  * of at most SPC_ARRAY_NAME_MAX bytes. */
 #define SPC_ARRAY_NAME_MAX 40
 static bool array_name_ok(const char *s) {
-  size_t n = strlen(s);
-  if (!n || n > SPC_ARRAY_NAME_MAX || isdigit((unsigned char)s[0])) return false;
-  for (size_t i = 0; i < n; i++)
-    if (!isalnum((unsigned char)s[i]) && s[i] != '_') return false;
-  return true;
+  return strlen(s) <= SPC_ARRAY_NAME_MAX && ir_ident_ok(s);
 }
 
 static spc_status named_types(const char *file, const spc_ynode *n,

@@ -130,7 +130,7 @@ void ir_func_set_noalias(ir_func *f) {
 
 /* ---- variables ----------------------------------------------------------- */
 
-static bool valid_ident(const char *s) {
+bool ir_ident_ok(const char *s) {
   if (!s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
     return false;
   for (s++; *s; s++)
@@ -159,7 +159,7 @@ static bool hidx_put(ir_func *f, ir_var v);
 static ir_var add_var(ir_func *f, const char *what, const char *name, ir_ty ty,
                       bool array, ir_dir dir) {
   if (!f || f->broken) return -1;
-  if (!valid_ident(name))
+  if (!ir_ident_ok(name))
     return ir_misuse(f, "%s: variable name '%s' is not an identifier", what,
                      name ? name : "(null)"),
            -1;

@@ -235,6 +235,8 @@ SPC_INTERNAL const ir_var_info *ir_var_get(const ir_func *f, ir_var v);
 SPC_INTERNAL int ir_nparams(const ir_func *f);
 SPC_INTERNAL ir_var ir_param_var(const ir_func *f, int k); /* k-th param */
 SPC_INTERNAL ir_var ir_find_var(const ir_func *f, const char *name);
+/* Whether name is a C identifier: [A-Za-z_][A-Za-z0-9_]*. */
+SPC_INTERNAL bool ir_ident_ok(const char *name);
 
 /* expressions (operands are promoted; see the header comment) */
 SPC_INTERNAL ir_expr *ir_const(ir_func *f, ir_ty ty, ir_val v);
