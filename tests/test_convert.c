@@ -3229,6 +3229,147 @@ START_TEST(test_copy_runs_user) {
 }
 END_TEST
 
+/* The chain plan (a COO in the target's order placed by one routine,
+ * every level as the components come; the sort path's sorted components
+ * too) against the sort path's level routines, bit for bit:
+ * every shared matrix (as read, in row order, and shuffled -- the plan
+ * gives way) to coo, dcsr, dcsc and csf and to user formats of three
+ * levels (a remapped one, and one over rcompressed and mcompressed, whose
+ * positions are not the running count: given way), on the auto engine
+ * and the interpreter; every shared tensor to coo and csf, and csf in
+ * another mode order (out of order: given way). */
+START_TEST(test_chain_plan) {
+  jit_env();
+  double t0 = now_s();
+  int nm = 0;
+  mat *m = load_mats(&nm);
+  if (!m) return;
+  char *dir = tu_mkdtemp();
+  char *lv[2] = {tu_file(dir, "rcompressed.yaml", rcomp_yaml),
+                 tu_file(dir, "mcompressed.yaml", mcomp_yaml)};
+  char *blk = tu_file(dir, "rblk.yaml",
+                      "format: rblk\norder: 2\nremap: (i, j) -> (i / 4 as bi, i, j)\n"
+                      "levels: [compressed, compressed, compressed]\n");
+  char *rc3 = tu_file(dir, "rc3.yaml", "format: rc3\norder: 2\nremap: (i, j) -> (i / 4 as bi, i, j)\n"
+                                       "levels: [compressed, rcompressed, compressed]\n");
+  char *mc3 = tu_file(dir, "mc3.yaml", "format: mc3\norder: 2\nremap: (i, j) -> (i, j)\n"
+                                       "levels: [compressed, mcompressed]\n");
+  char *sgl = tu_file(dir, "dsgl.yaml", "format: dsgl\norder: 2\nremap: (i, j) -> (i, i, j)\n"
+                                        "levels: [dense, compressed, compressed]\n");
+  const char *fmts[] = {"coo", "dcsr", "dcsc", "csf", blk, rc3, mc3, sgl};
+  const int nf = 8;
+  long chained = 0, gave = 0, same = 0, sorted_ch = 0;
+  for (int i = 0; i < nm; i++) {
+    const mat *M = &m[i];
+    spc_tensor *shuf = permuted_coo(M->ref, 0x51afd7ed558ccd1ULL + (uint64_t)i, false);
+    const spc_tensor *srcs[3] = {M->src, M->ref, shuf};
+    for (int k = 0; k < 3; k++)
+      for (int f = 0; f < nf; f++) {
+        char what[512];
+        snprintf(what, sizeof what, "%s (%s) -> %s", M->name, k == 0 ? "as read" : k == 1 ? "in order" : "shuffled",
+                 strrchr(fmts[f], '/') ? strrchr(fmts[f], '/') + 1 : fmts[f]);
+        spc_tensor *xa = NULL, *xs = NULL, *xg = NULL;
+        spc_convert_info ia, is, ig;
+        spc_convert_opts o;
+        spc_error e;
+        opts(&o, SPC_ENGINE_AUTO, &ia);
+        o.nspec_files = 2;
+        o.spec_files[0] = lv[0];
+        o.spec_files[1] = lv[1];
+        spc_error_clear(&e);
+        spc_status sa = spc_convert_to(srcs[k], fmts[f], &o, &xa, &e);
+        o.plan = SPC_PLAN_SORT;
+        o.info = &is;
+        spc_error es;
+        spc_error_clear(&es);
+        spc_status ss = spc_convert_to(srcs[k], fmts[f], &o, &xs, &es);
+        ck_assert_msg(sa == ss, "%s: %s (%s) against the sort's %s", what, spc_status_name(sa), e.msg,
+                      spc_status_name(ss));
+        if (sa) continue; /* refused alike (too large, explicit zeros) */
+        o.plan = SPC_PLAN_AUTO;
+        o.engine = SPC_ENGINE_GENERIC;
+        o.info = &ig;
+        if (i % 3 == 0 || M->n < 2000) {
+          tu_assert_ok(spc_convert_to(srcs[k], fmts[f], &o, &xg, &e), &e);
+          ck_assert_msg(!strcmp(ia.plan, ig.plan), "%s: plans differ by engine: '%s' / '%s'", what,
+                        ia.plan, ig.plan);
+        }
+        bool ch = strstr(ia.plan, "each level placed") != NULL;
+        /* in row order into a user level whose positions are not the
+         * running count: given way; shuffled: never */
+        if ((k == 2 && M->n > 20) || (k == 1 && (f == 5 || f == 6) && M->rows > 8))
+          ck_assert_msg(!ch, "%s: plan '%s'", what, ia.plan);
+        /* in order into every other (more than one component; dcsc is in
+         * column order) */
+        else if (k == 1 && M->n > 1 && f != 2 && f != 5 && f != 6)
+          ck_assert_msg(ch, "%s: plan '%s'", what, ia.plan);
+        chained += ch;
+        gave += k == 1 && (f == 5 || f == 6) && !ch;
+        sorted_ch += strstr(ia.plan, "placed by one routine") != NULL;
+        same_arrays(xa, xs, what);
+        if (xg) same_arrays(xa, xg, what);
+        same++;
+        spc_tensor_free(&xa);
+        spc_tensor_free(&xs);
+        spc_tensor_free(&xg);
+      }
+    spc_tensor_free(&shuf);
+  }
+  /* tensors: coo, csf, csf in mode order (2, 0, 1, ...) */
+  char tdir[1024];
+  snprintf(tdir, sizeof tdir, "%s/tensors", tu_data_dir());
+  int nt = 0;
+  char **files = tu_list_files(tdir, ".tns", &nt);
+  for (int k = 0; k < nt; k++) {
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", tdir, files[k]);
+    spc_tensor *t = tu_read_ok(path, 0, SPC_VTYPE_AUTO);
+    int ord = spc_tensor_order(t);
+    for (int f = 0; f < 3; f++) {
+      char what[512];
+      snprintf(what, sizeof what, "%s -> %s", files[k], f == 0 ? "coo" : f == 1 ? "csf" : "csf (modes 2, 0, ..)");
+      spc_tensor *xa = NULL, *xs = NULL;
+      spc_convert_info ia;
+      spc_convert_opts o;
+      spc_error e;
+      opts(&o, SPC_ENGINE_AUTO, &ia);
+      o.no_jit = ord > 3; /* the interpreter: no compile for orders the factory lacks */
+      if (f == 2) {
+        o.nmodes = ord;
+        o.modes[0] = 2;
+        for (int d = 1; d < ord; d++) o.modes[d] = d - 1 + (d - 1 >= 2);
+      }
+      tu_assert_ok(spc_convert_to(t, f ? "csf" : "coo", &o, &xa, &e), &e);
+      chained += strstr(ia.plan, "each level placed") != NULL;
+      o.plan = SPC_PLAN_SORT;
+      o.info = NULL;
+      tu_assert_ok(spc_convert_to(t, f ? "csf" : "coo", &o, &xs, &e), &e);
+      same_arrays(xa, xs, what);
+      same++;
+      spc_tensor_free(&xa);
+      spc_tensor_free(&xs);
+    }
+    spc_tensor_free(&t);
+  }
+  tu_free_list(files);
+  printf("convert: chain plan: %ld conversions equal to the sort path bit for bit (%ld by the chain "
+         "routine, %ld in order given way by user levels, %ld sorted then placed by it); %.1f s\n", same,
+         chained, gave, sorted_ch, now_s() - t0);
+  ck_assert_int_gt(chained, 300);
+  ck_assert_int_gt(sorted_ch, 200);
+  ck_assert_int_gt(gave, 100);
+  for (int k = 0; k < 2; k++) free(lv[k]);
+  free(blk);
+  free(rc3);
+  free(mc3);
+  free(sgl);
+  tu_rmtree(dir);
+  free(dir);
+  free_mats(m, nm);
+  no_rc_mismatch();
+}
+END_TEST
+
 START_TEST(test_inplace_user) {
   jit_env();
   static const char *only[] = {"west0479.mtx", "bcsstk13.mtx", "lp_share1b.mtx", "A.mtx", NULL};
@@ -5715,6 +5856,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_counting_rows_wide);
   tcase_add_test(tc, test_count_keys);
   tcase_add_test(tc, test_copy_runs_user);
+  tcase_add_test(tc, test_chain_plan);
   tcase_add_test(tc, test_direct_plan);
   tcase_add_test(tc, test_fused_count);
   tcase_add_test(tc, test_native_view);
