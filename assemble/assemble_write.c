@@ -1901,6 +1901,23 @@ static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
 static spc_status squeries_l(conv *C, int l, lvbind *b, ir_var cnt, spc_error *e);
 static bool reads_none(const ir_expr *x);
 
+/* Each level's extent and offset (C->N, C->lo) from the dimensions alone
+ * (no counters); false where a level has no finite range. */
+static bool dim_bounds(conv *C) {
+  lang_ival iv[SPC_MAX_ORDER];
+  spc_error e2;
+  spc_error_clear(&e2);
+  if (spc_remap_bounds(C->r, C->comb->dims, NULL, iv, &e2)) return false;
+  for (int l = 0; l < C->L; l++) {
+    int64_t ext;
+    if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) || ext == INT64_MAX)
+      return false;
+    C->lo[l] = iv[l].lo;
+    C->N[l] = ext + 1;
+  }
+  return true;
+}
+
 /* ---- the chain plan: levels placed as an ordered source comes ------------------
  * A COO already in the target's order, no two components equal (a sorted
  * file to DCSR, CSF, COO), took the level-by-level path: the remapped
@@ -2327,17 +2344,7 @@ static spc_status chain_call(conv *C, bool fromlc, conv_tensor **out, bool *done
 static spc_status run_chain(conv *C, conv_tensor **out, bool *done, spc_error *e) {
   *done = false;
   if (C->nosort || C->n < 1 || (C->o && C->o->plan == SPC_PLAN_SORT)) return SPC_OK;
-  lang_ival iv[SPC_MAX_ORDER];
-  spc_error e2;
-  spc_error_clear(&e2);
-  if (spc_remap_bounds(C->r, C->comb->dims, NULL, iv, &e2)) return SPC_OK;
-  for (int l = 0; l < C->L; l++) {
-    int64_t ext;
-    if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) || ext == INT64_MAX)
-      return SPC_OK; /* the sort path says so */
-    C->lo[l] = iv[l].lo;
-    C->N[l] = ext + 1;
-  }
+  if (!dim_bounds(C)) return SPC_OK; /* the sort path says why */
   C->vt = C->comb->vt;
   choose_types(C);
   if (!chain_applies(C)) return SPC_OK;
@@ -6215,22 +6222,13 @@ static spc_status count_rows(conv *C, const countfn *F, void *const *crd, conv_t
 static spc_status run_count(conv *C, const spc_tensor *fsrc, conv_tensor **out, bool *done,
                             spc_error *e) {
   *done = false;
-  lang_ival iv[SPC_MAX_ORDER];
   spc_error e2;
   spc_error_clear(&e2);
   /* fsrc: fusable (convert_run asked) */
   C->vt = C->comb->vt;
   if (C->nosort || C->L != 2 || C->r->ncounters || (C->o && C->o->plan == SPC_PLAN_SORT))
     return SPC_OK;
-  /* bounds from the dimensions alone (no counters here) */
-  if (spc_remap_bounds(C->r, C->comb->dims, NULL, iv, &e2)) return SPC_OK;
-  for (int l = 0; l < C->L; l++) {
-    int64_t ext;
-    if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) || ext == INT64_MAX)
-      return SPC_OK; /* the sort path says so */
-    C->lo[l] = iv[l].lo;
-    C->N[l] = ext + 1;
-  }
+  if (!dim_bounds(C)) return SPC_OK; /* the sort path says why */
   choose_types(C);
   if (!count_applies(C)) return SPC_OK;
   /* the parents' count arrays: a top level past the position limit is
