@@ -1540,6 +1540,20 @@ static conv_tensor *new_result(conv *C, const int64_t *dims) {
   return ct;
 }
 
+/* Level l's n arrays a[0..n) moved into the result's level l (a[k].data
+ * NULL after: the result owns them), typed by the spec's array types. */
+static void adopt_arrays(const conv *C, conv_tensor *ct, int l, ir_arg *a, int n) {
+  spc_level *lv = &ct->t.lv[l];
+  const spc_level_spec *ls = C->lv[l]->lf;
+  for (int k = 0; k < n; k++) {
+    ir_ty ty = asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty);
+    lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[k].name,
+                                      .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
+                                      .len = a[k].len, .data = a[k].data, .owned = true};
+    a[k].data = NULL;
+  }
+}
+
 /* ---- the routine cache ---------------------------------------------------------
  * A small conversion's time went to building its routines (parsing the
  * level functions' text, lowering, verifying, keying): 97% of CSR to CSC
@@ -1859,15 +1873,7 @@ static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
         args[F.p_vout].data = NULL;
       }
     } else if (!s) {
-      spc_level *lv = &t->lv[l];
-      for (int k = 0; k < ls->narrays; k++) {
-        ir_arg *a = &args[F.p_arr0 + k];
-        ir_ty ty = asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty);
-        lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[k].name,
-                                          .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
-                                          .len = a->len, .data = a->data, .owned = true};
-        a->data = NULL;
-      }
+      adopt_arrays(C, ct, l, &args[F.p_arr0], ls->narrays);
       spc_free(pp);
       pp = args[F.p_qpos].data;
       args[F.p_qpos].data = NULL;
@@ -2306,18 +2312,7 @@ static spc_status chain_call(conv *C, bool fromlc, conv_tensor **out, bool *done
       s = SPC_NOMEM(e);
     } else {
       spc_tensor *t = &ct->t;
-      for (int l = 0; l < C->L; l++) {
-        spc_level *lv = &t->lv[l];
-        const spc_level_spec *ls = C->lv[l]->lf;
-        for (int a = 0; a < ls->narrays; a++) {
-          ir_arg *x = &args[F.p_arr[l] + a];
-          ir_ty ty = asm_tname_ty(ls->arrays[a].type, C->index_ty, C->coord_ty);
-          lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[a].name,
-                                            .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
-                                            .len = x->len, .data = x->data, .owned = true};
-          x->data = NULL;
-        }
-      }
+      for (int l = 0; l < C->L; l++) adopt_arrays(C, ct, l, &args[F.p_arr[l]], F.narr[l]);
       if (F.p_vout >= 0) {
         t->val = args[F.p_vout].data;
         t->nval = args[F.p_vout].len;
@@ -4093,16 +4088,7 @@ static spc_status count_once(conv *C, const countfn *F, void **crd, void **val,
       s = SPC_NOMEM(e);
     } else {
       spc_tensor *t = &ct->t;
-      spc_level *lv = &t->lv[1];
-      const spc_level_spec *ls = C->lv[1]->lf;
-      for (int a = 0; a < ls->narrays; a++) {
-        ir_arg *x = &args[F->p_arr0 + a];
-        ir_ty ty = asm_tname_ty(ls->arrays[a].type, C->index_ty, C->coord_ty);
-        lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[a].name,
-                                          .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
-                                          .len = x->len, .data = x->data, .owned = true};
-        x->data = NULL;
-      }
+      adopt_arrays(C, ct, 1, &args[F->p_arr0], C->lv[1]->lf->narrays);
       if (F->p_vout >= 0) {
         t->val = args[F->p_vout].data;
         t->nval = args[F->p_vout].len;
@@ -7315,18 +7301,8 @@ static spc_status counter_max(conv *C, const spc_tensor *fsrc, int64_t *cmax, bo
 static conv_tensor *direct_result(conv *C, ir_arg *args, int p_arr0, int np) {
   conv_tensor *ct = new_result(C, C->comb->dims);
   if (!ct) return NULL;
-  int a = p_arr0;
-  for (int l = 0; l < C->L; l++) {
-    spc_level *lv = &ct->t.lv[l];
-    const spc_level_spec *ls = C->lv[l]->lf;
-    for (int k = 0; k < ls->narrays; k++, a++) {
-      ir_ty ty = asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty);
-      lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[k].name,
-                                        .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
-                                        .len = args[a].len, .data = args[a].data, .owned = true};
-      args[a].data = NULL;
-    }
-  }
+  for (int l = 0, a = p_arr0; l < C->L; a += C->lv[l]->lf->narrays, l++)
+    adopt_arrays(C, ct, l, &args[a], C->lv[l]->lf->narrays);
   ct->t.val = args[np - 1].data;
   ct->t.nval = args[np - 1].len;
   ct->t.val_owned = true;
@@ -8587,15 +8563,7 @@ spc_status asm_counter_finish(asm_counter *c, spc_tensor **out, spc_error *e) {
   if (!s && !ct) s = SPC_NOMEM(e);
   if (!s) {
     spc_tensor *t = &ct->t;
-    spc_level *lv = &t->lv[1];
-    const spc_level_spec *ls = C->lv[1]->lf;
-    for (int x = 0; x < c->narr; x++) {
-      ir_ty ty = asm_tname_ty(ls->arrays[x].type, C->index_ty, C->coord_ty);
-      lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[x].name,
-                                        .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
-                                        .len = c->arr[x].len, .data = c->arr[x].data, .owned = true};
-      c->arr[x].data = NULL;
-    }
+    adopt_arrays(C, ct, 1, c->arr, c->narr);
     if (C->vt != SPC_PATTERN) {
       t->val = c->vout.data;
       t->nval = c->vout.len;
@@ -9090,16 +9058,7 @@ static spc_status first_pass(conv *C, lsrc *S, lpass *P, lchunk (*R)[5], lstate 
 
 /* Level l's arrays (and the values at the last level) into the result. */
 static void take_level(conv *C, conv_tensor *ct, lstate *S, int l) {
-  spc_level *lv = &ct->t.lv[l];
-  const spc_level_spec *ls = C->lv[l]->lf;
-  for (int x = 0; x < ls->narrays; x++) {
-    ir_ty ty = asm_tname_ty(ls->arrays[x].type, C->index_ty, C->coord_ty);
-    lv->arr[lv->narr++] = (spc_array){.name = ls->arrays[x].name,
-                                      .type = ty == IR_I32 ? SPC_IDX32 : SPC_IDX64,
-                                      .len = S->arr[x].len, .data = S->arr[x].data,
-                                      .owned = true};
-    S->arr[x].data = NULL;
-  }
+  adopt_arrays(C, ct, l, S->arr, C->lv[l]->lf->narrays);
   if (l == C->L - 1 && C->vt != SPC_PATTERN) {
     ct->t.val = S->vout.data;
     ct->t.nval = S->vout.len;
