@@ -867,8 +867,10 @@ static bool splittable(const conv_info *I) {
  *   cut[2 n1 + k]   the parent owning r_k: the last p in [b0, e0) with
  *                   begin1(p) <= r_k (binary search)
  *   cut[3 n1 + k]   begin1 of that parent (< r_k: it started before)
- *   cut[4 n1 + k]   its coordinate (level 0's access) */
-#define NCUT 5
+ *   cut[4 n1 + k]   its coordinate (level 0's access)
+ *   cut[5 n1 + k]   end1 of that parent (the balanced rows split's
+ *                   other choice of border) */
+#define NCUT 6
 static spc_status build_cuts(const conv_info *I, ir_func **out, spc_error *e) {
   ir_func *f = *out = ir_func_new("spc_spmv_split");
   if (!f) return SPC_NOMEM(e);
@@ -946,6 +948,8 @@ static spc_status build_cuts(const conv_info *I, ir_func **out, spc_error *e) {
   SETP(REF(a));
   if (!s) s = asm_lower_fn(f, dst, b, SPC_LF_BEGIN, bg, NULL, e);
   ir_add(f, dst, ir_store(f, vcut, SLOT(3), ir_cast(f, IR_I64, REF(bg))));
+  if (!s) s = asm_lower_fn(f, dst, b, SPC_LF_END, bg, NULL, e);
+  ir_add(f, dst, ir_store(f, vcut, SLOT(5), ir_cast(f, IR_I64, REF(bg))));
   ir_add(f, dst, ir_assign(f, lb[0].p, ir_cast(f, I->index_ty, ir_int(f, 0))));
   ir_add(f, dst, ir_assign(f, lb[0].q, ir_cast(f, I->index_ty, REF(a))));
   if (!s) s = asm_lower_fn(f, dst, &lb[0], SPC_LF_ACCESS, lb[0].c, NULL, e);
@@ -1057,14 +1061,22 @@ typedef struct spmv_plan {
   int nt;
   int64_t b0, e0;
   int64_t *cut; /* positions: split_cuts's (spc_malloc'ed) */
+  bool balanced;  /* rows: part k is the top positions [at[k], at[k + 1]) */
+  int64_t at[65];
 } spmv_plan;
 
-/* auto takes positions when the rows split would give a thread more than
+/* auto balances when the rows split would give a thread more than
  * AUTO_SHARE times its share of level 1's positions and at least
- * AUTO_EXCESS positions over it: below that, balancing saves little and
- * would only change rounding.  (Planning the split costs about 0.7 us
- * more per call than rows since its routine is cached -- 20 us before,
- * when it was built on every call --: AUTO_EXCESS could come down.) */
+ * AUTO_EXCESS positions over it (below that, balancing saves little):
+ * whole rows, cut at the row border nearest each equal share of the
+ * positions (balanced_rows), so every row is still summed by one thread
+ * left to right, SciPy's order and one thread's bits.  It never splits a
+ * row as positions does: a split row's pieces summed apart round
+ * differently, and where the row cancels (a row of 1e16, ones, -1e16,
+ * ones) by far more than a tolerance against the sequential sum.  A row
+ * longer than a share stays on one thread; `positions` asked splits it.
+ * (Planning the cuts costs about 0.7 us more per call than rows since
+ * their routine is cached.) */
 #define AUTO_SHARE 1.2
 #define AUTO_EXCESS 32768
 /* auto runs on at most one thread per AUTO_PER_THREAD stored entries:
@@ -1072,6 +1084,32 @@ typedef struct spmv_plan {
  * against two, rows, us: 1,179 entries 0.60 / 1.48, 1,910 1.03 / 1.58,
  * 12,349 5.75 / 4.91) */
 #define AUTO_PER_THREAD 4096
+
+/* The balanced rows split from the cuts of n equal shares of level 1's
+ * positions: the border of part k (0 < k < n) at the row owning the k-th
+ * share's first position, before that row (its begin) or after it (its
+ * end), whichever is nearer that position; borders never go back.  at[]
+ * gets the top positions, the return the most level-1 positions a part
+ * holds. */
+static int64_t balanced_rows(const spmv_plan *P, int64_t n, int64_t *at) {
+  const int64_t n1 = n + 1, *rk = P->cut + n1, *own = P->cut + 2 * n1, *beg = P->cut + 3 * n1,
+                *end = P->cut + 5 * n1;
+  int64_t prev = rk[0], most = 0;
+  at[0] = P->b0;
+  for (int64_t k = 1; k <= n; k++) {
+    int64_t a = P->e0, q = rk[n];
+    if (k < n) {
+      bool after = end[k] - rk[k] < rk[k] - beg[k];
+      a = after ? own[k] + 1 : own[k];
+      q = after ? end[k] : beg[k];
+      if (a < at[k - 1]) a = at[k - 1], q = prev;
+    }
+    at[k] = a;
+    if (q - prev > most) most = q - prev;
+    prev = q;
+  }
+  return most;
+}
 
 /* The schedule and thread count for t (a note in info saying why, when
  * auto chose or positions could not run). */
@@ -1081,6 +1119,7 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
   if (P->nt > 64) P->nt = 64;
   P->sched = want == SPC_SCHED_LANES ? SPC_SCHED_LANES : SPC_SCHED_ROWS; /* lanes: split as rows */
   P->cut = NULL;
+  P->balanced = false;
   char *note = info ? info->note : NULL;
   size_t nn = info ? sizeof info->note : 0;
   if (note) note[0] = 0;
@@ -1149,7 +1188,14 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
   P->sched = SPC_SCHED_POSITIONS;
   if (autos) {
     if (share > AUTO_SHARE && excess >= AUTO_EXCESS) {
-      if (note) snprintf(note, nn, "auto: positions (the rows split would give a thread %.2f times its share)", share);
+      int64_t heavy = balanced_rows(P, n, P->at);
+      double bal = total > 0 ? (double)heavy * (double)n / (double)total : 1.0;
+      if (note)
+        snprintf(note, nn, "auto: rows balanced by stored entries (equal rows would give a thread %.2f times "
+                 "its share, these %.2f; no row split)", share, bal);
+      P->sched = SPC_SCHED_ROWS;
+      P->balanced = true;
+      return SPC_OK;
     } else {
       if (note)
         snprintf(note, nn, "auto: rows (the rows split gives a thread %.2f times its share, %lld positions over it)",
@@ -1182,6 +1228,7 @@ static int thread_calls(const spmv_plan *P, int k, bool owned, spmv_call c[2]) {
   bool part = n > 1 && !owned;
   if (P->sched == SPC_SCHED_ROWS || P->sched == SPC_SCHED_LANES) {
     if (n == 1) c[0] = (spmv_call){P->b0, P->e0, 0, 0, part}; /* (the whole index range: no arithmetic) */
+    else if (P->balanced) c[0] = (spmv_call){P->at[k], P->at[k + 1], 0, 0, part};
     else c[0] = (spmv_call){P->b0 + (P->e0 - P->b0) * k / n, P->b0 + (P->e0 - P->b0) * (k + 1) / n, 0, 0, part};
     return 1;
   }

@@ -106,7 +106,8 @@ const cli_cmd cli_commands[] = {
      "  --schedule S       rows (top level split evenly), positions (the level below\n"
      "                     split into equal chunks of positions), lanes (rows, each\n"
      "                     row in four partial sums: faster, not SciPy's order),\n"
-     "                     auto (default: positions when the rows split is unbalanced)\n"
+     "                     auto (default: rows; whole rows balanced by entries when\n"
+     "                     equal rows are unbalanced: never a row split)\n"
      "  --engine E         auto, generic, factory, jit\n"
      "  --no-jit           never compile at run time\n"
      "  -v, --verbose      time, throughput and the schedule that ran\n",

@@ -405,9 +405,13 @@ enum {
  *             in thread order), so floating-point sums of such a row may
  *             round differently from rows; needs a `compact` second level,
  *             else rows runs (spc_kernel_info.note says so);
- *  auto:      positions when the rows split would give a thread more
- *             than 1.2 times its share of those positions and 32768 or
- *             more over it, else rows (and rows on one thread);
+ *  auto:      rows; where equal rows would give a thread more than 1.2
+ *             times its share of those positions and 32768 or more over
+ *             it, rows balanced by them (whole rows, each border at the
+ *             row end nearest an equal share): never a row split, so each
+ *             row is summed left to right by one thread, SciPy's order
+ *             (CSR: one thread's bits on any thread count); rows on one
+ *             thread;
  *  lanes:     rows, each parent's products summed in four partial sums
  *             (its k-th stored child into lane k mod 4, the lanes added as
  *             (l0 + l1) + (l2 + l3), then into y): the add chain of an

@@ -708,20 +708,36 @@ START_TEST(test_skewed) {
   ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
   ck_assert(y2[7] == 1e16);
   free(y2);
-  { /* auto: positions on the same shape at 100000 rows (rows would give
-     * one thread 166664 of 299997 on 3 threads, 199998 on 2) */
+  { /* auto balances the same shape at 100000 rows (equal rows would give
+     * one thread 166664 of 299997 on 3 threads, 199998 on 2) by whole
+     * rows: row 7 (1e16 and 99999 ones, positions [14, 100014)) stays on
+     * one thread and sums to 1e16 as one thread's rows (SciPy's order),
+     * where positions splits it on 3 threads and gets more */
     spc_tensor *A2 = skewed(100000), *B2 = NULL;
     ck_assert(convert(A2, "csr", &B2, "skewed 100000"));
     double *x2 = make_x(100000, false, false);
+    for (int64_t j = 0; j < 100000; j++) x2[j] = 1;
+    double *y1 = spmv_run(B2, false, x2, SPC_ENGINE_FACTORY, 1, SPC_SCHED_ROWS, NULL, "rows big");
+    ck_assert_msg(y1[7] == 1e16, "y[7] = %.17g", y1[7]);
+    const char *want_note[4] = {NULL, NULL, "times its share, these 1.00; no row split",
+                                "times its share, these 1.00; no row split"};
     for (int nt = 2; nt <= 3; nt++) {
       double *ya = spmv_run(B2, false, x2, SPC_ENGINE_FACTORY, nt, SPC_SCHED_AUTO, &info, "auto big");
-      ck_assert_int_eq(info.used, SPC_SCHED_POSITIONS);
-      ck_assert_msg(strstr(info.note, "auto: positions"), "note: %s", info.note);
+      ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
+      ck_assert_int_eq(info.threads, nt);
+      ck_assert_msg(strstr(info.note, "auto: rows balanced by stored entries (equal rows would give a thread"),
+                    "note: %s", info.note);
+      ck_assert_msg(strstr(info.note, want_note[nt]), "note: %s", info.note);
+      ck_assert(!memcmp(ya, y1, 100000 * 8));
       double *yq = spmv_run(B2, false, x2, SPC_ENGINE_FACTORY, nt, SPC_SCHED_POSITIONS, NULL, "positions big");
-      ck_assert(!memcmp(ya, yq, 100000 * 8));
+      if (nt == 3) ck_assert_msg(yq[7] > 1e16, "positions: y[7] = %.17g", yq[7]);
+      double *yg = spmv_run(B2, false, x2, SPC_ENGINE_GENERIC, nt, SPC_SCHED_AUTO, NULL, "auto big generic");
+      ck_assert(!memcmp(yg, y1, 100000 * 8));
       free(ya);
       free(yq);
+      free(yg);
     }
+    free(y1);
     free(x2);
     spc_tensor_free(&B2);
     spc_tensor_free(&A2);
