@@ -1661,6 +1661,101 @@ spc_status asm_src_cuts(const spc_tensor *t, int64_t b, int64_t en, int nt, int6
   return s;
 }
 
+/* The widest span of level-1 coordinates under one of ns top positions
+ * spread evenly over [b0, e0): max(c) - min(c) + 1 over each sampled
+ * parent's children (out[0]), or SPAN_WIDE where a sampled parent holds
+ * more than SPAN_CAP children (not read: the answer is "wide" anyway).
+ * Interpreted; a few thousand steps. */
+#define SPAN_CAP 4096
+#define SPAN_WIDE ((int64_t)1 << 62)
+static spc_status build_span(const conv_info *I, ir_func **out, spc_error *e) {
+  ir_func *f = *out = ir_func_new("spc_src_span");
+  if (!f) return SPC_NOMEM(e);
+  lvbind lb[2];
+  char name[64];
+  for (int l = 0; l < 2; l++) {
+    asm_bind_init(&lb[l], I->lv[l]->lf, I->lv[l], I->index_ty, I->coord_ty);
+    const spc_level_spec *ls = I->lv[l]->lf;
+    for (int k = 0; k < ls->narrays; k++) {
+      snprintf(name, sizeof name, "l%d_%s", l, ls->arrays[k].name);
+      lb[l].arr[k] = ir_param(f, name, asm_tname_ty(ls->arrays[k].type, I->index_ty, I->coord_ty), true, IR_IN);
+    }
+    snprintf(name, sizeof name, "lo%d", l);
+    lb[l].lo = ir_param(f, name, IR_I64, false, IR_IN);
+    snprintf(name, sizeof name, "N%d", l);
+    lb[l].N = ir_param(f, name, IR_I64, false, IR_IN);
+    lb[l].c = lang_fresh_local(f, "c", I->coord_ty, false);
+    lb[l].p = lang_fresh_local(f, "p", I->index_ty, false);
+    lb[l].q = lang_fresh_local(f, "q", I->index_ty, false);
+  }
+  lvbind *b = &lb[1];
+  ir_var vb0 = ir_param(f, "b0", IR_I64, false, IR_IN), ve0 = ir_param(f, "e0", IR_I64, false, IR_IN);
+  ir_var vns = ir_param(f, "ns", IR_I64, false, IR_IN);
+  ir_var vout = ir_param(f, "span", IR_I64, true, IR_INOUT);
+  ir_stmt *body = ir_func_body(f);
+  ir_var qb = lang_fresh_local(f, "qb", I->index_ty, false), qe = lang_fresh_local(f, "qe", I->index_ty, false);
+  ir_var k = lang_fresh_local(f, "k", IR_I64, false), w = lang_fresh_local(f, "w", IR_I64, false);
+  ir_var mn = lang_fresh_local(f, "mn", IR_I64, false), mx = lang_fresh_local(f, "mx", IR_I64, false);
+#define REF(v) ir_ref(f, v)
+#define BIN(op, x, y) ir_bin(f, op, x, y)
+  ir_add(f, body, ir_assign(f, w, ir_int(f, 0)));
+  ir_stmt *loop = ir_add(f, body, ir_for(f, k, ir_int(f, 0), REF(vns), NULL));
+  ir_stmt *dst = ir_body(loop);
+  ir_expr *pk = BIN(IR_ADD, REF(vb0), BIN(IR_DIV, BIN(IR_MUL, BIN(IR_SUB, REF(ve0), REF(vb0)), REF(k)), REF(vns)));
+  ir_add(f, dst, ir_assign(f, b->p, ir_cast(f, I->index_ty, pk)));
+  spc_status s = asm_lower_fn(f, dst, b, SPC_LF_BEGIN, qb, NULL, e);
+  if (!s) s = asm_lower_fn(f, dst, b, SPC_LF_END, qe, NULL, e);
+  ir_expr *len = BIN(IR_SUB, ir_cast(f, IR_I64, REF(qe)), ir_cast(f, IR_I64, REF(qb)));
+  ir_stmt *big = ir_add(f, dst, ir_if(f, BIN(IR_GT, len, ir_int(f, SPAN_CAP)), NULL, NULL));
+  ir_add(f, ir_then(big), ir_assign(f, w, ir_int(f, SPAN_WIDE)));
+  ir_add(f, ir_then(big), ir_break(f));
+  ir_add(f, dst, ir_assign(f, mn, ir_int(f, SPAN_WIDE)));
+  ir_add(f, dst, ir_assign(f, mx, ir_int(f, -SPAN_WIDE)));
+  ir_stmt *ql = ir_add(f, dst, ir_for(f, b->q, REF(qb), REF(qe), NULL));
+  if (!s) s = asm_lower_fn(f, ir_body(ql), b, SPC_LF_ACCESS, b->c, NULL, e);
+  ir_add(f, ir_body(ql), ir_assign(f, mn, BIN(IR_MIN, REF(mn), ir_cast(f, IR_I64, REF(b->c)))));
+  ir_add(f, ir_body(ql), ir_assign(f, mx, BIN(IR_MAX, REF(mx), ir_cast(f, IR_I64, REF(b->c)))));
+  ir_stmt *any = ir_add(f, dst, ir_if(f, BIN(IR_LE, REF(mn), REF(mx)), NULL, NULL));
+  ir_add(f, ir_then(any), ir_assign(f, w, BIN(IR_MAX, REF(w), BIN(IR_ADD, BIN(IR_SUB, REF(mx), REF(mn)), ir_int(f, 1)))));
+  ir_add(f, body, ir_store(f, vout, ir_int(f, 0), REF(w)));
+#undef REF
+#undef BIN
+  return s ? s : ir_verify(f, e);
+}
+
+static spc_status make_span(void *ctx, asm_rc_val *v, spc_error *e) {
+  return build_span(ctx, &v->f, e);
+}
+
+spc_status asm_src_span(const spc_tensor *t, int64_t b, int64_t en, int ns, int64_t *span,
+                        spc_error *e) {
+  const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
+  *span = SPAN_WIDE;
+  if (ns < 1 || en <= b || I->nlevels != 2)
+    return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0, "no second level to sample");
+  if (en - b < ns) ns = (int)(en - b);
+  ir_func *f = NULL;
+  spc_status s = info_routine(I, 0x7370616eULL /* "span" */, "span", make_span, &f, e);
+  ir_arg args[2 * SPC_SPEC_MAX + 12] = {{0}};
+  int na = 0;
+  for (int l = 0; l < 2 && !s; l++) {
+    const spc_level_spec *ls = I->lv[l]->lf;
+    for (int q = 0; q < ls->narrays; q++) {
+      const spc_array *x = spc_level_array_c(&t->lv[l], ls->arrays[q].name);
+      args[na++] = (ir_arg){.data = x ? x->data : NULL, .len = x ? x->len : 0};
+    }
+    args[na++].s.i64 = I->lo[l];
+    args[na++].s.i64 = I->N[l];
+  }
+  args[na++].s.i64 = b;
+  args[na++].s.i64 = en;
+  args[na++].s.i64 = ns;
+  args[na++] = (ir_arg){.data = span, .len = 1};
+  if (!s) s = asm_run(NULL, f, args, e);
+  ir_func_free(&f);
+  return s;
+}
+
 void asm_src_free(asm_src **S) {
   if (!*S) return;
   spc_remap_free(&(*S)->r);

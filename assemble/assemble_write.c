@@ -1609,6 +1609,18 @@ typedef struct countfn {
   const rcr *rc; /* from the routine cache (NULL: f built here) */
 } countfn;
 static spc_status build_count(conv *C, countfn *F, spc_error *e);
+
+/* Whether a level of the target may leave positions without a component
+ * (`pads`: dense, offset, squeezed, banded, ragged): its values array is
+ * then made zeroed, so a position no component reaches holds zero, not
+ * what the allocator left there (a format of such levels without `fill:
+ * zero` lists every position as a component: dense levels without it,
+ * read back, gave garbage values). */
+static bool any_pads(const conv *C) {
+  for (int l = 0; l < C->L; l++)
+    if (C->lv[l]->lf->pads) return true;
+  return false;
+}
 /* The counting routine's per-parent counts (and pass 0's run ends, which
  * are positions) in int32 where positions are (index_ty) and the
  * components fit: half the bytes of int64 counts, which in a loop of
@@ -3006,7 +3018,7 @@ static spc_status placed_runs(conv *C, ir_func *f, ir_stmt *into, lvbind *b1, ir
   if (asm_lfn(b1, SPC_LF_INIT) && (s = asm_lower_fn(f, redo, b1, SPC_LF_INIT, -1, NULL, e))) return s;
   if (gval) /* the values' array again, where they went back */
     ir_add(f, ir_then(ir_add(f, redo, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, vmoved), ir_int(f, 1)), NULL, NULL))),
-           ir_alloc(f, vout, ir_ref(f, size), false));
+           ir_alloc(f, vout, ir_ref(f, size), any_pads(C)));
   return run_place(C, f, redo, b1, cnt, np1, crd, vals, vout, t, e);
 }
 
@@ -3153,9 +3165,9 @@ static spc_status build_count(conv *C, countfn *F, spc_error *e) {
       }
       if (vout >= 0 && p3)
         ir_add(f, ir_then(ir_add(f, into, ir_if(f, ir_bin(f, IR_NE, ir_len(f, vout), ir_ref(f, size)), NULL, NULL))),
-               ir_alloc(f, vout, ir_ref(f, size), false));
+               ir_alloc(f, vout, ir_ref(f, size), any_pads(C)));
       else if (vout >= 0)
-        ir_add(f, into, ir_alloc(f, vout, ir_ref(f, size), false));
+        ir_add(f, into, ir_alloc(f, vout, ir_ref(f, size), any_pads(C)));
       ir_stmt *odd = NULL;
       for (int k = 0; k < l1->narrays; k++) {
         if (!fill[k]) continue;
@@ -5682,6 +5694,26 @@ static bool want_inplace(const conv *C, int64_t np1) {
   return np1 > (((int64_t)1 << 20) / per) && C->n > llc_bytes() / 4 / comp;
 }
 
+/* Whether the auto plan keeps the scatter for a reordering two-level
+ * source whose rows reach few parents of the target (a band): the widest
+ * span of level-1 coordinates over 64 sampled top positions
+ * (asm_src_span), times the scatter's bytes a live parent (a line of
+ * coordinates, one of values, its cursor), within the L2 -- taken as 1
+ * MiB, as want_inplace.  The scatter's lines then stay in cache and the
+ * in-place plan's copy is an extra pass: CSR to CSC of the 27-point
+ * stencil 44^3 (span 3963), one thread, ns a nonzero, scatter / in place:
+ * 4.0-4.2 / 4.85-5.0 on session 39's VM (7.3-7.4 / 7.2-7.5 on session
+ * 34's); R-MAT 2^17 (span ~131 k: in place) 8.8-9.2 / 6.1-6.2. */
+static bool band_in_cache(const conv *C, const spc_tensor *src, int64_t b, int64_t en) {
+  int pl = C->o ? C->o->plan : SPC_PLAN_AUTO;
+  if (pl != SPC_PLAN_AUTO) return false;
+  int64_t span, per = 64 * (C->vt != SPC_PATTERN ? 2 : 1) + 8;
+  spc_error e2;
+  spc_error_clear(&e2);
+  if (asm_src_span(src, b, en, 64, &span, &e2)) return false;
+  return span <= ((int64_t)1 << 20) / per;
+}
+
 typedef struct ip_job {
   const src_chunks *P;   /* a fused source's chunks (spc_conv_fbpack), or */
   const coo_chunks *Q;   /* a COO's (spc_conv_cbpack) */
@@ -6026,7 +6058,7 @@ static spc_status run_fused(conv *C, const spc_tensor *src, int64_t np1, conv_te
     if (!ok || (pass == 0 && !s01 && !s10)) continue;
     /* out of the target's order and past the cache: through buckets */
     char how[96] = "";
-    if (want_inplace(C, np1) && (known ? fused_reorders(C, SI) : !s01))
+    if (want_inplace(C, np1) && (known ? fused_reorders(C, SI) : !s01) && !band_in_cache(C, src, b, en))
       s = run_inplace(C, &P, NULL, n, np1, cnt, fac, out, done, how, sizeof how, &e2);
     if (!s && !*done && want_partition(C, SI, np1, known, s01))
       s = run_partition(C, &P, n, np1, cnt, fac, out, done, how, sizeof how, &e2);

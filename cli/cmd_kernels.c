@@ -151,11 +151,16 @@ int cmd_spmv(int argc, char **argv) {
     fprintf(stderr, "spconv: %s: spmv needs a matrix (order 2)\n", pos[0]);
     return EXIT_UNSUPP;
   }
-  { /* into the kernel's format once, outside the timed runs */
+  /* into the kernel's format once, outside the timed runs: --to, else csr
+   * for a COO, else A's own format where it is a built-in one; a user's
+   * format read from its container (which carries its spec) runs as read:
+   * its name alone names no spec to convert to */
+  const char *own = spc_tensor_format(A);
+  if (o.to || !strcmp(own, "coo") || spc_format_yaml(own)) {
     spc_convert_opts c;
     cli_convert_opts(&o, &c);
     spc_tensor *X = NULL;
-    s = spc_convert_to(A, o.to ? o.to : (strcmp(spc_tensor_format(A), "coo") ? spc_tensor_format(A) : "csr"), &c, &X, &e);
+    s = spc_convert_to(A, o.to ? o.to : (strcmp(own, "coo") ? own : "csr"), &c, &X, &e);
     spc_tensor_free(&A);
     if (s && !e.file[0]) snprintf(e.file, sizeof e.file, "%s", pos[0]); /* which input */
     if (s) return cli_fail(s, &e);

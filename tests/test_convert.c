@@ -2115,6 +2115,70 @@ START_TEST(test_counting_threads) {
     spc_tensor_free(&csr);
     spc_tensor_free(&t2);
   }
+  { /* a band: 200,000 rows of 9 entries within 2000 columns of the
+     * diagonal.  asm_src_span samples its rows' spans (at most 4001), R-MAT
+     * like rows reach the whole width; auto keeps the scatter for the band
+     * (its live columns' lines fit the L2) and gives --plan=inplace's and
+     * --plan=scatter's arrays */
+    const int64_t mb = 200000, per = 9, nb = mb * per;
+    int64_t dims[2] = {mb, mb};
+    spc_tensor *t2 = NULL, *csr = NULL, *wide = NULL, *wcsr = NULL;
+    spc_error e;
+    tu_assert_ok(spc_tensor_create_coo(2, dims, nb, SPC_F64, &t2, &e), &e);
+    tu_assert_ok(spc_tensor_create_coo(2, dims, nb, SPC_F64, &wide, &e), &e);
+    spc_itype ty;
+    spc_tensor_level_array(t2, 0, "crd", NULL, &ty, NULL);
+    ck_assert_int_eq(ty, SPC_IDX32);
+    int32_t *r = spc_tensor_level_array_mut(t2, 0, "crd"), *c = spc_tensor_level_array_mut(t2, 1, "crd");
+    int32_t *wr = spc_tensor_level_array_mut(wide, 0, "crd"), *wc = spc_tensor_level_array_mut(wide, 1, "crd");
+    double *v = spc_tensor_values_mut(t2), *wv = spc_tensor_values_mut(wide);
+    int64_t k = 0;
+    for (int64_t i = 0; i < mb; i++)
+      for (int64_t j = 0; j < per; j++, k++) {
+        int64_t col = i - 2000 + j * 500; /* i - 2000 .. i + 2000 */
+        if (col < 0) col += 2000;
+        if (col >= mb) col -= 2000;
+        r[k] = wr[k] = (int32_t)i;
+        c[k] = (int32_t)col;
+        wc[k] = (int32_t)((j * (mb / per) + i * 7) % (mb / per) + j * (mb / per)); /* ascending */
+        v[k] = wv[k] = (double)(k % 1000) * 0.25 - 7;
+      }
+    tu_assert_ok(conv(t2, "csr", SPC_ENGINE_AUTO, NULL, &csr, &e), &e);
+    tu_assert_ok(conv(wide, "csr", SPC_ENGINE_AUTO, NULL, &wcsr, &e), &e);
+    int64_t b = 0, en = 0, span = 0, wspan = 0;
+    tu_assert_ok(asm_src_top_range(csr, &b, &en, &e), &e);
+    tu_assert_ok(asm_src_span(csr, b, en, 64, &span, &e), &e);
+    tu_assert_ok(asm_src_span(wcsr, b, en, 64, &wspan, &e), &e);
+    ck_assert_msg(span > 2000 && span <= 4001, "band span %lld", (long long)span);
+    ck_assert_msg(wspan > mb / 2, "wide span %lld", (long long)wspan);
+    spc_tensor *xa = NULL, *xi = NULL, *xs = NULL;
+    spc_convert_opts o;
+    spc_convert_info info;
+    opts(&o, SPC_ENGINE_AUTO, &info);
+    tu_assert_ok(spc_convert_to(csr, "csc", &o, &xa, &e), &e);
+    ck_assert_msg(strstr(info.plan, "own levels") && !strstr(info.plan, "in place:"), "band auto: '%s'",
+                  info.plan);
+    char aplan[256];
+    snprintf(aplan, sizeof aplan, "%s", info.plan);
+    opts(&o, SPC_ENGINE_AUTO, &info);
+    o.plan = SPC_PLAN_INPLACE;
+    tu_assert_ok(spc_convert_to(csr, "csc", &o, &xi, &e), &e);
+    ck_assert_msg(strstr(info.plan, "in place:") != NULL, "band inplace: '%s'", info.plan);
+    opts(&o, SPC_ENGINE_AUTO, &info);
+    o.plan = SPC_PLAN_SCATTER;
+    tu_assert_ok(spc_convert_to(csr, "csc", &o, &xs, &e), &e);
+    same_arrays(xa, xi, "band: auto / in place");
+    same_arrays(xa, xs, "band: auto / scatter");
+    printf("convert: a band of %lld rows to csc: sampled span %lld (R-MAT-like rows %lld), auto '%s'\n",
+           (long long)mb, (long long)span, (long long)wspan, aplan);
+    spc_tensor_free(&xa);
+    spc_tensor_free(&xi);
+    spc_tensor_free(&xs);
+    spc_tensor_free(&csr);
+    spc_tensor_free(&wcsr);
+    spc_tensor_free(&t2);
+    spc_tensor_free(&wide);
+  }
   /* out of order: the chunks see it, the serial plan buckets it */
   spc_tensor *t = gen_coo(n, m, false, SPC_F64, -1), *x = NULL, *xs = NULL;
   {
@@ -4908,6 +4972,58 @@ static void check_counts(const spc_tensor *t, const int64_t *cnt, int m, int n, 
   check_counts_vt(t, cnt, m, n, SPC_I64, what);
 }
 
+/* A user format of `pads` levels without `fill: zero` ([dense, dense]:
+ * every position a component): positions no component reaches hold zero
+ * on every engine and plan, from a COO and from a CSR read through its
+ * levels (the counting plan made the values array unzeroed: what the
+ * allocator left there was written out and read back as values). */
+START_TEST(test_pads_without_fill) {
+  char *dir = tu_mkdtemp();
+  char *yp = tu_file(dir, "densenf.yaml", "format: densenf\norder: 2\nlevels: [dense, dense]\n");
+  const int64_t m = 37, nc = 23;
+  int64_t dims[2] = {m, nc}, nnz = 0;
+  spc_tensor *t = NULL, *csr = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(2, dims, 60, SPC_F64, &t, &e), &e);
+  int32_t *r = spc_tensor_level_array_mut(t, 0, "crd"), *c = spc_tensor_level_array_mut(t, 1, "crd");
+  double *v = spc_tensor_values_mut(t), want[37 * 23] = {0};
+  for (int64_t i = 0; i < m && nnz < 60; i += 2)
+    for (int64_t j = i % 5; j < nc && nnz < 60; j += 7) {
+      r[nnz] = (int32_t)i, c[nnz] = (int32_t)j;
+      v[nnz] = want[i * nc + j] = 1.5 + (double)nnz;
+      nnz++;
+    }
+  ck_assert_int_eq(nnz, 60);
+  tu_assert_ok(conv(t, "csr", SPC_ENGINE_AUTO, NULL, &csr, &e), &e);
+  static const spc_engine eng[3] = {SPC_ENGINE_GENERIC, SPC_ENGINE_JIT, SPC_ENGINE_AUTO};
+  static const int pl[3] = {SPC_PLAN_AUTO, SPC_PLAN_SORT, SPC_PLAN_SCATTER};
+  int runs = 0;
+  for (int from = 0; from < 2; from++)
+    for (int g = 0; g < 3; g++)
+      for (int p = 0; p < 3; p++) {
+        spc_tensor *x = NULL;
+        spc_convert_opts o;
+        opts(&o, eng[g], NULL);
+        o.plan = pl[p];
+        tu_assert_ok(spc_convert_to(from ? csr : t, yp, &o, &x, &e), &e);
+        int64_t nv = 0;
+        const double *xv = spc_tensor_values(x, &nv);
+        ck_assert_int_eq(nv, m * nc);
+        for (int64_t k = 0; k < m * nc; k++)
+          ck_assert_msg(xv[k] == want[k], "from %s, engine %d, plan %d: value %lld is %g, not %g",
+                        from ? "csr" : "coo", g, p, (long long)k, xv[k], want[k]);
+        spc_tensor_free(&x);
+        runs++;
+      }
+  ck_assert_int_eq(runs, 18);
+  spc_tensor_free(&csr);
+  spc_tensor_free(&t);
+  free(yp);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 START_TEST(test_pattern_duplicates) {
   jit_env();
   char *dir = tu_mkdtemp();
@@ -5844,6 +5960,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_dense_padding);
   tcase_add_test(tc, test_query_extent_too_large);
   tcase_add_test(tc, test_pattern_duplicates);
+  tcase_add_test(tc, test_pads_without_fill);
   tcase_add_test(tc, test_routine_cache);
   tc = tcase(s, "inorder");
   tcase_add_test(tc, test_inorder_plan);

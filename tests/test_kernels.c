@@ -1737,6 +1737,20 @@ START_TEST(test_cli_spmv) {
     y = read_y(yp, 4, false);
     ck_assert(y[0] == 1.5 - 2 && y[1] == 0.1 && y[2] == 3.25 && y[3] == -7 + 1e-3);
     free(y);
+    /* the matrix in that user format in a container (which carries the
+     * specs): spmv runs on it as read, with no --to and no --spec (it
+     * converted to the format's name: "unknown format 'bcsr_cm'") */
+    char *hp = tu_path(dir, "user.bsp.h5");
+    ck_assert_msg(tu_run(&r, "%s --spec %s --to %s -o %s", sr, xc, bc, hp) == 0, "exit %d: %s", r.status, r.err);
+    tu_run_free(&r);
+    remove(yp);
+    ck_assert_msg(tu_run(&r, "spmv %s -o %s -v", hp, yp) == 0, "spmv of the container: exit %d: %s", r.status,
+                  r.err);
+    tu_run_free(&r);
+    y = read_y(yp, 4, false);
+    ck_assert(y[0] == 1.5 - 2 && y[1] == 0.1 && y[2] == 3.25 && y[3] == -7 + 1e-3);
+    free(y);
+    free(hp);
     free(xc);
     free(bc);
   }
