@@ -271,12 +271,6 @@ spc_status asm_src_top_range(const spc_tensor *t, int64_t *b, int64_t *en, spc_e
  * positions are not contiguous across parents (then cut by top positions). */
 spc_status asm_src_cuts(const spc_tensor *t, int64_t b, int64_t en, int nt, int64_t *off,
                         spc_error *e);
-/* *span: the widest range of level-1 coordinates (max - min + 1) under
- * ns top positions sampled evenly over [b, en) of a two-level source;
- * 2^62 where a sampled position holds over 4096 children.  An error
- * (a level function this routine cannot evaluate alone) leaves 2^62. */
-spc_status asm_src_span(const spc_tensor *t, int64_t b, int64_t en, int ns, int64_t *span,
-                        spc_error *e);
 spc_status asm_src_nest(asm_src *S, ir_stmt *dst, ir_var stop, asm_leaf_fn fn, void *ctx,
                         spc_error *e);
 /* asm_src_nest over level 1's positions in one loop where the source has

@@ -5694,26 +5694,6 @@ static bool want_inplace(const conv *C, int64_t np1) {
   return np1 > (((int64_t)1 << 20) / per) && C->n > llc_bytes() / 4 / comp;
 }
 
-/* Whether the auto plan keeps the scatter for a reordering two-level
- * source whose rows reach few parents of the target (a band): the widest
- * span of level-1 coordinates over 64 sampled top positions
- * (asm_src_span), times the scatter's bytes a live parent (a line of
- * coordinates, one of values, its cursor), within the L2 -- taken as 1
- * MiB, as want_inplace.  The scatter's lines then stay in cache and the
- * in-place plan's copy is an extra pass: CSR to CSC of the 27-point
- * stencil 44^3 (span 3963), one thread, ns a nonzero, scatter / in place:
- * 4.0-4.2 / 4.85-5.0 on session 39's VM (7.3-7.4 / 7.2-7.5 on session
- * 34's); R-MAT 2^17 (span ~131 k: in place) 8.8-9.2 / 6.1-6.2. */
-static bool band_in_cache(const conv *C, const spc_tensor *src, int64_t b, int64_t en) {
-  int pl = C->o ? C->o->plan : SPC_PLAN_AUTO;
-  if (pl != SPC_PLAN_AUTO) return false;
-  int64_t span, per = 64 * (C->vt != SPC_PATTERN ? 2 : 1) + 8;
-  spc_error e2;
-  spc_error_clear(&e2);
-  if (asm_src_span(src, b, en, 64, &span, &e2)) return false;
-  return span <= ((int64_t)1 << 20) / per;
-}
-
 typedef struct ip_job {
   const src_chunks *P;   /* a fused source's chunks (spc_conv_fbpack), or */
   const coo_chunks *Q;   /* a COO's (spc_conv_cbpack) */
@@ -6058,7 +6038,7 @@ static spc_status run_fused(conv *C, const spc_tensor *src, int64_t np1, conv_te
     if (!ok || (pass == 0 && !s01 && !s10)) continue;
     /* out of the target's order and past the cache: through buckets */
     char how[96] = "";
-    if (want_inplace(C, np1) && (known ? fused_reorders(C, SI) : !s01) && !band_in_cache(C, src, b, en))
+    if (want_inplace(C, np1) && (known ? fused_reorders(C, SI) : !s01))
       s = run_inplace(C, &P, NULL, n, np1, cnt, fac, out, done, how, sizeof how, &e2);
     if (!s && !*done && want_partition(C, SI, np1, known, s01))
       s = run_partition(C, &P, n, np1, cnt, fac, out, done, how, sizeof how, &e2);
