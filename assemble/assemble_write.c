@@ -2498,6 +2498,33 @@ static spc_status squeries_l(conv *C, int l, lvbind *b1, ir_var cnt, spc_error *
 }
 
 
+/* Whether every query of level spec ls is "[*]" and every aggregate of
+ * each a count, the only kind the counting plan's routines compute
+ * (squeries_l); `select [*] -> count(c) as nnz, min(c) as cmin` is not:
+ * the counting plan then gave way too late, with SPC_ERR_UNSUPPORTED and
+ * no message ("ok"). */
+static bool star_counts_only(const spc_level_spec *ls) {
+  for (int k = 0; k < ls->nqueries; k++) {
+    spc_query *q = NULL;
+    spc_error e2;
+    spc_error_clear(&e2);
+    lang_src src = ls->queries[k].at;
+    char *txt = spc_strdup(ls->queries[k].text), *star = txt ? strstr(txt, "[*]") : NULL;
+    if (!star) {
+      spc_free(txt);
+      return false;
+    }
+    star[1] = ' ';
+    src.text = txt;
+    bool ok = !spc_query_parse(&src, &q, &e2);
+    spc_free(txt);
+    for (int a = 0; ok && a < q->nagg; a++) ok = q->aggs[a].kind == SPC_AGG_COUNT;
+    spc_query_free(&q);
+    if (!ok) return false;
+  }
+  return true;
+}
+
 static bool count_applies(const conv *C) {
   if (C->nosort || C->L != 2 || C->r->ncounters || C->fmt->fill_zero) return false;
   lvbind b0, b1;
@@ -2521,7 +2548,7 @@ static bool count_applies(const conv *C) {
     const char *txt = l1->queries[k].text;
     if (!strstr(txt, "[*]") || !strstr(txt, "count(")) return false;
   }
-  return true;
+  return star_counts_only(l1);
 }
 
 /* The code of one component in pass `pass` of the counting routine: its

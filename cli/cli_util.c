@@ -62,7 +62,11 @@ void cli_write_opts(const cli_opts *o, spc_write_opts *w) {
 int cli_fail(spc_status s, const spc_error *e) {
   char buf[1200];
   if (g_progress.shown) fprintf(stderr, "\n");
-  fprintf(stderr, "spconv: %s\n", spc_error_string(e, buf, sizeof buf));
+  if (s && (!e || !e->msg[0])) /* a status with no record: its name, not the record's "ok" */
+    fprintf(stderr, "spconv: %s%s%s (no further detail: please report it)\n", e && e->file[0] ? e->file : "",
+            e && e->file[0] ? ": " : "", spc_status_name(s));
+  else
+    fprintf(stderr, "spconv: %s\n", spc_error_string(e, buf, sizeof buf));
   switch (s) {
   case SPC_OK: return EXIT_OK;
   case SPC_ERR_INPUT: case SPC_ERR_SPEC: case SPC_ERR_OVERFLOW: return EXIT_INPUT;

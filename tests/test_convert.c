@@ -4960,6 +4960,62 @@ START_TEST(test_pads_without_fill) {
 }
 END_TEST
 
+/* A user level whose one query holds a count and a min (`select [*] ->
+ * count(c) as nnz, min(c) as cmin`: columns stored relative to each row's
+ * first): from a CSR read through its levels (the fused counting plan,
+ * which computes counts only) and from a COO, on every engine, the same
+ * arrays as the sort path, and the matrix read back.  The counting plan
+ * took the query for counts and gave way with SPC_ERR_UNSUPPORTED and no
+ * message. */
+START_TEST(test_count_min_query) {
+  char *dir = tu_mkdtemp();
+  char *lv = tu_file(dir, "delta.yaml",
+                     "level: delta\nproperties: [ordered, unique, compact]\n"
+                     "arrays: {pos: index, base: coord, crd: coord}\n"
+                     "read:\n  begin: pos[p]\n  end: pos[p + 1]\n  access: base[p] + crd[q]\n  size: pos[np]\n"
+                     "write:\n  queries:\n    - select [*] -> count(c) as nnz, min(c) as cmin\n"
+                     "  init: |\n    pos = alloc(index, np + 1)\n    base = alloc(coord, np)\n"
+                     "    for x in 0 .. np {\n      pos[x + 1] = nnz[x]\n      if nnz[x] > 0 { base[x] = cmin[x] }\n"
+                     "    }\n    prefix_sum(pos, 0, np + 1)\n    crd = alloc(coord, pos[np])\n"
+                     "  yield_pos: |\n    r = pos[p]\n    pos[p] += 1\n    return r\n"
+                     "  insert_coord: crd[q] = c - base[p]\n  finalize: shift(pos, 0, np, 0)\n");
+  char *fm = tu_file(dir, "delta_csr.yaml", "format: delta_csr\norder: 2\nlevels: [dense, delta]\n");
+  spc_tensor *t = gen_coo(3000, 500, false, SPC_F64, -1), *csr = NULL, *ref = NULL;
+  spc_error e;
+  tu_assert_ok(conv(t, "csr", SPC_ENGINE_AUTO, NULL, &csr, &e), &e);
+  spc_convert_opts o;
+  opts(&o, SPC_ENGINE_GENERIC, NULL);
+  o.nspec_files = 1;
+  o.spec_files[0] = lv;
+  o.plan = SPC_PLAN_SORT;
+  tu_assert_ok(spc_convert_to(t, fm, &o, &ref, &e), &e);
+  static const spc_engine eng[3] = {SPC_ENGINE_GENERIC, SPC_ENGINE_JIT, SPC_ENGINE_AUTO};
+  for (int from = 0; from < 2; from++)
+    for (int g = 0; g < 3; g++) {
+      spc_tensor *x = NULL, *back = NULL;
+      spc_convert_info info;
+      opts(&o, eng[g], &info);
+      o.nspec_files = 1;
+      o.spec_files[0] = lv;
+      spc_error_clear(&e);
+      spc_status st = spc_convert_to(from ? csr : t, fm, &o, &x, &e);
+      ck_assert_msg(!st, "from %s, engine %d: status %d '%s'", from ? "csr" : "coo", g, (int)st, e.msg);
+      same_arrays(x, ref, from ? "delta from csr" : "delta from coo");
+      tu_assert_ok(conv(x, "csr", SPC_ENGINE_GENERIC, NULL, &back, &e), &e);
+      same_arrays(back, csr, "delta read back");
+      spc_tensor_free(&back);
+      spc_tensor_free(&x);
+    }
+  spc_tensor_free(&ref);
+  spc_tensor_free(&csr);
+  spc_tensor_free(&t);
+  free(lv);
+  free(fm);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 START_TEST(test_pattern_duplicates) {
   jit_env();
   char *dir = tu_mkdtemp();
@@ -5897,6 +5953,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_query_extent_too_large);
   tcase_add_test(tc, test_pattern_duplicates);
   tcase_add_test(tc, test_pads_without_fill);
+  tcase_add_test(tc, test_count_min_query);
   tcase_add_test(tc, test_routine_cache);
   tc = tcase(s, "inorder");
   tcase_add_test(tc, test_inorder_plan);
