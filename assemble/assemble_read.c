@@ -316,13 +316,18 @@ static spc_status pair_loop(rd *R, lvbind *b0, ir_stmt *dst, ir_var en, spc_erro
                     ir_bin(f, IR_SUB, ir_ref(f, nd[k]), ir_ref(f, bg[k])));
   ir_add(f, wb, ir_assign(f, mn, ir_bin(f, IR_MIN, len[0], len[1])));
   ir_stmt *jb = ir_body(ir_add(f, wb, ir_for(f, t, ir_cast(f, it, ir_int(f, 0)), ir_ref(f, mn), NULL)));
+  /* each product under its own row: the parent position too, which a
+   * level's access may read (a user level's `base[p] + crd[q]`: both rows'
+   * products took the second row's base) */
   for (int k = 0; k < 2 && !s; k++) {
     ir_add(f, jb, ir_assign(f, R->c[0], ir_ref(f, cr[k])));
+    ir_add(f, jb, ir_assign(f, b1.p, plus(f, it, q, ir_int(f, k))));
     ir_add(f, jb, ir_assign(f, b1.q, ir_bin(f, IR_ADD, ir_ref(f, bg[k]), ir_ref(f, t))));
     s = lane_product(R, &b1, jb, b1.q, sum[k], -1, e);
   }
   for (int k = 0; k < 2 && !s; k++) { /* the rest of each row, alone */
     ir_add(f, wb, ir_assign(f, R->c[0], ir_ref(f, cr[k])));
+    ir_add(f, wb, ir_assign(f, b1.p, plus(f, it, q, ir_int(f, k))));
     ir_add(f, wb, ir_assign(f, bg[k], ir_bin(f, IR_ADD, ir_ref(f, bg[k]), ir_ref(f, mn))));
     ir_stmt *rb = ir_body(ir_add(f, wb, ir_for(f, b1.q, ir_ref(f, bg[k]), ir_ref(f, nd[k]), NULL)));
     s = lane_product(R, &b1, rb, b1.q, sum[k], -1, e);

@@ -1088,6 +1088,37 @@ static const char bcsr_cm_yaml[] =
     "levels: [dense, xcompressed, dense, dense]\n"
     "fill: zero\n";
 
+/* columns stored relative to each row's first: a level whose access
+ * reads its parent's position (base[p] + crd[q]); one query of a count
+ * and a min */
+static const char delta_yaml[] =
+    "level: delta\n"
+    "properties: [ordered, unique, compact]\n"
+    "arrays: {pos: index, base: coord, crd: coord}\n"
+    "read:\n"
+    "  begin: pos[p]\n"
+    "  end: pos[p + 1]\n"
+    "  access: base[p] + crd[q]\n"
+    "  size: pos[np]\n"
+    "write:\n"
+    "  queries:\n"
+    "    - select [*] -> count(c) as nnz, min(c) as cmin\n"
+    "  init: |\n"
+    "    pos = alloc(index, np + 1)\n"
+    "    base = alloc(coord, np)\n"
+    "    for x in 0 .. np {\n"
+    "      pos[x + 1] = nnz[x]\n"
+    "      if nnz[x] > 0 { base[x] = cmin[x] }\n"
+    "    }\n"
+    "    prefix_sum(pos, 0, np + 1)\n"
+    "    crd = alloc(coord, pos[np])\n"
+    "  yield_pos: |\n"
+    "    r = pos[p]\n"
+    "    pos[p] += 1\n"
+    "    return r\n"
+    "  insert_coord: crd[q] = c - base[p]\n"
+    "  finalize: shift(pos, 0, np, 0)\n";
+
 START_TEST(test_spmv_user_formats) {
   jit_env();
   double t0 = now_s();
@@ -1095,9 +1126,14 @@ START_TEST(test_spmv_user_formats) {
   char *desc = tu_file(dir, "csr_desc.yaml", csr_desc_yaml);
   char *xcomp = tu_file(dir, "xcompressed.yaml", xcomp_yaml);
   char *bcm = tu_file(dir, "bcsr_cm.yaml", bcsr_cm_yaml);
-  const char *paths[2] = {desc, bcm};
+  char *dlv = tu_file(dir, "delta.yaml", delta_yaml);
+  char *dcsr = tu_file(dir, "delta_csr.yaml", "format: delta_csr\norder: 2\nlevels: [dense, delta]\n");
+  const char *paths[3] = {desc, bcm, dcsr};
+  static const char *const fnames[3] = {"csr_desc", "bcsr_cm", "delta_csr"};
+  /* bcsstk13: 43 entries a row, taken two rows at a time (the delta level
+   * there took both rows' bases from the second row) */
   static const char *const names[] = {"cage5.mtx", "young1c.mtx", "lp_afiro.mtx", "dwt_878.mtx",
-                                      "matrix_int64.mtx", "arrowc.mtx", NULL};
+                                      "matrix_int64.mtx", "arrowc.mtx", "bcsstk13.mtx", NULL};
   long runs = 0, jit = 0, refused = 0;
   for (int i = -1; i < 0 || names[i]; i++) {
     cm *M;
@@ -1110,11 +1146,11 @@ START_TEST(test_spmv_user_formats) {
       continue;
     }
     double *x = make_x(M->m > M->n ? M->m : M->n, is_cplx(M));
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 3; f++) {
       spc_convert_opts o; /* the interpreter converts (no factory routine: auto would compile) */
       conv_opts(&o, SPC_ENGINE_GENERIC);
       o.nspec_files = 1;
-      o.spec_files[0] = xcomp;
+      o.spec_files[0] = f == 2 ? dlv : xcomp;
       spc_tensor *B = NULL;
       spc_error e;
       spc_error_clear(&e);
@@ -1125,7 +1161,7 @@ START_TEST(test_spmv_user_formats) {
         refused++;
         continue;
       }
-      ck_assert_str_eq(spc_tensor_format(B), f ? "bcsr_cm" : "csr_desc");
+      ck_assert_str_eq(spc_tensor_format(B), fnames[f]);
       for (int tr = 0; tr < 2; tr++) {
         char what[256];
         snprintf(what, sizeof what, "%s as %s%s", M->name, spc_tensor_format(B), tr ? " transposed" : "");
@@ -1137,7 +1173,7 @@ START_TEST(test_spmv_user_formats) {
         check_y(&r, y2, what);
         if (f == 0 && !tr) ck_assert_msg(!memcmp(yg, y2, ybytes(B, tr)), "%s: 2 threads", what);
         runs += 2;
-        if (i < 1) { /* the JIT on the hand-made one and cage5 */
+        if (i < 1 || f == 2) { /* the JIT on the hand-made one and cage5, and on delta_csr */
           double *yj = spmv_ok(B, tr, x, SPC_ENGINE_JIT, 1, NULL, what);
           ck_assert_msg(!memcmp(yg, yj, ybytes(B, tr)), "%s: JIT differs from generic", what);
           free(yj);
@@ -1160,7 +1196,7 @@ START_TEST(test_spmv_user_formats) {
     free(x);
     free_one(M);
   }
-  printf("kernels: spmv on user formats csr_desc, bcsr_cm: %ld runs within 1e-12 (%ld on the JIT, "
+  printf("kernels: spmv on user formats csr_desc, bcsr_cm, delta_csr: %ld runs within 1e-12 (%ld on the JIT, "
          "bit-equal to generic), %ld conversions refused; %.1f s\n",
          runs, jit, refused, now_s() - t0);
   tu_rmtree(dir);
@@ -1168,6 +1204,8 @@ START_TEST(test_spmv_user_formats) {
   free(desc);
   free(xcomp);
   free(bcm);
+  free(dlv);
+  free(dcsr);
 }
 END_TEST
 
