@@ -81,6 +81,21 @@ static spc_status query_names(const spc_level_spec *ls, names *n,
     if (star) star[1] = ' '; /* per parent position: no group coordinates */
     src.text = t;
     spc_status s = spc_query_parse(&src, &qs[k], e);
+    /* a level's query groups by [*] or [c] and aggregates c only
+     * (docs/formats.md): `select [q]` or `count(x)` were taken as c */
+    const spc_query *q = qs[k];
+    if (!s && q->ngroup > 1)
+      s = lang_node_error(q->ast, q->group_at[1], e, "a level's query groups by [*] or [c] alone");
+    if (!s && q->ngroup == 1 && strcmp(q->group[0], "c"))
+      s = lang_node_error(q->ast, q->group_at[0], e,
+                          "a level's query groups by [*] (the parent position) or [c] (the level's "
+                          "coordinate), not '%s'", q->group[0]);
+    for (int a = 0; !s && a < q->nagg; a++)
+      for (int g = 0; !s && g < q->aggs[a].nargs; g++)
+        if (strcmp(q->aggs[a].args[g], "c") || g > 0)
+          s = lang_node_error(q->ast, q->aggs[a].arg_at[g], e,
+                              "a level's query aggregates its coordinate c alone, not '%s'",
+                              q->aggs[a].args[g]);
     spc_free(t);
     if (s) return s;
     for (int a = 0; a < qs[k]->nagg && n->nq < SPC_SPEC_MAX * 4; a++)

@@ -110,6 +110,14 @@ static const bad_spec bad_specs[] = {
     {"array used as scalar", LVL "read:\n  begin: pos\n  end: pos[p + 1]\n  access: crd[q]\n  size: pos[np]\n"
      "write:\n  yield_pos: return p\n", 4, 10, "array"},
     {"valid not a condition", LVL RD "  valid: crd[q]\nwrite:\n  yield_pos: return p\n", 8, 10, "condition"},
+    /* a level's query groups by [*] or [c] and aggregates c: `x` and `q`
+     * were taken as c, or refused only when converting */
+    {"query aggregates an unknown name", LVL RD "write:\n  queries:\n    - select [*] -> count(x) as nnz\n"
+     "  yield_pos: return p\n", 10, 27, "aggregates its coordinate c alone, not 'x'"},
+    {"query groups by a position", LVL RD "write:\n  queries:\n    - select [q] -> count(c) as nnz\n"
+     "  yield_pos: return p\n", 10, 15, "groups by [*] (the parent position) or [c]"},
+    {"query groups by two", LVL RD "write:\n  queries:\n    - select [c, p] -> count(c) as nnz\n"
+     "  yield_pos: return p\n", 10, 0, "alone"},
     {"format: unknown level", "format: f\norder: 2\nlevels: [dense, compresed]\n", 3, 17, "unknown level format 'compresed'"},
     {"format: arity", "format: f\norder: 2\nremap: (i, j, k) -> (i, j, k)\nlevels: [dense, dense, dense]\n", 3, 0, ""},
     {"format: level count", "format: f\norder: 2\nremap: (i, j) -> (j - i as d, i, j)\nlevels: [dense, dense]\n",
