@@ -265,6 +265,12 @@ spc_status asm_src_new(const conv_info *I, int order, spc_vtype vt, bool range, 
 /* range: two more parameters after the extents, q0 and q1, the top
  * level's positions the nest visits (asm_src_top_range: all of them). */
 spc_status asm_src_top_range(const spc_tensor *t, int64_t *b, int64_t *en, spc_error *e);
+/* SPC_OK where every index of r (fmt's remapping with the parameters ps)
+ * can be recovered from the level coordinates as the tensor is read back
+ * (a coordinate itself, or i / K with i % K); else the reader's refusal,
+ * naming the index and the remapping's line. */
+spc_status asm_remap_invertible(const spc_format_spec *fmt, const spc_remap *r,
+                                const spc_remap_param *ps, int nps, spc_error *e);
 /* Top positions [b, en) cut into nt chunks of about equal numbers of
  * level-1 positions (components of a two-level source): off[0] = b, ...,
  * off[nt] = en, nondecreasing.  SPC_ERR_UNSUPPORTED where level 1's

@@ -61,6 +61,17 @@ static spc_status invert(const conv_info *I, const spc_remap *r, inv *iv,
   return SPC_OK;
 }
 
+spc_status asm_remap_invertible(const spc_format_spec *fmt, const spc_remap *r,
+                                const spc_remap_param *ps, int nps, spc_error *e) {
+  conv_info I;
+  memset(&I, 0, sizeof I);
+  I.fmt = fmt;
+  I.nparams = nps < SPC_SPEC_MAX ? nps : SPC_SPEC_MAX;
+  for (int k = 0; k < I.nparams; k++) I.params[k] = ps[k];
+  inv iv[SPC_MAX_ORDER];
+  return r->order_in <= SPC_MAX_ORDER ? invert(&I, r, iv, e) : SPC_OK;
+}
+
 typedef struct rd {
   const conv_info *I;
   int order;

@@ -9399,6 +9399,10 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream
   }
   s = asm_remap(fmt, C.order, C.ps, C.nparams, C.modes, C.nmodes, C.remap_text,
                 sizeof C.remap_text, &C.r, e);
+  /* a result that could not be read back (its remapping not invertible
+   * by the reader: `R - 1 - i`, `i ^ 1`) is refused before any work, not
+   * written to a file no command can open */
+  if (!s && !C.measure) s = asm_remap_invertible(fmt, C.r, C.ps, C.nparams, e);
   if (s) goto done;
   C.L = C.r->order_out;
   for (int l = 0; l < C.L; l++)

@@ -5016,6 +5016,38 @@ START_TEST(test_count_min_query) {
 }
 END_TEST
 
+/* A user format whose remapping the reader cannot invert (rows stored
+ * bottom-up as R - 1 - i, pairs swapped as i ^ 1) is refused before
+ * converting, naming the index and the remapping's line: it was written,
+ * and then no command could open the file. */
+START_TEST(test_remap_not_invertible) {
+  char *dir = tu_mkdtemp();
+  char *fr = tu_file(dir, "revrow.yaml", "format: revrow\norder: 2\nparams: {R: 1000}\n"
+                                         "remap: (i, j) -> (R - 1 - i as ri, j)\nlevels: [compressed, compressed]\n");
+  char *fp = tu_file(dir, "pairswap.yaml", "format: pairswap\norder: 2\nremap: (i, j) -> (i ^ 1 as pi, j)\n"
+                                           "levels: [dense, compressed]\n");
+  spc_tensor *t = gen_coo(200, 50, false, SPC_F64, -1);
+  const char *paths[2] = {fr, fp};
+  for (int k = 0; k < 2; k++)
+    for (int g = 0; g < 2; g++) {
+      spc_tensor *x = NULL;
+      spc_error e;
+      spc_error_clear(&e);
+      ck_assert_int_eq(conv(t, paths[k], g ? SPC_ENGINE_AUTO : SPC_ENGINE_GENERIC, NULL, &x, &e),
+                       SPC_ERR_UNSUPPORTED);
+      ck_assert_ptr_null(x);
+      assert_has(e.msg, "cannot invert the remapping of format");
+      assert_has(e.msg, "index i is neither a level coordinate");
+      ck_assert_int_eq(e.line, k ? 3 : 4);
+    }
+  spc_tensor_free(&t);
+  free(fr);
+  free(fp);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 START_TEST(test_pattern_duplicates) {
   jit_env();
   char *dir = tu_mkdtemp();
@@ -5954,6 +5986,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_pattern_duplicates);
   tcase_add_test(tc, test_pads_without_fill);
   tcase_add_test(tc, test_count_min_query);
+  tcase_add_test(tc, test_remap_not_invertible);
   tcase_add_test(tc, test_routine_cache);
   tc = tcase(s, "inorder");
   tcase_add_test(tc, test_inorder_plan);
