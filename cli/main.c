@@ -135,8 +135,9 @@ const cli_cmd cli_commands[] = {
      "  --workspace=W      gustavson's workspace: auto, dense, hash, bitmap\n",
      "spconv explain spgemm A B [--threads N] [--algo A] [--workspace W]"},
     {"check-spec", cmd_check_spec, "Load a level-format or tensor-format spec written in YAML and check\n"
-     "every level function, query and remapping in it (docs/formats.md).\n",
-     "spconv check-spec FILE.yaml"},
+     "every level function, query and remapping in it (docs/formats.md).\n\n"
+     "  --spec LEVEL.yaml  a user's level format the spec's levels name (repeatable)\n",
+     "spconv check-spec FILE.yaml [--spec LEVEL.yaml ...]"},
     {NULL, NULL, NULL, NULL}};
 
 static void usage(FILE *f) {

@@ -236,6 +236,11 @@ SPC_API int spc_query_nonempty_group(const spc_query_results *r, int k,
  * name; errors name the file, line and column. */
 SPC_API spc_status spc_spec_check_file(const char *path, char *name,
                                        size_t name_len, spc_error *err);
+/* The same with the user's level formats in level_files loaded first (a
+ * tensor format whose levels are not built in). */
+SPC_API spc_status spc_spec_check_file_with(const char *path, const char *const *level_files,
+                                            int nlevel_files, char *name, size_t name_len,
+                                            spc_error *err);
 
 /* ---- formats and conversion (docs/formats.md, README "Converting") -------
  * A format is a built-in name ("csr", "dia", "bcsr", ...; spc_format_*

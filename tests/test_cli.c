@@ -41,6 +41,44 @@ START_TEST(test_help_version) {
 }
 END_TEST
 
+/* check-spec: a level spec, a tensor spec over a user level with --spec
+ * (refused without it), a bad query named by line and column. */
+START_TEST(test_check_spec) {
+  char *dir = tu_mkdtemp();
+  char *lv = tu_file(dir, "xcomp.yaml",
+                     "level: xcomp\nproperties: [ordered, unique, compact]\narrays: {ptr: index, idx: coord}\n"
+                     "read:\n  begin: ptr[p]\n  end: ptr[p + 1]\n  access: idx[q]\n  size: ptr[np]\n"
+                     "write:\n  queries:\n    - select [*] -> count(c) as nnz\n"
+                     "  init: |\n    ptr = alloc(index, np + 1)\n    for x in 0 .. np { ptr[x + 1] = nnz[x] }\n"
+                     "    prefix_sum(ptr, 0, np + 1)\n    idx = alloc(coord, ptr[np])\n"
+                     "  yield_pos: |\n    r = ptr[p]\n    ptr[p] += 1\n    return r\n"
+                     "  insert_coord: idx[q] = c\n  finalize: shift(ptr, 0, np, 0)\n");
+  char *fm = tu_file(dir, "xcsr.yaml", "format: xcsr\norder: 2\nlevels: [dense, xcomp]\n");
+  char *bad = tu_file(dir, "bad.yaml",
+                      "level: bad\narrays: {pos: index, crd: coord}\n"
+                      "read:\n  begin: pos[p]\n  end: pos[p + 1]\n  access: crd[q]\n  size: pos[np]\n"
+                      "write:\n  queries:\n    - select [*] -> count(x) as nnz\n  yield_pos: return p\n");
+  tu_run_result r;
+  ck_assert_msg(tu_run(&r, "check-spec %s", lv) == 0, "level: exit %d: %s", r.status, r.err);
+  assert_has(r.out, "ok (xcomp)");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "check-spec %s", fm), 2);
+  assert_has(r.err, "unknown level format 'xcomp'");
+  tu_run_free(&r);
+  ck_assert_msg(tu_run(&r, "check-spec %s --spec %s", fm, lv) == 0, "with --spec: exit %d: %s", r.status, r.err);
+  assert_has(r.out, "ok (xcsr)");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "check-spec %s", bad), 2);
+  assert_has(r.err, "bad.yaml:10:27: a level's query aggregates its coordinate c alone, not 'x'");
+  tu_run_free(&r);
+  free(lv);
+  free(fm);
+  free(bad);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 /* args with @IN and @DIR replaced by in and dir. */
 static void expand_args(const char *tmpl, const char *in, const char *dir, char *args, size_t n) {
   size_t k = 0;
@@ -500,6 +538,7 @@ Suite *suite_cli(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_help_version);
   tcase_add_test(tc, test_usage_errors);
+  tcase_add_test(tc, test_check_spec);
   tcase_add_test(tc, test_info_fields);
   tcase_add_test(tc, test_cat_each_extension);
   tcase_add_test(tc, test_cat_bad_input);
