@@ -124,6 +124,9 @@ spc_status asm_lower_fn(ir_func *f, ir_stmt *dst, const lvbind *b,
   if (!fn)
     return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0,
                    "level %s has no function %d", b->ls->name, (int)k);
+  /* a user's level functions: compiled stores checked against their
+   * arrays' lengths (a wrong `size` or `init` fails with a message) */
+  if (!spc_level_spec_builtin(b->ls)) ir_func_set_checked(f);
   bool stmts = k == SPC_LF_LOCATE || k >= SPC_LF_INIT;
   lang_env env = {.resolve = resolve, .ctx = (void *)b,
                   .index_ty = b->index_ty, .coord_ty = b->coord_ty,

@@ -247,6 +247,24 @@ static void stmt(ectx *c, const ir_stmt *s, int depth) {
       spc_str_addf(c->o, ");\n");
       return;
     }
+    if (c->f->checked) { /* a user's level functions: the index checked first */
+      c->fails = true;
+      c->len_read[s->var] = true;
+      spc_str_addf(c->o, "if ((uint64_t)(int64_t)(");
+      emit_expr(c, s->a, 0);
+      spc_str_addf(c->o, ") >= (uint64_t)%s) {\n", c->lname[s->var]);
+      ind(c, depth + 1);
+      spc_str_addf(c->o, "if (%s) snprintf(%s, %s, \"index %%lld out of bounds for %s (length %%lld)\", (long long)(", c->err,
+                   c->err, c->err_len, c->cname[s->var]);
+      emit_expr(c, s->a, 0);
+      spc_str_addf(c->o, "), (long long)%s);\n", c->lname[s->var]);
+      char code[32];
+      snprintf(code, sizeof code, "%d", (int)SPC_ERR_INTERNAL);
+      fail_jump(c, depth + 1, code);
+      ind(c, depth);
+      spc_str_addf(c->o, "}\n");
+      ind(c, depth);
+    }
     spc_str_addf(c->o, "%s[", c->cname[s->var]);
     emit_expr(c, s->a, 0);
     spc_str_addf(c->o, "] = ");

@@ -124,6 +124,10 @@ bool ir_func_set_name(ir_func *f, const char *name) {
   return n != NULL;
 }
 ir_stmt *ir_func_body(ir_func *f) { return f ? f->body : NULL; }
+void ir_func_set_checked(ir_func *f) {
+  if (f) f->checked = true;
+}
+
 void ir_func_set_noalias(ir_func *f) {
   if (f) f->noalias = true;
 }

@@ -113,6 +113,7 @@ void ir_func_hash(const ir_func *f, uint64_t out[2]) {
   put(&h, (uint64_t)f->nparams);
   for (int k = 0; k < f->nparams; k++) put(&h, (uint64_t)(int64_t)f->params[k]);
   put(&h, f->noalias);
+  put(&h, f->checked);
   put_stmt(&h, f->body);
   out[0] = spc_mix64(h.a ^ spc_mix64(h.b));
   out[1] = spc_mix64(h.b ^ 0x243f6a8885a308d3ULL) ^ h.a;

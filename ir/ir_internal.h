@@ -25,6 +25,10 @@ struct ir_func {
   ir_stmt *body;
   ir_chunk *chunks; /* arena: every node, name and kids array */
   bool noalias;     /* array parameters never overlap (C: restrict) */
+  bool checked;     /* emitted C checks each store's index against its array's
+                       length (a user's level functions: a wrong size fails
+                       with a message, as the interpreter does, instead of
+                       writing past the allocation) */
   bool broken;      /* an allocation failed or a builder was misused */
   bool shared;      /* ir_func_share: read-only, kept for the process */
   uint64_t hash[2]; /* ir_func_hash, computed when shared */

@@ -207,6 +207,9 @@ SPC_INTERNAL ir_stmt *ir_func_body(ir_func *f); /* the top-level block */
 /* Promise that f's array parameters never overlap one another: the C
  * emitter declares them `restrict` (the interpreter ignores it). */
 SPC_INTERNAL void ir_func_set_noalias(ir_func *f);
+/* Emitted C of f checks every store's index against the array's length
+ * (ir_internal.h: checked). */
+SPC_INTERNAL void ir_func_set_checked(ir_func *f);
 /* A 128-bit hash of everything f's emitted C depends on but its name
  * (ir_hash.c): equal hashes, the same text under one name. */
 SPC_INTERNAL void ir_func_hash(const ir_func *f, uint64_t out[2]);

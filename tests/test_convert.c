@@ -5048,6 +5048,43 @@ START_TEST(test_remap_not_invertible) {
 }
 END_TEST
 
+/* A user level whose `size` is one short: the values array is made too
+ * small and a placement stores past it.  The interpreter checks every
+ * index; the compiled routines of a user's level functions check each
+ * store's (the JIT wrote past the allocation: glibc aborted). */
+START_TEST(test_user_level_bad_size) {
+  char *dir = tu_mkdtemp();
+  char *lv = tu_file(dir, "short.yaml",
+                     "level: short\nproperties: [ordered, unique, compact]\narrays: {ptr: index, idx: coord}\n"
+                     "read:\n  begin: ptr[p]\n  end: ptr[p + 1]\n  access: idx[q]\n  size: ptr[np] - 1\n"
+                     "write:\n  queries:\n    - select [*] -> count(c) as nnz\n"
+                     "  init: |\n    ptr = alloc(index, np + 1)\n    for x in 0 .. np { ptr[x + 1] = nnz[x] }\n"
+                     "    prefix_sum(ptr, 0, np + 1)\n    idx = alloc(coord, ptr[np])\n"
+                     "  yield_pos: |\n    r = ptr[p]\n    ptr[p] += 1\n    return r\n"
+                     "  insert_coord: idx[q] = c\n  finalize: shift(ptr, 0, np, 0)\n");
+  char *fm = tu_file(dir, "shortcsr.yaml", "format: shortcsr\norder: 2\nlevels: [dense, short]\n");
+  spc_tensor *t = gen_coo(3000, 500, false, SPC_F64, -1);
+  static const spc_engine eng[3] = {SPC_ENGINE_GENERIC, SPC_ENGINE_JIT, SPC_ENGINE_AUTO};
+  for (int g = 0; g < 3; g++) {
+    spc_tensor *x = NULL;
+    spc_convert_opts o;
+    opts(&o, eng[g], NULL);
+    o.nspec_files = 1;
+    o.spec_files[0] = lv;
+    spc_error e;
+    spc_error_clear(&e);
+    ck_assert_int_eq(spc_convert_to(t, fm, &o, &x, &e), SPC_ERR_INTERNAL);
+    ck_assert_ptr_null(x);
+    assert_has(e.msg, "out of bounds for");
+  }
+  spc_tensor_free(&t);
+  free(lv);
+  free(fm);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 START_TEST(test_pattern_duplicates) {
   jit_env();
   char *dir = tu_mkdtemp();
@@ -5987,6 +6024,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_pads_without_fill);
   tcase_add_test(tc, test_count_min_query);
   tcase_add_test(tc, test_remap_not_invertible);
+  tcase_add_test(tc, test_user_level_bad_size);
   tcase_add_test(tc, test_routine_cache);
   tc = tcase(s, "inorder");
   tcase_add_test(tc, test_inorder_plan);
