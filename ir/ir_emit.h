@@ -32,6 +32,7 @@ typedef struct ectx {
   bool fails;                         /* a FAIL statement uses err */
   const char *status, *err, *err_len; /* names of these */
   ir_var atomic;                      /* stores a[i] = a[i] + e: atomicAdd */
+  bool check;                         /* stores' indices checked (f->checked, not CUDA) */
 } ectx;
 
 /* A fresh identifier: base followed by suffix, with _ appended until it

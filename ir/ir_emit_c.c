@@ -341,7 +341,11 @@ spc_status ir_emit_c(const ir_func *f, const ir_emit_opts *opts, spc_str *out,
       return spc_err(e, SPC_ERR_ARG, NULL, 0, 0,
                      "ir_emit_c: function %s: the name is taken in C", fname);
   int nv = f->nvars ? f->nvars : 1;
-  ectx c = {.f = f, .name = fname, .atomic = o->atomic_array ? ir_find_var(f, o->atomic_array) : -1};
+  /* stores checked for a user's level functions, but not in CUDA device
+   * code (a qualifier): no snprintf there, and the host checked the same
+   * routine on the CPU */
+  ectx c = {.f = f, .name = fname, .atomic = o->atomic_array ? ir_find_var(f, o->atomic_array) : -1,
+            .check = f->checked && !o->qualifier};
   spc_str body = {0};
   const char **outname = spc_calloc((size_t)nv * 2, sizeof *outname);
   c.cname = spc_calloc((size_t)nv, sizeof *c.cname);

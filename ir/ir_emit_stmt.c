@@ -247,7 +247,7 @@ static void stmt(ectx *c, const ir_stmt *s, int depth) {
       spc_str_addf(c->o, ");\n");
       return;
     }
-    if (c->f->checked) { /* a user's level functions: the index checked first */
+    if (c->check) { /* a user's level functions: the index checked first */
       c->fails = true;
       c->len_read[s->var] = true;
       spc_str_addf(c->o, "if ((uint64_t)(int64_t)(");
