@@ -81,8 +81,6 @@ static spc_status parse_banner(const char *path, const char *p, const char *le,
   /* hermitian is defined for complex values; on real, integer or pattern
    * ones (conjugation changes nothing) it means symmetric, as SciPy reads it */
   if (h->sym == SPC_HERMITIAN && h->field != 2) h->sym = SPC_SYMMETRIC;
-  if (h->sym == SPC_SKEW && h->field == 3)
-    return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: skew-symmetric cannot be pattern");
   if (h->vector && h->sym != SPC_GENERAL)
     return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: a vector must be general");
   return SPC_OK;
@@ -105,7 +103,9 @@ static void type_comment(const char *p, const char *le, mm_header *h) {
 
 static spc_vtype pick_vtype(const mm_header *h, spc_vtype want) {
   if (want != SPC_VTYPE_AUTO) return want;
-  if (h->field == 3) return SPC_PATTERN;
+  /* a skew-symmetric pattern's mirrors are -1 (SciPy reads it so): the
+   * ones need values */
+  if (h->field == 3) return h->sym == SPC_SKEW ? SPC_I64 : SPC_PATTERN;
   if (h->field == 2) return SPC_C128;
   if (h->hint != SPC_VTYPE_AUTO && h->hint != SPC_C128) return h->hint;
   return h->field == 1 ? SPC_I64 : SPC_F64;
@@ -183,6 +183,8 @@ static spc_status read_array(const char *path, const char *p, const char *end,
       else if (t->vt == SPC_I64) q = spc_parse_i64(p, le, (int64_t *)v, &ovf);
       else if (t->vt == SPC_U64) q = spc_parse_u64(p, le, (uint64_t *)v, &ovf);
       else q = spc_parse_f64(p, le, (double *)v);
+      if (!q && tk == 1 && (p == le || *p == '\r'))
+        break; /* one number in a complex file: imaginary part 0, as SciPy reads it */
       if (!q || (q < le && *q != ' ' && *q != '\t' && *q != '\r')) {
         s = spc_err(e, SPC_ERR_INPUT, path, line, (int64_t)(p - ls) + 1,
                     "expected %s value", ntok == 2 ? "a complex (two numbers)"
@@ -281,10 +283,12 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
   memset(mi, 0, sizeof *mi);
   mi->array = h.array;
   mi->pattern = h.field == 3;
-  mi->sym = h.sym;
+  /* read without values, a skew-symmetric pattern is its structure: symmetric */
+  mi->sym = h.sym == SPC_SKEW && vt == SPC_PATTERN ? SPC_SYMMETRIC : h.sym;
   mi->body = (size_t)((le < end ? le + 1 : end) - data);
   mi->job = (spc_text_job){.path = path, .first_line = line + 1, .comment = '%',
                            .order = order, .ntok = h.field == 3 ? 0 : h.field == 2 ? 2 : 1,
+                           .lax = true,
                            .vt = vt, .expect = sz[order], .kind = "Matrix Market",
                            .threads = o->threads, .progress = o->progress,
                            .progress_ctx = o->progress_ctx};

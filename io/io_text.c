@@ -185,6 +185,8 @@ void spc_text_parse_chunk(const spc_text_job *j, spc_text_chunk *c,
       } else {
         q = parse_value(t->vt, p, end, vbuf, &c->need_u64);
       }
+      if (!q && v == 1 && j->lax && (p >= end || *p == '\n' || *p == '\r'))
+        break; /* "1 1 2.5" in a complex file: 2.5 + 0i, as SciPy reads it */
       if (!q || !tok_end(q, end)) {
         if (p >= end || *p == '\n')
           FAIL(SPC_ERR_INPUT, "line has too few fields: expected %d indices and %s",
@@ -210,6 +212,10 @@ void spc_text_parse_chunk(const spc_text_job *j, spc_text_chunk *c,
     }
   line_end:
     while (p < end && is_blank(*p)) p++;
+    if (p < end && *p != '\n' && j->lax && j->ntok < 2) { /* ignored, as SciPy does */
+      const char *nl = memchr(p, '\n', (size_t)(end - p));
+      p = nl ? nl : end;
+    }
     if (p < end && *p != '\n')
       FAIL(SPC_ERR_INPUT, "unexpected text after the entry: expected %d indices and %d value%s",
            order, j->ntok, j->ntok == 1 ? "" : "s");

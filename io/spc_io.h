@@ -62,6 +62,10 @@ typedef struct spc_text_job {
   int order;              /* index tokens per line */
   int ntok;               /* value tokens per line in the file (0, 1, 2) */
   bool infer_dims;        /* FROSTT without given dims */
+  bool lax;               /* Matrix Market as SciPy reads it: text after a
+                             real, integer or pattern entry's last field is
+                             ignored; a complex value of one number has
+                             imaginary part 0 */
   int64_t dims[SPC_MAX_ORDER];
   spc_vtype vt;           /* value type to store */
   int64_t expect;         /* entries announced by a header, -1 if none */

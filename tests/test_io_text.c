@@ -282,7 +282,7 @@ START_TEST(test_mtx_arrays) {
 END_TEST
 
 /* "hermitian" on real, integer or pattern values means symmetric (SciPy
- * reads such files so); skew pattern stays refused. */
+ * reads such files so). */
 START_TEST(test_mtx_hermitian_not_complex) {
   int64_t d[2] = {3, 3};
   const int64_t x[] = {2, 1, 1, 2, 3, 3};
@@ -306,6 +306,55 @@ START_TEST(test_mtx_hermitian_not_complex) {
   const int64_t xa[] = {1, 1, 2, 1, 1, 2, 2, 2};
   t = read_expect("ha.mtx", "%%MatrixMarket matrix array real hermitian\n2 2\n1\n-3\n4\n",
                   1, SPC_F64, 2, (const int64_t[]){2, 2}, 4, xa, (const double[]){1, -3, -3, 4});
+  spc_tensor_free(&t);
+}
+END_TEST
+
+/* What SciPy's reader (1.10 and 1.17) accepts beyond the strict grammar
+ * is read as SciPy reads it: text after the last field of a real, integer
+ * or pattern entry is ignored (values on a pattern file's lines too), a
+ * complex value of one number has imaginary part 0, and a skew-symmetric
+ * pattern's mirrors are -1 (integer values; its structure when read as
+ * pattern). */
+START_TEST(test_mtx_as_scipy_reads) {
+  int64_t d[2] = {3, 3};
+  const int64_t x2[] = {1, 1, 2, 3};
+  spc_tensor *t = read_expect("pv.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n"
+                                        "1 1 5.0\n2 3 x y\r\n",
+                              0, SPC_PATTERN, 2, d, 2, x2, NULL);
+  spc_tensor_free(&t);
+  t = read_expect("rx.mtx", RE "3 3 2\n1 1 1.5 junk 7\n2 3 2.5\t8 \n", 0, SPC_F64, 2, d, 2, x2,
+                  (const double[]){1.5, 2.5});
+  spc_tensor_free(&t);
+  t = read_expect("ix.mtx", "%%MatrixMarket matrix coordinate integer general\n3 3 2\n"
+                            "1 1 -4 0.5\n2 3 9 z\n",
+                  0, SPC_I64, 2, d, 2, x2, (const int64_t[]){-4, 9});
+  spc_tensor_free(&t);
+  t = read_expect("c1.mtx", "%%MatrixMarket matrix coordinate complex general\n3 3 2\n"
+                            "1 1 1.5\n2 3 2 -3\n",
+                  0, SPC_C128, 2, d, 2, x2, (const double[]){1.5, 0, 2, -3});
+  spc_tensor_free(&t);
+  t = read_expect("ca.mtx", "%%MatrixMarket matrix array complex general\n2 1\n4\r\n1 2\n", 0,
+                  SPC_C128, 2, (const int64_t[]){2, 1}, 2, (const int64_t[]){1, 1, 2, 1},
+                  (const double[]){4, 0, 1, 2});
+  spc_tensor_free(&t);
+  /* skew pattern: (2,1) and (1,1) stored; the mirror of (2,1) is -1 */
+  const char *ps = "%%MatrixMarket matrix coordinate pattern skew-symmetric\n3 3 2\n2 1\n1 1\n";
+  t = read_expect("ps.mtx", ps, 1, SPC_I64, 2, d, 3, (const int64_t[]){2, 1, 1, 1, 1, 2},
+                  (const int64_t[]){1, 1, -1});
+  spc_tensor_free(&t);
+  t = read_expect("ps.mtx", ps, 0, SPC_I64, 2, d, 2, (const int64_t[]){2, 1, 1, 1},
+                  (const int64_t[]){1, 1});
+  ck_assert_int_eq(spc_tensor_symmetry(t), SPC_SKEW);
+  spc_tensor_free(&t);
+  spc_read_opts o;
+  spc_read_opts_init(&o);
+  o.vtype = SPC_PATTERN;
+  o.expand = 1;
+  spc_error e;
+  tu_assert_ok(io_read_text("ps.mtx", ps, &o, &t, &e, NULL), &e);
+  ck_assert_int_eq(spc_tensor_vtype(t), SPC_PATTERN);
+  ck_assert_int_eq(spc_tensor_nstored(t), 3);
   spc_tensor_free(&t);
 }
 END_TEST
@@ -712,6 +761,7 @@ void io_add_text_tcases(Suite *s) {
   tcase_add_test(tc, test_mtx_arrays);
   tcase_add_test(tc, test_mtx_symmetric_coordinate);
   tcase_add_test(tc, test_mtx_hermitian_not_complex);
+  tcase_add_test(tc, test_mtx_as_scipy_reads);
   tcase_add_test(tc, test_mtx_array_zeros_leave_dense);
   tcase_add_test(tc, test_small_shapes_round_trip);
   suite_add_tcase(s, tc);
