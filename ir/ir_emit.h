@@ -32,7 +32,11 @@ typedef struct ectx {
   bool fails;                         /* a FAIL statement uses err */
   const char *status, *err, *err_len; /* names of these */
   ir_var atomic;                      /* stores a[i] = a[i] + e: atomicAdd */
-  bool check;                         /* stores' indices checked (f->checked, not CUDA) */
+  bool check;                         /* loads' and stores' indices and builtins' ranges
+                                         checked (f->checked, not CUDA) */
+  const char *flt_a;                  /* check: the spc_rt_fault noting a failed load */
+  bool flt_used;                      /* check: some load is checked */
+  bool flt_pending;                   /* check: loads emitted since the last test of flt_a */
 } ectx;
 
 /* A fresh identifier: base followed by suffix, with _ appended until it
@@ -42,6 +46,10 @@ SPC_INTERNAL const char *emit_claim(ectx *c, const char *base, const char *suffi
 SPC_INTERNAL void emit_stmts(ectx *c, const ir_stmt *s, int depth);
 /* The includes, macros and runtime a standalone file starts with. */
 SPC_INTERNAL void emit_prelude(spc_str *out);
+
+/* check: when loads were emitted since the last test, test whether one
+ * failed (its message in err, SPC_ERR_INTERNAL, to done). */
+SPC_INTERNAL void emit_load_test(ectx *c, int depth);
 
 /* C type of ty ("double", "spc_c128"). */
 SPC_INTERNAL const char *emit_cty(ir_ty t);

@@ -371,6 +371,9 @@ spc_status ir_emit_c(const ir_func *f, const ir_emit_opts *opts, spc_str *out,
   c.status = status;
   c.err = err;
   c.err_len = err_len;
+  if (c.check) {
+    c.flt_a = claim(&c, "fault");
+  }
   if (!c.nomem) {
     c.o = &body;
     emit_stmts(&c, f->body, 1);
@@ -390,6 +393,8 @@ spc_status ir_emit_c(const ir_func *f, const ir_emit_opts *opts, spc_str *out,
   spc_str_addf(out, " {\n");
   declarations(&c, out, outname, status);
   if (c.decl_hi.s) spc_str_add(out, c.decl_hi.s, c.decl_hi.len);
+  if (c.flt_used) /* the last load out of bounds: index, length, array */
+    spc_str_addf(out, "  spc_rt_fault %s = {0, 0, NULL};\n", c.flt_a);
   unused(&c, out, c.fails, err, err_len);
   spc_str_addf(out, "\n");
   if (body.s) spc_str_add(out, body.s, body.len);

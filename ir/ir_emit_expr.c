@@ -394,8 +394,21 @@ void emit_expr(ectx *c, const ir_expr *x, int min) {
     c->read[x->var] = true;
     break;
   case IR_E_LOAD:
-    spc_str_addf(c->o, "%s[", c->cname[x->var]);
     c->read[x->var] = true;
+    if (c->check) { /* in range ? a[i] : (the failure noted, 0) */
+      ir_ty t = ir_var_get(c->f, x->var)->ty;
+      c->len_read[x->var] = true;
+      c->flt_used = c->flt_pending = true;
+      put(c, "(spc_rt_in((int64_t)(");
+      emit_expr(c, x->a, 0);
+      spc_str_addf(c->o, "), %s, \"%s\", &%s) ? %s[", c->lname[x->var], c->cname[x->var], c->flt_a,
+                   c->cname[x->var]);
+      emit_expr(c, x->a, 0);
+      spc_str_addf(c->o, "] : %s)",
+                   t == IR_C128 ? "spc_c128_make(0.0, 0.0)" : t == IR_BOOL ? "false" : "0");
+      break;
+    }
+    spc_str_addf(c->o, "%s[", c->cname[x->var]);
     emit_expr(c, x->a, 0);
     put(c, "]");
     break;

@@ -52,6 +52,26 @@ static void ind(ectx *c, int depth) {
 
 static void line_end(ectx *c) { spc_str_add(c->o, ";\n", 2); }
 
+static void fail_jump(ectx *c, int depth, const char *code);
+
+void emit_load_test(ectx *c, int depth) {
+  if (!c->check || !c->flt_pending) return;
+  c->flt_pending = false;
+  c->fails = true;
+  ind(c, depth);
+  spc_str_addf(c->o, "if (%s.a) {\n", c->flt_a);
+  ind(c, depth + 1);
+  spc_str_addf(c->o,
+               "if (%s) snprintf(%s, %s, \"index %%lld out of bounds for %%s (length %%lld)\", "
+               "(long long)%s.i, %s.a, (long long)%s.n);\n",
+               c->err, c->err, c->err_len, c->flt_a, c->flt_a, c->flt_a);
+  char code[32];
+  snprintf(code, sizeof code, "%d", (int)SPC_ERR_INTERNAL);
+  fail_jump(c, depth + 1, code);
+  ind(c, depth);
+  spc_str_addf(c->o, "}\n");
+}
+
 static void for_stmt(ectx *c, const ir_stmt *s, int depth) {
   const char *v = c->cname[s->var];
   ir_ty t = ir_var_get(c->f, s->var)->ty;
@@ -72,6 +92,7 @@ static void for_stmt(ectx *c, const ir_stmt *s, int depth) {
     spc_str_addf(c->o, "%s = ", hi);
     emit_expr(c, s->b, 0);
     line_end(c);
+    emit_load_test(c, depth);
   }
   ind(c, depth);
   spc_str_addf(c->o, "for (%s = ", v);
@@ -83,6 +104,8 @@ static void for_stmt(ectx *c, const ir_stmt *s, int depth) {
     emit_expr(c, s->b, 11);
   spc_str_addf(c->o, "; %s++) {\n", v);
   c->read[s->var] = true;
+  bool test = c->flt_pending; /* the start's loads: tested in the body and after */
+  emit_load_test(c, depth + 1);
   emit_loop l = {.up = c->loops, .var = s->var, .steady = !assigns(body, s->var)};
   c->loops = &l;
   emit_stmts(c, body, depth + 1);
@@ -90,14 +113,22 @@ static void for_stmt(ectx *c, const ir_stmt *s, int depth) {
   if (own) c->hibusy[s->var] = false;
   ind(c, depth);
   spc_str_addf(c->o, "}\n");
+  c->flt_pending = test;
+  emit_load_test(c, depth);
 }
 
+/* check: a condition's loads are tested at the start of each branch
+ * after it and after the statement. */
 static void if_stmt(ectx *c, const ir_stmt *s, int depth) {
   ind(c, depth);
   spc_str_addf(c->o, "if (");
+  bool test = false;
   for (;;) {
     emit_expr(c, s->a, 0);
     spc_str_addf(c->o, ") {\n");
+    test |= c->flt_pending;
+    c->flt_pending = test;
+    emit_load_test(c, depth + 1);
     emit_stmts(c, s->kids[0], depth + 1);
     const ir_stmt *e = s->nkids > 1 ? s->kids[1] : NULL;
     ind(c, depth);
@@ -108,10 +139,14 @@ static void if_stmt(ectx *c, const ir_stmt *s, int depth) {
     }
     if (e) {
       spc_str_addf(c->o, "} else {\n");
+      c->flt_pending = test;
+      emit_load_test(c, depth + 1);
       emit_stmts(c, e, depth + 1);
       ind(c, depth);
     }
     spc_str_addf(c->o, "}\n");
+    c->flt_pending = test;
+    emit_load_test(c, depth);
     return;
   }
 }
@@ -196,6 +231,131 @@ static void builtin_stmt(ectx *c, const ir_stmt *s, int depth) {
   spc_str_addf(c->o, ");\n");
 }
 
+/* ---- check: the interpreter's range checks of a builtin, before it ------ */
+
+/* x as C text (kept in t; the caller frees t). */
+static const char *etext(ectx *c, const ir_expr *x, spc_str *t) {
+  spc_str *o = c->o;
+  c->o = t;
+  spc_str_addf(t, "(");
+  emit_expr(c, x, 0);
+  spc_str_addf(t, ")");
+  c->o = o;
+  if (t->failed || !t->s) c->nomem = true;
+  return t->s ? t->s : "0";
+}
+
+/* if (cond) { err = msg (printf args); status = SPC_ERR_INTERNAL; goto done; } */
+static void check_fail(ectx *c, int depth, const char *cond, const char *msg, const char *args) {
+  c->fails = true;
+  ind(c, depth);
+  spc_str_addf(c->o, "if (%s) {\n", cond);
+  ind(c, depth + 1);
+  spc_str_addf(c->o, "if (%s) snprintf(%s, %s, \"%s\", %s);\n", c->err, c->err, c->err_len, msg,
+               args);
+  char code[32];
+  snprintf(code, sizeof code, "%d", (int)SPC_ERR_INTERNAL);
+  fail_jump(c, depth + 1, code);
+  ind(c, depth);
+  spc_str_addf(c->o, "}\n");
+}
+
+static void builtin_check(ectx *c, const ir_stmt *s, int depth) {
+  spc_str t[3] = {{0}}, cond = {0}, msg = {0}, args = {0};
+  const char *a[3] = {"0", "0", "0"};
+  for (int k = 0; k < s->nargs && k < 3; k++) a[k] = etext(c, s->args[k], &t[k]);
+  const char *n0 = c->cname[s->vars[0]], *l0 = c->lname[s->vars[0]];
+  c->len_read[s->vars[0]] = true;
+  switch (s->builtin) {
+  case IR_FILL:
+  case IR_PREFIX_SUM:
+    spc_str_addf(&cond, "%s < %s && (%s < 0 || %s > %s)", a[0], a[1], a[0], a[1], l0);
+    spc_str_addf(&msg, "range [%%lld, %%lld) out of bounds for %s (length %%lld)", n0);
+    spc_str_addf(&args, "(long long)%s, (long long)%s, (long long)%s", a[0], a[1], l0);
+    check_fail(c, depth, cond.s, msg.s, args.s);
+    break;
+  case IR_SHIFT:
+    spc_str_addf(&cond, "%s < 0 || %s > %s || %s > %s - 1", a[0], a[0], a[1], a[1], l0);
+    spc_str_addf(&msg, "shift range [%%lld, %%lld] out of bounds for %s (length %%lld)", n0);
+    spc_str_addf(&args, "(long long)%s, (long long)%s, (long long)%s", a[0], a[1], l0);
+    check_fail(c, depth, cond.s, msg.s, args.s);
+    break;
+  case IR_COPY: {
+    const char *n1 = c->cname[s->vars[1]], *l1 = c->lname[s->vars[1]];
+    c->len_read[s->vars[1]] = true;
+    spc_str_addf(&cond, "%s < 0 || %s < 0 || %s > %s - %s", a[2], a[0], a[0], l0, a[2]);
+    spc_str_addf(&msg, "copy: destination range [%%lld, %%lld + %%lld) out of bounds for %s (length %%lld)", n0);
+    spc_str_addf(&args, "(long long)%s, (long long)%s, (long long)%s, (long long)%s", a[0], a[0], a[2], l0);
+    check_fail(c, depth, cond.s, msg.s, args.s);
+    cond.len = msg.len = args.len = 0;
+    spc_str_addf(&cond, "%s < 0 || %s > %s - %s", a[1], a[1], l1, a[2]);
+    spc_str_addf(&msg, "copy: source range [%%lld, %%lld + %%lld) out of bounds for %s (length %%lld)", n1);
+    spc_str_addf(&args, "(long long)%s, (long long)%s, (long long)%s, (long long)%s", a[1], a[1], a[2], l1);
+    check_fail(c, depth, cond.s, msg.s, args.s);
+    break;
+  }
+  case IR_SORT_PERM: {
+    spc_str_addf(&cond, "%s < 0 || %s > %s", a[0], a[0], l0);
+    spc_str_addf(&msg, "sort_perm: n = %%lld out of bounds for %s (length %%lld)", n0);
+    spc_str_addf(&args, "(long long)%s, (long long)%s", a[0], l0);
+    check_fail(c, depth, cond.s, msg.s, args.s);
+    const char *k = emit_claim(c, "chk", "_k"), *v = emit_claim(c, "chk", "_v");
+    ind(c, depth);
+    spc_str_addf(c->o, "for (int64_t %s = 0; %s < %s; %s++) {\n", k, k, a[0], k);
+    ind(c, depth + 1);
+    spc_str_addf(c->o, "int64_t %s = (int64_t)%s[%s];\n", v, n0, k);
+    for (int j = 1; j < s->nvars; j++) {
+      const char *nj = c->cname[s->vars[j]], *lj = c->lname[s->vars[j]];
+      c->len_read[s->vars[j]] = true;
+      cond.len = msg.len = args.len = 0;
+      spc_str_addf(&cond, "%s < 0 || %s >= %s", v, v, lj);
+      spc_str_addf(&msg, "sort_perm: %s[%%lld] = %%lld out of bounds for key %s (length %%lld)", n0, nj);
+      spc_str_addf(&args, "(long long)%s, (long long)%s, (long long)%s", k, v, lj);
+      check_fail(c, depth + 1, cond.s, msg.s, args.s);
+    }
+    ind(c, depth);
+    spc_str_addf(c->o, "}\n");
+    break;
+  }
+  case IR_SPMV_LANES: { /* y, crd, vals, x; yl, bg, en */
+    const char *crd = c->cname[s->vars[1]], *lcrd = c->lname[s->vars[1]];
+    const char *vals = c->cname[s->vars[2]], *lvals = c->lname[s->vars[2]];
+    const char *x = c->cname[s->vars[3]], *lx = c->lname[s->vars[3]];
+    for (int j = 1; j < 4; j++) c->len_read[s->vars[j]] = true;
+    spc_str_addf(&cond, "(uint64_t)%s >= (uint64_t)%s", a[0], l0);
+    spc_str_addf(&msg, "spmv_lanes: index %%lld out of bounds for %s (length %%lld)", n0);
+    spc_str_addf(&args, "(long long)%s, (long long)%s", a[0], l0);
+    check_fail(c, depth, cond.s, msg.s, args.s);
+    const char *arr[2] = {crd, vals}, *len[2] = {lcrd, lvals};
+    for (int j = 0; j < 2; j++) {
+      cond.len = msg.len = args.len = 0;
+      spc_str_addf(&cond, "%s < %s && (%s < 0 || %s > %s)", a[1], a[2], a[1], a[2], len[j]);
+      spc_str_addf(&msg, "spmv_lanes: range [%%lld, %%lld + %%lld) out of bounds for %s (length %%lld)", arr[j]);
+      spc_str_addf(&args, "(long long)%s, (long long)%s, (long long)(%s - %s), (long long)%s", a[1], a[1],
+                   a[2], a[1], len[j]);
+      check_fail(c, depth, cond.s, msg.s, args.s);
+    }
+    const char *k = emit_claim(c, "chk", "_k");
+    ind(c, depth);
+    spc_str_addf(c->o, "for (int64_t %s = %s; %s < %s; %s++) {\n", k, a[1], k, a[2], k);
+    cond.len = msg.len = args.len = 0;
+    spc_str_addf(&cond, "(uint64_t)(int64_t)%s[%s] >= (uint64_t)%s", crd, k, lx);
+    spc_str_addf(&msg, "spmv_lanes: %s[%%lld] = %%lld out of bounds for %s (length %%lld)", crd, x);
+    spc_str_addf(&args, "(long long)%s, (long long)%s[%s], (long long)%s", k, crd, k, lx);
+    check_fail(c, depth + 1, cond.s, msg.s, args.s);
+    ind(c, depth);
+    spc_str_addf(c->o, "}\n");
+    break;
+  }
+  default: break;
+  }
+  if (cond.failed || msg.failed || args.failed) c->nomem = true;
+  for (int k = 0; k < 3; k++) spc_str_free(&t[k]);
+  spc_str_free(&cond);
+  spc_str_free(&msg);
+  spc_str_free(&args);
+}
+
 static void fail_stmt(ectx *c, const ir_stmt *s, int depth) {
   c->fails = true;
   ind(c, depth);
@@ -232,10 +392,9 @@ static void stmt(ectx *c, const ir_stmt *s, int depth) {
     ind(c, depth);
     spc_str_addf(c->o, "%s = ", c->cname[s->var]);
     emit_expr(c, s->a, 0);
-    {
-      line_end(c);
-      return;
-    }
+    line_end(c);
+    emit_load_test(c, depth);
+    return;
   case IR_S_STORE:
     ind(c, depth);
     c->read[s->var] = true;
@@ -269,29 +428,34 @@ static void stmt(ectx *c, const ir_stmt *s, int depth) {
     emit_expr(c, s->a, 0);
     spc_str_addf(c->o, "] = ");
     emit_expr(c, s->b, 0);
-    {
-      line_end(c);
-      return;
-    }
+    line_end(c);
+    emit_load_test(c, depth);
+    return;
   case IR_S_FOR: {
     for_stmt(c, s, depth);
     return;
   }
-  case IR_S_WHILE:
+  case IR_S_WHILE: {
     ind(c, depth);
     spc_str_addf(c->o, "while (");
     emit_expr(c, s->a, 0);
     spc_str_addf(c->o, ") {\n");
+    bool test = c->flt_pending; /* the condition's loads: in the body and after */
+    emit_load_test(c, depth + 1);
     emit_stmts(c, s->kids[0], depth + 1);
     ind(c, depth);
     spc_str_addf(c->o, "}\n");
+    c->flt_pending = test;
+    emit_load_test(c, depth);
     return;
+  }
   case IR_S_IF: {
     if_stmt(c, s, depth);
     return;
   }
   case IR_S_ALLOC: {
     alloc_stmt(c, s, depth);
+    emit_load_test(c, depth);
     return;
   }
   case IR_S_FREE:
@@ -303,7 +467,9 @@ static void stmt(ectx *c, const ir_stmt *s, int depth) {
     spc_str_addf(c->o, "%s = 0;\n", c->lname[s->var]);
     return;
   case IR_S_BUILTIN: {
+    if (c->check) builtin_check(c, s, depth);
     builtin_stmt(c, s, depth);
+    emit_load_test(c, depth);
     return;
   }
   case IR_S_FAIL: {

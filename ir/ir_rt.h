@@ -103,6 +103,24 @@ SPC_RT_MINMAX(f32, float)
 SPC_RT_MINMAX(f64, double)
 #undef SPC_RT_MINMAX
 
+/* ---- checked loads (the routines of a user's level functions) ------------ */
+/* Whether 0 <= i < n; if not, the first such load (index, length, array's
+ * name) is noted in *f and the caller reads 0 instead: the statement's
+ * end tests f->a and fails with the interpreter's message. */
+typedef struct spc_rt_fault {
+  int64_t i, n;
+  const char *a;
+} spc_rt_fault;
+SPC_RT_FN bool spc_rt_in(int64_t i, int64_t n, const char *a, spc_rt_fault *f) {
+  if ((uint64_t)i < (uint64_t)n) return true;
+  if (!f->a) {
+    f->i = i;
+    f->n = n;
+    f->a = a;
+  }
+  return false;
+}
+
 /* ---- float to integer: truncation toward zero, saturating; NaN gives 0 --- */
 SPC_RT_FN int32_t spc_f64_to_i32(double x) {
   if (x != x) return 0;
