@@ -272,7 +272,7 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
   if (q < le)
     return spc_err(e, SPC_ERR_INPUT, path, line, (int64_t)(q - p) + 1,
                    "size line: unexpected text after %d numbers", nsize);
-  if (h.sym != SPC_GENERAL && sz[0] != sz[1])
+  if (h.sym != SPC_GENERAL && sz[0] != sz[1] && h.array)
     return spc_err(e, SPC_ERR_INPUT, path, line, 0,
                    "a %s matrix must be square, not %lld x %lld",
                    spc_symmetry_name(h.sym), (long long)sz[0], (long long)sz[1]);
@@ -282,6 +282,7 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
                    "complex values cannot be read as %s", spc_vtype_name(vt));
   memset(mi, 0, sizeof *mi);
   mi->array = h.array;
+  mi->rect_sym = h.sym != SPC_GENERAL && sz[0] != sz[1];
   mi->pattern = h.field == 3;
   /* read without values, a skew-symmetric pattern is its structure: symmetric */
   mi->sym = h.sym == SPC_SKEW && vt == SPC_PATTERN ? SPC_SYMMETRIC : h.sym;
@@ -299,6 +300,24 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
   return SPC_OK;
 }
 
+/* A symmetric kind that is not square (SciPy reads it, mirroring each
+ * entry): every off-diagonal entry's mirror must fall inside. */
+static spc_status check_mirrors(const spc_tensor *t, spc_error *e) {
+  const spc_array *a = &t->lv[0].arr[1], *b = &t->lv[1].arr[0];
+  int64_t n = spc_tensor_nstored(t);
+  for (int64_t k = 0; k < n; k++) {
+    int64_t i = spc_arr_get(a, k), j = spc_arr_get(b, k);
+    if (i != j && (j >= t->dims[0] || i >= t->dims[1]))
+      return spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
+                     "entry (%lld, %lld) of a %s %lld x %lld matrix: its mirror (%lld, %lld) "
+                     "is outside the matrix",
+                     (long long)i + 1, (long long)j + 1, spc_symmetry_name(t->sym),
+                     (long long)t->dims[0], (long long)t->dims[1], (long long)j + 1,
+                     (long long)i + 1);
+  }
+  return SPC_OK;
+}
+
 spc_status spc_mtx_finish(const char *path, const spc_mtx_info *mi,
                           const spc_read_opts *o, spc_tensor **tp,
                           spc_status s, spc_error *e) {
@@ -307,7 +326,8 @@ spc_status spc_mtx_finish(const char *path, const spc_mtx_info *mi,
     t->sym = mi->sym;
     if (mi->pattern) fill_ones(t);
   }
-  if (!s && o->expand && t->sym != SPC_GENERAL) {
+  if (!s && mi->rect_sym) s = check_mirrors(t, e);
+  if (!s && (o->expand || mi->rect_sym) && t->sym != SPC_GENERAL) {
     spc_tensor *x = NULL;
     s = spc_tensor_expand(t, &x, e);
     spc_tensor_free(&t);

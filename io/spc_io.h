@@ -115,6 +115,8 @@ typedef struct spc_mtx_info {
   spc_text_job job;
   size_t body;      /* offset of the first entry line */
   bool array, pattern, h_vector;
+  bool rect_sym;    /* a symmetric kind, not square: always expanded, each
+                       mirror checked to fall inside (SciPy reads it so) */
   int h_field;
   spc_vtype h_hint;
   spc_symmetry sym;

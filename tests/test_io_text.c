@@ -356,6 +356,13 @@ START_TEST(test_mtx_as_scipy_reads) {
   ck_assert_int_eq(spc_tensor_vtype(t), SPC_PATTERN);
   ck_assert_int_eq(spc_tensor_nstored(t), 3);
   spc_tensor_free(&t);
+  /* a symmetric kind that is not square: expanded even unasked (every
+   * mirror inside; one outside is refused: test_io_bad) */
+  const char *sr = "%%MatrixMarket matrix coordinate real skew-symmetric\n3 4 2\n3 1 2.5\n2 2 1\n";
+  t = read_expect("sr.mtx", sr, 0, SPC_F64, 2, (const int64_t[]){3, 4}, 3,
+                  (const int64_t[]){3, 1, 2, 2, 1, 3}, (const double[]){2.5, 1, -2.5});
+  ck_assert_int_eq(spc_tensor_symmetry(t), SPC_GENERAL);
+  spc_tensor_free(&t);
 }
 END_TEST
 
