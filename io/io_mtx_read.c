@@ -285,7 +285,7 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
   mi->rect_sym = h.sym != SPC_GENERAL && sz[0] != sz[1];
   mi->pattern = h.field == 3;
   /* read without values, a skew-symmetric pattern is its structure: symmetric */
-  mi->sym = h.sym == SPC_SKEW && vt == SPC_PATTERN ? SPC_SYMMETRIC : h.sym;
+  mi->sym = h.sym == SPC_SKEW && vt == SPC_PATTERN && !h.array ? SPC_SYMMETRIC : h.sym;
   mi->body = (size_t)((le < end ? le + 1 : end) - data);
   mi->job = (spc_text_job){.path = path, .first_line = line + 1, .comment = '%',
                            .order = order, .ntok = h.field == 3 ? 0 : h.field == 2 ? 2 : 1,

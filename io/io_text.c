@@ -185,8 +185,8 @@ void spc_text_parse_chunk(const spc_text_job *j, spc_text_chunk *c,
       } else {
         q = parse_value(t->vt, p, end, vbuf, &c->need_u64);
       }
-      if (!q && v == 1 && j->lax && (p >= end || *p == '\n' || *p == '\r'))
-        break; /* "1 1 2.5" in a complex file: 2.5 + 0i, as SciPy reads it */
+      if (!q && j->lax && j->ntok == 2 && (p >= end || *p == '\n' || *p == '\r'))
+        break; /* "1 1 2.5" in a complex file: 2.5 + 0i ("1 1": 0), as SciPy reads it */
       if (!q || !tok_end(q, end)) {
         if (p >= end || *p == '\n')
           FAIL(SPC_ERR_INPUT, "line has too few fields: expected %d indices and %s",

@@ -36,6 +36,7 @@ typedef struct ectx {
                                          checked (f->checked, not CUDA) */
   const char *flt_a;                  /* check: the spc_rt_fault noting a failed load */
   bool flt_used;                      /* check: some load is checked */
+  const char *sidx;                   /* check: a store's index, evaluated once */
   bool flt_pending;                   /* check: loads emitted since the last test of flt_a */
 } ectx;
 

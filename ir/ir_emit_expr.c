@@ -336,7 +336,41 @@ static void call2(ectx *c, const char *name, const ir_expr *a, const ir_expr *b)
   put(c, ")");
 }
 
+static void bin_plain(ectx *c, const ir_expr *x);
+
+/* check: an integer division's divisor or a shift's count tested first
+ * (the interpreter's failures; C leaves them undefined). */
+static bool bin_checked(ectx *c, const ir_expr *x) {
+  ir_ty t = x->a->ty;
+  if (!c->check || t == IR_BOOL || ir_ty_float(t) || t == IR_C128) return false;
+  bool div = x->op == IR_DIV || x->op == IR_REM, sh = x->op == IR_SHL || x->op == IR_SHR;
+  if (!div && !sh) return false;
+  int64_t w = t == IR_I32 ? 32 : 64, k;
+  if (x->b->kind == IR_E_CONST && (x->b->ty == IR_I32 || x->b->ty == IR_I64)) {
+    k = x->b->ty == IR_I32 ? x->b->v.i32 : x->b->v.i64;
+    if (div ? k != 0 : k >= 0 && k < w) return false;
+  }
+  c->flt_used = c->flt_pending = true;
+  spc_str_addf(c->o, div ? "(spc_rt_divisor((int64_t)(" : "(spc_rt_count((int64_t)(");
+  emit_expr(c, x->b, 0);
+  if (div)
+    spc_str_addf(c->o, "), &%s) ? ", c->flt_a);
+  else
+    spc_str_addf(c->o, "), %lld, &%s) ? ", (long long)w, c->flt_a);
+  return true;
+}
+
 static void bin(ectx *c, const ir_expr *x) {
+  if (bin_checked(c, x)) {
+    put(c, "(");
+    bin_plain(c, x);
+    put(c, ") : 0)");
+    return;
+  }
+  bin_plain(c, x);
+}
+
+static void bin_plain(ectx *c, const ir_expr *x) {
   char name[64];
   switch (bin_form(c, x, name, sizeof name)) {
   case F_NCALL: put(c, "!"); /* fall through */
@@ -395,17 +429,13 @@ void emit_expr(ectx *c, const ir_expr *x, int min) {
     break;
   case IR_E_LOAD:
     c->read[x->var] = true;
-    if (c->check) { /* in range ? a[i] : (the failure noted, 0) */
-      ir_ty t = ir_var_get(c->f, x->var)->ty;
+    if (c->check) { /* a[i], or 0 with the failure noted */
       c->len_read[x->var] = true;
       c->flt_used = c->flt_pending = true;
-      put(c, "(spc_rt_in((int64_t)(");
-      emit_expr(c, x->a, 0);
-      spc_str_addf(c->o, "), %s, \"%s\", &%s) ? %s[", c->lname[x->var], c->cname[x->var], c->flt_a,
+      spc_str_addf(c->o, "spc_rt_get_%s(%s, (int64_t)(", sfx(ir_var_get(c->f, x->var)->ty),
                    c->cname[x->var]);
       emit_expr(c, x->a, 0);
-      spc_str_addf(c->o, "] : %s)",
-                   t == IR_C128 ? "spc_c128_make(0.0, 0.0)" : t == IR_BOOL ? "false" : "0");
+      spc_str_addf(c->o, "), %s, \"%s\", &%s)", c->lname[x->var], c->cname[x->var], c->flt_a);
       break;
     }
     spc_str_addf(c->o, "%s[", c->cname[x->var]);

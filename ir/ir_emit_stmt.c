@@ -54,17 +54,34 @@ static void line_end(ectx *c) { spc_str_add(c->o, ";\n", 2); }
 
 static void fail_jump(ectx *c, int depth, const char *code);
 
+/* check: the failure's message into err (the interpreter's words). */
+static void fault_msg(ectx *c, int depth) {
+  const char *f = c->flt_a;
+  c->flt_used = true;
+  c->fails = true;
+  ind(c, depth);
+  spc_str_addf(c->o, "if (%s) {\n", c->err);
+  ind(c, depth + 1);
+  spc_str_addf(c->o,
+               "if (%s.n >= 0) snprintf(%s, %s, \"index %%lld out of bounds for %%s (length %%lld)\", "
+               "(long long)%s.i, %s.a, (long long)%s.n);\n",
+               f, c->err, c->err_len, f, f, f);
+  ind(c, depth + 1);
+  spc_str_addf(c->o, "else if (%s.n == -1) snprintf(%s, %s, \"%%s\", %s.a);\n", f, c->err,
+               c->err_len, f);
+  ind(c, depth + 1);
+  spc_str_addf(c->o, "else snprintf(%s, %s, \"shift count %%lld out of range\", (long long)%s.i);\n",
+               c->err, c->err_len, f);
+  ind(c, depth);
+  spc_str_addf(c->o, "}\n");
+}
+
 void emit_load_test(ectx *c, int depth) {
   if (!c->check || !c->flt_pending) return;
   c->flt_pending = false;
-  c->fails = true;
   ind(c, depth);
   spc_str_addf(c->o, "if (%s.a) {\n", c->flt_a);
-  ind(c, depth + 1);
-  spc_str_addf(c->o,
-               "if (%s) snprintf(%s, %s, \"index %%lld out of bounds for %%s (length %%lld)\", "
-               "(long long)%s.i, %s.a, (long long)%s.n);\n",
-               c->err, c->err, c->err_len, c->flt_a, c->flt_a, c->flt_a);
+  fault_msg(c, depth + 1);
   char code[32];
   snprintf(code, sizeof code, "%d", (int)SPC_ERR_INTERNAL);
   fail_jump(c, depth + 1, code);
@@ -165,6 +182,20 @@ static void alloc_stmt(ectx *c, const ir_stmt *s, int depth) {
   spc_str_addf(c->o, "%s = ", len);
   emit_expr(c, s->a, 0);
   line_end(c);
+  emit_load_test(c, depth);
+  if (c->check) { /* the interpreter's words, not out of memory */
+    c->fails = true;
+    ind(c, depth);
+    spc_str_addf(c->o, "if (%s < 0) {\n", len);
+    ind(c, depth + 1);
+    spc_str_addf(c->o, "if (%s) snprintf(%s, %s, \"negative length %%lld for %s\", (long long)%s);\n",
+                 c->err, c->err, c->err_len, c->cname[s->var], len);
+    char code[32];
+    snprintf(code, sizeof code, "%d", (int)SPC_ERR_INTERNAL);
+    fail_jump(c, depth + 1, code);
+    ind(c, depth);
+    spc_str_addf(c->o, "}\n");
+  }
   ind(c, depth);
   spc_str_addf(c->o, "SPC_GEN_FREE(%s);\n", v);
   ind(c, depth);
@@ -250,9 +281,16 @@ static void check_fail(ectx *c, int depth, const char *cond, const char *msg, co
   c->fails = true;
   ind(c, depth);
   spc_str_addf(c->o, "if (%s) {\n", cond);
+  /* an argument's failed load (read as 0) is the cause to report */
   ind(c, depth + 1);
-  spc_str_addf(c->o, "if (%s) snprintf(%s, %s, \"%s\", %s);\n", c->err, c->err, c->err_len, msg,
-               args);
+  spc_str_addf(c->o, "if (%s.a) {\n", c->flt_a);
+  fault_msg(c, depth + 2);
+  ind(c, depth + 1);
+  spc_str_addf(c->o, "} else if (%s) {\n", c->err);
+  ind(c, depth + 2);
+  spc_str_addf(c->o, "snprintf(%s, %s, \"%s\", %s);\n", c->err, c->err_len, msg, args);
+  ind(c, depth + 1);
+  spc_str_addf(c->o, "}\n");
   char code[32];
   snprintf(code, sizeof code, "%d", (int)SPC_ERR_INTERNAL);
   fail_jump(c, depth + 1, code);
@@ -366,6 +404,7 @@ static void fail_stmt(ectx *c, const ir_stmt *s, int depth) {
     emit_expr(c, s->args[k], 14);
   }
   spc_str_addf(c->o, ");\n");
+  emit_load_test(c, depth); /* an argument's failed load: that message */
   char code[32];
   snprintf(code, sizeof code, "%d", (int)s->code);
   fail_jump(c, depth, code);
@@ -406,23 +445,34 @@ static void stmt(ectx *c, const ir_stmt *s, int depth) {
       spc_str_addf(c->o, ");\n");
       return;
     }
-    if (c->check) { /* a user's level functions: the index checked first */
-      c->fails = true;
+    if (c->check) { /* the index once, checked; then the store (kept plain:
+                       the compiler may keep a[i] in a register across a loop) */
       c->len_read[s->var] = true;
-      spc_str_addf(c->o, "if ((uint64_t)(int64_t)(");
+      c->flt_used = true;
+      if (!c->sidx) {
+        c->sidx = emit_claim(c, "sidx", "");
+        spc_str_addf(&c->decl_hi, "  int64_t %s = 0;\n", c->sidx);
+      }
+      spc_str_addf(c->o, "%s = (int64_t)(", c->sidx);
       emit_expr(c, s->a, 0);
-      spc_str_addf(c->o, ") >= (uint64_t)%s) {\n", c->lname[s->var]);
+      spc_str_addf(c->o, ");\n");
+      bool pend = c->flt_pending; /* the index's loads: tested after the store */
+      ind(c, depth);
+      spc_str_addf(c->o, "if ((uint64_t)%s >= (uint64_t)%s) {\n", c->sidx, c->lname[s->var]);
       ind(c, depth + 1);
-      spc_str_addf(c->o, "if (%s) snprintf(%s, %s, \"index %%lld out of bounds for %s (length %%lld)\", (long long)(", c->err,
-                   c->err, c->err_len, c->cname[s->var]);
-      emit_expr(c, s->a, 0);
-      spc_str_addf(c->o, "), (long long)%s);\n", c->lname[s->var]);
-      char code[32];
-      snprintf(code, sizeof code, "%d", (int)SPC_ERR_INTERNAL);
-      fail_jump(c, depth + 1, code);
+      spc_str_addf(c->o, "if (!%s.a) spc_rt_note(&%s, %s, %s, \"%s\");\n", c->flt_a, c->flt_a,
+                   c->sidx, c->lname[s->var], c->cname[s->var]);
+      c->flt_pending = true;
+      emit_load_test(c, depth + 1);
       ind(c, depth);
       spc_str_addf(c->o, "}\n");
+      c->flt_pending = pend;
       ind(c, depth);
+      spc_str_addf(c->o, "%s[%s] = ", c->cname[s->var], c->sidx);
+      emit_expr(c, s->b, 0);
+      line_end(c);
+      emit_load_test(c, depth);
+      return;
     }
     spc_str_addf(c->o, "%s[", c->cname[s->var]);
     emit_expr(c, s->a, 0);

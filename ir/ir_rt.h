@@ -103,24 +103,6 @@ SPC_RT_MINMAX(f32, float)
 SPC_RT_MINMAX(f64, double)
 #undef SPC_RT_MINMAX
 
-/* ---- checked loads (the routines of a user's level functions) ------------ */
-/* Whether 0 <= i < n; if not, the first such load (index, length, array's
- * name) is noted in *f and the caller reads 0 instead: the statement's
- * end tests f->a and fails with the interpreter's message. */
-typedef struct spc_rt_fault {
-  int64_t i, n;
-  const char *a;
-} spc_rt_fault;
-SPC_RT_FN bool spc_rt_in(int64_t i, int64_t n, const char *a, spc_rt_fault *f) {
-  if ((uint64_t)i < (uint64_t)n) return true;
-  if (!f->a) {
-    f->i = i;
-    f->n = n;
-    f->a = a;
-  }
-  return false;
-}
-
 /* ---- float to integer: truncation toward zero, saturating; NaN gives 0 --- */
 SPC_RT_FN int32_t spc_f64_to_i32(double x) {
   if (x != x) return 0;
@@ -177,6 +159,50 @@ SPC_RT_FN bool spc_c128_eq(spc_c128 a, spc_c128 b) {
   return a.re == b.re && a.im == b.im;
 }
 SPC_RT_FN bool spc_c128_nz(spc_c128 a) { return a.re != 0 || a.im != 0; }
+
+/* ---- checks (the routines of a user's level functions) ------------------- */
+/* The first failure of a checked routine: an index out of bounds (n >= 0:
+ * index i, length n, array a), an integer division by zero (n == -1, a the
+ * message) or a shift count out of range (n == -2, count i).  The
+ * statement's end tests a and fails with the interpreter's message. */
+typedef struct spc_rt_fault {
+  int64_t i, n;
+  const char *a;
+} spc_rt_fault;
+SPC_RT_FN void spc_rt_note(spc_rt_fault *f, int64_t i, int64_t n, const char *a) {
+  if (!f->a) {
+    f->i = i;
+    f->n = n;
+    f->a = a;
+  }
+}
+/* a[i], or 0 with the failure noted: the index evaluated once */
+#define SPC_RT_AT(S, T)                                                                   \
+  SPC_RT_FN T spc_rt_get_##S(const T *a, int64_t i, int64_t n, const char *nm,            \
+                             spc_rt_fault *f) {                                           \
+    if ((uint64_t)i < (uint64_t)n) return a[i];                                           \
+    spc_rt_note(f, i, n, nm);                                                             \
+    return (T){0};                                                                        \
+  }
+SPC_RT_AT(bool, bool)
+SPC_RT_AT(i32, int32_t)
+SPC_RT_AT(i64, int64_t)
+SPC_RT_AT(u64, uint64_t)
+SPC_RT_AT(f32, float)
+SPC_RT_AT(f64, double)
+SPC_RT_AT(c128, spc_c128)
+#undef SPC_RT_AT
+/* Whether an integer divisor is not 0 / a shift count is in [0, w). */
+SPC_RT_FN bool spc_rt_divisor(int64_t b, spc_rt_fault *f) {
+  if (b != 0) return true;
+  spc_rt_note(f, 0, -1, "integer division by zero");
+  return false;
+}
+SPC_RT_FN bool spc_rt_count(int64_t k, int64_t w, spc_rt_fault *f) {
+  if (k >= 0 && k < w) return true;
+  spc_rt_note(f, k, -2, "shift count");
+  return false;
+}
 
 /* ---- builtins on arrays (ranges are valid: the interpreter checks) ------- */
 SPC_RT_FN int32_t spc_wadd_i32(int32_t a, int32_t b) { return spc_add_i32(a, b); }

@@ -5150,6 +5150,70 @@ START_TEST(test_user_level_bad_loads) {
 }
 END_TEST
 
+/* Failures inside a user level's `init`: a division by zero, a shift
+ * count out of range, a failed load in an alloc's size, in a fail's
+ * arguments, in a builtin's range and in a store's index, a negative
+ * length.  Compiled, each fails with the interpreter's message (the JIT
+ * died of SIGILL on the division; reported out of memory, or the wrong
+ * array, on the others). */
+START_TEST(test_user_level_checked_faults) {
+  jit_env();
+  char *dir = tu_mkdtemp();
+  static const struct { const char *init, *want; } v[] = {
+      {"k = 7 / (np - np)\n    ptr[0] = k", "integer division by zero"},
+      {"k = 7 % (np - np)\n    ptr[0] = k", "integer division by zero"},
+      {"k = 1 << (np + 70)\n    ptr[0] = k", "out of range"},
+      {"tmp = alloc(index, nnz[np + 3] - 1)", "out of bounds for"},
+      {"tmp = alloc(index, ptr[np] - 100000)", "negative length"},
+      {"if np >= 0 { fail(\"bad %d\", nnz[np + 3]) }", "out of bounds for"},
+      {"shift(ptr, 0, nnz[np + 3] - 1, 0)", "out of bounds for"},
+      {"z = alloc(index, 0)\n    z[nnz[np + 3]] = 1", "out of bounds for"},
+      {"ptr[0] = ptr[ptr[ptr[ptr[ptr[ptr[ptr[ptr[ptr[ptr[ptr[ptr[np + 2]]]]]]]]]]]]", "out of bounds for"}};
+  spc_tensor *t = gen_coo(300, 50, false, SPC_F64, -1);
+  for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+    char text[2048], name[64], fname[64], ftext[128];
+    snprintf(text, sizeof text,
+             "level: flt%d\nproperties: [ordered, unique, compact]\narrays: {ptr: index, idx: coord}\n"
+             "read:\n  begin: ptr[p]\n  end: ptr[p + 1]\n  access: idx[q]\n  size: ptr[np]\n"
+             "write:\n  queries:\n    - select [*] -> count(c) as nnz\n"
+             "  init: |\n    ptr = alloc(index, np + 1)\n    for x in 0 .. np { ptr[x + 1] = nnz[x] }\n"
+             "    prefix_sum(ptr, 0, np + 1)\n    idx = alloc(coord, ptr[np])\n    %s\n"
+             "  yield_pos: |\n    r = ptr[p]\n    ptr[p] += 1\n    return r\n"
+             "  insert_coord: idx[q] = c\n  finalize: shift(ptr, 0, np, 0)\n",
+             (int)k, v[k].init);
+    snprintf(name, sizeof name, "flt%d.yaml", (int)k);
+    snprintf(fname, sizeof fname, "fltf%d.yaml", (int)k);
+    snprintf(ftext, sizeof ftext, "format: fltf%d\norder: 2\nlevels: [dense, flt%d]\n", (int)k, (int)k);
+    char *lv = tu_file(dir, name, text);
+    char *fm = tu_file(dir, fname, ftext);
+    char msg[2][512];
+    static const spc_engine eng[2] = {SPC_ENGINE_GENERIC, SPC_ENGINE_JIT};
+    for (int g = 0; g < 2; g++) {
+      spc_tensor *x = NULL;
+      spc_convert_opts o;
+      opts(&o, eng[g], NULL);
+      o.nspec_files = 1;
+      o.spec_files[0] = lv;
+      spc_error e;
+      spc_error_clear(&e);
+      ck_assert_msg(spc_convert_to(t, fm, &o, &x, &e) == SPC_ERR_INTERNAL, "%s, engine %d: %s",
+                    v[k].init, g, e.msg);
+      ck_assert_ptr_null(x);
+      assert_has(e.msg, v[k].want);
+      snprintf(msg[g], sizeof msg[g], "%s", e.msg);
+    }
+    /* the compiled routine's message is the interpreter's, less its
+     * function and statement */
+    assert_has(msg[0], msg[1]);
+    free(lv);
+    free(fm);
+  }
+  spc_tensor_free(&t);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 START_TEST(test_pattern_duplicates) {
   jit_env();
   char *dir = tu_mkdtemp();
@@ -6091,6 +6155,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_remap_not_invertible);
   tcase_add_test(tc, test_user_level_bad_size);
   tcase_add_test(tc, test_user_level_bad_loads);
+  tcase_add_test(tc, test_user_level_checked_faults);
   tcase_add_test(tc, test_routine_cache);
   tc = tcase(s, "inorder");
   tcase_add_test(tc, test_inorder_plan);

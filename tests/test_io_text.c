@@ -334,6 +334,21 @@ START_TEST(test_mtx_as_scipy_reads) {
                             "1 1 1.5\n2 3 2 -3\n",
                   0, SPC_C128, 2, d, 2, x2, (const double[]){1.5, 0, 2, -3});
   spc_tensor_free(&t);
+  t = read_expect("c0.mtx", "%%MatrixMarket matrix coordinate complex general\n3 3 2\n"
+                            "1 1\n2 3 2 -3\n",
+                  0, SPC_C128, 2, d, 2, x2, (const double[]){0, 0, 2, -3});
+  spc_tensor_free(&t);
+  /* an array skew-symmetric file read as pattern: its n(n-1)/2 values */
+  {
+    spc_read_opts o2;
+    spc_read_opts_init(&o2);
+    o2.vtype = SPC_PATTERN;
+    spc_error e2;
+    tu_assert_ok(io_read_text("as.mtx", "%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n",
+                              &o2, &t, &e2, NULL),
+                 &e2);
+    spc_tensor_free(&t);
+  }
   t = read_expect("ca.mtx", "%%MatrixMarket matrix array complex general\n2 1\n4\r\n1 2\n", 0,
                   SPC_C128, 2, (const int64_t[]){2, 1}, 2, (const int64_t[]){1, 1, 2, 1},
                   (const double[]){4, 0, 1, 2});
