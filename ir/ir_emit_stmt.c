@@ -54,6 +54,16 @@ static void line_end(ectx *c) { spc_str_add(c->o, ";\n", 2); }
 
 static void fail_jump(ectx *c, int depth, const char *code);
 
+/* The end of a check's failure block opened at depth: status =
+ * SPC_ERR_INTERNAL, to done, and the closing brace. */
+static void fail_internal_close(ectx *c, int depth) {
+  char code[32];
+  snprintf(code, sizeof code, "%d", (int)SPC_ERR_INTERNAL);
+  fail_jump(c, depth + 1, code);
+  ind(c, depth);
+  spc_str_addf(c->o, "}\n");
+}
+
 /* check: the failure's message into err (the interpreter's words). */
 static void fault_msg(ectx *c, int depth) {
   const char *f = c->flt_a;
@@ -82,11 +92,7 @@ void emit_load_test(ectx *c, int depth) {
   ind(c, depth);
   spc_str_addf(c->o, "if (%s.a) {\n", c->flt_a);
   fault_msg(c, depth + 1);
-  char code[32];
-  snprintf(code, sizeof code, "%d", (int)SPC_ERR_INTERNAL);
-  fail_jump(c, depth + 1, code);
-  ind(c, depth);
-  spc_str_addf(c->o, "}\n");
+  fail_internal_close(c, depth);
 }
 
 static void for_stmt(ectx *c, const ir_stmt *s, int depth) {
@@ -190,11 +196,7 @@ static void alloc_stmt(ectx *c, const ir_stmt *s, int depth) {
     ind(c, depth + 1);
     spc_str_addf(c->o, "if (%s) snprintf(%s, %s, \"negative length %%lld for %s\", (long long)%s);\n",
                  c->err, c->err, c->err_len, c->cname[s->var], len);
-    char code[32];
-    snprintf(code, sizeof code, "%d", (int)SPC_ERR_INTERNAL);
-    fail_jump(c, depth + 1, code);
-    ind(c, depth);
-    spc_str_addf(c->o, "}\n");
+    fail_internal_close(c, depth);
   }
   ind(c, depth);
   spc_str_addf(c->o, "SPC_GEN_FREE(%s);\n", v);
@@ -291,11 +293,7 @@ static void check_fail(ectx *c, int depth, const char *cond, const char *msg, co
   spc_str_addf(c->o, "snprintf(%s, %s, \"%s\", %s);\n", c->err, c->err_len, msg, args);
   ind(c, depth + 1);
   spc_str_addf(c->o, "}\n");
-  char code[32];
-  snprintf(code, sizeof code, "%d", (int)SPC_ERR_INTERNAL);
-  fail_jump(c, depth + 1, code);
-  ind(c, depth);
-  spc_str_addf(c->o, "}\n");
+  fail_internal_close(c, depth);
 }
 
 static void builtin_check(ectx *c, const ir_stmt *s, int depth) {
