@@ -36,6 +36,17 @@ typedef struct conv_info {
    * begin(p + 1) (the positions schedule's split needs it): 0 not known
    * yet, 1 yes, 2 no -- checked by the first SpMV that would split */
   _Atomic int segs;
+  /* auto's SpMV plan for the thread count asked last (amemo.req; 0: none
+   * yet), so later products of the tensor skip top_range's and the cuts'
+   * interpreted routines (1.5 us of bayer10's 27 on two threads); read
+   * and written under a critical section (assemble_read.c plan_spmv) */
+  struct conv_amemo {
+    int req, nt, sched;
+    bool balanced;
+    int64_t b0, e0;
+    int64_t at[65];
+    char note[256];
+  } amemo;
 } conv_info;
 
 typedef struct conv_tensor {

@@ -1091,10 +1091,14 @@ typedef struct spmv_plan {
  * differently, and where the row cancels (a row of 1e16, ones, -1e16,
  * ones) by far more than a tolerance against the sequential sum.  A row
  * longer than a share stays on one thread; `positions` asked splits it.
- * (Planning the cuts costs about 0.7 us more per call than rows since
- * their routine is cached.) */
+ * Planning the cuts (top_range's and the cuts' routines, interpreted)
+ * costs 1-2 us, once per tensor and thread count (auto's plan is kept in
+ * the tensor: plan_spmv); AUTO_EXCESS 4096 positions, about 1.5 us of
+ * products at 0.35 ns each, repay it on the second product (two threads,
+ * us, equal / balanced rows: bcsstk13, 10068 over, 22.6 / 18.6; arrow,
+ * 23249 over, 75.6 / 59.4; at 32768 both ran equal rows). */
 #define AUTO_SHARE 1.2
-#define AUTO_EXCESS 32768
+#define AUTO_EXCESS 4096
 /* auto runs on at most one thread per AUTO_PER_THREAD stored entries:
  * waking a second thread costs more than it saves below that (one thread
  * against two, rows, us: 1,179 entries 0.60 / 1.48, 1,910 1.03 / 1.58,
@@ -1129,7 +1133,7 @@ static int64_t balanced_rows(const spmv_plan *P, int64_t n, int64_t *at) {
 
 /* The schedule and thread count for t (a note in info saying why, when
  * auto chose or positions could not run). */
-static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads, spc_schedule want,
+static spc_status plan_made(const conv_info *I, const spc_tensor *t, int threads, spc_schedule want,
                             spc_kernel_info *info, spmv_plan *P, spc_error *e) {
   P->nt = threads > 0 ? threads : 1;
   if (P->nt > 64) P->nt = 64;
@@ -1224,6 +1228,42 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
   if (total < 2 * n) { /* too little to split: one chunk */
     P->nt = 1;
     s = split_cuts(I, t, P->b0, P->e0, 1, P->cut, e);
+  }
+  return s;
+}
+
+/* plan_made, auto's plan on more than one thread kept in the tensor's
+ * memo (I->amemo) for the next product on as many threads: auto's plan
+ * never needs the positions' cuts once made (it runs rows, equal or
+ * balanced), so the memo holds all of it, the note too. */
+static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads, spc_schedule want,
+                            spc_kernel_info *info, spmv_plan *P, spc_error *e) {
+  if (want != SPC_SCHED_AUTO || threads < 2) return plan_made(I, t, threads, want, info, P, e);
+  struct conv_amemo *M = &((conv_info *)(uintptr_t)I)->amemo; /* its memo only */
+  bool hit = false;
+#pragma omp critical(spc_spmv_amemo)
+  if (M->req == threads) {
+    hit = true;
+    *P = (spmv_plan){.sched = (spc_schedule)M->sched, .nt = M->nt, .b0 = M->b0, .e0 = M->e0,
+                     .balanced = M->balanced};
+    memcpy(P->at, M->at, sizeof P->at);
+    if (info) memcpy(info->note, M->note, sizeof info->note);
+  }
+  if (hit) {
+    if (info) info->paired = 0;
+    return SPC_OK;
+  }
+  spc_kernel_info own; /* the note kept for later calls that ask for it */
+  if (!info) memset(&own, 0, sizeof own), info = &own;
+  spc_status s = plan_made(I, t, threads, want, info, P, e);
+  if (!s && P->sched == SPC_SCHED_ROWS) {
+#pragma omp critical(spc_spmv_amemo)
+    {
+      *M = (struct conv_amemo){.req = threads, .nt = P->nt, .sched = (int)P->sched, .balanced = P->balanced,
+                               .b0 = P->b0, .e0 = P->e0};
+      memcpy(M->at, P->at, sizeof M->at);
+      memcpy(M->note, info->note, sizeof M->note);
+    }
   }
   return s;
 }

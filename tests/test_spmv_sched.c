@@ -683,10 +683,11 @@ START_TEST(test_skewed) {
   ck_assert(!memcmp(y2, yr, (size_t)n * 8));
   free(y2);
   for (int wide = 0; wide < 2; wide++) {
-    /* auto on 3 threads, rows: at 5000 rows (14,997 entries) without the
-     * cuts (under 32768 entries, no thread can be 32768 over its share);
-     * at 20000 rows (59,997) from the cuts: rows would give one thread
-     * 33330, 13331 over its share, too few to gain */
+    /* auto on 3 threads: at 5000 rows (14,997 entries) equal rows, from
+     * the cuts: rows would give one thread 8330, 3331 over its share, too
+     * few to gain (AUTO_EXCESS 4096); at 20000 rows (59,997) rows balanced
+     * by stored entries (equal rows: 33330, 13331 over); the same bits as
+     * one thread either way, and again from the tensor's kept plan */
     int64_t m3 = wide ? 20000 : 5000;
     spc_tensor *A3 = skewed(m3), *B3 = NULL;
     ck_assert(convert(A3, "csr", &B3, wide ? "skewed 20000" : "skewed 5000"));
@@ -694,10 +695,30 @@ START_TEST(test_skewed) {
     double *ya = spmv_run(B3, false, x3, SPC_ENGINE_FACTORY, 3, SPC_SCHED_AUTO, &info, "auto rows");
     ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
     ck_assert_int_eq(info.threads, 3);
-    ck_assert_msg(strstr(info.note, wide ? "13331 positions over" : "auto: rows (14997 stored entries: under 32768"),
+    ck_assert_msg(strstr(info.note, wide ? "auto: rows balanced by stored entries (equal rows would give a thread 1.67"
+                                         : "auto: rows (the rows split gives a thread 1.67 times its share, 3331 positions"),
                   "note: %s", info.note);
     double *yq = spmv_run(B3, false, x3, SPC_ENGINE_FACTORY, 1, SPC_SCHED_ROWS, NULL, "rows");
     ck_assert(!memcmp(ya, yq, (size_t)m3 * 8));
+    free(ya);
+    spc_kernel_info again;
+    ya = spmv_run(B3, false, x3, SPC_ENGINE_FACTORY, 3, SPC_SCHED_AUTO, &again, "auto kept");
+    ck_assert(!memcmp(ya, yq, (size_t)m3 * 8));
+    ck_assert_int_eq(again.used, SPC_SCHED_ROWS);
+    ck_assert_int_eq(again.threads, 3);
+    ck_assert_str_eq(again.note, info.note);
+    free(ya);
+    /* another thread count is planned anew, its note kept though the
+     * first call asked for none */
+    ya = spmv_run(B3, false, x3, SPC_ENGINE_FACTORY, 2, SPC_SCHED_AUTO, NULL, "auto 2");
+    ck_assert(!memcmp(ya, yq, (size_t)m3 * 8));
+    free(ya);
+    ya = spmv_run(B3, false, x3, SPC_ENGINE_FACTORY, 2, SPC_SCHED_AUTO, &again, "auto 2 kept");
+    ck_assert(!memcmp(ya, yq, (size_t)m3 * 8));
+    ck_assert_int_eq(again.threads, 2);
+    ck_assert_msg(strstr(again.note, wide ? "auto: rows balanced by stored entries (equal rows would give a thread 1.33"
+                                          : "auto: rows (the rows split gives a thread 1.33"),
+                  "note: %s", again.note);
     free(ya);
     free(yq);
     free(x3);
