@@ -242,10 +242,12 @@ spc_status asm_remap(const spc_format_spec *fmt, int order, const spc_remap_para
 /* The SpMV routine of a matrix format (assemble_read.c), for the factory:
  * split for the positions schedule (SPC_ERR_UNSUPPORTED when the format's
  * second level cannot be split), lanes for the lanes schedule
- * (SPC_ERR_UNSUPPORTED where it does not fit), else the rows schedule's. */
+ * (SPC_ERR_UNSUPPORTED where it does not fit), same for auto's lanes kept
+ * only where a row's products have one sign (real values, each entry of y
+ * one row's), else the rows schedule's. */
 spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty coord_ty,
                             spc_vtype vt, bool transpose, bool split, bool lanes, bool pair,
-                            asm_routine_cb cb, void *ctx, spc_error *e);
+                            bool same, asm_routine_cb cb, void *ctx, spc_error *e);
 
 /* The inverse of a format's remapping (assemble_read.c): canonical index d
  * is level coordinate a (b < 0), or lc[a] * K + lc[b]. */

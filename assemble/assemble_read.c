@@ -91,6 +91,9 @@ typedef struct rd {
                  partial sums (lanes_fit: y's index fixed over it) */
   bool pair;  /* rows two at a time where pair_fit (rows of 24 or more
                  entries on average: pair_wanted) */
+  bool same;  /* with lanes: each row's lanes kept only where its products
+                 have one sign (spmv_lanes_same), else summed in order;
+                 only where each y entry is one row's (rows_own_y) */
   ir_ty sty;  /* the arithmetic type: F64 or C128 */
   ir_var x, y, q0, q1, r0, r1;
   /* a fused routine's leaf (asm_src_nest): the code for one component,
@@ -143,6 +146,8 @@ static spc_status lane_product(rd *R, lvbind *b, ir_stmt *into, ir_var qv, ir_va
   return SPC_OK;
 }
 
+static bool rows_own_y(const rd *R);
+
 /* Whether the lanes loop may be the runtime's spmv_lanes (ir_rt.h: the
  * same sums, its four lanes paired with vector operations where the C
  * compiler has them): real double values, x and y; no valid function and no
@@ -186,12 +191,16 @@ static spc_status lanes_loop(rd *R, lvbind *b, ir_stmt *dst, ir_var bg, ir_var e
   ir_func *f = R->f;
   const conv_info *I = R->I;
   ir_var lane[4], q = b->q, qk[4], crd = -1;
-  if (lanes_plain(R, b, &crd)) { /* one call: y[yl] += the four lanes' sum */
+  bool plain = lanes_plain(R, b, &crd);
+  if (R->same && (!plain || !rows_own_y(R))) /* auto then runs rows */
+    return spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0, "spmv_lanes_same: %s's rows do not each own an entry of y",
+                   I->fmt->name);
+  if (plain) { /* one call: y[yl] += the four lanes' sum */
     ir_var yl = lang_fresh_local(f, "yl", IR_I64, false);
     ir_add(f, dst, ir_assign(f, yl, canon(R, R->transpose ? 1 : 0)));
     ir_var arrs[4] = {R->y, crd, R->vals, R->x};
     ir_expr *args[3] = {ir_ref(f, yl), ir_cast(f, IR_I64, ir_ref(f, bg)), ir_cast(f, IR_I64, ir_ref(f, en))};
-    ir_add(f, dst, ir_call(f, IR_SPMV_LANES, arrs, 4, args, 3));
+    ir_add(f, dst, ir_call(f, R->same ? IR_SPMV_LANES_SAME : IR_SPMV_LANES, arrs, 4, args, 3));
     return SPC_OK;
   }
   for (int k = 0; k < 4; k++) {
@@ -232,9 +241,15 @@ static spc_status lanes_loop(rd *R, lvbind *b, ir_stmt *dst, ir_var bg, ir_var e
  * (each row once, so two rows' sums never meet), no valid function and
  * no padding's zeros to skip, neither a split nor lanes. */
 static bool pair_fit(const rd *R) {
+  return R->pair && R->spmv && !R->split && !R->lanes && !R->leaf && !R->clip && rows_own_y(R);
+}
+
+/* pair_fit's matrix: two levels, y's index the coordinate of a unique top
+ * level, no valid function and no padding's zeros to skip: each entry of
+ * y is the sum of one top position's products. */
+static bool rows_own_y(const rd *R) {
   const conv_info *I = R->I;
-  if (!R->pair || !R->spmv || R->split || R->lanes || R->leaf || R->clip || I->nlevels != 2)
-    return false;
+  if (I->nlevels != 2) return false;
   const inv *v = &R->iv[R->transpose ? 1 : 0];
   if (v->a != 0 || v->b >= 0 || !I->lv[0]->unique || !(I->lv[0]->lf->props & SPC_LP_UNIQUE)) return false;
   if (R->vt != SPC_PATTERN && I->fmt->fill_zero) return false;
@@ -1370,7 +1385,7 @@ static void hstr(uint64_t *h, const char *s) {
 }
 
 static void prep_key(const conv_info *I, spc_vtype vt, bool transpose, bool split, bool lanes,
-                     bool pair, const asm_engine *E, uint64_t h[2]) {
+                     bool pair, bool same, const asm_engine *E, uint64_t h[2]) {
   conv_info *M = (conv_info *)(uintptr_t)I; /* its memo only */
   if (atomic_load_explicit(&M->kh_made, memory_order_acquire)) {
     h[0] = atomic_load_explicit(&M->kh[0], memory_order_relaxed);
@@ -1397,7 +1412,7 @@ static void prep_key(const conv_info *I, spc_vtype vt, bool transpose, bool spli
     atomic_store_explicit(&M->kh[1], h[1], memory_order_relaxed);
     atomic_store_explicit(&M->kh_made, 1, memory_order_release);
   }
-  int64_t v[3] = {(int64_t)vt, (int64_t)transpose * 8 + pair * 4 + split * 2 + lanes,
+  int64_t v[3] = {(int64_t)vt, (int64_t)transpose * 16 + same * 8 + pair * 4 + split * 2 + lanes,
                   (int64_t)E->want * 2 + E->no_jit};
   hmix(h, v, sizeof v);
   hstr(h, E->o ? E->o->jit_dir : NULL);
@@ -1418,6 +1433,43 @@ static void prep_put(const uint64_t h[2], asm_entry fn, const inv *iv) {
     *p = (spmv_prep){h[0], h[1], fn, {iv[0], iv[1]}};
     prep_next = (prep_next + 1) % NPREP;
     if (nprep < NPREP) nprep++;
+  }
+}
+
+/* Whether auto tries the lanes kept row by row where a row's products
+ * have one sign (spmv_lanes_same): up to 64 values of t and 64 entries of
+ * x, evenly spaced, each of one sign (zeros aside).  Only a guess: a row
+ * of mixed signs is summed in order anyway, after its lanes (then slower
+ * than rows); never wrong. */
+static bool same_likely(const spc_tensor *t, const double *x, int64_t nx) {
+  int64_t nv = 0;
+  const double *v = spc_tensor_values(t, &nv);
+  const double *a[2] = {v, x};
+  int64_t n[2] = {v ? nv : 0, nx};
+  for (int k = 0; k < 2; k++) {
+    int sign = 0;
+    int64_t step = n[k] > 64 ? n[k] / 64 : 1;
+    for (int64_t i = 0; i < n[k]; i += step) {
+      double d = a[k][i];
+      int s = d > 0 ? 1 : d < 0 ? -1 : d == 0 ? 0 : 2; /* NaN: 2 */
+      if (s == 2 || (s && sign && s != sign)) return false;
+      if (s) sign = s;
+    }
+  }
+  return true;
+}
+
+/* auto's one-sign lanes not for this matrix: the rows schedule's routine
+ * (paired where rows would be), looked up again. */
+static void same_off(rd *R, const spc_tensor *t, bool transpose, const asm_engine *E, uint64_t h[2],
+                     bool *kept, asm_entry *fn, spmv_prep *hit) {
+  R->same = R->lanes = false;
+  R->pair = pair_wanted(t, transpose);
+  *kept = false;
+  *fn = NULL;
+  if (E->want != SPC_ENGINE_GENERIC) {
+    prep_key(R->I, t->vt, transpose, R->split, false, R->pair, false, E, h);
+    if ((*kept = prep_get(h, hit))) *fn = hit->fn;
   }
 }
 
@@ -1487,12 +1539,21 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
    * kept under the lanes key fits: the key says the format) */
   R.lanes = P.sched == SPC_SCHED_LANES;
   R.pair = pair_wanted(t, transpose);
+  /* auto, where rows would be paired: lanes kept row by row where the
+   * products have one sign, when the values and x sampled do */
+  R.same = !s && sched == SPC_SCHED_AUTO && P.sched == SPC_SCHED_ROWS && R.pair && t->vt == SPC_F64 &&
+           I->nlevels == 2 && same_likely(t, (const double *)x, t->dims[transpose ? 0 : 1]);
+  if (R.same) R.lanes = true, R.pair = false;
   if (!s && E.want != SPC_ENGINE_GENERIC) {
-    prep_key(I, t->vt, transpose, R.split, R.lanes, R.pair, &E, h);
+    prep_key(I, t->vt, transpose, R.split, R.lanes, R.pair, R.same, &E, h);
     if ((kept = prep_get(h, &hit))) fn = hit.fn, iv[0] = hit.iv[0], iv[1] = hit.iv[1];
   }
   if (!s && !kept) s = asm_remap(I->fmt, 2, I->params, I->nparams, I->modes, I->nmodes, rt, sizeof rt, &r, e);
   if (!s && !kept) s = invert(I, r, iv, e);
+  R.r = r;
+  R.iv = iv;
+  if (!s && R.same && !kept && !lanes_fit(I, iv, transpose)) /* not its shape: rows */
+    same_off(&R, t, transpose, &E, h, &kept, &fn, &hit);
   if (!s && R.lanes && !lanes_fit(I, iv, transpose)) { /* rows instead */
     R.lanes = false;
     R.pair = pair_wanted(t, transpose);
@@ -1506,14 +1567,20 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
       fn = NULL;
     }
     if (E.want != SPC_ENGINE_GENERIC) {
-      prep_key(I, t->vt, transpose, R.split, false, R.pair, &E, h);
+      prep_key(I, t->vt, transpose, R.split, false, R.pair, false, &E, h);
       if ((kept = prep_get(h, &hit))) fn = hit.fn;
     }
   }
-  R.r = r;
-  R.iv = iv;
   if (!s && !kept && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
   if (!s && !kept) s = build_spmv(&R, e);
+  if (s == SPC_ERR_UNSUPPORTED && R.same) { /* a level the lanes' call does not read: rows */
+    s = SPC_OK;
+    if (e) spc_error_clear(e);
+    ir_func_free(&R.f);
+    same_off(&R, t, transpose, &E, h, &kept, &fn, &hit);
+    if (!kept && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
+    if (!s && !kept) s = build_spmv(&R, e);
+  }
   int64_t ny = t->dims[transpose ? 1 : 0], nx = t->dims[transpose ? 0 : 1];
   size_t w = t->vt == SPC_C128 ? 16 : 8, yb = (size_t)(ny ? ny : 1) * w;
   int nt = P.nt;
@@ -1559,9 +1626,14 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
     }
   }
   if (!s && info) {
-    info->used = P.sched;
+    info->used = R.same ? SPC_SCHED_LANES : P.sched;
     info->threads = nt;
     info->paired = pair_fit(&R);
+    if (R.same) {
+      size_t n = strlen(info->note);
+      snprintf(info->note + n, sizeof info->note - n, "%sauto: lanes where a row's products have one sign "
+               "(within 5.7e-13 of the ordered sum), else in order", n ? "; " : "");
+    }
   }
   for (int k = 0; k < nt; k++) spc_free(part[k]);
   spc_free(P.cut);
@@ -1572,17 +1644,18 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
 
 spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty coord_ty,
                             spc_vtype vt, bool transpose, bool split, bool lanes, bool pair,
-                            asm_routine_cb cb, void *ctx, spc_error *e) {
+                            bool same, asm_routine_cb cb, void *ctx, spc_error *e) {
   conv_info I = {.fmt = fmt, .index_ty = index_ty, .coord_ty = coord_ty};
   rd R = {.I = &I, .order = 2, .vt = vt, .spmv = true, .transpose = transpose, .split = split,
-          .lanes = lanes, .pair = pair, .sty = vt == SPC_C128 ? IR_C128 : IR_F64};
+          .lanes = lanes || same, .pair = pair, .same = same, .sty = vt == SPC_C128 ? IR_C128 : IR_F64};
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
   spc_status s = dry_info(&I, 2, &r, iv, e);
   R.r = r;
   R.iv = iv;
   if (!s && split && !splittable(&I)) s = SPC_ERR_UNSUPPORTED; /* positions never runs */
-  if (!s && lanes && (split || !lanes_fit(&I, iv, transpose))) s = SPC_ERR_UNSUPPORTED; /* rows runs */
+  if (!s && R.lanes && (split || !lanes_fit(&I, iv, transpose))) s = SPC_ERR_UNSUPPORTED; /* rows runs */
+  if (!s && same && (vt != SPC_F64 || pair || !rows_own_y(&R))) s = SPC_ERR_UNSUPPORTED; /* rows runs */
   if (!s && pair && !pair_fit(&R)) s = SPC_ERR_UNSUPPORTED; /* the same text as without */
   if (!s && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
   if (!s) s = build_spmv(&R, e);

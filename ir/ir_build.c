@@ -438,6 +438,7 @@ const ir_builtin_info ir_builtins[IR_NBUILTINS] = {
     [IR_SORT_PERM] = {"sort_perm", -1, 1},
     [IR_MOVE] = {"move", 2, 0},
     [IR_SPMV_LANES] = {"spmv_lanes", 4, 3},
+    [IR_SPMV_LANES_SAME] = {"spmv_lanes_same", 4, 3},
 };
 
 const char *ir_fail_msg_check(const char *msg, int nargs) {

@@ -243,8 +243,9 @@ static void builtin_stmt(ectx *c, const ir_stmt *s, int depth) {
     spc_str_addf(c->o, "}\n");
     return;
   }
-  if (s->builtin == IR_SPMV_LANES) { /* typed by crd: y, crd, vals, x, yl, bg, en */
-    spc_str_addf(c->o, "spc_spmv_lanes_%s(%s, %s, %s, %s", ir_ty_short(ir_var_get(c->f, s->vars[1])->ty),
+  if (s->builtin == IR_SPMV_LANES || s->builtin == IR_SPMV_LANES_SAME) { /* typed by crd: y, crd, vals, x, yl, bg, en */
+    spc_str_addf(c->o, "spc_%s_%s(%s, %s, %s, %s", ir_builtins[s->builtin].name,
+                 ir_ty_short(ir_var_get(c->f, s->vars[1])->ty),
                  c->cname[s->vars[0]], c->cname[s->vars[1]], c->cname[s->vars[2]],
                  c->cname[s->vars[3]]);
     for (int k = 0; k < s->nargs; k++) {
@@ -353,20 +354,22 @@ static void builtin_check(ectx *c, const ir_stmt *s, int depth) {
     spc_str_addf(c->o, "}\n");
     break;
   }
-  case IR_SPMV_LANES: { /* y, crd, vals, x; yl, bg, en */
+  case IR_SPMV_LANES:
+  case IR_SPMV_LANES_SAME: { /* y, crd, vals, x; yl, bg, en */
+    const char *bn = ir_builtins[s->builtin].name;
     const char *crd = c->cname[s->vars[1]], *lcrd = c->lname[s->vars[1]];
     const char *vals = c->cname[s->vars[2]], *lvals = c->lname[s->vars[2]];
     const char *x = c->cname[s->vars[3]], *lx = c->lname[s->vars[3]];
     for (int j = 1; j < 4; j++) c->len_read[s->vars[j]] = true;
     spc_str_addf(&cond, "(uint64_t)%s >= (uint64_t)%s", a[0], l0);
-    spc_str_addf(&msg, "spmv_lanes: index %%lld out of bounds for %s (length %%lld)", n0);
+    spc_str_addf(&msg, "%s: index %%lld out of bounds for %s (length %%lld)", bn, n0);
     spc_str_addf(&args, "(long long)%s, (long long)%s", a[0], l0);
     check_fail(c, depth, cond.s, msg.s, args.s);
     const char *arr[2] = {crd, vals}, *len[2] = {lcrd, lvals};
     for (int j = 0; j < 2; j++) {
       cond.len = msg.len = args.len = 0;
       spc_str_addf(&cond, "%s < %s && (%s < 0 || %s > %s)", a[1], a[2], a[1], a[2], len[j]);
-      spc_str_addf(&msg, "spmv_lanes: range [%%lld, %%lld + %%lld) out of bounds for %s (length %%lld)", arr[j]);
+      spc_str_addf(&msg, "%s: range [%%lld, %%lld + %%lld) out of bounds for %s (length %%lld)", bn, arr[j]);
       spc_str_addf(&args, "(long long)%s, (long long)%s, (long long)(%s - %s), (long long)%s", a[1], a[1],
                    a[2], a[1], len[j]);
       check_fail(c, depth, cond.s, msg.s, args.s);
@@ -376,7 +379,7 @@ static void builtin_check(ectx *c, const ir_stmt *s, int depth) {
     spc_str_addf(c->o, "for (int64_t %s = %s; %s < %s; %s++) {\n", k, a[1], k, a[2], k);
     cond.len = msg.len = args.len = 0;
     spc_str_addf(&cond, "(uint64_t)(int64_t)%s[%s] >= (uint64_t)%s", crd, k, lx);
-    spc_str_addf(&msg, "spmv_lanes: %s[%%lld] = %%lld out of bounds for %s (length %%lld)", crd, x);
+    spc_str_addf(&msg, "%s: %s[%%lld] = %%lld out of bounds for %s (length %%lld)", bn, crd, x);
     spc_str_addf(&args, "(long long)%s, (long long)%s[%s], (long long)%s", k, crd, k, lx);
     check_fail(c, depth + 1, cond.s, msg.s, args.s);
     ind(c, depth);

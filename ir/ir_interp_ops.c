@@ -127,29 +127,34 @@ static spc_status sort_perm(const bc_prog *p, const bc_ins *ip, const int32_t *a
   return SPC_OK;
 }
 
-/* spmv_lanes(y, crd, vals, x; yl, bg, en) with the loads' checks first:
- * y[yl], crd and vals over [bg, en), x at each coordinate. */
-static spc_status spmv_lanes(const bc_prog *p, const bc_ins *ip, const int32_t *arr, int64_t yl,
-                             int64_t bg, int64_t en, bc_arr *A, spc_error *e) {
+/* spmv_lanes and spmv_lanes_same (same) (y, crd, vals, x; yl, bg, en)
+ * with the loads' checks first: y[yl], crd and vals over [bg, en), x at
+ * each coordinate. */
+static spc_status spmv_lanes(const bc_prog *p, const bc_ins *ip, bool same, const int32_t *arr,
+                             int64_t yl, int64_t bg, int64_t en, bc_arr *A, spc_error *e) {
   const bc_arr *y = &A[arr[0]], *crd = &A[arr[1]], *vals = &A[arr[2]], *x = &A[arr[3]];
   bool c64 = arr_ty(p, arr[1]) == IR_I64;
+  const char *bn = same ? "spmv_lanes_same" : "spmv_lanes";
+  char pre[24];
+  snprintf(pre, sizeof pre, "%s:", bn);
   if (yl < 0 || yl >= y->len)
-    return bc_error(p, ip, e, SPC_ERR_INTERNAL, "spmv_lanes: index %lld out of bounds for %s (length %lld)",
+    return bc_error(p, ip, e, SPC_ERR_INTERNAL, "%s: index %lld out of bounds for %s (length %lld)", bn,
                     (long long)yl, bc_arr_name(p, arr[0]), (long long)y->len);
   /* an empty range still writes y[yl] + 0.0 (a -0.0 becomes 0.0) */
-  if (bg < en && !in_range(bg, en, crd->len))
-    return range_error(p, ip, e, "spmv_lanes:", arr[1], bg, en - bg, crd->len);
-  if (bg < en && !in_range(bg, en, vals->len))
-    return range_error(p, ip, e, "spmv_lanes:", arr[2], bg, en - bg, vals->len);
+  if (bg < en && !in_range(bg, en, crd->len)) return range_error(p, ip, e, pre, arr[1], bg, en - bg, crd->len);
+  if (bg < en && !in_range(bg, en, vals->len)) return range_error(p, ip, e, pre, arr[2], bg, en - bg, vals->len);
   for (int64_t q = bg; q < en; q++) {
     int64_t c = c64 ? ((const int64_t *)crd->data)[q] : ((const int32_t *)crd->data)[q];
     if (c < 0 || c >= x->len)
-      return bc_error(p, ip, e, SPC_ERR_INTERNAL,
-                      "spmv_lanes: %s[%lld] = %lld out of bounds for %s (length %lld)",
-                      bc_arr_name(p, arr[1]), (long long)q, (long long)c, bc_arr_name(p, arr[3]),
+      return bc_error(p, ip, e, SPC_ERR_INTERNAL, "%s: %s[%lld] = %lld out of bounds for %s (length %lld)",
+                      bn, bc_arr_name(p, arr[1]), (long long)q, (long long)c, bc_arr_name(p, arr[3]),
                       (long long)x->len);
   }
-  if (c64)
+  if (same && c64)
+    spc_spmv_lanes_same_i64(y->data, crd->data, vals->data, x->data, yl, bg, en);
+  else if (same)
+    spc_spmv_lanes_same_i32(y->data, crd->data, vals->data, x->data, yl, bg, en);
+  else if (c64)
     spc_spmv_lanes_i64(y->data, crd->data, vals->data, x->data, yl, bg, en);
   else
     spc_spmv_lanes_i32(y->data, crd->data, vals->data, x->data, yl, bg, en);
@@ -239,7 +244,8 @@ spc_status bc_builtin(const bc_prog *p, const bc_ins *ip, ir_val *R, bc_arr *A,
     return SPC_OK;
   }
   case IR_SORT_PERM: return sort_perm(p, ip, arr, s->nvars - 1, a0, A, e);
-  case IR_SPMV_LANES: return spmv_lanes(p, ip, arr, a0, a1, R[arg[2]].i64, A, e);
+  case IR_SPMV_LANES: return spmv_lanes(p, ip, false, arr, a0, a1, R[arg[2]].i64, A, e);
+  case IR_SPMV_LANES_SAME: return spmv_lanes(p, ip, true, arr, a0, a1, R[arg[2]].i64, A, e);
   default: return bc_error(p, ip, e, SPC_ERR_INTERNAL, "unknown builtin");
   }
 }

@@ -216,7 +216,7 @@ static void builtin(spc_str *o, const ir_func *f, const ir_stmt *s) {
     ir_fmt_expr(o, f, arg(s, k));
   }
   if (s->builtin == IR_MOVE && s->nvars > 1) spc_str_addf(o, ", %s", vname(f, s->vars[1]));
-  if (s->builtin == IR_SORT_PERM || s->builtin == IR_SPMV_LANES)
+  if (s->builtin == IR_SORT_PERM || s->builtin == IR_SPMV_LANES || s->builtin == IR_SPMV_LANES_SAME)
     for (int k = 1; k < s->nvars; k++) spc_str_addf(o, ", %s", vname(f, s->vars[k]));
   spc_str_addf(o, ")");
 }

@@ -7,13 +7,14 @@
  * unsigned casts, truncating division with INT_MIN / -1 wrapping, min/max
  * and their NaN behaviour, saturating float-to-integer conversion, complex
  * multiplication and division, and the builtins (fill, prefix_sum, shift,
- * copy, sort_perm, spmv_lanes).  Plain C99 (spmv_lanes pairs its lanes
- * with GNU C's vector extensions where the compiler has them); every
+ * copy, sort_perm, spmv_lanes, spmv_lanes_same).  Plain C99 (spmv_lanes pairs
+ * its lanes with GNU C's vector extensions where the compiler has them); every
  * function is static inline (SPC_RT_FN); only sort_perm allocates (working
  * memory, freed before it returns). */
 #ifndef SPC_IR_RT_H
 #define SPC_IR_RT_H
 
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -249,6 +250,7 @@ SPC_RT_ARRAY(c128, spc_c128)
  * bits as the scalar loop. */
 #if defined(__GNUC__) && !defined(__CUDACC__)
 typedef double spc_rt_v2d __attribute__((vector_size(16)));
+typedef long long spc_rt_v2i __attribute__((vector_size(16)));
 #define SPC_RT_LANES_BODY(T)                                                             \
   spc_rt_v2d a = {0.0, 0.0}, b = {0.0, 0.0};                                             \
   int64_t q = bg;                                                                        \
@@ -285,6 +287,82 @@ SPC_RT_LANES(i32, int32_t)
 SPC_RT_LANES(i64, int64_t)
 #undef SPC_RT_LANES
 #undef SPC_RT_LANES_BODY
+
+/* spmv_lanes_same: spmv_lanes's four lanes where they cannot move the sum
+ * by more than 5.7e-13 of it, else the rows schedule's sum left to right:
+ * y[yl] = ((y[yl] + p_bg) + p_bg+1) + ...  (p_q = vals[q] * x[crd[q]]).
+ * The lanes' sum s is kept where en - bg <= 4096, the sign bit of every
+ * product and of y[yl] is 0 (all nonnegative, -0.0 not) and s <= DBL_MAX
+ * / 4 (not NaN): both sums then add the same nonnegative terms, each
+ * within gamma_(n-1) sum t = gamma_(n-1) S of their exact sum S (Higham,
+ * Accuracy and Stability of Numerical Algorithms, 4.2; an addition into a
+ * subnormal is exact; the bound on s keeps the ordered sum from
+ * overflowing), so within 2 gamma / (1 - gamma) of each other: 5.7e-13 at
+ * n = 4096.  The ordered sum is a function of its own, out of the lanes'
+ * way (it runs only where a row fails). */
+#define SPC_RT_SAME_MAX 4096
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define SPC_RT_ORDERED_FN static __attribute__((unused, noinline, cold))
+#define SPC_RT_SAME_BODY(T)                                                              \
+  spc_rt_v2d a = {0.0, 0.0}, b = {0.0, 0.0};                                             \
+  spc_rt_v2i so = {0, 0};                                                                \
+  int64_t q = bg;                                                                        \
+  for (; q + 3 < en; q += 4) {                                                           \
+    T c[4];                                                                              \
+    spc_rt_v2d va, vb;                                                                   \
+    memcpy(c, crd + q, sizeof c);                                                        \
+    memcpy(&va, vals + q, sizeof va);                                                    \
+    memcpy(&vb, vals + q + 2, sizeof vb);                                                \
+    spc_rt_v2d xa = {x[c[0]], x[c[1]]}, xb = {x[c[2]], x[c[3]]};                         \
+    spc_rt_v2d pa = va * xa, pb = vb * xb;                                               \
+    a = a + pa;                                                                          \
+    b = b + pb;                                                                          \
+    so = so | ((spc_rt_v2i)pa | (spc_rt_v2i)pb);                                         \
+  }                                                                                      \
+  double l0 = a[0], l1 = a[1], l2 = b[0], l3 = b[1];                                     \
+  int neg = (so[0] | so[1]) < 0;
+#else
+#define SPC_RT_ORDERED_FN SPC_RT_FN
+#define SPC_RT_SAME_BODY(T)                                                              \
+  double l0 = 0.0, l1 = 0.0, l2 = 0.0, l3 = 0.0;                                         \
+  int neg = 0;                                                                           \
+  int64_t q = bg;                                                                        \
+  for (; q + 3 < en; q += 4) {                                                           \
+    double p0 = vals[q] * x[crd[q]], p1 = vals[q + 1] * x[crd[q + 1]];                   \
+    double p2 = vals[q + 2] * x[crd[q + 2]], p3 = vals[q + 3] * x[crd[q + 3]];           \
+    l0 = l0 + p0;                                                                        \
+    l1 = l1 + p1;                                                                        \
+    l2 = l2 + p2;                                                                        \
+    l3 = l3 + p3;                                                                        \
+    neg |= (signbit(p0) != 0) | (signbit(p1) != 0) | (signbit(p2) != 0) | (signbit(p3) != 0); \
+  }
+#endif
+#define SPC_RT_SAME(S, T)                                                                \
+  SPC_RT_ORDERED_FN double spc_rt_ordered_##S(double s, const T *crd, const double *vals,   \
+                                               const double *x, int64_t bg, int64_t en) {    \
+    for (int64_t q = bg; q < en; q++) s = s + vals[q] * x[crd[q]];                       \
+    return s;                                                                            \
+  }                                                                                      \
+  SPC_RT_FN void spc_spmv_lanes_same_##S(double *y, const T *crd, const double *vals,    \
+                                         const double *x, int64_t yl, int64_t bg,        \
+                                         int64_t en) {                                   \
+    SPC_RT_SAME_BODY(T)                                                                  \
+    for (; q < en; q++) {                                                                \
+      double p = vals[q] * x[crd[q]];                                                    \
+      l0 = l0 + p;                                                                       \
+      neg |= signbit(p) != 0;                                                            \
+    }                                                                                    \
+    double y0 = y[yl], s = y0 + ((l0 + l1) + (l2 + l3));                                 \
+    if (!neg && !signbit(y0) && s <= DBL_MAX / 4 && en - bg <= SPC_RT_SAME_MAX)          \
+      y[yl] = s;                                                                         \
+    else                                                                                 \
+      y[yl] = spc_rt_ordered_##S(y0, crd, vals, x, bg, en);                              \
+  }
+SPC_RT_SAME(i32, int32_t)
+SPC_RT_SAME(i64, int64_t)
+#undef SPC_RT_SAME
+#undef SPC_RT_SAME_BODY
+#undef SPC_RT_ORDERED_FN
 
 /* ---- sort_perm ------------------------------------------------------------
  * Stable sort of perm[0..n) (positions, int32_t or int64_t) by the keys

@@ -301,16 +301,20 @@ static void builtin(vctx *c, const ir_stmt *s) {
       if (key && key->ty == IR_C128) bad(c, "sort key %s is complex", key->name);
     }
     return;
-  case IR_SPMV_LANES: {
+  case IR_SPMV_LANES:
+  case IR_SPMV_LANES_SAME: {
     static const char *const what[4] = {"y", "crd", "vals", "x"};
+    const char *bn = ir_builtins[s->builtin].name;
+    char op[48];
+    snprintf(op, sizeof op, "an operand of %s", bn);
     for (int k = 0; k < 4 && !c->failed; k++) {
-      const ir_var_info *a = k ? var(c, s->vars[k], true, "spmv_lanes") : d;
+      const ir_var_info *a = k ? var(c, s->vars[k], true, bn) : d;
       bool fits = a && (k == 1 ? a->ty == IR_I32 || a->ty == IR_I64 : a->ty == IR_F64);
       if (a && !fits)
-        bad(c, "spmv_lanes: %s is %s[], expected %s", what[k], tyn(a->ty),
+        bad(c, "%s: %s is %s[], expected %s", bn, what[k], tyn(a->ty),
             k == 1 ? "int32_t[] or int64_t[]" : "double[]");
     }
-    for (int k = 0; k < 3; k++) typed(c, s->args[k], IR_I64, "an operand of spmv_lanes");
+    for (int k = 0; k < 3; k++) typed(c, s->args[k], IR_I64, op);
     return;
   }
   default: return;

@@ -152,6 +152,10 @@ typedef enum ir_builtin {
   IR_SPMV_LANES, /* spmv_lanes(y, crd, vals, x; yl, bg, en): y[yl] += the
                     lanes schedule's sum of vals[q] * x[crd[q]] over q in
                     [bg, en) (four partial sums: ir_rt.h spc_spmv_lanes) */
+  IR_SPMV_LANES_SAME, /* spmv_lanes_same(y, crd, vals, x; yl, bg, en): as
+                         spmv_lanes where every product has one sign (the
+                         sum then within 5.7e-13 of the ordered one), else
+                         the ordered sum (ir_rt.h spc_spmv_lanes_same) */
   IR_NBUILTINS
 } ir_builtin;
 

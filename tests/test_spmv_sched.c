@@ -20,6 +20,13 @@
  *             order); auto keeps rows there (too small to gain) and on
  *             1 thread, and picks positions at 100000 rows;
  *             the same bits from run to run; dcsr and bcsr split too;
+ *   same      auto on rows of 30 entries whose values and x sample one
+ *             sign: lanes where a row's products have one sign (those
+ *             rows the lanes schedule's bits), the ordered sums' bits on
+ *             the two rows holding a negative product; within 5.7e-13 of
+ *             the ordered sums; every engine and thread count the same
+ *             bits; negative values times negative x too; an x of mixed
+ *             sample runs rows;
  *   fallback  a user format whose second level is not `compact`:
  *             positions runs rows and says so in info.note;
  *   lanes     every format, the small matrices, transposed or not,
@@ -816,6 +823,98 @@ static const char nc_format[] = "format: csr_nc\n"
                                 "order: 2\n"
                                 "levels: [dense, ncompressed]\n";
 
+/* ---- auto's one-sign lanes ---------------------------------------------------------- */
+
+/* 400 x 400, row i holding 30 entries (columns (11 i + 7 k) mod 400) of
+ * full-mantissa positive values, but row 5's second and row 17's third
+ * (positions 151 and 512: between the 64 values auto samples, every
+ * 187th) negative. */
+static spc_tensor *one_sign(double sign) {
+  enum { M = 400, L = 30 };
+  void *rc, *cc;
+  spc_itype ty;
+  spc_tensor *t = coo_shell(M, (int64_t)M * L, SPC_F64, &rc, &cc, &ty);
+  double *v = spc_tensor_values_mut(t);
+  for (int64_t i = 0, k = 0; i < M; i++)
+    for (int64_t j = 0; j < L; j++, k++) {
+      put_ij(rc, cc, ty, k, i, (11 * i + 7 * j) % M);
+      uint64_t h = ((uint64_t)k + 7) * 0x9E3779B97F4A7C15ull;
+      v[k] = sign * (0.5 + (double)(h >> 11) * 0x1p-53);
+      if (k == 151 || k == 512) v[k] = -v[k];
+    }
+  return t;
+}
+
+/* y's row i summed left to right, as the rows schedule does. */
+static double row_sum(const spc_tensor *B, const double *x, int64_t i) {
+  const void *pp, *cp;
+  spc_itype pt, ct;
+  int64_t n;
+  spc_error e;
+  tu_assert_ok(spc_tensor_level_array(B, 1, "pos", &pp, &pt, &n), &e);
+  tu_assert_ok(spc_tensor_level_array(B, 1, "crd", &cp, &ct, &n), &e);
+  const double *v = spc_tensor_values(B, &n);
+  int64_t b = pt == SPC_IDX32 ? ((const int32_t *)pp)[i] : ((const int64_t *)pp)[i];
+  int64_t en = pt == SPC_IDX32 ? ((const int32_t *)pp)[i + 1] : ((const int64_t *)pp)[i + 1];
+  double s = 0.0;
+  for (int64_t q = b; q < en; q++)
+    s = s + v[q] * x[ct == SPC_IDX32 ? ((const int32_t *)cp)[q] : ((const int64_t *)cp)[q]];
+  return s;
+}
+
+/* auto, rows of 30 entries, values and x sampled of one sign: lanes where
+ * a row's products have one sign, the lanes schedule's bits there (rows 5
+ * and 17, holding a negative product, the rows schedule's); within 5.7e-13
+ * of the ordered sums; the same bits on every engine and thread count.
+ * Negative values times negative x: lanes too.  A negative x or a mixed
+ * sample: rows, the ordered sums' bits. */
+START_TEST(test_same_sign) {
+  make_jit_dir();
+  for (int neg = 0; neg < 2; neg++) {
+    spc_tensor *A = one_sign(neg ? -1.0 : 1.0), *B = NULL;
+    ck_assert(convert(A, "csr", &B, "one sign"));
+    int64_t n = 400;
+    double *x = malloc((size_t)n * sizeof *x);
+    for (int64_t j = 0; j < n; j++) x[j] = (neg ? -1.0 : 1.0) * (1.0 + (double)(j % 7) / 8.0 + (double)j * 1e-5);
+    spc_kernel_info info;
+    double *yl = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 1, SPC_SCHED_LANES, NULL, "lanes");
+    double *ya = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 1, SPC_SCHED_AUTO, &info, "auto");
+    ck_assert_int_eq(info.used, SPC_SCHED_LANES);
+    ck_assert_msg(strstr(info.note, "auto: lanes where a row's products have one sign"), "note: %s", info.note);
+    long differ = 0;
+    for (int64_t i = 0; i < n; i++) {
+      double ord = row_sum(B, x, i), want = i == 5 || i == 17 ? ord : yl[i];
+      ck_assert_msg(!memcmp(&ya[i], &want, 8), "row %lld: %a, want %a", (long long)i, ya[i], want);
+      ck_assert_msg(fabs(ya[i] - ord) <= 5.7e-13 * fabs(ord), "row %lld: %a vs %a", (long long)i, ya[i], ord);
+      differ += memcmp(&ya[i], &ord, 8) != 0;
+    }
+    ck_assert_msg(differ > 10, "only %ld rows differ from the ordered sums", differ);
+    static const spc_engine eng[3] = {SPC_ENGINE_GENERIC, SPC_ENGINE_FACTORY, SPC_ENGINE_JIT};
+    for (int g = 0; g < 3; g++)
+      for (int nt = 1; nt <= 3; nt++) {
+        double *y2 = spmv_run(B, false, x, eng[g], nt, SPC_SCHED_AUTO, &info, "auto again");
+        ck_assert_msg(!memcmp(y2, ya, (size_t)n * 8), "%s, %d threads: other bits", spc_engine_name(eng[g]), nt);
+        ck_assert_int_eq(info.used, SPC_SCHED_LANES);
+        free(y2);
+      }
+    /* x of the other sign somewhere in the sample: rows */
+    x[198] = -x[198]; /* sampled: every 6th of 400 */
+    free(ya);
+    ya = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 2, SPC_SCHED_AUTO, &info, "auto, x mixed");
+    ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
+    for (int64_t i = 0; i < n; i++) {
+      double ord = row_sum(B, x, i);
+      ck_assert_msg(!memcmp(&ya[i], &ord, 8), "row %lld: %a, want %a", (long long)i, ya[i], ord);
+    }
+    free(yl);
+    free(ya);
+    free(x);
+    spc_tensor_free(&B);
+    spc_tensor_free(&A);
+  }
+}
+END_TEST
+
 /* compact, its parents' segments laid out in pairs swapped (1, 0, 3, 2,
  * ...): the positions split would clip a thread's rows to positions of
  * other rows (it summed wrong: 3e-3 off on bcsstk13), so rows runs. */
@@ -977,6 +1076,7 @@ Suite *suite_spmv_sched(void) {
   tcase_add_test(tc, test_lanes_paths);
   tcase_add_test(tc, test_pairs);
   tcase_add_test(tc, test_skewed);
+  tcase_add_test(tc, test_same_sign);
   tcase_add_test(tc, test_fallback);
   tcase_add_test(tc, test_cli);
   suite_add_tcase(s, tc);

@@ -125,16 +125,17 @@ int main(int argc, char **argv) {
   }
   /* SpMV of every matrix format: int32 positions and coordinates, the
    * common value types, both directions, the three schedules' routines
-   * (rows, positions: split, lanes, rows two at a time: pair) */
+   * (rows, positions: split, lanes, rows two at a time: pair, auto's
+   * lanes where a row's products have one sign: same) */
   static const spc_vtype svt[] = {SPC_F64, SPC_PATTERN, SPC_I64, SPC_C128};
   for (int fi = 0; r && fi < spc_specs_nformats(r) && !s; fi++) {
     const spc_format_spec *fmt = spc_specs_format_at(r, fi);
     if (fmt->order && fmt->order != 2) continue;
     for (int v = 0; v < 4 && !s; v++)
-      for (int tr = 0; tr < 8 && !s; tr++) { /* rows, positions, lanes, pairs of rows */
+      for (int tr = 0; tr < 10 && !s; tr++) { /* rows, positions, lanes, pairs of rows, same */
         spc_error_clear(&e);
         spc_status q = asm_spmv_routine(fmt, IR_I32, IR_I32, svt[v], tr & 1, (tr >> 1) == 1,
-                                        (tr >> 1) == 2, (tr >> 1) == 3, add, &g, &e);
+                                        (tr >> 1) == 2, (tr >> 1) == 3, (tr >> 1) == 4, add, &g, &e);
         if (q && q != SPC_ERR_UNSUPPORTED) s = q; /* a format SpMV cannot read: skipped */
       }
   }
