@@ -293,13 +293,14 @@ SPC_RT_LANES(i64, int64_t)
  * y[yl] = ((y[yl] + p_bg) + p_bg+1) + ...  (p_q = vals[q] * x[crd[q]]).
  * The lanes' sum s is kept where en - bg <= 4096, the sign bit of every
  * product and of y[yl] is 0 (all nonnegative, -0.0 not) and s <= DBL_MAX
- * / 4 (not NaN): both sums then add the same nonnegative terms, each
- * within gamma_(n-1) sum t = gamma_(n-1) S of their exact sum S (Higham,
- * Accuracy and Stability of Numerical Algorithms, 4.2; an addition into a
- * subnormal is exact; the bound on s keeps the ordered sum from
- * overflowing), so within 2 gamma / (1 - gamma) of each other: 5.7e-13 at
- * n = 4096.  The ordered sum is a function of its own, out of the lanes'
- * way (it runs only where a row fails). */
+ * / 4 (not NaN): both sums then add the same n + 1 nonnegative terms,
+ * each within gamma_h S of their exact sum S, h the height of its tree of
+ * additions (Higham, Accuracy and Stability of Numerical Algorithms, 4.2;
+ * an addition into a subnormal is exact; the bound on s keeps the ordered
+ * sum from overflowing): n for the ordered sum, at most n / 4 + 6 for the
+ * lanes', so within (n + n / 4 + 6) u / (1 - n u) of each other, u =
+ * 2^-53: 5.7e-13 at n = 4096.  The ordered sum is a function of its own,
+ * out of the lanes' way (it runs only where a row fails). */
 #define SPC_RT_SAME_MAX 4096
 #if defined(__GNUC__) && !defined(__CUDACC__)
 #define SPC_RT_ORDERED_FN static __attribute__((unused, noinline, cold))
