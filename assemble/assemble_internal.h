@@ -243,7 +243,7 @@ spc_status asm_remap(const spc_format_spec *fmt, int order, const spc_remap_para
  * split for the positions schedule (SPC_ERR_UNSUPPORTED when the format's
  * second level cannot be split), lanes for the lanes schedule
  * (SPC_ERR_UNSUPPORTED where it does not fit), same for auto's lanes kept
- * only where a row's products have one sign (real values, each entry of y
+ * only where a row's products are nonnegative (real values, each entry of y
  * one row's), else the rows schedule's. */
 spc_status asm_spmv_routine(const spc_format_spec *fmt, ir_ty index_ty, ir_ty coord_ty,
                             spc_vtype vt, bool transpose, bool split, bool lanes, bool pair,

@@ -1182,16 +1182,10 @@ static spc_status plan_made(const conv_info *I, const spc_tensor *t, int threads
   if (want == SPC_SCHED_POSITIONS && !can && note)
     snprintf(note, nn, "positions schedule: level 1 of %s (%s) has no contiguous positions to "
              "split; rows instead", I->fmt->name, I->lv[I->nlevels > 1]->lf->name);
-  /* auto: under AUTO_EXCESS entries no thread can be AUTO_EXCESS positions
-   * over its share (level 1's positions are at most the stored entries):
-   * rows, without the cuts (planning them was 2 us of cryg2500's 6 on two
-   * threads) */
-  bool few = autos && nz < AUTO_EXCESS;
-  if (few && can && P->nt > 1 && note)
-    snprintf(note, nn, "auto: rows (%lld stored entries: under %d, balancing cannot gain)",
-             (long long)nz, AUTO_EXCESS);
-  if (want == SPC_SCHED_ROWS || want == SPC_SCHED_LANES || !can || few ||
-      (autos && P->nt == 1)) {
+  /* (auto on more than one thread has 2 AUTO_PER_THREAD = 8192 stored
+   * entries or more: enough for a thread to be AUTO_EXCESS over its share,
+   * so the cuts are always planned -- once, plan_spmv keeping them) */
+  if (want == SPC_SCHED_ROWS || want == SPC_SCHED_LANES || !can || (autos && P->nt == 1)) {
     if (P->e0 - P->b0 < 2 * P->nt) P->nt = 1;
     return SPC_OK;
   }
@@ -1355,6 +1349,9 @@ typedef struct spmv_prep {
   uint64_t h1, h2;
   asm_entry fn;
   inv iv[2];
+  bool no_same; /* under auto's one-sign lanes key: the rows routine, the
+                   format having no one-sign lanes (refused once, not
+                   built again on every call) */
 } spmv_prep;
 enum { NPREP = 64 };
 static spmv_prep prep[NPREP];
@@ -1426,37 +1423,37 @@ static bool prep_get(const uint64_t h[2], spmv_prep *out) {
   return hit;
 }
 
-static void prep_put(const uint64_t h[2], asm_entry fn, const inv *iv) {
+static void prep_put(const uint64_t h[2], asm_entry fn, const inv *iv, bool no_same) {
 #pragma omp critical(spc_spmv_prep)
   {
     spmv_prep *p = &prep[prep_next];
-    *p = (spmv_prep){h[0], h[1], fn, {iv[0], iv[1]}};
+    *p = (spmv_prep){h[0], h[1], fn, {iv[0], iv[1]}, no_same};
     prep_next = (prep_next + 1) % NPREP;
     if (nprep < NPREP) nprep++;
   }
 }
 
 /* Whether auto tries the lanes kept row by row where a row's products
- * have one sign (spmv_lanes_same): up to 64 values of t and 64 entries of
- * x, evenly spaced, each of one sign (zeros aside).  Only a guess: a row
- * of mixed signs is summed in order anyway, after its lanes (then slower
- * than rows); never wrong. */
+ * are nonnegative (spmv_lanes_same): up to 64 values of t and 64 entries
+ * of x, evenly spaced, each sample of one sign (zeros aside), the two
+ * signs alike.  Only a guess: a row holding a negative product is summed
+ * in order anyway, after its lanes (slower than rows then); never wrong. */
 static bool same_likely(const spc_tensor *t, const double *x, int64_t nx) {
   int64_t nv = 0;
   const double *v = spc_tensor_values(t, &nv);
   const double *a[2] = {v, x};
   int64_t n[2] = {v ? nv : 0, nx};
+  int sign[2] = {0, 0};
   for (int k = 0; k < 2; k++) {
-    int sign = 0;
     int64_t step = n[k] > 64 ? n[k] / 64 : 1;
     for (int64_t i = 0; i < n[k]; i += step) {
       double d = a[k][i];
       int s = d > 0 ? 1 : d < 0 ? -1 : d == 0 ? 0 : 2; /* NaN: 2 */
-      if (s == 2 || (s && sign && s != sign)) return false;
-      if (s) sign = s;
+      if (s == 2 || (s && sign[k] && s != sign[k])) return false;
+      if (s) sign[k] = s;
     }
   }
-  return true;
+  return !(sign[0] && sign[1] && sign[0] != sign[1]);
 }
 
 /* auto's one-sign lanes not for this matrix: the rows schedule's routine
@@ -1540,20 +1537,26 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
   R.lanes = P.sched == SPC_SCHED_LANES;
   R.pair = pair_wanted(t, transpose);
   /* auto, where rows would be paired: lanes kept row by row where the
-   * products have one sign, when the values and x sampled do */
+   * products are nonnegative, when the values and x sampled are */
   R.same = !s && sched == SPC_SCHED_AUTO && P.sched == SPC_SCHED_ROWS && R.pair && t->vt == SPC_F64 &&
            I->nlevels == 2 && same_likely(t, (const double *)x, t->dims[transpose ? 0 : 1]);
   if (R.same) R.lanes = true, R.pair = false;
+  uint64_t hsame[2] = {0, 0};
+  bool refused = false; /* the one-sign lanes refused: rows kept under hsame too */
   if (!s && E.want != SPC_ENGINE_GENERIC) {
     prep_key(I, t->vt, transpose, R.split, R.lanes, R.pair, R.same, &E, h);
+    hsame[0] = h[0], hsame[1] = h[1];
     if ((kept = prep_get(h, &hit))) fn = hit.fn, iv[0] = hit.iv[0], iv[1] = hit.iv[1];
+    if (kept && hit.no_same) R.same = R.lanes = false, R.pair = pair_wanted(t, transpose);
   }
   if (!s && !kept) s = asm_remap(I->fmt, 2, I->params, I->nparams, I->modes, I->nmodes, rt, sizeof rt, &r, e);
   if (!s && !kept) s = invert(I, r, iv, e);
   R.r = r;
   R.iv = iv;
-  if (!s && R.same && !kept && !lanes_fit(I, iv, transpose)) /* not its shape: rows */
+  if (!s && R.same && !kept && (!lanes_fit(I, iv, transpose) || !rows_own_y(&R))) { /* not its shape: rows */
     same_off(&R, t, transpose, &E, h, &kept, &fn, &hit);
+    refused = true;
+  }
   if (!s && R.lanes && !lanes_fit(I, iv, transpose)) { /* rows instead */
     R.lanes = false;
     R.pair = pair_wanted(t, transpose);
@@ -1572,12 +1575,13 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
     }
   }
   if (!s && !kept && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
-  if (!s && !kept) s = build_spmv(&R, e);
-  if (s == SPC_ERR_UNSUPPORTED && R.same) { /* a level the lanes' call does not read: rows */
+  if (!s && !kept && (s = build_spmv(&R, e)) == SPC_ERR_UNSUPPORTED && R.same) {
+    /* a level access the lanes' call does not read (not crd[q]): rows */
     s = SPC_OK;
     if (e) spc_error_clear(e);
     ir_func_free(&R.f);
     same_off(&R, t, transpose, &E, h, &kept, &fn, &hit);
+    refused = true;
     if (!kept && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
     if (!s && !kept) s = build_spmv(&R, e);
   }
@@ -1596,8 +1600,9 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
   }
   if (!s && !kept) {
     s = asm_prepare(&E, R.f, &fn, e); /* compiled (or looked up) once */
-    if (!s && fn) prep_put(h, fn, iv);
+    if (!s && fn) prep_put(h, fn, iv, false);
   }
+  if (!s && fn && refused && E.want != SPC_ENGINE_GENERIC) prep_put(hsame, fn, iv, true);
   if (!s) {
     spc_status st[64] = {SPC_OK};
     spc_error ee[64];
@@ -1631,8 +1636,8 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
     info->paired = pair_fit(&R);
     if (R.same) {
       size_t n = strlen(info->note);
-      snprintf(info->note + n, sizeof info->note - n, "%sauto: lanes where a row's products have one sign "
-               "(within 5.7e-13 of the ordered sum), else in order", n ? "; " : "");
+      snprintf(info->note + n, sizeof info->note - n, "%slanes where a row's products are nonnegative "
+               "(within 5.7e-13 of the ordered sum), else in order", n ? "; then " : "auto: ");
     }
   }
   for (int k = 0; k < nt; k++) spc_free(part[k]);

@@ -411,12 +411,20 @@ enum {
  *             round differently from rows; needs a `compact` second level,
  *             else rows runs (spc_kernel_info.note says so);
  *  auto:      rows; where equal rows would give a thread more than 1.2
- *             times its share of those positions and 32768 or more over
+ *             times its share of those positions and 4096 or more over
  *             it, rows balanced by them (whole rows, each border at the
  *             row end nearest an equal share): never a row split, so each
  *             row is summed left to right by one thread, SciPy's order
  *             (CSR: one thread's bits on any thread count); rows on one
- *             thread;
+ *             thread.  The plan is kept with A for the next product on as
+ *             many threads.  Then, for double values where each entry of
+ *             y is one row's (CSR, DCSR; CSC, DCSC transposed), rows of 24
+ *             entries or more on average and sampled values and x whose
+ *             products are nonnegative: lanes (used says so), each row's
+ *             lanes kept only where all its products are nonnegative, it
+ *             holds at most 4096 and the sum is at most DBL_MAX / 4 --
+ *             then within 5.7e-13 of the left-to-right sum -- and summed
+ *             left to right (SciPy's bits) otherwise;
  *  lanes:     rows, each parent's products summed in four partial sums
  *             (its k-th stored child into lane k mod 4, the lanes added as
  *             (l0 + l1) + (l2 + l3), then into y): the add chain of an

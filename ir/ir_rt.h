@@ -347,6 +347,10 @@ SPC_RT_LANES(i64, int64_t)
   SPC_RT_FN void spc_spmv_lanes_same_##S(double *y, const T *crd, const double *vals,    \
                                          const double *x, int64_t yl, int64_t bg,        \
                                          int64_t en) {                                   \
+    if (en - bg > SPC_RT_SAME_MAX) { /* too long for the bound: in order at once */       \
+      y[yl] = spc_rt_ordered_##S(y[yl], crd, vals, x, bg, en);                           \
+      return;                                                                            \
+    }                                                                                    \
     SPC_RT_SAME_BODY(T)                                                                  \
     for (; q < en; q++) {                                                                \
       double p = vals[q] * x[crd[q]];                                                    \
@@ -354,7 +358,7 @@ SPC_RT_LANES(i64, int64_t)
       neg |= signbit(p) != 0;                                                            \
     }                                                                                    \
     double y0 = y[yl], s = y0 + ((l0 + l1) + (l2 + l3));                                 \
-    if (!neg && !signbit(y0) && s <= DBL_MAX / 4 && en - bg <= SPC_RT_SAME_MAX)          \
+    if (!neg && !signbit(y0) && s <= DBL_MAX / 4)                                        \
       y[yl] = s;                                                                         \
     else                                                                                 \
       y[yl] = spc_rt_ordered_##S(y0, crd, vals, x, bg, en);                              \

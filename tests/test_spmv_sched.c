@@ -21,12 +21,13 @@
  *             1 thread, and picks positions at 100000 rows;
  *             the same bits from run to run; dcsr and bcsr split too;
  *   same      auto on rows of 30 entries whose values and x sample one
- *             sign: lanes where a row's products have one sign (those
+ *             sign: lanes where a row's products are nonnegative (those
  *             rows the lanes schedule's bits), the ordered sums' bits on
  *             the two rows holding a negative product; within 5.7e-13 of
  *             the ordered sums; every engine and thread count the same
  *             bits; negative values times negative x too; an x of mixed
- *             sample runs rows;
+ *             sample, products of negative sign, or coo (rows repeat in
+ *             its top level) run rows, the ordered sums' bits;
  *   fallback  a user format whose second level is not `compact`:
  *             positions runs rows and says so in info.note;
  *   lanes     every format, the small matrices, transposed or not,
@@ -863,7 +864,7 @@ static double row_sum(const spc_tensor *B, const double *x, int64_t i) {
 }
 
 /* auto, rows of 30 entries, values and x sampled of one sign: lanes where
- * a row's products have one sign, the lanes schedule's bits there (rows 5
+ * a row's products are nonnegative, the lanes schedule's bits there (rows 5
  * and 17, holding a negative product, the rows schedule's); within 5.7e-13
  * of the ordered sums; the same bits on every engine and thread count.
  * Negative values times negative x: lanes too.  A negative x or a mixed
@@ -880,7 +881,7 @@ START_TEST(test_same_sign) {
     double *yl = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 1, SPC_SCHED_LANES, NULL, "lanes");
     double *ya = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 1, SPC_SCHED_AUTO, &info, "auto");
     ck_assert_int_eq(info.used, SPC_SCHED_LANES);
-    ck_assert_msg(strstr(info.note, "auto: lanes where a row's products have one sign"), "note: %s", info.note);
+    ck_assert_msg(strstr(info.note, "auto: lanes where a row's products are nonnegative"), "note: %s", info.note);
     long differ = 0;
     for (int64_t i = 0; i < n; i++) {
       double ord = row_sum(B, x, i), want = i == 5 || i == 17 ? ord : yl[i];
@@ -906,12 +907,44 @@ START_TEST(test_same_sign) {
       double ord = row_sum(B, x, i);
       ck_assert_msg(!memcmp(&ya[i], &ord, 8), "row %lld: %a, want %a", (long long)i, ya[i], ord);
     }
+    /* values and x of opposite signs (every product negative): rows */
+    for (int64_t j = 0; j < n; j++) x[j] = -fabs(x[j]) * (neg ? -1.0 : 1.0);
+    free(ya);
+    ya = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 1, SPC_SCHED_AUTO, &info, "auto, products negative");
+    ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
+    for (int64_t i = 0; i < n; i++) {
+      double ord = row_sum(B, x, i);
+      ck_assert_msg(!memcmp(&ya[i], &ord, 8), "row %lld: %a, want %a", (long long)i, ya[i], ord);
+    }
     free(yl);
     free(ya);
     free(x);
     spc_tensor_free(&B);
     spc_tensor_free(&A);
   }
+  /* a format whose rows do not own y (coo: its top level repeats rows):
+   * rows, on every engine, and again from the routine kept for it */
+  spc_tensor *A = one_sign(1.0), *C = NULL, *B = NULL;
+  ck_assert(convert(A, "coo", &C, "one sign coo"));
+  ck_assert(convert(A, "csr", &B, "one sign csr"));
+  double *x = malloc(400 * sizeof *x);
+  for (int64_t j = 0; j < 400; j++) x[j] = 1.0 + (double)(j % 7) / 8.0;
+  static const spc_engine eng[3] = {SPC_ENGINE_GENERIC, SPC_ENGINE_FACTORY, SPC_ENGINE_JIT};
+  for (int g = 0; g < 3; g++)
+    for (int again = 0; again < 2; again++) {
+      spc_kernel_info info;
+      double *y = spmv_run(C, false, x, eng[g], 1, SPC_SCHED_AUTO, &info, "coo auto");
+      ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
+      for (int64_t i = 0; i < 400; i++) {
+        double ord = row_sum(B, x, i);
+        ck_assert_msg(!memcmp(&y[i], &ord, 8), "coo row %lld: %a, want %a", (long long)i, y[i], ord);
+      }
+      free(y);
+    }
+  free(x);
+  spc_tensor_free(&B);
+  spc_tensor_free(&C);
+  spc_tensor_free(&A);
 }
 END_TEST
 

@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
   /* SpMV of every matrix format: int32 positions and coordinates, the
    * common value types, both directions, the three schedules' routines
    * (rows, positions: split, lanes, rows two at a time: pair, auto's
-   * lanes where a row's products have one sign: same) */
+   * lanes where a row's products are nonnegative: same) */
   static const spc_vtype svt[] = {SPC_F64, SPC_PATTERN, SPC_I64, SPC_C128};
   for (int fi = 0; r && fi < spc_specs_nformats(r) && !s; fi++) {
     const spc_format_spec *fmt = spc_specs_format_at(r, fi);
