@@ -251,7 +251,9 @@ SPC_RT_ARRAY(c128, spc_c128)
 #if defined(__GNUC__) && !defined(__CUDACC__)
 typedef double spc_rt_v2d __attribute__((vector_size(16)));
 typedef long long spc_rt_v2i __attribute__((vector_size(16)));
-#define SPC_RT_LANES_BODY(T)                                                             \
+/* the lanes over [bg, en) four positions at a time, TRACK run on each
+ * four's products pa (lanes 0, 1) and pb (2, 3); q left at the rest */
+#define SPC_RT_LANES_LOOP(T, TRACK)                                                      \
   spc_rt_v2d a = {0.0, 0.0}, b = {0.0, 0.0};                                             \
   int64_t q = bg;                                                                        \
   for (; q + 3 < en; q += 4) {                                                           \
@@ -261,21 +263,28 @@ typedef long long spc_rt_v2i __attribute__((vector_size(16)));
     memcpy(&va, vals + q, sizeof va);                                                    \
     memcpy(&vb, vals + q + 2, sizeof vb);                                                \
     spc_rt_v2d xa = {x[c[0]], x[c[1]]}, xb = {x[c[2]], x[c[3]]};                         \
-    a = a + va * xa;                                                                     \
-    b = b + vb * xb;                                                                     \
+    spc_rt_v2d pa = va * xa, pb = vb * xb;                                               \
+    a = a + pa;                                                                          \
+    b = b + pb;                                                                          \
+    TRACK                                                                                \
   }                                                                                      \
   double l0 = a[0], l1 = a[1], l2 = b[0], l3 = b[1];
 #else
-#define SPC_RT_LANES_BODY(T)                                                             \
+/* the same with four scalar lanes: TRACK sees the products p[0..3] */
+#define SPC_RT_LANES_LOOP(T, TRACK)                                                      \
   double l0 = 0.0, l1 = 0.0, l2 = 0.0, l3 = 0.0;                                         \
   int64_t q = bg;                                                                        \
   for (; q + 3 < en; q += 4) {                                                           \
-    l0 = l0 + vals[q] * x[crd[q]];                                                       \
-    l1 = l1 + vals[q + 1] * x[crd[q + 1]];                                               \
-    l2 = l2 + vals[q + 2] * x[crd[q + 2]];                                               \
-    l3 = l3 + vals[q + 3] * x[crd[q + 3]];                                               \
+    double p[4];                                                                         \
+    for (int k = 0; k < 4; k++) p[k] = vals[q + k] * x[crd[q + k]];                      \
+    l0 = l0 + p[0];                                                                      \
+    l1 = l1 + p[1];                                                                      \
+    l2 = l2 + p[2];                                                                      \
+    l3 = l3 + p[3];                                                                      \
+    TRACK                                                                                \
   }
 #endif
+#define SPC_RT_LANES_BODY(T) SPC_RT_LANES_LOOP(T, )
 #define SPC_RT_LANES(S, T)                                                               \
   SPC_RT_FN void spc_spmv_lanes_##S(double *y, const T *crd, const double *vals,         \
                                     const double *x, int64_t yl, int64_t bg, int64_t en) { \
@@ -305,38 +314,15 @@ SPC_RT_LANES(i64, int64_t)
 #if defined(__GNUC__) && !defined(__CUDACC__)
 #define SPC_RT_ORDERED_FN static __attribute__((unused, noinline, cold))
 #define SPC_RT_SAME_BODY(T)                                                              \
-  spc_rt_v2d a = {0.0, 0.0}, b = {0.0, 0.0};                                             \
   spc_rt_v2i so = {0, 0};                                                                \
-  int64_t q = bg;                                                                        \
-  for (; q + 3 < en; q += 4) {                                                           \
-    T c[4];                                                                              \
-    spc_rt_v2d va, vb;                                                                   \
-    memcpy(c, crd + q, sizeof c);                                                        \
-    memcpy(&va, vals + q, sizeof va);                                                    \
-    memcpy(&vb, vals + q + 2, sizeof vb);                                                \
-    spc_rt_v2d xa = {x[c[0]], x[c[1]]}, xb = {x[c[2]], x[c[3]]};                         \
-    spc_rt_v2d pa = va * xa, pb = vb * xb;                                               \
-    a = a + pa;                                                                          \
-    b = b + pb;                                                                          \
-    so = so | ((spc_rt_v2i)pa | (spc_rt_v2i)pb);                                         \
-  }                                                                                      \
-  double l0 = a[0], l1 = a[1], l2 = b[0], l3 = b[1];                                     \
+  SPC_RT_LANES_LOOP(T, so = so | ((spc_rt_v2i)pa | (spc_rt_v2i)pb);)                     \
   int neg = (so[0] | so[1]) < 0;
 #else
 #define SPC_RT_ORDERED_FN SPC_RT_FN
 #define SPC_RT_SAME_BODY(T)                                                              \
-  double l0 = 0.0, l1 = 0.0, l2 = 0.0, l3 = 0.0;                                         \
   int neg = 0;                                                                           \
-  int64_t q = bg;                                                                        \
-  for (; q + 3 < en; q += 4) {                                                           \
-    double p0 = vals[q] * x[crd[q]], p1 = vals[q + 1] * x[crd[q + 1]];                   \
-    double p2 = vals[q + 2] * x[crd[q + 2]], p3 = vals[q + 3] * x[crd[q + 3]];           \
-    l0 = l0 + p0;                                                                        \
-    l1 = l1 + p1;                                                                        \
-    l2 = l2 + p2;                                                                        \
-    l3 = l3 + p3;                                                                        \
-    neg |= (signbit(p0) != 0) | (signbit(p1) != 0) | (signbit(p2) != 0) | (signbit(p3) != 0); \
-  }
+  SPC_RT_LANES_LOOP(T, neg |= (signbit(p[0]) != 0) | (signbit(p[1]) != 0) |             \
+                           (signbit(p[2]) != 0) | (signbit(p[3]) != 0);)
 #endif
 #define SPC_RT_SAME(S, T)                                                                \
   SPC_RT_ORDERED_FN double spc_rt_ordered_##S(double s, const T *crd, const double *vals,   \
@@ -368,6 +354,7 @@ SPC_RT_SAME(i64, int64_t)
 #undef SPC_RT_SAME
 #undef SPC_RT_SAME_BODY
 #undef SPC_RT_ORDERED_FN
+#undef SPC_RT_LANES_LOOP
 
 /* ---- sort_perm ------------------------------------------------------------
  * Stable sort of perm[0..n) (positions, int32_t or int64_t) by the keys

@@ -1176,8 +1176,9 @@ static double lanes_ref(double y, const int64_t *c, const double *v, const doubl
   return y + ((l[0] + l[1]) + (l[2] + l[3]));
 }
 
-START_TEST(test_spmv_lanes) {
-  ir_func *f = ir_func_new("lanes");
+/* y[0] and y[1] = builtin b over [bg, en) of crd c32, then c64 */
+static ir_func *lanes_func(const char *name, ir_builtin b) {
+  ir_func *f = ir_func_new(name);
   ir_var y = ir_param(f, "y", IR_F64, true, IR_INOUT);
   ir_var c32 = ir_param(f, "c32", IR_I32, true, IR_IN);
   ir_var c64 = ir_param(f, "c64", IR_I64, true, IR_IN);
@@ -1185,8 +1186,34 @@ START_TEST(test_spmv_lanes) {
   ir_var x = ir_param(f, "x", IR_F64, true, IR_IN);
   ir_var bg = ir_param(f, "bg", IR_I64, false, IR_IN);
   ir_var en = ir_param(f, "en", IR_I64, false, IR_IN);
-  TOP(ir_call(f, IR_SPMV_LANES, (ir_var[]){y, c32, v, x}, 4, (ir_expr *[]){K(0), R(bg), R(en)}, 3));
-  TOP(ir_call(f, IR_SPMV_LANES, (ir_var[]){y, c64, v, x}, 4, (ir_expr *[]){K(1), R(bg), R(en)}, 3));
+  TOP(ir_call(f, b, (ir_var[]){y, c32, v, x}, 4, (ir_expr *[]){K(0), R(bg), R(en)}, 3));
+  TOP(ir_call(f, b, (ir_var[]){y, c64, v, x}, 4, (ir_expr *[]){K(1), R(bg), R(en)}, 3));
+  return f;
+}
+
+/* y[0] = builtin b over [0, 3) of c32 (the loads' checks) */
+static ir_func *lanes_oob(const char *name, ir_builtin b) {
+  ir_func *f = ir_func_new(name);
+  ir_var y = ir_param(f, "y", IR_F64, true, IR_INOUT);
+  ir_var c32 = ir_param(f, "c32", IR_I32, true, IR_IN);
+  ir_var v = ir_param(f, "v", IR_F64, true, IR_IN);
+  ir_var x = ir_param(f, "x", IR_F64, true, IR_IN);
+  TOP(ir_call(f, b, (ir_var[]){y, c32, v, x}, 4, (ir_expr *[]){K(0), K(0), K(3)}, 3));
+  return f;
+}
+
+/* lanes_func's routine run on [b, e) (y = ys) on both paths: r[0].data
+ * holds the two results */
+static void lanes_call(tcase *tc, double *ys, int32_t *a32, int64_t *a64, double *vals, int64_t n,
+                       double *xs, int64_t nx, int64_t b, int64_t e, ir_arg *r) {
+  ir_arg args[7] = {{.data = ys, .len = 2},  {.data = a32, .len = n}, {.data = a64, .len = n},
+                    {.data = vals, .len = n}, {.data = xs, .len = nx}, {.s.i64 = b},
+                    {.s.i64 = e}};
+  tc_ok(tc, args, r);
+}
+
+START_TEST(test_spmv_lanes) {
+  ir_func *f = lanes_func("lanes", IR_SPMV_LANES);
   tcase tc;
   tc_open(&tc, f);
   enum { N = 16, NX = 7 };
@@ -1204,12 +1231,8 @@ START_TEST(test_spmv_lanes) {
     for (int64_t b = 0; b <= 2; b++)
       for (int64_t e = b; e <= b + 13 && e <= N; e++) {
         double ys[2] = {round % 2 ? -0.0 : 1.0 / 3.0, round % 3 ? 2.5 : -0.0};
-        ir_arg args[7] = {{.data = ys, .len = 2},     {.data = a32, .len = N},
-                          {.data = a64, .len = N},    {.data = vals, .len = N},
-                          {.data = xs, .len = NX},    {.s.i64 = b},
-                          {.s.i64 = e}},
-               r[7];
-        tc_ok(&tc, args, r);
+        ir_arg r[7];
+        lanes_call(&tc, ys, a32, a64, vals, N, xs, NX, b, e, r);
         const double *got = r[0].data;
         for (int k = 0; k < 2; k++) {
           double want = lanes_ref(ys[k], a64, vals, xs, b, e);
@@ -1223,12 +1246,7 @@ START_TEST(test_spmv_lanes) {
   ck_assert_int_gt(checked, 1000);
   tc_close(&tc);
   /* a coordinate past x: refused, not read */
-  f = ir_func_new("lanes_oob");
-  y = ir_param(f, "y", IR_F64, true, IR_INOUT);
-  c32 = ir_param(f, "c32", IR_I32, true, IR_IN);
-  v = ir_param(f, "v", IR_F64, true, IR_IN);
-  x = ir_param(f, "x", IR_F64, true, IR_IN);
-  TOP(ir_call(f, IR_SPMV_LANES, (ir_var[]){y, c32, v, x}, 4, (ir_expr *[]){K(0), K(0), K(3)}, 3));
+  f = lanes_oob("lanes_oob", IR_SPMV_LANES);
   double ys = 0, v3[3] = {1, 2, 3}, x2[2] = {1, 1};
   int32_t cbad[3] = {0, 1, 2};
   ir_arg args[4] = {{.data = &ys, .len = 1}, {.data = cbad, .len = 3}, {.data = v3, .len = 3},
@@ -1254,16 +1272,7 @@ static double ordered_ref(double y, const int64_t *c, const double *v, const dou
 }
 
 START_TEST(test_spmv_lanes_same) {
-  ir_func *f = ir_func_new("lanes_same");
-  ir_var y = ir_param(f, "y", IR_F64, true, IR_INOUT);
-  ir_var c32 = ir_param(f, "c32", IR_I32, true, IR_IN);
-  ir_var c64 = ir_param(f, "c64", IR_I64, true, IR_IN);
-  ir_var v = ir_param(f, "v", IR_F64, true, IR_IN);
-  ir_var x = ir_param(f, "x", IR_F64, true, IR_IN);
-  ir_var bg = ir_param(f, "bg", IR_I64, false, IR_IN);
-  ir_var en = ir_param(f, "en", IR_I64, false, IR_IN);
-  TOP(ir_call(f, IR_SPMV_LANES_SAME, (ir_var[]){y, c32, v, x}, 4, (ir_expr *[]){K(0), R(bg), R(en)}, 3));
-  TOP(ir_call(f, IR_SPMV_LANES_SAME, (ir_var[]){y, c64, v, x}, 4, (ir_expr *[]){K(1), R(bg), R(en)}, 3));
+  ir_func *f = lanes_func("lanes_same", IR_SPMV_LANES_SAME);
   tcase tc;
   tc_open(&tc, f);
   enum { N = 4200, NX = 7 };
@@ -1292,12 +1301,8 @@ START_TEST(test_spmv_lanes_same) {
       for (int li = 0; li < 16; li++) {
         int64_t e = b + lens[li];
         double ys[2] = {round % 2 ? -0.0 : 1.0 / 3.0, round % 3 ? 2.5 : -1.5};
-        ir_arg args[7] = {{.data = ys, .len = 2},     {.data = a32, .len = N},
-                          {.data = a64, .len = N},    {.data = vals, .len = N},
-                          {.data = xs, .len = NX},    {.s.i64 = b},
-                          {.s.i64 = e}},
-               r[7];
-        tc_ok(&tc, args, r);
+        ir_arg r[7];
+        lanes_call(&tc, ys, a32, a64, vals, N, xs, NX, b, e, r);
         const double *got = r[0].data;
         for (int k = 0; k < 2; k++) {
           bool neg = signbit(ys[k]);
@@ -1320,12 +1325,7 @@ START_TEST(test_spmv_lanes_same) {
   free(a64);
   free(vals);
   /* the loads' checks name the builtin */
-  f = ir_func_new("lanes_same_oob");
-  y = ir_param(f, "y", IR_F64, true, IR_INOUT);
-  c32 = ir_param(f, "c32", IR_I32, true, IR_IN);
-  v = ir_param(f, "v", IR_F64, true, IR_IN);
-  x = ir_param(f, "x", IR_F64, true, IR_IN);
-  TOP(ir_call(f, IR_SPMV_LANES_SAME, (ir_var[]){y, c32, v, x}, 4, (ir_expr *[]){K(0), K(0), K(3)}, 3));
+  f = lanes_oob("lanes_same_oob", IR_SPMV_LANES_SAME);
   double y1 = 0, v3[3] = {1, 2, 3}, x2[2] = {1, 1};
   int32_t cbad[3] = {0, 1, 2};
   ir_arg args[4] = {{.data = &y1, .len = 1}, {.data = cbad, .len = 3}, {.data = v3, .len = 3},

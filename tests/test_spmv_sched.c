@@ -863,6 +863,14 @@ static double row_sum(const spc_tensor *B, const double *x, int64_t i) {
   return s;
 }
 
+/* y: every row of B summed left to right, bit for bit */
+static void expect_ordered(const spc_tensor *B, const double *x, const double *y, const char *what) {
+  for (int64_t i = 0; i < spc_tensor_dim(B, 0); i++) {
+    double ord = row_sum(B, x, i);
+    ck_assert_msg(!memcmp(&y[i], &ord, 8), "%s, row %lld: %a, want %a", what, (long long)i, y[i], ord);
+  }
+}
+
 /* auto, rows of 30 entries, values and x sampled of one sign: lanes where
  * a row's products are nonnegative, the lanes schedule's bits there (rows 5
  * and 17, holding a negative product, the rows schedule's); within 5.7e-13
@@ -903,19 +911,13 @@ START_TEST(test_same_sign) {
     free(ya);
     ya = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 2, SPC_SCHED_AUTO, &info, "auto, x mixed");
     ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
-    for (int64_t i = 0; i < n; i++) {
-      double ord = row_sum(B, x, i);
-      ck_assert_msg(!memcmp(&ya[i], &ord, 8), "row %lld: %a, want %a", (long long)i, ya[i], ord);
-    }
+    expect_ordered(B, x, ya, "rows");
     /* values and x of opposite signs (every product negative): rows */
     for (int64_t j = 0; j < n; j++) x[j] = -fabs(x[j]) * (neg ? -1.0 : 1.0);
     free(ya);
     ya = spmv_run(B, false, x, SPC_ENGINE_FACTORY, 1, SPC_SCHED_AUTO, &info, "auto, products negative");
     ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
-    for (int64_t i = 0; i < n; i++) {
-      double ord = row_sum(B, x, i);
-      ck_assert_msg(!memcmp(&ya[i], &ord, 8), "row %lld: %a, want %a", (long long)i, ya[i], ord);
-    }
+    expect_ordered(B, x, ya, "rows");
     free(yl);
     free(ya);
     free(x);
@@ -935,10 +937,7 @@ START_TEST(test_same_sign) {
       spc_kernel_info info;
       double *y = spmv_run(C, false, x, eng[g], 1, SPC_SCHED_AUTO, &info, "coo auto");
       ck_assert_int_eq(info.used, SPC_SCHED_ROWS);
-      for (int64_t i = 0; i < 400; i++) {
-        double ord = row_sum(B, x, i);
-        ck_assert_msg(!memcmp(&y[i], &ord, 8), "coo row %lld: %a, want %a", (long long)i, y[i], ord);
-      }
+      expect_ordered(B, x, y, "coo");
       free(y);
     }
   free(x);
