@@ -92,7 +92,7 @@ typedef struct rd {
   bool pair;  /* rows two at a time where pair_fit (rows of 24 or more
                  entries on average: pair_wanted) */
   bool same;  /* with lanes: each row's lanes kept only where its products
-                 have one sign (spmv_lanes_same), else summed in order;
+                 are nonnegative (spmv_lanes_same), else summed in order;
                  only where each y entry is one row's (rows_own_y) */
   ir_ty sty;  /* the arithmetic type: F64 or C128 */
   ir_var x, y, q0, q1, r0, r1;
@@ -1456,9 +1456,9 @@ static bool same_likely(const spc_tensor *t, const double *x, int64_t nx) {
   return !(sign[0] && sign[1] && sign[0] != sign[1]);
 }
 
-/* auto's one-sign lanes not for this matrix: the rows schedule's routine
- * (paired where rows would be), looked up again. */
-static void same_off(rd *R, const spc_tensor *t, bool transpose, const asm_engine *E, uint64_t h[2],
+/* Lanes (auto's one-sign lanes, or asked) not for this matrix: the rows
+ * schedule's routine (paired where rows would be), looked up again. */
+static void rows_instead(rd *R, const spc_tensor *t, bool transpose, const asm_engine *E, uint64_t h[2],
                      bool *kept, asm_entry *fn, spmv_prep *hit) {
   R->same = R->lanes = false;
   R->pair = pair_wanted(t, transpose);
@@ -1554,25 +1554,16 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
   R.r = r;
   R.iv = iv;
   if (!s && R.same && !kept && (!lanes_fit(I, iv, transpose) || !rows_own_y(&R))) { /* not its shape: rows */
-    same_off(&R, t, transpose, &E, h, &kept, &fn, &hit);
+    rows_instead(&R, t, transpose, &E, h, &kept, &fn, &hit);
     refused = true;
   }
-  if (!s && R.lanes && !lanes_fit(I, iv, transpose)) { /* rows instead */
-    R.lanes = false;
-    R.pair = pair_wanted(t, transpose);
+  if (!s && R.lanes && !lanes_fit(I, iv, transpose)) { /* rows instead (not kept under the lanes key) */
     P.sched = SPC_SCHED_ROWS;
     if (info && !info->note[0])
       snprintf(info->note, sizeof info->note,
                "lanes schedule: y's index is not fixed under the innermost level of %s%s; rows "
                "instead", I->fmt->name, transpose ? " (transposed)" : "");
-    if (kept) { /* not kept under the lanes key: rows' own */
-      kept = false;
-      fn = NULL;
-    }
-    if (E.want != SPC_ENGINE_GENERIC) {
-      prep_key(I, t->vt, transpose, R.split, false, R.pair, false, &E, h);
-      if ((kept = prep_get(h, &hit))) fn = hit.fn;
-    }
+    rows_instead(&R, t, transpose, &E, h, &kept, &fn, &hit);
   }
   if (!s && !kept && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
   if (!s && !kept && (s = build_spmv(&R, e)) == SPC_ERR_UNSUPPORTED && R.same) {
@@ -1580,7 +1571,7 @@ spc_status spc_conv_spmv(const spc_tensor *t, bool transpose, const void *x, voi
     s = SPC_OK;
     if (e) spc_error_clear(e);
     ir_func_free(&R.f);
-    same_off(&R, t, transpose, &E, h, &kept, &fn, &hit);
+    rows_instead(&R, t, transpose, &E, h, &kept, &fn, &hit);
     refused = true;
     if (!kept && !(R.f = ir_func_new("spc_spmv"))) s = SPC_NOMEM(e);
     if (!s && !kept) s = build_spmv(&R, e);

@@ -1191,17 +1191,6 @@ static ir_func *lanes_func(const char *name, ir_builtin b) {
   return f;
 }
 
-/* y[0] = builtin b over [0, 3) of c32 (the loads' checks) */
-static ir_func *lanes_oob(const char *name, ir_builtin b) {
-  ir_func *f = ir_func_new(name);
-  ir_var y = ir_param(f, "y", IR_F64, true, IR_INOUT);
-  ir_var c32 = ir_param(f, "c32", IR_I32, true, IR_IN);
-  ir_var v = ir_param(f, "v", IR_F64, true, IR_IN);
-  ir_var x = ir_param(f, "x", IR_F64, true, IR_IN);
-  TOP(ir_call(f, b, (ir_var[]){y, c32, v, x}, 4, (ir_expr *[]){K(0), K(0), K(3)}, 3));
-  return f;
-}
-
 /* lanes_func's routine run on [b, e) (y = ys) on both paths: r[0].data
  * holds the two results */
 static void lanes_call(tcase *tc, double *ys, int32_t *a32, int64_t *a64, double *vals, int64_t n,
@@ -1246,13 +1235,15 @@ START_TEST(test_spmv_lanes) {
   ck_assert_int_gt(checked, 1000);
   tc_close(&tc);
   /* a coordinate past x: refused, not read */
-  f = lanes_oob("lanes_oob", IR_SPMV_LANES);
-  double ys = 0, v3[3] = {1, 2, 3}, x2[2] = {1, 1};
+  f = lanes_func("lanes_oob", IR_SPMV_LANES);
+  double ys[2] = {0, 0}, v3[3] = {1, 2, 3}, x2[2] = {1, 1};
   int32_t cbad[3] = {0, 1, 2};
-  ir_arg args[4] = {{.data = &ys, .len = 1}, {.data = cbad, .len = 3}, {.data = v3, .len = 3},
-                    {.data = x2, .len = 2}};
+  int64_t cok[3] = {0, 1, 1};
+  ir_arg args[7] = {{.data = ys, .len = 2},  {.data = cbad, .len = 3}, {.data = cok, .len = 3},
+                    {.data = v3, .len = 3}, {.data = x2, .len = 2},   {.s.i64 = 0},
+                    {.s.i64 = 3}};
   expect_error(f, args, SPC_ERR_INTERNAL, "spmv_lanes: c32[2] = 2 out of bounds for x (length 2)", NULL);
-  args[2].len = 2;
+  args[3].len = 2;
   expect_error(f, args, SPC_ERR_INTERNAL, "spmv_lanes: range [0, 0 + 3) out of bounds for v", NULL);
   ir_func_free(&f);
 }
@@ -1325,11 +1316,13 @@ START_TEST(test_spmv_lanes_same) {
   free(a64);
   free(vals);
   /* the loads' checks name the builtin */
-  f = lanes_oob("lanes_same_oob", IR_SPMV_LANES_SAME);
-  double y1 = 0, v3[3] = {1, 2, 3}, x2[2] = {1, 1};
+  f = lanes_func("lanes_same_oob", IR_SPMV_LANES_SAME);
+  double y1[2] = {0, 0}, v3[3] = {1, 2, 3}, x2[2] = {1, 1};
   int32_t cbad[3] = {0, 1, 2};
-  ir_arg args[4] = {{.data = &y1, .len = 1}, {.data = cbad, .len = 3}, {.data = v3, .len = 3},
-                    {.data = x2, .len = 2}};
+  int64_t cok[3] = {0, 1, 1};
+  ir_arg args[7] = {{.data = y1, .len = 2},  {.data = cbad, .len = 3}, {.data = cok, .len = 3},
+                    {.data = v3, .len = 3}, {.data = x2, .len = 2},   {.s.i64 = 0},
+                    {.s.i64 = 3}};
   expect_error(f, args, SPC_ERR_INTERNAL, "spmv_lanes_same: c32[2] = 2 out of bounds for x (length 2)", NULL);
   ir_func_free(&f);
 }
