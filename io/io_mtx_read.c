@@ -302,18 +302,26 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
 
 /* A symmetric kind that is not square (SciPy reads it, mirroring each
  * entry): every off-diagonal entry's mirror must fall inside. */
-static spc_status check_mirrors(const spc_tensor *t, spc_error *e) {
+/* Every entry of a symmetric kind of rectangular matrix has its mirror
+ * inside.  The entries are in the file's order: the first one that fails
+ * is named by its line where the text is at hand (mi->job.body: not after
+ * a gzip stream), else by its number. */
+static spc_status check_mirrors(const spc_mtx_info *mi, const spc_tensor *t, spc_error *e) {
   const spc_array *a = &t->lv[0].arr[1], *b = &t->lv[1].arr[0];
   int64_t n = spc_tensor_nstored(t);
   for (int64_t k = 0; k < n; k++) {
     int64_t i = spc_arr_get(a, k), j = spc_arr_get(b, k);
-    if (i != j && (j >= t->dims[0] || i >= t->dims[1]))
-      return spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
-                     "entry (%lld, %lld) of a %s %lld x %lld matrix: its mirror (%lld, %lld) "
-                     "is outside the matrix",
-                     (long long)i + 1, (long long)j + 1, spc_symmetry_name(t->sym),
-                     (long long)t->dims[0], (long long)t->dims[1], (long long)j + 1,
-                     (long long)i + 1);
+    if (i == j || (j < t->dims[0] && i < t->dims[1])) continue;
+    int64_t line = mi->job.body && mi->job.end
+                       ? spc_text_entry_line(mi->job.body, mi->job.end, mi->job.first_line,
+                                             '%', k)
+                       : 0;
+    return spc_err(e, SPC_ERR_INPUT, NULL, line, line ? 1 : 0,
+                   "entry %lld of %lld, (%lld, %lld), of a %s %lld x %lld matrix: its mirror "
+                   "(%lld, %lld) is outside the matrix",
+                   (long long)k + 1, (long long)n, (long long)i + 1, (long long)j + 1,
+                   spc_symmetry_name(t->sym), (long long)t->dims[0], (long long)t->dims[1],
+                   (long long)j + 1, (long long)i + 1);
   }
   return SPC_OK;
 }
@@ -326,7 +334,7 @@ spc_status spc_mtx_finish(const char *path, const spc_mtx_info *mi,
     t->sym = mi->sym;
     if (mi->pattern) fill_ones(t);
   }
-  if (!s && mi->rect_sym) s = check_mirrors(t, e);
+  if (!s && mi->rect_sym) s = check_mirrors(mi, t, e);
   if (!s && (o->expand || mi->rect_sym) && t->sym != SPC_GENERAL) {
     spc_tensor *x = NULL;
     s = spc_tensor_expand(t, &x, e);

@@ -40,6 +40,18 @@ void spc_text_count(spc_text_chunk *c, char comment) {
   c->nent = ne;
 }
 
+int64_t spc_text_entry_line(const char *body, const char *end, int64_t first_line,
+                            char comment, int64_t k) {
+  const char *p = body;
+  for (int64_t line = first_line; p < end; line++) {
+    if (is_entry(p, end, comment) && k-- == 0) return line;
+    const char *nlp = memchr(p, '\n', (size_t)(end - p));
+    if (!nlp) break;
+    p = nlp + 1;
+  }
+  return 0;
+}
+
 /* Slow path of parse_index: more than 19 digits (leading zeros or a value
  * past 2^64, then *ovf is set). */
 static __attribute__((noinline)) const char *

@@ -88,6 +88,11 @@ typedef struct spc_text_chunk {
 } spc_text_chunk;
 /* Count the lines and entries of c. */
 SPC_INTERNAL void spc_text_count(spc_text_chunk *c, char comment);
+/* The line number of entry k (0-based: blank and comment lines are not
+ * entries) of the lines [body, end), body[0] on line first_line; 0 when
+ * there are not that many entries.  For messages: it reads the lines. */
+SPC_INTERNAL int64_t spc_text_entry_line(const char *body, const char *end,
+                                         int64_t first_line, char comment, int64_t k);
 /* Parse the entries of c into t's COO arrays from position c->k0; the
  * first error is recorded in c (st, eline, ecol, emsg). */
 SPC_INTERNAL void spc_text_parse_chunk(const spc_text_job *j,

@@ -49,7 +49,9 @@ static const bad_case bad_cases[] = {
     B("size: not a number", "b.mtx", RE "3 x 2\n", SPC_ERR_INPUT, 2, 3),
     B("size: overflow", "b.mtx", RE "99999999999999999999 3 1\n1 1 1\n", SPC_ERR_OVERFLOW, 2, 1),
     B("size: trailing text", "b.mtx", RE "3 3 1 7\n1 1 1\n", SPC_ERR_INPUT, 2, 7),
-    B("non-square symmetric, a mirror outside", "b.mtx", BAN("real", "symmetric") "3 4 2\n1 1 1\n1 4 2\n", SPC_ERR_INPUT, ANY, ANY),
+    B("non-square symmetric, a mirror outside", "b.mtx", BAN("real", "symmetric") "3 4 2\n1 1 1\n1 4 2\n", SPC_ERR_INPUT, 4, 1),
+    /* the entry's line counted past blank and comment lines */
+    B("a mirror outside, after comments", "b.mtx", BAN("real", "skew-symmetric") "4 3 3\n2 1 1\n\n% c\n  \n4 1 2\n3 2 3\n", SPC_ERR_INPUT, 7, 1),
     B("non-square symmetric array", "b.mtx", "%%MatrixMarket matrix array real symmetric\n3 4\n1\n", SPC_ERR_INPUT, 2, ANY),
     /* entries */
     B("row 0", "b.mtx", RE "3 3 2\n1 1 1.0\n0 1 2.0\n", SPC_ERR_INPUT, 4, 1),
