@@ -68,6 +68,10 @@ int cli_fail(spc_status s, const spc_error *e);
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void cli_read_opts(const cli_opts *o, spc_read_opts *r);
+/* The reader's note on stderr ("spconv: note: ..."), unless --quiet; then
+ * cleared.  cli_read: spc_read, then the note of a file read. */
+void cli_notice(const spc_read_opts *r);
+spc_status cli_read(const char *path, const spc_read_opts *r, spc_tensor **t, spc_error *e);
 void cli_write_opts(const cli_opts *o, spc_write_opts *w);
 /* Print the usage of a command from the table. */
 int cli_help(const char *name);

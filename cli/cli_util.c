@@ -33,8 +33,15 @@ static void show_progress(void *ctx, const char *what, double done) {
   p->shown = true;
 }
 
+/* the reader's notes (spc_read_opts.notice), shown unless --quiet */
+static char g_notice[512];
+static bool g_quiet;
+
 void cli_read_opts(const cli_opts *o, spc_read_opts *r) {
   spc_read_opts_init(r);
+  r->notice = g_notice;
+  r->notice_len = sizeof g_notice;
+  g_quiet = o->quiet;
   r->expand = o->expand;
   r->vtype = o->vtype;
   r->threads = o->threads;
@@ -351,4 +358,15 @@ int cli_help(const char *name) {
       return EXIT_OK;
     }
   return EXIT_USAGE;
+}
+
+void cli_notice(const spc_read_opts *r) {
+  if (r->notice && r->notice[0] && !g_quiet) fprintf(stderr, "spconv: note: %s\n", r->notice);
+  if (r->notice && r->notice_len) r->notice[0] = 0;
+}
+
+spc_status cli_read(const char *path, const spc_read_opts *r, spc_tensor **t, spc_error *e) {
+  spc_status s = spc_read(path, r, t, e);
+  if (!s) cli_notice(r);
+  return s;
 }

@@ -17,7 +17,7 @@ int cmd_cat(int argc, char **argv) {
   spc_tensor *t = NULL, *c = NULL;
   spc_error e;
   spc_error_clear(&e);
-  spc_status s = spc_read(pos[0], &r, &t, &e);
+  spc_status s = cli_read(pos[0], &r, &t, &e);
   if (!s && o.have_dup) s = cli_dup_order(&o, o.dup, pos[0], &t, NULL, &e); /* summed as SciPy sums */
   if (!s && o.have_dup) {
     s = spc_tensor_combine(t, o.dup, &c, &e);

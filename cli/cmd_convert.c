@@ -46,6 +46,7 @@ int cmd_convert(int argc, char **argv) {
   spc_status s = SPC_OK;
   if (spc_convert_file_streams(pos[0], &c)) { /* the file never held whole, if it can */
     s = spc_convert_file(pos[0], o.to, &r, &c, &x, &e);
+    if (!s) cli_notice(&r);
     if (!s && o.verbose)
       fprintf(stderr, "spconv: %s converted to %s in %.3f s; plan: %s\n", pos[0],
               spc_tensor_format(x), now() - t0, info.plan[0] ? info.plan : "-");
@@ -63,7 +64,7 @@ int cmd_convert(int argc, char **argv) {
               info.mapped_arrays, info.mapped_arrays == 1 ? "" : "s", (long long)info.mapped_bytes);
     goto write;
   }
-  s = spc_read(pos[0], &r, &t, &e);
+  s = cli_read(pos[0], &r, &t, &e);
   /* a matrix's duplicates summed as SciPy sums them (--dup-order=scipy) */
   int moved = 0;
   if (!s) s = cli_dup_order(&o, c.dup, pos[0], &t, &moved, &e);
@@ -146,7 +147,7 @@ int cmd_sizes(int argc, char **argv) {
   spc_tensor *t = NULL;
   spc_error e;
   spc_error_clear(&e);
-  spc_status s = spc_read(pos[0], &r, &t, &e);
+  spc_status s = cli_read(pos[0], &r, &t, &e);
   if (s) return cli_fail(s, &e);
   /* --to=FMT: that format only (a built-in name or a YAML file) */
   int nf = o.to ? 1 : spc_format_count();

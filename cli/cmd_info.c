@@ -45,7 +45,7 @@ int cmd_info(int argc, char **argv) {
   spc_tensor *t = NULL;
   spc_error e;
   spc_error_clear(&e);
-  spc_status s = spc_read(pos[0], &r, &t, &e);
+  spc_status s = cli_read(pos[0], &r, &t, &e);
   if (s) return cli_fail(s, &e);
   cli_print_info("file:", pos[0], t);
   spc_tensor_free(&t);

@@ -36,7 +36,7 @@ static int read_x(const char *path, const cli_opts *o, int64_t n, bool cplx, dou
   spc_tensor *t = NULL, *c = NULL;
   spc_error e;
   spc_error_clear(&e);
-  spc_status s = spc_read(path, &r, &t, &e);
+  spc_status s = cli_read(path, &r, &t, &e);
   if (!s) s = spc_tensor_to_coo(t, 0, &c, &e);
   if (s) {
     spc_tensor_free(&t);
@@ -140,7 +140,7 @@ int cmd_spmv(int argc, char **argv) {
   spc_tensor *A = NULL;
   spc_error e;
   spc_error_clear(&e);
-  spc_status s = spc_read(pos[0], &r, &A, &e);
+  spc_status s = cli_read(pos[0], &r, &A, &e);
   if (!s) s = cli_dup_order(&o, SPC_DUP_SUM, pos[0], &A, NULL, &e); /* summed as SciPy sums */
   if (s) {
     spc_tensor_free(&A);
@@ -223,8 +223,8 @@ int cmd_spgemm(int argc, char **argv) {
   spc_tensor *A = NULL, *B = NULL, *C = NULL;
   spc_error e;
   spc_error_clear(&e);
-  spc_status s = spc_read(pos[0], &r, &A, &e);
-  if (!s) s = spc_read(pos[1], &r, &B, &e);
+  spc_status s = cli_read(pos[0], &r, &A, &e);
+  if (!s) s = cli_read(pos[1], &r, &B, &e);
   /* the operands' duplicates summed as SciPy sums them */
   if (!s) s = cli_dup_order(&o, SPC_DUP_SUM, pos[0], &A, NULL, &e);
   if (!s) s = cli_dup_order(&o, SPC_DUP_SUM, pos[1], &B, NULL, &e);
@@ -265,8 +265,8 @@ int cmd_explain(int argc, char **argv) {
   spc_error e;
   spc_error_clear(&e);
   char *text = NULL;
-  spc_status s = spc_read(pos[1], &r, &A, &e);
-  if (!s) s = spc_read(pos[2], &r, &B, &e);
+  spc_status s = cli_read(pos[1], &r, &A, &e);
+  if (!s) s = cli_read(pos[2], &r, &B, &e);
   if (!s) s = spc_spgemm_explain(A, B, &k, NULL, NULL, &text, &e);
   if (!s) fputs(text, stdout);
   free(text);

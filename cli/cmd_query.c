@@ -64,7 +64,7 @@ int cmd_query(int argc, char **argv) {
   spc_query_results *r = NULL;
   spc_error e;
   spc_error_clear(&e);
-  spc_status s = spc_read(pos[0], &ro, &t, &e);
+  spc_status s = cli_read(pos[0], &ro, &t, &e);
   if (!s)
     s = spc_tensor_query(t, pos[1], o.remap, o.param_names, o.param_values,
                          o.nparams, &r, &e);

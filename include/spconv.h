@@ -523,6 +523,13 @@ typedef struct spc_read_opts {
   int64_t dims[SPC_MAX_ORDER];
   spc_progress_fn progress; /* called now and then; may be NULL */
   void *progress_ctx;
+  /* Out, where notice is not NULL: a one-line note (at most notice_len
+   * bytes with its NUL) on what the reader took leniently, "" when
+   * nothing.  A Matrix Market banner whose field or symmetry word is none
+   * of the standard's is read as SciPy reads it -- an unknown field as
+   * real, an unknown symmetry as general -- and noted here. */
+  char *notice;
+  size_t notice_len;
 } spc_read_opts;
 
 typedef enum spc_file_kind {

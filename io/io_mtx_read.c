@@ -5,6 +5,7 @@
 #include "spc_io.h"
 #include "spc_num.h"
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct mm_header {
@@ -39,8 +40,25 @@ static int lookup(const char *w, const char *const *names) {
   return -1;
 }
 
+/* The note of a banner word read leniently (a second one appended). */
+static void lenient(const spc_read_opts *o, const char *path, int64_t col, const char *w,
+                    const char *what, const char *as) {
+  if (!o || !o->notice || !o->notice_len) return;
+  size_t n = strlen(o->notice);
+  if (n + 1 >= o->notice_len) return;
+  if (n) snprintf(o->notice + n, o->notice_len - n, "; '%s' (column %lld) is no %s: read as %s",
+                  w, (long long)col, what, as);
+  else snprintf(o->notice, o->notice_len,
+                "%s:1:%lld: banner: '%s' is no Matrix Market %s: read as %s, as SciPy reads it",
+                path, (long long)col, w, what, as);
+}
+
+/* The banner line [p, le).  Its object and format must be known; a field
+ * or symmetry word the standard does not name is read as SciPy 1.x's
+ * reader takes it (a field as real, a symmetry as general), noted in
+ * o->notice: such files are in the collections (LAGraph's test data). */
 static spc_status parse_banner(const char *path, const char *p, const char *le,
-                               mm_header *h, spc_error *e) {
+                               const spc_read_opts *o, mm_header *h, spc_error *e) {
   static const char *const objs[] = {"matrix", "vector", NULL};
   static const char *const fmts[] = {"coordinate", "array", NULL};
   /* "double" as some writers name real; "unsigned-integer" as SciPy writes
@@ -65,9 +83,15 @@ static spc_status parse_banner(const char *path, const char *p, const char *le,
     const char *at = q;
     while (at < le && isspace((unsigned char)*at)) at++;
     word(&q, le, w, sizeof w);
-    if ((v[i] = lookup(w, tab[i])) < 0)
-      return spc_err(e, SPC_ERR_INPUT, path, 1, (int64_t)(at - p) + 1,
-                     "banner: expected %s, found '%s'", what[i], w);
+    if ((v[i] = lookup(w, tab[i])) >= 0) continue;
+    if (i >= 2 && w[0]) {
+      lenient(o, path, (int64_t)(at - p) + 1, w, i == 2 ? "field" : "symmetry",
+              i == 2 ? "real" : "general");
+      v[i] = 0;
+      continue;
+    }
+    return spc_err(e, SPC_ERR_INPUT, path, 1, (int64_t)(at - p) + 1,
+                   "banner: expected %s, found '%s'", what[i], w);
   }
   if (word(&q, le, w, sizeof w))
     return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: unexpected '%s' after the symmetry", w);
@@ -235,8 +259,9 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
                           spc_error *e) {
   const char *p = data, *end = data + len;
   mm_header h = {.hint = SPC_VTYPE_AUTO};
+  if (o && o->notice && o->notice_len) o->notice[0] = 0;
   const char *le = line_end(p, end);
-  spc_status s = parse_banner(path, p, le, &h, e);
+  spc_status s = parse_banner(path, p, le, o, &h, e);
   if (s) return s;
   int64_t line = 1;
   /* comments and blank lines until the size line */

@@ -35,8 +35,9 @@ static const bad_case bad_cases[] = {
     B("no banner", "b.mtx", "3 3 1\n1 1 1\n", SPC_ERR_INPUT, 1, 1),
     B("bad object", "b.mtx", "%%MatrixMarket tensor coordinate real general\n3 3 1\n1 1 1\n", SPC_ERR_INPUT, 1, 16),
     B("bad format", "b.mtx", "%%MatrixMarket matrix sparse real general\n3 3 1\n1 1 1\n", SPC_ERR_INPUT, 1, 23),
-    B("bad field", "b.mtx", "%%MatrixMarket matrix coordinate float general\n3 3 1\n1 1 1\n", SPC_ERR_INPUT, 1, 34),
-    B("bad symmetry", "b.mtx", "%%MatrixMarket matrix coordinate real symmetrical\n3 3 1\n1 1 1\n", SPC_ERR_INPUT, 1, 39),
+    /* an unknown field or symmetry word is read as SciPy reads it
+     * (test_mtx_lenient_banner); a missing one is an error */
+    B("no field", "b.mtx", "%%MatrixMarket matrix coordinate\n3 3 1\n1 1 1\n", SPC_ERR_INPUT, 1, ANY),
     B("no symmetry", "b.mtx", "%%MatrixMarket matrix coordinate real\n3 3 1\n1 1 1\n", SPC_ERR_INPUT, 1, 38),
     B("extra banner word", "b.mtx", "%%MatrixMarket matrix coordinate real general extra\n3 3 1\n1 1 1\n", SPC_ERR_INPUT, 1, ANY),
     B("array pattern", "b.mtx", "%%MatrixMarket matrix array pattern general\n2 2\n", SPC_ERR_INPUT, 1, ANY),

@@ -381,6 +381,60 @@ START_TEST(test_mtx_as_scipy_reads) {
 }
 END_TEST
 
+/* A banner's field or symmetry word the standard does not name (LAGraph's
+ * mangled3.mtx, mangled4.mtx): read as SciPy reads it -- the field as real,
+ * the symmetry as general -- and said in the notice; without a notice
+ * buffer the same; an unknown object or format stays an error
+ * (test_io_bad). */
+START_TEST(test_mtx_lenient_banner) {
+  int64_t d[2] = {3, 3};
+  char note[256];
+  spc_read_opts o;
+  spc_read_opts_init(&o);
+  o.notice = note;
+  o.notice_len = sizeof note;
+  spc_tensor *t = NULL;
+  spc_error e;
+  strcpy(note, "stale");
+  /* a mangled field on a symmetric file: real values, mirrored */
+  const char *mf = "%%MatrixMarket matrix coordinate mangled symmetric\n3 3 2\n2 1 1.5\n3 3 -2\n";
+  tu_assert_ok(io_read_text("f.mtx", mf, &o, &t, &e, NULL), &e);
+  ck_assert_int_eq(spc_tensor_vtype(t), SPC_F64);
+  ck_assert_int_eq(spc_tensor_symmetry(t), SPC_SYMMETRIC);
+  ck_assert_msg(strstr(note, "f.mtx:1:34: banner: 'mangled' is no Matrix Market field: read as "
+                             "real"),
+                "%s", note);
+  spc_tensor_free(&t);
+  t = read_expect("f.mtx", mf, 1, SPC_F64, 2, d, 3, (const int64_t[]){2, 1, 3, 3, 1, 2},
+                  (const double[]){1.5, -2, 1.5});
+  spc_tensor_free(&t);
+  /* an unknown symmetry: general, nothing mirrored */
+  tu_assert_ok(io_read_text("s.mtx",
+                            "%%MatrixMarket matrix coordinate real Symmetrical\n3 3 2\n2 1 1.5\n"
+                            "3 3 -2\n",
+                            &o, &t, &e, NULL),
+               &e);
+  ck_assert_int_eq(spc_tensor_symmetry(t), SPC_GENERAL);
+  ck_assert_int_eq(spc_tensor_nstored(t), 2);
+  ck_assert_msg(strstr(note, "'symmetrical' is no Matrix Market symmetry: read as general"), "%s",
+                note);
+  spc_tensor_free(&t);
+  /* both, on an array file: one note naming both words */
+  tu_assert_ok(io_read_text("b.mtx", "%%MatrixMarket matrix array float whatever\n2 2\n1\n2\n3\n4\n",
+                            &o, &t, &e, NULL),
+               &e);
+  ck_assert_int_eq(spc_tensor_vtype(t), SPC_F64);
+  ck_assert_msg(strstr(note, "'float' is no Matrix Market field") &&
+                    strstr(note, "'whatever' (column 35) is no symmetry: read as general"),
+                "%s", note);
+  spc_tensor_free(&t);
+  /* a standard banner clears the note */
+  tu_assert_ok(io_read_text("g.mtx", RE "3 3 1\n1 1 1\n", &o, &t, &e, NULL), &e);
+  ck_assert_str_eq(note, "");
+  spc_tensor_free(&t);
+}
+END_TEST
+
 /* Zeros of an array file are padding, not stored entries, once the matrix
  * leaves the dense layout -- written to .npz / .bsp.h5 / .tns or converted
  * -- as SciPy reads them; the symmetric and skew kinds (whose mirrored
@@ -784,6 +838,7 @@ void io_add_text_tcases(Suite *s) {
   tcase_add_test(tc, test_mtx_symmetric_coordinate);
   tcase_add_test(tc, test_mtx_hermitian_not_complex);
   tcase_add_test(tc, test_mtx_as_scipy_reads);
+  tcase_add_test(tc, test_mtx_lenient_banner);
   tcase_add_test(tc, test_mtx_array_zeros_leave_dense);
   tcase_add_test(tc, test_small_shapes_round_trip);
   suite_add_tcase(s, tc);
