@@ -84,7 +84,10 @@ static int read_x(const char *path, const cli_opts *o, int64_t n, bool cplx, dou
   return EXIT_OK;
 }
 
-/* y as a Matrix Market array, written to a temporary name then renamed. */
+/* y as a Matrix Market array (n x 1), written to a temporary name then
+ * renamed.  An empty y (a matrix of no rows) is written 0 x 0: SciPy's
+ * mmread (1.10) refuses a 0 x 1 array -- its own mmwrite's output -- and
+ * reads 0 x 0 as the empty array it is. */
 static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
@@ -93,8 +96,8 @@ static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
     fprintf(stderr, "spconv: %s: cannot write\n", path);
     return EXIT_IO;
   }
-  int bad = fprintf(f, "%%%%MatrixMarket matrix array %s general\n%lld 1\n",
-                    cplx ? "complex" : "real", (long long)n) < 0;
+  int bad = fprintf(f, "%%%%MatrixMarket matrix array %s general\n%lld %d\n",
+                    cplx ? "complex" : "real", (long long)n, n > 0) < 0;
   for (int64_t i = 0; i < n && !bad; i++)
     bad = (cplx ? fprintf(f, "%.17g %.17g\n", y[2 * i], y[2 * i + 1]) : fprintf(f, "%.17g\n", y[i])) < 0;
   if (path && fclose(f)) bad = 1;

@@ -328,6 +328,7 @@ static spc_status combine(const spc_tensor *t, spc_dup pol, spc_tensor **out, sp
   }
   spc_coo_truncate(c, m);
   c->sym = in->sym;
+  c->zero_based = in->zero_based;
   c->lv[0].props |= SPC_LP_ORDERED;
   for (int l = 1; l < c->order; l++) c->lv[l].props |= SPC_LP_ORDERED;
   if (c->order >= 1) c->lv[c->order - 1].props |= SPC_LP_UNIQUE;

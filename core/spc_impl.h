@@ -152,6 +152,9 @@ struct spc_tensor {
   bool val_owned;
   spc_symmetry sym;
   const spc_tensor_ext *ext; /* NULL: every level has a native table */
+  /* FROSTT: a bit a dimension whose indices the file gave from 0 (as
+   * SPLATT reads such a mode), written back from 0 to a FROSTT file */
+  unsigned zero_based;
 };
 
 /* An empty tensor shell (no arrays). */

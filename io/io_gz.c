@@ -155,11 +155,14 @@ static spc_status join(gzp *g, spc_tensor **out, spc_error *e) {
     return spc_err(e, SPC_ERR_INPUT, j->path, line - 1, 0,
                    "the header announces %lld entries but the file has %s%lld",
                    (long long)j->expect, n > j->expect ? "more: " : "", (long long)n);
+  unsigned zb = 0; /* FROSTT dimensions counted from 0 (spc_text_zero_based) */
   for (int d = 0; d < j->order; d++) {
     int64_t mx = -1;
-    for (int k = 0; k < g->np; k++)
+    for (int k = 0; k < g->np; k++) {
       if (g->ps[k]->c.maxc[d] > mx) mx = g->ps[k]->c.maxc[d];
-    dims[d] = j->infer_dims ? mx + 1 : j->dims[d];
+      if (j->infer_dims && g->ps[k]->c.zero[d]) zb |= 1u << d;
+    }
+    dims[d] = j->infer_dims ? mx + 1 + (zb >> d & 1) : j->dims[d];
   }
   spc_tensor *t = NULL;
   spc_status s = spc_coo_alloc(j->order, dims, n, j->vt, &t, e);
@@ -182,6 +185,7 @@ static spc_status join(gzp *g, spc_tensor **out, spc_error *e) {
     }
     if (w) memcpy((char *)t->val + p->c.k0 * (int64_t)w, p->t->val, (size_t)p->c.nent * w);
   }
+  spc_text_shift_modes(t, zb);
   *out = t;
   return SPC_OK;
 }
@@ -237,6 +241,7 @@ static spc_status run(gzp *g, const char *path, const spc_read_opts *o,
   spc_status s = join(g, &t, e);
   if (s == SPC_NOT_HANDLED) return s;
   if (mtx) return (s = spc_mtx_finish(path, &mi, o, &t, s, e)) ? s : (*out = t, SPC_OK);
+  if (!s) spc_tns_note(path, t, o);
   *out = t;
   return s;
 }

@@ -13,6 +13,7 @@ typedef struct mm_header {
   int field; /* 0 real, 1 integer (or unsigned-integer), 2 complex, 3 pattern */
   spc_symmetry sym;
   spc_vtype hint; /* from a "%%GraphBLAS type" comment, or AUTO */
+  bool unsig;     /* field "unsigned-integer" */
 } mm_header;
 
 static const char *line_end(const char *p, const char *end) {
@@ -98,7 +99,7 @@ static spc_status parse_banner(const char *path, const char *p, const char *le,
   h->vector = v[0] == 1;
   h->array = v[1] == 1;
   h->field = v[2] == 4 ? 0 : v[2] == 5 ? 1 : v[2];
-  if (v[2] == 5) h->hint = SPC_U64;
+  h->unsig = v[2] == 5;
   h->sym = (spc_symmetry)v[3];
   if (h->array && h->field == 3)
     return spc_err(e, SPC_ERR_INPUT, path, 1, 0, "banner: an array file cannot be pattern");
@@ -131,7 +132,17 @@ static spc_vtype pick_vtype(const mm_header *h, spc_vtype want) {
    * ones need values */
   if (h->field == 3) return h->sym == SPC_SKEW ? SPC_I64 : SPC_PATTERN;
   if (h->field == 2) return SPC_C128;
-  if (h->hint != SPC_VTYPE_AUTO && h->hint != SPC_C128) return h->hint;
+  if (h->unsig) return SPC_U64; /* as SciPy reads "unsigned-integer" */
+  /* "%%GraphBLAS type float" or "double": floating values even under an
+   * integer field (inf: matrix_fp32.mtx), read as double -- the text
+   * exactly, as SciPy reads a real file (float32 would round 0.1) */
+  if (h->hint == SPC_F32 || h->hint == SPC_F64) return SPC_F64;
+  /* an integer type named (int8_t .. uint64_t, bool) changes nothing: an
+   * integer field is int64 -- uint64 only where a value passes INT64_MAX
+   * (the parse widens) -- as SciPy's int64, whose sums and products wrap
+   * to the same values (a uint64 read of LAGraph's
+   * random_weighted_general2.mtx squared differs from SciPy's past 2^63);
+   * a real field's values are doubles */
   return h->field == 1 ? SPC_I64 : SPC_F64;
 }
 

@@ -102,11 +102,12 @@ static spc_status write_coo(const spc_tensor *c, spc_out *o,
   return s;
 }
 
-/* Lines of n components: coordinates x (order a component), values v,
+/* Lines of n components: coordinates x (order a component) plus base[l],
+ * values v,
  * into a new buffer of *len bytes; a pattern's lines end at the
  * coordinates (Matrix Market), or with "1" (one: FROSTT). */
-static char *format_walked(int order, spc_vtype vt, bool one, const int64_t *x, const void *const *v,
-                           int64_t n, size_t *len) {
+static char *format_walked(int order, spc_vtype vt, bool one, const int64_t *base,
+                           const int64_t *x, const void *const *v, int64_t n, size_t *len) {
   size_t per = (size_t)order * 21 + 64;
   char *buf = spc_malloc((size_t)n * per + 1);
   if (!buf) return NULL;
@@ -114,7 +115,7 @@ static char *format_walked(int order, spc_vtype vt, bool one, const int64_t *x, 
   for (int64_t k = 0; k < n; k++) {
     for (int l = 0; l < order; l++) {
       if (l) buf[m++] = ' ';
-      m += (size_t)spc_format_i64(x[k * order + l] + 1, buf + m);
+      m += (size_t)spc_format_i64(x[k * order + l] + base[l], buf + m);
     }
     if (vt != SPC_PATTERN || one) {
       buf[m++] = ' ';
@@ -240,6 +241,9 @@ spc_status spc_text_write_walk(const spc_tensor *t, spc_out *o, const spc_write_
   int64_t nblk = (nnz + BLOCK - 1) / BLOCK, done = 0, g = 0;
   int order = t->order;
   size_t w = spc_vtype_size(t->vt);
+  int64_t base[SPC_MAX_ORDER]; /* added to a coordinate: from 1, or from 0 where
+                                  a FROSTT file gave the dimension so */
+  for (int l = 0; l < order; l++) base[l] = !mm && (t->zero_based >> l & 1) ? 0 : 1;
   int64_t *x = spc_malloc_n((int64_t)nt * BLOCK * order, sizeof *x);
   const void **v = spc_malloc_n((int64_t)nt * BLOCK, sizeof *v);
   char *vcopy = S.it ? NULL : spc_malloc_n((int64_t)nt * BLOCK, w ? w : 1);
@@ -268,7 +272,7 @@ spc_status spc_text_write_walk(const spc_tensor *t, spc_out *o, const spc_write_
     }
 #pragma omp parallel for num_threads(nt) if (m > 1)
     for (int i = 0; i < m; i++)
-      bufs[i] = format_walked(order, t->vt, !mm, x + (size_t)i * BLOCK * (size_t)order,
+      bufs[i] = format_walked(order, t->vt, !mm, base, x + (size_t)i * BLOCK * (size_t)order,
                               v + (size_t)i * BLOCK, cnt[i], &lens[i]);
     for (int i = 0; i < m; i++) {
       if (!bufs[i] && !s) s = SPC_NOMEM(e);

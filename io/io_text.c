@@ -40,6 +40,34 @@ void spc_text_count(spc_text_chunk *c, char comment) {
   c->nent = ne;
 }
 
+void spc_text_zero_based(spc_tensor *t, spc_text_chunk *const *cs, int nch) {
+  unsigned mask = 0;
+  for (int d = 0; d < t->order; d++) {
+    bool z = false;
+    for (int i = 0; i < nch; i++) z |= cs[i]->zero[d];
+    if (!z) continue;
+    mask |= 1u << d;
+    for (int i = 0; i < nch; i++) cs[i]->maxc[d]++;
+  }
+  spc_text_shift_modes(t, mask);
+}
+
+void spc_text_shift_modes(spc_tensor *t, unsigned mask) {
+  for (int d = 0; d < t->order; d++) {
+    if (!(mask >> d & 1)) continue;
+    t->zero_based |= 1u << d;
+    spc_array *a = &t->lv[d].arr[d == 0 ? 1 : 0];
+    int64_t n = a->len;
+    if (a->type == SPC_IDX64) {
+      int64_t *c = a->data;
+#pragma omp parallel for schedule(static) if (n > (1 << 20))
+      for (int64_t k = 0; k < n; k++) c[k]++;
+    } else {
+      for (int64_t k = 0; k < n; k++) spc_arr_set(a, k, spc_arr_get(a, k) + 1);
+    }
+  }
+}
+
 int64_t spc_text_entry_line(const char *body, const char *end, int64_t first_line,
                             char comment, int64_t k) {
   const char *p = body;
@@ -160,9 +188,9 @@ void spc_text_parse_chunk(const spc_text_job *j, spc_text_chunk *c,
                order, j->ntok, j->ntok == 1 ? "" : "s");
         FAIL(SPC_ERR_INPUT, "expected a positive integer %s", dim_name(j, d, nb));
       }
-      if (x < 1 && j->infer_dims)
-        FAIL(SPC_ERR_INPUT, "%s is 0: indices start at 1", dim_name(j, d, nb));
-      if (x < 1 || (!j->infer_dims && x > (uint64_t)j->dims[d]))
+      /* FROSTT: a mode with an index 0 counts from 0 (spc_text_zero_based) */
+      if (x < 1 && j->infer_dims) c->zero[d] = true;
+      else if (x < 1 || (!j->infer_dims && x > (uint64_t)j->dims[d]))
         FAIL(SPC_ERR_INPUT, "%s %llu is outside 1..%lld", dim_name(j, d, nb),
              (unsigned long long)x, (long long)j->dims[d]);
       if (x > (uint64_t)INT64_MAX)
@@ -356,6 +384,11 @@ spc_status spc_text_parse(const spc_text_job *j, spc_tensor **out,
     if (!(u64 && t->vt == SPC_I64)) break;
     t->vt = SPC_U64; /* same width: parse again as unsigned */
     for (int i = 0; i < nch; i++) cs[i].need_u64 = false;
+  }
+  if (j->infer_dims) {
+    spc_text_chunk *cp[nch > 0 ? nch : 1];
+    for (int i = 0; i < nch; i++) cp[i] = &cs[i];
+    spc_text_zero_based(t, cp, nch);
   }
   for (int d = 0; d < j->order; d++) {
     int64_t mx = -1;

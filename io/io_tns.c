@@ -62,7 +62,25 @@ spc_status spc_tns_read(const char *path, const spc_buf *b,
                     .kind = "FROSTT", .threads = o->threads,
                     .progress = o->progress, .progress_ctx = o->progress_ctx};
   for (int d = 0; d < o->ndims; d++) j.dims[d] = o->dims[d];
-  return spc_text_parse(&j, out, e);
+  spc_status s = spc_text_parse(&j, out, e);
+  if (!s) spc_tns_note(path, *out, o);
+  return s;
+}
+
+void spc_tns_note(const char *path, const spc_tensor *t, const spc_read_opts *o) {
+  if (!o->notice || !o->notice_len) return;
+  o->notice[0] = 0;
+  if (!t->zero_based) return;
+  char modes[64] = "";
+  size_t n = 0;
+  int k = 0;
+  for (int d = 0; d < t->order && n + 8 < sizeof modes; d++)
+    if (t->zero_based >> d & 1)
+      n += (size_t)snprintf(modes + n, sizeof modes - n, "%s%d", k++ ? ", " : "", d + 1);
+  snprintf(o->notice, o->notice_len,
+           "%s: the indices of mode%s %s start at 0: read from 0, as SPLATT reads such a mode "
+           "(a FROSTT file written from it counts so too)",
+           path, k > 1 ? "s" : "", modes);
 }
 
 int spc_format_value(spc_vtype vt, const void *v, char *buf) {

@@ -81,6 +81,8 @@ typedef struct spc_text_chunk {
   int64_t nlines, nent;  /* counted by spc_text_count */
   int64_t line0, k0;     /* first line number, first entry index */
   int64_t maxc[SPC_MAX_ORDER]; /* largest 0-based coordinate seen */
+  bool zero[SPC_MAX_ORDER]; /* FROSTT: an index 0 seen (its coordinate -1 until
+                               spc_text_zero_based shifts the dimension) */
   bool need_u64;         /* an integer above INT64_MAX was seen */
   spc_status st;         /* first error in this chunk */
   int64_t eline, ecol;
@@ -88,6 +90,15 @@ typedef struct spc_text_chunk {
 } spc_text_chunk;
 /* Count the lines and entries of c. */
 SPC_INTERNAL void spc_text_count(spc_text_chunk *c, char comment);
+/* FROSTT with inferred dimensions: each dimension of t in which a chunk saw
+ * an index 0 (zero[d] of cs[0..nch)) counts from 0 -- SPLATT's reading,
+ * mode by mode: its coordinates (parsed as index - 1) shifted up by one,
+ * maxc[d] of the chunks too, and the dimension's bit set in
+ * t->zero_based.  Before the dimensions are set from maxc. */
+SPC_INTERNAL void spc_text_zero_based(spc_tensor *t, spc_text_chunk *const *cs, int nch);
+/* The coordinates of t's COO dimensions in mask shifted up by one and
+ * their bits set in t->zero_based. */
+SPC_INTERNAL void spc_text_shift_modes(spc_tensor *t, unsigned mask);
 /* The line number of entry k (0-based: blank and comment lines are not
  * entries) of the lines [body, end), body[0] on line first_line; 0 when
  * there are not that many entries.  For messages: it reads the lines. */
@@ -153,6 +164,9 @@ SPC_INTERNAL int spc_tns_first_fields(const char *p, const char *end,
 SPC_INTERNAL spc_status spc_mtx_read(const char *path, const spc_buf *b,
                                      const spc_read_opts *o, spc_tensor **out,
                                      spc_error *e);
+/* o->notice (where given) says which dimensions of t a FROSTT file counted
+ * from 0, if any. */
+SPC_INTERNAL void spc_tns_note(const char *path, const spc_tensor *t, const spc_read_opts *o);
 SPC_INTERNAL spc_status spc_tns_read(const char *path, const spc_buf *b,
                                      const spc_read_opts *o, spc_tensor **out,
                                      spc_error *e);

@@ -88,7 +88,9 @@ static const bad_case bad_cases[] = {
     B("tns: one field later", "b.tns", "1 1 1.0\n5\n", SPC_ERR_INPUT, 2, 2),
     B("tns: empty file", "b.tns", "", SPC_ERR_INPUT, 0, ANY),
     B("tns: only comments", "b.tns", "# a\n\n# b\n", SPC_ERR_INPUT, 0, ANY),
-    B("tns: index 0", "b.tns", "1 1 1.0\n1 0 1.0\n", SPC_ERR_INPUT, 2, 3),
+    /* an index 0 counts its mode from 0 (test_tns_zero_based), unless the
+     * dimensions are given */
+    {"tns: index 0, dims given", "b.tns", "1 1 1.0\n1 0 1.0\n", SPC_ERR_INPUT, 2, 3, 2, {2, 2, 0}, 0},
     B("tns: non-numeric value", "b.tns", "1 1 x\n", SPC_ERR_INPUT, 1, 5),
     B("tns: index past int64", "b.tns", "9223372036854775808 1 1.0\n", SPC_ERR_OVERFLOW, 1, 1),
     B("tns: index of 20 digits", "b.tns", "1 1 1.0\n99999999999999999999 1 1.0\n", SPC_ERR_OVERFLOW, 2, 1),
@@ -99,11 +101,12 @@ static const bad_case bad_cases[] = {
 };
 #define NBAD ((int)(sizeof bad_cases / sizeof bad_cases[0]))
 
-/* The messages a user reads for an index 0 (FROSTT with inferred
- * dimensions said "outside 1..0") and an index past the size. */
+/* The messages a user reads for an index 0 and an index past the size (a
+ * FROSTT index 0 with inferred dimensions counts that mode from 0:
+ * test_tns_zero_based). */
 START_TEST(test_index_messages) {
   const struct { const char *name, *text, *want; } m[] = {
-      {"z.tns", "1 1 1.0\n1 0 1.0\n", "index of mode 2 is 0: indices start at 1"},
+      {"z.mtx", RE "3 3 1\n1 0 1\n", "column index 0 is outside 1..3"},
       {"z.mtx", RE "3 3 1\n0 1 1\n", "row index 0 is outside 1..3"},
       {"z.mtx", RE "3 3 1\n1 4 1\n", "column index 4 is outside 1..3"}};
   for (int i = 0; i < 3; i++) {

@@ -3,13 +3,15 @@
  * Market and FROSTT, with errors reported at the right line. */
 #include "suites.h"
 #include "testutil.h"
+#include "spc_impl.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-/* A Matrix Market (or FROSTT) text of n entries of about 30 bytes. */
-static char *make_text(bool mtx, int64_t n, int64_t bad_line, size_t *len) {
+/* A Matrix Market (or FROSTT) text of n entries of about 30 bytes; zero:
+ * FROSTT's third mode counted from 0. */
+static char *make_text_z(bool mtx, bool zero, int64_t n, int64_t bad_line, size_t *len) {
   size_t cap = (size_t)n * 48 + 256, k = 0;
   char *s = malloc(cap);
   if (mtx) k += (size_t)snprintf(s, cap, "%%%%MatrixMarket matrix coordinate real general\n%% c\n1000 2000 %lld\n", (long long)n);
@@ -24,17 +26,21 @@ static char *make_text(bool mtx, int64_t n, int64_t bad_line, size_t *len) {
                             (long long)((x >> 20) % 2000 + 1), (double)(x >> 11) * 0x1p-53 - 0.5);
     else
       k += (size_t)snprintf(s + k, cap - k, "%lld %lld %lld %.17g\n", (long long)(x % 1000 + 1),
-                            (long long)((x >> 20) % 2000 + 1), (long long)((x >> 40) % 30 + 1),
+                            (long long)((x >> 20) % 2000 + 1), (long long)((x >> 40) % 30 + !zero),
                             (double)(x >> 11) * 0x1p-53);
   }
   *len = k;
   return s;
 }
 
-static void same_both_ways(bool mtx) {
+static char *make_text(bool mtx, int64_t n, int64_t bad_line, size_t *len) {
+  return make_text_z(mtx, false, n, bad_line, len);
+}
+
+static void same_both_ways_z(bool mtx, bool zero) {
   char *dir = tu_mkdtemp(), *path = tu_path(dir, mtx ? "a.mtx.gz" : "a.tns.gz");
   size_t len, zlen;
-  char *text = make_text(mtx, 600000, 0, &len); /* ~18 MB: several pieces */
+  char *text = make_text_z(mtx, zero, 600000, 0, &len); /* ~18 MB: several pieces */
   unsigned char *z = tu_gzip(text, len, &zlen);
   ck_assert_int_eq(tu_write_file(path, z, zlen), 0);
   spc_tensor *a = NULL, *b = NULL;
@@ -47,6 +53,10 @@ static void same_both_ways(bool mtx) {
   ck_assert_int_eq(spc_read(path, &o, &b, &e), SPC_OK);
   ck_assert_int_eq(spc_tensor_nstored(a), 600000);
   ck_assert_int_eq(spc_tensor_nstored(b), 600000);
+  /* a FROSTT mode with an index 0 counts from 0 on either path */
+  ck_assert_uint_eq(a->zero_based, zero ? 4u : 0u);
+  ck_assert_uint_eq(b->zero_based, zero ? 4u : 0u);
+  if (!mtx) ck_assert_int_eq(spc_tensor_dim(a, 2), 30);
   for (int d = 0; d < spc_tensor_order(a); d++)
     ck_assert_int_eq(spc_tensor_dim(a, d), spc_tensor_dim(b, d));
   for (int l = 0; l < spc_tensor_nlevels(a); l++) {
@@ -72,9 +82,11 @@ static void same_both_ways(bool mtx) {
   free(dir);
 }
 
-START_TEST(test_gz_mtx_same) { same_both_ways(true); }
+START_TEST(test_gz_mtx_same) { same_both_ways_z(true, false); }
 END_TEST
-START_TEST(test_gz_tns_same) { same_both_ways(false); }
+START_TEST(test_gz_tns_same) { same_both_ways_z(false, false); }
+END_TEST
+START_TEST(test_gz_tns_zero_based) { same_both_ways_z(false, true); }
 END_TEST
 
 /* An error deep in the file (past the first pieces) names its line. */
@@ -193,6 +205,7 @@ Suite *suite_gz(void) {
   tcase_set_timeout(tc, TU_SLOW_TIMEOUT);
   tcase_add_test(tc, test_gz_mtx_same);
   tcase_add_test(tc, test_gz_tns_same);
+  tcase_add_test(tc, test_gz_tns_zero_based);
   tcase_add_test(tc, test_gz_error_line);
   tcase_add_test(tc, test_gz_write);
   suite_add_tcase(s, tc);

@@ -118,11 +118,25 @@ START_TEST(test_mtx_fields) {
                            "1 1\n3 2\n2 3\n",
                   0, SPC_PATTERN, 2, d, 3, x, NULL);
   spc_tensor_free(&t);
-  /* "%%GraphBLAS type float" on an integer file: float32, inf allowed */
-  const float fv[] = {-INFINITY, 0.1f, 16777217.0f};
+  /* "%%GraphBLAS type float" on an integer file: doubles (the text exactly,
+   * as SciPy reads values: float32 would round 0.1 and 16777217), inf
+   * allowed */
+  const double fv[] = {-INFINITY, 0.1, 16777217.0};
   t = read_expect("f.mtx", "%%MatrixMarket matrix coordinate integer general\n"
                            "%%GraphBLAS type float\n3 3 3\n1 1 -inf\n3 2 0.1\n2 3 16777217\n",
-                  0, SPC_F32, 2, d, 3, x, fv);
+                  0, SPC_F64, 2, d, 3, x, fv);
+  spc_tensor_free(&t);
+  /* "%%GraphBLAS type uint64_t" on values that fit int64: int64, as SciPy
+   * reads them (its products wrap the same); one past INT64_MAX: uint64 */
+  const int64_t sv[] = {5, 0, 9223372036854775807LL};
+  t = read_expect("g.mtx", "%%MatrixMarket matrix coordinate integer general\n"
+                           "%%GraphBLAS type uint64_t\n3 3 3\n1 1 5\n3 2 0\n"
+                           "2 3 9223372036854775807\n",
+                  0, SPC_I64, 2, d, 3, x, sv);
+  spc_tensor_free(&t);
+  /* an integer type on a real field: doubles */
+  t = read_expect("h.mtx", RE "%%GraphBLAS type int32_t\n3 3 3\n1 1 1.5\n3 2 0\n2 3 -2\n", 0,
+                  SPC_F64, 2, d, 3, x, (const double[]){1.5, 0, -2});
   spc_tensor_free(&t);
   /* empty coordinate file */
   t = read_expect("e.mtx", RE "3 3 0\n", 0, SPC_F64, 2, d, 0, x, NULL);
@@ -183,8 +197,14 @@ START_TEST(test_mtx_unsigned_field) {
     free(text);
     spc_tensor *back = NULL;
     tu_assert_ok(spc_read(out, &o, &back, &e), &e);
-    ck_assert_int_eq(spc_tensor_vtype(back), SPC_U64);
-    tu_assert_same_tensor(ts[i], back, 0, banner[i]);
+    /* values that fit int64, written "integer", read back as int64 (as
+     * SciPy reads them), the same values */
+    ck_assert_int_eq(spc_tensor_vtype(back), i == 0 ? SPC_U64 : SPC_I64);
+    int64_t nb = 0, nt = 0;
+    const void *vb = spc_tensor_values(back, &nb), *vt = spc_tensor_values(ts[i], &nt);
+    ck_assert_int_eq(nb, nt);
+    ck_assert(!memcmp(vb, vt, (size_t)nb * 8)); /* two's complement: the same words */
+    if (i == 0) tu_assert_same_tensor(ts[i], back, 0, banner[i]);
     spc_tensor_free(&back);
     unlink(out);
     free(out);
