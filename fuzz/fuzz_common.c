@@ -104,6 +104,9 @@ void fuzz_check_tensor(const spc_tensor *t) {
   if (s == SPC_ERR_NOMEM) return;
   if (s != SPC_OK) abort(); /* a tensor that was read must be writable */
   spc_read_opts o = fuzz_read_opts(0);
+  /* Matrix Market: the written type asked back (a "%%GraphBLAS type"
+   * comment no longer picks float32 or uint64 by itself) */
+  if (name[4] == 'm') o.vtype = vt;
   if (name[4] == 't') { /* FROSTT: give back the type and dimensions */
     o.vtype = vt == SPC_PATTERN ? SPC_VTYPE_AUTO : vt;
     o.ndims = order;
@@ -111,6 +114,12 @@ void fuzz_check_tensor(const spc_tensor *t) {
   }
   spc_tensor *back = NULL;
   s = spc_read(p, &o, &back, &e);
+  /* a FROSTT mode read from 0 (an index 0, dimensions inferred) is written
+   * from 0 again, which given dimensions refuse: read it as it was read */
+  if (s == SPC_ERR_INPUT && name[4] == 't') {
+    o.ndims = 0;
+    s = spc_read(p, &o, &back, &e);
+  }
   if (s == SPC_ERR_NOMEM) return;
   if (s != SPC_OK) abort(); /* what we write we must read */
   /* pattern written to FROSTT comes back as ones: compare structure */
