@@ -527,7 +527,8 @@ typedef struct spc_read_opts {
    * bytes with its NUL) on what the reader took leniently, "" when
    * nothing.  A Matrix Market banner whose field or symmetry word is none
    * of the standard's is read as SciPy reads it -- an unknown field as
-   * real, an unknown symmetry as general -- and noted here. */
+   * real, an unknown symmetry as general -- and noted here; so is a
+   * FROSTT mode counted from 0 (an index 0, dimensions inferred). */
   char *notice;
   size_t notice_len;
 } spc_read_opts;

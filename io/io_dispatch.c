@@ -52,6 +52,7 @@ spc_status spc_read_text(const char *name, const char *data, size_t len,
                         spc_error *e) {
   spc_read_opts def;
   if (!o) { spc_read_opts_init(&def); o = &def; }
+  if (o->notice && o->notice_len) o->notice[0] = 0;
   spc_buf b = {.data = data, .len = len};
   spc_file_kind k = kind_from_content((const unsigned char *)data, len);
   if (k == SPC_FILE_UNKNOWN) k = spc_file_kind_from_name(name);
@@ -66,6 +67,7 @@ spc_status spc_read(const char *path, const spc_read_opts *o,
   spc_read_opts def;
   if (!o) { spc_read_opts_init(&def); o = &def; }
   if (!path || !out) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no path");
+  if (o->notice && o->notice_len) o->notice[0] = 0; /* "" unless the reader notes */
   *out = NULL;
   unsigned char h[16];
   size_t n = spc_peek(path, h, sizeof h);

@@ -213,7 +213,7 @@ static spc_status run(gzp *g, const char *path, const spc_read_opts *o,
     if ((st == 0 && le == g->buf + have) || nf < 2 || nf - 1 > SPC_MAX_ORDER || o->ndims || o->vtype == SPC_C128)
       return SPC_NOT_HANDLED;
     job = (spc_text_job){.path = path, .first_line = 1, .comment = '#',
-                         .order = nf - 1, .ntok = 1, .infer_dims = true,
+                         .order = nf - 1, .ntok = 1, .infer_dims = true, .from0 = true,
                          .vt = o->vtype == SPC_VTYPE_AUTO ? SPC_F64 : o->vtype,
                          .expect = -1, .kind = "FROSTT"};
     mi.body = 0;

@@ -12,7 +12,7 @@ typedef struct mm_header {
   bool vector, array;
   int field; /* 0 real, 1 integer (or unsigned-integer), 2 complex, 3 pattern */
   spc_symmetry sym;
-  spc_vtype hint; /* from a "%%GraphBLAS type" comment, or AUTO */
+  bool floats;    /* a "%%GraphBLAS type float" or "double" comment */
   bool unsig;     /* field "unsigned-integer" */
 } mm_header;
 
@@ -111,7 +111,8 @@ static spc_status parse_banner(const char *path, const char *p, const char *le,
   return SPC_OK;
 }
 
-/* "%%GraphBLAS type T": the value type the writer used. */
+/* "%%GraphBLAS type T": whether the writer's type T is a floating one (an
+ * integer type changes nothing: pick_vtype). */
 static void type_comment(const char *p, const char *le, mm_header *h) {
   char w[64];
   word(&p, le, w, sizeof w);
@@ -119,11 +120,7 @@ static void type_comment(const char *p, const char *le, mm_header *h) {
   word(&p, le, w, sizeof w);
   if (strcmp(w, "type")) return;
   word(&p, le, w, sizeof w);
-  if (!strcmp(w, "float")) h->hint = SPC_F32;
-  else if (!strcmp(w, "double")) h->hint = SPC_F64;
-  else if (!strcmp(w, "uint64_t")) h->hint = SPC_U64;
-  else if (!strncmp(w, "int", 3) || !strncmp(w, "uint", 4) || !strcmp(w, "bool"))
-    h->hint = SPC_I64;
+  h->floats = !strcmp(w, "float") || !strcmp(w, "double");
 }
 
 static spc_vtype pick_vtype(const mm_header *h, spc_vtype want) {
@@ -136,7 +133,7 @@ static spc_vtype pick_vtype(const mm_header *h, spc_vtype want) {
   /* "%%GraphBLAS type float" or "double": floating values even under an
    * integer field (inf: matrix_fp32.mtx), read as double -- the text
    * exactly, as SciPy reads a real file (float32 would round 0.1) */
-  if (h->hint == SPC_F32 || h->hint == SPC_F64) return SPC_F64;
+  if (h->floats) return SPC_F64;
   /* an integer type named (int8_t .. uint64_t, bool) changes nothing: an
    * integer field is int64 -- uint64 only where a value passes INT64_MAX
    * (the parse widens) -- as SciPy's int64, whose sums and products wrap
@@ -269,8 +266,8 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
                           const spc_read_opts *o, spc_mtx_info *mi,
                           spc_error *e) {
   const char *p = data, *end = data + len;
-  mm_header h = {.hint = SPC_VTYPE_AUTO};
-  if (o && o->notice && o->notice_len) o->notice[0] = 0;
+  mm_header h = {0};
+  if (o && o->notice && o->notice_len) o->notice[0] = 0; /* read twice by the gzip path */
   const char *le = line_end(p, end);
   spc_status s = parse_banner(path, p, le, o, &h, e);
   if (s) return s;
@@ -332,7 +329,7 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
   for (int d = 0; d < order; d++) mi->job.dims[d] = sz[d];
   mi->h_field = h.field;
   mi->h_vector = h.vector;
-  mi->h_hint = h.hint;
+  mi->h_floats = h.floats;
   return SPC_OK;
 }
 
@@ -399,7 +396,7 @@ spc_status spc_mtx_read(const char *path, const spc_buf *b,
   const char *body = b->data + mi.body, *end = b->data + b->len;
   if (mi.array) {
     mm_header h = {.vector = mi.h_vector, .array = true, .field = mi.h_field,
-                   .sym = mi.sym, .hint = mi.h_hint};
+                   .sym = mi.sym, .floats = mi.h_floats};
     s = read_array(path, body, end, mi.job.first_line, &h, mi.job.dims,
                    mi.job.order, mi.job.vt, &t, e);
   } else {

@@ -353,6 +353,7 @@ spc_status spc_convert_file(const char *in, const char *format,
   *out = NULL;
   if (!ro) { spc_read_opts_init(&dr); ro = &dr; }
   if (!o) { spc_convert_opts_init(&dc); o = &dc; }
+  if (ro->notice && ro->notice_len) ro->notice[0] = 0;
   const char *why = "";
   if (o->plan != SPC_PLAN_SORT && !o->spw && spc_convert_file_streams(in, o)) {
     spc_status s = stream_count(in, format, ro, o, out, &why, e);

@@ -189,7 +189,10 @@ void spc_text_parse_chunk(const spc_text_job *j, spc_text_chunk *c,
         FAIL(SPC_ERR_INPUT, "expected a positive integer %s", dim_name(j, d, nb));
       }
       /* FROSTT: a mode with an index 0 counts from 0 (spc_text_zero_based) */
-      if (x < 1 && j->infer_dims) c->zero[d] = true;
+      if (x < 1 && j->infer_dims && j->from0) c->zero[d] = true;
+      else if (x < 1 && j->infer_dims)
+        FAIL(SPC_ERR_INPUT, "%s is 0: a mode counted from 0 is read from the whole file, "
+             "not in blocks (without --mem)", dim_name(j, d, nb));
       else if (x < 1 || (!j->infer_dims && x > (uint64_t)j->dims[d]))
         FAIL(SPC_ERR_INPUT, "%s %llu is outside 1..%lld", dim_name(j, d, nb),
              (unsigned long long)x, (long long)j->dims[d]);

@@ -58,7 +58,7 @@ spc_status spc_tns_read(const char *path, const spc_buf *b,
     return spc_err(e, SPC_ERR_UNSUPPORTED, path, 0, 0, "FROSTT values are real");
   spc_text_job j = {.path = path, .body = b->data, .end = b->data + b->len,
                     .first_line = 1, .comment = '#', .order = order, .ntok = 1,
-                    .infer_dims = o->ndims == 0, .vt = vt, .expect = -1,
+                    .infer_dims = o->ndims == 0, .from0 = true, .vt = vt, .expect = -1,
                     .kind = "FROSTT", .threads = o->threads,
                     .progress = o->progress, .progress_ctx = o->progress_ctx};
   for (int d = 0; d < o->ndims; d++) j.dims[d] = o->dims[d];
@@ -68,9 +68,7 @@ spc_status spc_tns_read(const char *path, const spc_buf *b,
 }
 
 void spc_tns_note(const char *path, const spc_tensor *t, const spc_read_opts *o) {
-  if (!o->notice || !o->notice_len) return;
-  o->notice[0] = 0;
-  if (!t->zero_based) return;
+  if (!o->notice || !o->notice_len || !t->zero_based) return;
   char modes[64] = "";
   size_t n = 0;
   int k = 0;

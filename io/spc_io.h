@@ -62,6 +62,10 @@ typedef struct spc_text_job {
   int order;              /* index tokens per line */
   int ntok;               /* value tokens per line in the file (0, 1, 2) */
   bool infer_dims;        /* FROSTT without given dims */
+  bool from0;             /* with infer_dims, the file read whole: a mode with
+                             an index 0 counts from 0 (spc_text_zero_based);
+                             read in blocks (io_stream.c) an index 0 is
+                             refused, the whole file not seen */
   bool lax;               /* Matrix Market as SciPy reads it: text after a
                              real, integer or pattern entry's last field is
                              ignored; a complex value of one number has
@@ -134,7 +138,7 @@ typedef struct spc_mtx_info {
   bool rect_sym;    /* a symmetric kind, not square: always expanded, each
                        mirror checked to fall inside (SciPy reads it so) */
   int h_field;
-  spc_vtype h_hint;
+  bool h_floats;
   spc_symmetry sym;
 } spc_mtx_info;
 SPC_INTERNAL spc_status spc_mtx_header(const char *path, const char *data,

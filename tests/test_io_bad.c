@@ -124,6 +124,49 @@ START_TEST(test_index_messages) {
 }
 END_TEST
 
+/* A FROSTT mode with an index 0 counts from 0 read whole (SPLATT's
+ * small4_zeroidx.tns: written back from 0, the note says so); streamed in
+ * blocks (--mem) the whole file is not seen, so it is refused, and with
+ * the dimensions given too. */
+START_TEST(test_tns_zero_based) {
+  char *dir = tu_mkdtemp(), *path = tu_path(dir, "z.tns"), *out = tu_path(dir, "o.tns");
+  const char *text = "# test\n1 1 3 0 2.0\n2 1 1 1 4.0\n1 2 1 2 3.0\n";
+  ck_assert_int_eq(tu_write_file(path, text, strlen(text)), 0);
+  char note[256];
+  spc_read_opts o;
+  spc_read_opts_init(&o);
+  o.notice = note;
+  o.notice_len = sizeof note;
+  spc_tensor *t = NULL;
+  spc_error e;
+  tu_assert_ok(spc_read(path, &o, &t, &e), &e);
+  ck_assert_uint_eq(t->zero_based, 8u);
+  ck_assert_int_eq(spc_tensor_dim(t, 3), 3);
+  ck_assert_int_eq(spc_tensor_dim(t, 2), 3);
+  ck_assert_msg(strstr(note, "the indices of mode 4 start at 0"), "%s", note);
+  tu_assert_ok(spc_write(t, out, NULL, &e), &e);
+  char *back = tu_read_file(out, NULL);
+  ck_assert_str_eq(back, "1 1 3 0 2\n2 1 1 1 4\n1 2 1 2 3\n");
+  free(back);
+  spc_tensor_free(&t);
+  spc_convert_opts c;
+  spc_convert_opts_init(&c);
+  c.mem = 1 << 20;
+  ck_assert_int_eq(spc_convert_file(path, "csf", &o, &c, &t, &e), SPC_ERR_INPUT);
+  ck_assert_msg(strstr(e.msg, "index of mode 4 is 0: a mode counted from 0 is read from the whole "
+                              "file"),
+                "%s", e.msg);
+  ck_assert_ptr_null(t);
+  o.ndims = 4;
+  for (int d = 0; d < 4; d++) o.dims[d] = 3;
+  ck_assert_int_eq(spc_read(path, &o, &t, &e), SPC_ERR_INPUT);
+  tu_rmtree(dir);
+  free(path);
+  free(out);
+  free(dir);
+}
+END_TEST
+
 START_TEST(test_bad_input) {
   const bad_case *b = &bad_cases[_i];
   spc_read_opts o;
@@ -312,6 +355,7 @@ void io_add_bad_tcases(Suite *s) {
   TCase *tc = tcase_create("bad_input");
   tcase_add_loop_test(tc, test_bad_input, 0, NBAD);
   tcase_add_test(tc, test_index_messages);
+  tcase_add_test(tc, test_tns_zero_based);
   suite_add_tcase(s, tc);
   tc = tcase_create("bad_write");
   tcase_add_test(tc, test_write_failures);
