@@ -458,6 +458,48 @@ START_TEST(test_arith_values) {
   ck_assert(r[2].s.i64 == INT64_MIN && r[3].s.i64 == 0 && r[4].s.i64 == INT64_MIN);
   ck_assert_int_eq(r[5].s.i64, -8); /* arithmetic shift */
   tc_close(&tc);
+
+  /* a constant divisor other than 0 and -1 (seen through casts) is C's / and
+   * %, the helper's semantics, so the compiler sees it (BCSR's i / 4 was a
+   * 64-bit idiv); -1 keeps the helper (INT_MIN / -1 wraps) */
+  f = ir_func_new("cdiv");
+  p = ir_param(f, "p", IR_I64, false, IR_IN);
+  ir_var p32 = ir_param(f, "p32", IR_I32, false, IR_IN);
+  ir_var o[6];
+  for (int k = 0; k < 6; k++) {
+    char on[8];
+    snprintf(on, sizeof on, "o%d", k);
+    o[k] = ir_param(f, on, k < 4 ? IR_I64 : IR_I32, false, IR_OUT);
+  }
+  ir_expr *four = ir_cast(f, IR_I64, ir_const(f, IR_I32, (ir_val){.i32 = 4}));
+  TOP(ir_assign(f, o[0], B(DIV, R(p), four)));
+  TOP(ir_assign(f, o[1],
+                B(REM, R(p), ir_cast(f, IR_I64, ir_const(f, IR_I32, (ir_val){.i32 = 4})))));
+  TOP(ir_assign(f, o[2], B(DIV, R(p), ir_const(f, IR_I64, (ir_val){.i64 = -3}))));
+  TOP(ir_assign(f, o[3], B(DIV, R(p), ir_const(f, IR_I64, (ir_val){.i64 = -1}))));
+  TOP(ir_assign(f, o[4], B(REM, R(p32), ir_const(f, IR_I32, (ir_val){.i32 = 7}))));
+  TOP(ir_assign(f, o[5], B(DIV, R(p32), ir_const(f, IR_I32, (ir_val){.i32 = -1}))));
+  char *src = emit(f, NULL);
+  ck_assert_msg(strstr(src, "o0 = p / (int64_t)4;") &&
+                    strstr(src, "o1 = p % (int64_t)4;") && strstr(src, "p / -3") &&
+                    strstr(src, "o4 = p32 % 7;") && strstr(src, "spc_div_i64(p, -1)") &&
+                    strstr(src, "spc_div_i32(p32, -1)"),
+                "%s", src);
+  free(src);
+  tc_open(&tc, f);
+  static const int64_t pv[] = {-9, -8, -1, 0, 7, INT64_MIN, INT64_MAX};
+  for (int k = 0; k < 7; k++) {
+    ir_arg cw[8] = {{.s.i64 = pv[k]}, {.s.i32 = (int32_t)(pv[k] > INT32_MAX   ? INT32_MAX
+                                                          : pv[k] < INT32_MIN ? INT32_MIN
+                                                                              : pv[k])}};
+    tc_ok(&tc, cw, r);
+    ck_assert_int_eq(r[2].s.i64, pv[k] / 4);
+    ck_assert_int_eq(r[3].s.i64, pv[k] % 4);
+    ck_assert_int_eq(r[4].s.i64, pv[k] / -3);
+    ck_assert_int_eq(r[5].s.i64, pv[k] == INT64_MIN ? INT64_MIN : -pv[k]);
+    ck_assert_int_eq(r[6].s.i32, cw[1].s.i32 % 7);
+  }
+  tc_close(&tc);
 }
 END_TEST
 
