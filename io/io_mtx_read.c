@@ -210,11 +210,11 @@ static spc_status read_array(const char *path, const char *p, const char *end,
       while (p < le && (*p == ' ' || *p == '\t')) p++;
       const char *q;
       int ovf = 0;
-      if (t->vt == SPC_C128) q = spc_parse_f64(p, le, (double *)v + tk);
-      else if (t->vt == SPC_F32) q = spc_parse_f32(p, le, (float *)v);
-      else if (t->vt == SPC_I64) q = spc_parse_i64(p, le, (int64_t *)v, &ovf);
-      else if (t->vt == SPC_U64) q = spc_parse_u64(p, le, (uint64_t *)v, &ovf);
-      else q = spc_parse_f64(p, le, (double *)v);
+      if (t->vt == SPC_C128) q = spc_parse_f64_py(p, le, (double *)v + tk);
+      else if (t->vt == SPC_F32) q = spc_parse_f32_py(p, le, (float *)v);
+      else if (t->vt == SPC_I64) q = spc_parse_i64_py(p, le, (int64_t *)v, &ovf);
+      else if (t->vt == SPC_U64) q = spc_parse_u64_py(p, le, (uint64_t *)v, &ovf);
+      else q = spc_parse_f64_py(p, le, (double *)v);
       if (!q && tk == 1 && (p == le || *p == '\r'))
         break; /* one number in a complex file: imaginary part 0, as SciPy reads it */
       if (!q || (q < le && *q != ' ' && *q != '\t' && *q != '\r')) {
@@ -292,7 +292,7 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
   for (int i = 0; i < nsize; i++) {
     while (q < le && (*q == ' ' || *q == '\t')) q++;
     int ovf = 0;
-    const char *r = spc_parse_i64(q, le, &sz[i], &ovf);
+    const char *r = spc_parse_i64_py(q, le, &sz[i], &ovf);
     if (!r || sz[i] < 0 || (r < le && !isspace((unsigned char)*r)))
       return spc_err(e, ovf ? SPC_ERR_OVERFLOW : SPC_ERR_INPUT, path, line,
                      (int64_t)(q - p) + 1,

@@ -103,6 +103,8 @@ static inline const char *parse_index(const char *p, const char *end,
     x = x * 10 + d;
     p++;
   }
+  if (SPC_NUM_US_PY(p, end) && p > s) /* "1_000", as Python's int() reads it */
+    return spc_num_unscored(s, end, p, SPC_NUM_US_U64, v, ovf);
   if (p - s > 19) return parse_long_index(s, p, v, ovf);
   *v = x;
   return p > s ? p : NULL;
@@ -138,17 +140,17 @@ static inline const char *parse_value(spc_vtype vt, const char *p,
   int ovf = 0;
   const char *q;
   switch (vt) {
-  case SPC_F64: return spc_parse_f64(p, end, dst);
-  case SPC_F32: return spc_parse_f32(p, end, dst);
+  case SPC_F64: return spc_parse_f64_py(p, end, dst);
+  case SPC_F32: return spc_parse_f32_py(p, end, dst);
   case SPC_I64:
-    q = spc_parse_i64(p, end, dst, &ovf);
+    q = spc_parse_i64_py(p, end, dst, &ovf);
     if (!q && ovf && *p != '-') {
       uint64_t u;
-      q = spc_parse_u64(p, end, &u, &ovf);
+      q = spc_parse_u64_py(p, end, &u, &ovf);
       if (q) { *u64 = true; memcpy(dst, &u, 8); }
     }
     return q;
-  case SPC_U64: return spc_parse_u64(p, end, dst, &ovf);
+  case SPC_U64: return spc_parse_u64_py(p, end, dst, &ovf);
   default: return NULL;
   }
 }
@@ -209,8 +211,8 @@ void spc_text_parse_chunk(const spc_text_job *j, spc_text_chunk *c,
       while (p < end && is_blank(*p)) p++;
       int ovf = 0;
       const char *q = t->vt == SPC_F64
-                          ? spc_parse_f64(p, end, (double *)t->val + k)
-                          : spc_parse_i64(p, end, (int64_t *)t->val + k, &ovf);
+                          ? spc_parse_f64_py(p, end, (double *)t->val + k)
+                          : spc_parse_i64_py(p, end, (int64_t *)t->val + k, &ovf);
       if (q && tok_end(q, end)) {
         p = q;
         goto line_end;
@@ -222,9 +224,9 @@ void spc_text_parse_chunk(const spc_text_job *j, spc_text_chunk *c,
       const char *q;
       if (t->vt == SPC_PATTERN) { /* values present but not wanted */
         double skip;
-        q = spc_parse_f64(p, end, &skip);
+        q = spc_parse_f64_py(p, end, &skip);
       } else if (t->vt == SPC_C128) {
-        q = spc_parse_f64(p, end, (double *)vbuf + v);
+        q = spc_parse_f64_py(p, end, (double *)vbuf + v);
       } else {
         q = parse_value(t->vt, p, end, vbuf, &c->need_u64);
       }
@@ -240,7 +242,7 @@ void spc_text_parse_chunk(const spc_text_job *j, spc_text_chunk *c,
         int ovf = 0;
         int64_t dummy;
         if ((t->vt == SPC_I64 || t->vt == SPC_U64) &&
-            !spc_parse_i64(p, end, &dummy, &ovf) && ovf)
+            !spc_parse_i64_py(p, end, &dummy, &ovf) && ovf)
           FAIL(SPC_ERR_OVERFLOW, "integer value does not fit %s",
                t->vt == SPC_U64 || *p != '-' ? "uint64" : "int64");
         FAIL(SPC_ERR_INPUT, "expected %s", vtype_word(t->vt));

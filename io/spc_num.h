@@ -59,6 +59,46 @@ const char *spc_parse_i64(const char *p, const char *end, int64_t *out,
 const char *spc_parse_u64(const char *p, const char *end, uint64_t *out,
                           int *overflow);
 
+/* ---- Python's underscores ----------------------------------------------
+ *
+ * Python's int() and float() -- what SciPy 1.10's Matrix Market reader and
+ * the FROSTT readers written in Python use -- accept one '_' between two
+ * digits anywhere in a number: "1_000", "2_5.0_1e1_0".  The _py parsers are
+ * the ones above where the plain parse stops at such an '_' (the only extra
+ * work on other input: one comparison); then the token (up to a blank, a
+ * newline or end) is read again without its underscores and, when that
+ * reads whole, the result is its value and the pointer its end.  Any other
+ * '_' ("_1", "1_", "1__0", "1_.5", "1e_5") stops the parse there, as
+ * before.  A token over 256 bytes is not retried. */
+const char *spc_num_unscored(const char *p, const char *end, const char *q, int kind,
+                             void *out, int *overflow);
+#define SPC_NUM_US_F64 0
+#define SPC_NUM_US_F32 1
+#define SPC_NUM_US_I64 2
+#define SPC_NUM_US_U64 3
+#define SPC_NUM_US_PY(q, end) ((q) && (q) < (end) && *(q) == '_')
+
+static inline const char *spc_parse_f64_py(const char *p, const char *end, double *out) {
+  const char *q = spc_parse_f64(p, end, out);
+  return SPC_NUM_US_PY(q, end) ? spc_num_unscored(p, end, q, SPC_NUM_US_F64, out, 0) : q;
+}
+static inline const char *spc_parse_f32_py(const char *p, const char *end, float *out) {
+  const char *q = spc_parse_f32(p, end, out);
+  return SPC_NUM_US_PY(q, end) ? spc_num_unscored(p, end, q, SPC_NUM_US_F32, out, 0) : q;
+}
+static inline const char *spc_parse_i64_py(const char *p, const char *end, int64_t *out,
+                                           int *overflow) {
+  const char *q = spc_parse_i64(p, end, out, overflow);
+  return SPC_NUM_US_PY(q, end) ? spc_num_unscored(p, end, q, SPC_NUM_US_I64, out, overflow)
+                               : q;
+}
+static inline const char *spc_parse_u64_py(const char *p, const char *end, uint64_t *out,
+                                           int *overflow) {
+  const char *q = spc_parse_u64(p, end, out, overflow);
+  return SPC_NUM_US_PY(q, end) ? spc_num_unscored(p, end, q, SPC_NUM_US_U64, out, overflow)
+                               : q;
+}
+
 /* ---- formatting --------------------------------------------------------
  *
  * Each writes a NUL-terminated string of at most SPC_NUM_BUFSIZE bytes

@@ -455,6 +455,63 @@ START_TEST(test_mtx_lenient_banner) {
 }
 END_TEST
 
+/* Numbers with Python's underscores (one between two digits), as SciPy
+ * 1.10's reader (int(), float()) takes them: indices, values of every kind,
+ * the size line, array files, FROSTT; any other underscore is refused where
+ * it stands. */
+START_TEST(test_underscores) {
+  int64_t d[2] = {10, 10};
+  spc_tensor *t = read_expect(
+      "u.mtx", RE "1_0 1_0 3\n1_0 1 2_5.0_1e1_0\n2 2 -1_0\n+0_3 1_0 1e-0_1\n", 1, SPC_F64, 2, d,
+      3, (const int64_t[]){10, 1, 2, 2, 3, 10}, (const double[]){250100000000.0, -10, 0.1});
+  spc_tensor_free(&t);
+  t = read_expect("i.mtx",
+                  "%%MatrixMarket matrix coordinate integer general\n10 10 2\n1 1 1_000_000\n"
+                  "2 2 -9_223_372_036_854_775_808\n",
+                  1, SPC_I64, 2, d, 2, (const int64_t[]){1, 1, 2, 2},
+                  (const int64_t[]){1000000, INT64_MIN});
+  spc_tensor_free(&t);
+  /* past INT64_MAX: uint64, as without underscores */
+  t = read_expect("w.mtx",
+                  "%%MatrixMarket matrix coordinate integer general\n10 10 1\n1 1 "
+                  "18_446_744_073_709_551_615\n",
+                  1, SPC_U64, 2, d, 1, (const int64_t[]){1, 1}, (const uint64_t[]){UINT64_MAX});
+  spc_tensor_free(&t);
+  int64_t d21[2] = {2, 1};
+  t = read_expect("a.mtx", "%%MatrixMarket matrix array real general\n2 1\n1_0\n2.5_5\n", 1,
+                  SPC_F64, 2, d21, 2, (const int64_t[]){1, 1, 2, 1}, (const double[]){10, 2.55});
+  spc_tensor_free(&t);
+  int64_t d3[3] = {2, 10, 1};
+  t = read_expect("t.tns", "1 1_0 1 2.5\n2 1 1 1_5\n", 1, SPC_F64, 3, d3, 2,
+                  (const int64_t[]){1, 10, 1, 2, 1, 1}, (const double[]){2.5, 15});
+  spc_tensor_free(&t);
+  static const struct {
+    const char *text, *what;
+    int64_t col;
+  } bad[] = {
+      {RE "2 2 1\n1 1 1__0\n", "expected a real value", 5},
+      {RE "2 2 1\n1 1 _1\n", "expected a real value", 5},
+      {RE "2 2 1\n1 1 1_\n", "expected a real value", 5},
+      {RE "2 2 1\n1 1 1_.5\n", "expected a real value", 5},
+      {RE "2 2 1\n1 1 1e_5\n", "expected a real value", 5},
+      {RE "2 2 1\n1_ 1 1\n", "expected a positive integer row index", 1},
+      {RE "2_ 2 1\n1 1 1\n", "size line", 1},
+      {"%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 99_999_999_999_999_999_999\n",
+       "integer value does not fit uint64", 5},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    spc_read_opts o;
+    spc_read_opts_init(&o);
+    spc_error e;
+    t = NULL;
+    spc_status st = io_read_text("b.mtx", bad[k].text, &o, &t, &e, NULL);
+    ck_assert_msg(st != SPC_OK && !t, "%s: read", bad[k].text);
+    ck_assert_msg(strstr(e.msg, bad[k].what) && e.col == bad[k].col, "%s: %s (col %lld)",
+                  bad[k].text, e.msg, (long long)e.col);
+  }
+}
+END_TEST
+
 /* Zeros of an array file are padding, not stored entries, once the matrix
  * leaves the dense layout -- written to .npz / .bsp.h5 / .tns or converted
  * -- as SciPy reads them; the symmetric and skew kinds (whose mirrored
@@ -859,6 +916,7 @@ void io_add_text_tcases(Suite *s) {
   tcase_add_test(tc, test_mtx_hermitian_not_complex);
   tcase_add_test(tc, test_mtx_as_scipy_reads);
   tcase_add_test(tc, test_mtx_lenient_banner);
+  tcase_add_test(tc, test_underscores);
   tcase_add_test(tc, test_mtx_array_zeros_leave_dense);
   tcase_add_test(tc, test_small_shapes_round_trip);
   suite_add_tcase(s, tc);
