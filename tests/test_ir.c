@@ -467,7 +467,7 @@ START_TEST(test_arith_values) {
   ir_var p32 = ir_param(f, "p32", IR_I32, false, IR_IN);
   ir_var o[6];
   for (int k = 0; k < 6; k++) {
-    char on[8];
+    char on[16];
     snprintf(on, sizeof on, "o%d", k);
     o[k] = ir_param(f, on, k < 4 ? IR_I64 : IR_I32, false, IR_OUT);
   }
