@@ -477,8 +477,6 @@ const char *spc_parse_i64(const char *p, const char *end, int64_t *out,
 
 /* ---- Python's underscores (spc_num.h) ------------------------------------ */
 
-static int us_digit(char c) { return (unsigned)(c - '0') <= 9; }
-
 const char *spc_num_unscored(const char *p, const char *end, const char *q, int kind,
                              void *out, int *overflow) {
   char buf[257];
@@ -486,7 +484,7 @@ const char *spc_num_unscored(const char *p, const char *end, const char *q, int 
   const char *t = p;
   for (; t < end && *t != ' ' && *t != '\t' && *t != '\r' && *t != '\n'; t++) {
     if (*t == '_') {
-      if (t == p || !us_digit(t[-1]) || t + 1 >= end || !us_digit(t[1])) return q;
+      if (t == p || !is_digit(t[-1]) || t + 1 >= end || !is_digit(t[1])) return q;
       continue;
     }
     if (n + 1 >= sizeof buf) return q;
@@ -494,30 +492,17 @@ const char *spc_num_unscored(const char *p, const char *end, const char *q, int 
   }
   const char *be = buf + n, *r;
   int ovf = 0;
-  union {
-    double f64;
-    float f32;
-    int64_t i64;
-    uint64_t u64;
-  } v;
-  switch (kind) {
-  case SPC_NUM_US_F64: r = spc_parse_f64(buf, be, &v.f64); break;
-  case SPC_NUM_US_F32: r = spc_parse_f32(buf, be, &v.f32); break;
-  case SPC_NUM_US_I64: r = spc_parse_i64(buf, be, &v.i64, &ovf); break;
-  default: r = spc_parse_u64(buf, be, &v.u64, &ovf); break;
+  switch (kind) { /* *out is the caller's only where the token reads whole */
+  case SPC_NUM_US_F64: r = spc_parse_f64(buf, be, out); break;
+  case SPC_NUM_US_F32: r = spc_parse_f32(buf, be, out); break;
+  case SPC_NUM_US_I64: r = spc_parse_i64(buf, be, out, &ovf); break;
+  default: r = spc_parse_u64(buf, be, out, &ovf); break;
   }
   if (ovf && overflow) { /* past the type: as the plain parse of the whole */
     *overflow = 1;
     return NULL;
   }
-  if (r != be) return q;
-  switch (kind) {
-  case SPC_NUM_US_F64: *(double *)out = v.f64; break;
-  case SPC_NUM_US_F32: *(float *)out = v.f32; break;
-  case SPC_NUM_US_I64: *(int64_t *)out = v.i64; break;
-  default: *(uint64_t *)out = v.u64; break;
-  }
-  return t;
+  return r == be ? t : q;
 }
 
 /* ---- Schubfach ----------------------------------------------------------- */

@@ -20,4 +20,11 @@ spc_status io_read_text(const char *name, const char *text,
                         const spc_read_opts *o, spc_tensor **t, spc_error *e,
                         char **dir);
 
+/* Default read options that put the read's note in note (n bytes). */
+static inline void io_opts_note(spc_read_opts *o, char *note, size_t n) {
+  spc_read_opts_init(o);
+  o->notice = note;
+  o->notice_len = n;
+}
+
 #endif

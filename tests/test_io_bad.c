@@ -134,9 +134,7 @@ START_TEST(test_tns_zero_based) {
   ck_assert_int_eq(tu_write_file(path, text, strlen(text)), 0);
   char note[256];
   spc_read_opts o;
-  spc_read_opts_init(&o);
-  o.notice = note;
-  o.notice_len = sizeof note;
+  io_opts_note(&o, note, sizeof note);
   spc_tensor *t = NULL;
   spc_error e;
   tu_assert_ok(spc_read(path, &o, &t, &e), &e);

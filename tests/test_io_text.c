@@ -410,9 +410,7 @@ START_TEST(test_mtx_lenient_banner) {
   int64_t d[2] = {3, 3};
   char note[256];
   spc_read_opts o;
-  spc_read_opts_init(&o);
-  o.notice = note;
-  o.notice_len = sizeof note;
+  io_opts_note(&o, note, sizeof note);
   spc_tensor *t = NULL;
   spc_error e;
   strcpy(note, "stale");
