@@ -66,8 +66,15 @@ void cli_write_opts(const cli_opts *o, spc_write_opts *w) {
   }
 }
 
-int cli_fail(spc_status s, const spc_error *e) {
+int cli_fail(spc_status s, const spc_error *err) {
   char buf[1200];
+  spc_error named; /* the copy of standard input named "<stdin>" */
+  const spc_error *e = err;
+  if (err) {
+    named = *err;
+    cli_error_names(&named);
+    e = &named;
+  }
   if (g_progress.shown) fprintf(stderr, "\n");
   if (s && (!e || !e->msg[0])) /* a status with no record: its name, not the record's "ok" */
     fprintf(stderr, "spconv: %s%s%s (no further detail: please report it)\n", e && e->file[0] ? e->file : "",
@@ -315,6 +322,16 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
       cli_usage_error(cmd, "unknown option '%s'", a);
       return -1;
     }
+  }
+  /* "-": standard input, copied to a file every reader can read (twice) */
+  for (int i = 0; i < np; i++) {
+    if (strcmp(pos[i], "-") || !strcmp(cmd, "gen") || !strcmp(cmd, "formats") ||
+        (!strcmp(cmd, "query") && i > 0))
+      continue;
+    spc_error e;
+    spc_error_clear(&e);
+    spc_status s = cli_stdin_path(&pos[i], &e);
+    if (s) exit(cli_fail(s, &e));
   }
   return np;
 }

@@ -28,7 +28,7 @@ int cmd_cat(int argc, char **argv) {
       snprintf(e.file, sizeof e.file, "%s", pos[0]);
     }
   }
-  if (!s) s = spc_write(t, o.out, &w, &e);
+  if (!s) s = cli_write(t, o.out, &w, &e);
   spc_tensor_free(&t);
   return s ? cli_fail(s, &e) : EXIT_OK;
 }

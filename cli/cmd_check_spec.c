@@ -14,6 +14,6 @@ int cmd_check_spec(int argc, char **argv) {
   spc_error_clear(&e);
   spc_status s = spc_spec_check_file_with(pos[0], o.specs, o.nspecs, name, sizeof name, &e);
   if (s) return cli_fail(s, &e);
-  printf("%s: ok (%s)\n", pos[0], name);
+  printf("%s: ok (%s)\n", cli_name(pos[0]), name);
   return EXIT_OK;
 }

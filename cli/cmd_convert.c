@@ -4,17 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <time.h>
 #include <unistd.h>
-
-void spw_cleanup_files(void); /* the workspace's temporary files */
-
-static void on_signal(int sig) {
-  spw_cleanup_files();
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
 
 static double now(void) {
   struct timespec t;
@@ -37,8 +28,7 @@ int cmd_convert(int argc, char **argv) {
   cli_convert_opts(&o, &c);
   memset(&info, 0, sizeof info);
   c.info = &info;
-  signal(SIGINT, on_signal); /* no workspace files left behind */
-  signal(SIGTERM, on_signal);
+  cli_catch_signals(); /* no workspace files left behind */
   spc_tensor *t = NULL, *x = NULL;
   spc_error e;
   spc_error_clear(&e);
@@ -48,7 +38,7 @@ int cmd_convert(int argc, char **argv) {
     s = spc_convert_file(pos[0], o.to, &r, &c, &x, &e);
     if (!s) cli_notice(&r);
     if (!s && o.verbose)
-      fprintf(stderr, "spconv: %s converted to %s in %.3f s; plan: %s\n", pos[0],
+      fprintf(stderr, "spconv: %s converted to %s in %.3f s; plan: %s\n", cli_name(pos[0]),
               spc_tensor_format(x), now() - t0, info.plan[0] ? info.plan : "-");
     if (!s && o.verbose && strstr(info.plan, "sparse workspace"))
       fprintf(stderr,
@@ -83,7 +73,7 @@ int cmd_convert(int argc, char **argv) {
             "spconv: source: the components held in memory; plan: %s (duplicates: %s)\n"
             "spconv: converted to %s in %.3f s: %d routines (%d built earlier), engine %s (%d "
             "compiled now)\n",
-            pos[0], (long long)spc_tensor_nstored(t), (long long)spc_tensor_bytes(t),
+            cli_name(pos[0]), (long long)spc_tensor_nstored(t), (long long)spc_tensor_bytes(t),
             spc_tensor_format(t), t1 - t0, info.plan[0] ? info.plan : "-", spc_dup_name(c.dup),
             spc_tensor_format(x), t2 - t1,
             info.routines, info.routines_cached, spc_engine_name(info.used), info.jit_compiled);
@@ -102,8 +92,8 @@ int cmd_convert(int argc, char **argv) {
             (long long)info.spw.peak_bytes);
   spc_tensor_free(&t);
 write:
-  if (!s && o.out) s = spc_write(x, o.out, &w, &e);
-  else if (!s) cli_print_info("converted:", pos[0], x);
+  if (!s && o.out) s = cli_write(x, o.out, &w, &e);
+  else if (!s) cli_print_info("converted:", cli_name(pos[0]), x);
   spc_tensor_free(&x);
   return s ? cli_fail(s, &e) : EXIT_OK;
 }
@@ -198,6 +188,7 @@ int cmd_gen(int argc, char **argv) {
   spc_status s = o.cuda ? spc_gen_cuda_source(o.format, o.kernel, &c, &text, &e)
                         : spc_gen_source(o.from, o.to, vt, &c, &text, &e);
   if (s) return cli_fail(s, &e);
+  if (o.out && !strcmp(o.out, "-")) o.out = NULL; /* standard output */
   FILE *f = o.out ? fopen(o.out, "wb") : stdout;
   if (!f) {
     fprintf(stderr, "spconv: %s: cannot open for writing\n", o.out);

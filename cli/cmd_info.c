@@ -47,7 +47,7 @@ int cmd_info(int argc, char **argv) {
   spc_error_clear(&e);
   spc_status s = cli_read(pos[0], &r, &t, &e);
   if (s) return cli_fail(s, &e);
-  cli_print_info("file:", pos[0], t);
+  cli_print_info("file:", cli_name(pos[0]), t);
   spc_tensor_free(&t);
   return EXIT_OK;
 }

@@ -44,7 +44,7 @@ static int read_x(const char *path, const cli_opts *o, int64_t n, bool cplx, dou
   }
   int64_t len = spc_tensor_dim(t, 0) * (spc_tensor_order(t) == 2 ? spc_tensor_dim(t, 1) : 1);
   if (len != n) {
-    fprintf(stderr, "spconv: %s: x has %lld entries, the matrix needs %lld\n", path,
+    fprintf(stderr, "spconv: %s: x has %lld entries, the matrix needs %lld\n", cli_name(path),
             (long long)len, (long long)n);
     spc_tensor_free(&t);
     spc_tensor_free(&c);
@@ -58,7 +58,7 @@ static int read_x(const char *path, const cli_opts *o, int64_t n, bool cplx, dou
   int64_t rows = spc_tensor_dim(c, 0);
   if (vt == SPC_C128 && !cplx) {
     fprintf(stderr, "spconv: %s: x is complex but the matrix is real (convert the matrix "
-                    "with --type=complex128)\n", path);
+                    "with --type=complex128)\n", cli_name(path));
     spc_tensor_free(&t);
     spc_tensor_free(&c);
     return EXIT_UNSUPP;
@@ -89,8 +89,8 @@ static int read_x(const char *path, const cli_opts *o, int64_t n, bool cplx, dou
  * mmread (1.10) refuses a 0 x 1 array -- its own mmwrite's output -- and
  * reads 0 x 0 as the empty array it is. */
 static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  char tmp[4200] = "";
+  if (path) snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
   FILE *f = path ? fopen(tmp, "wb") : stdout;
   if (!f) {
     fprintf(stderr, "spconv: %s: cannot write\n", path);
@@ -151,7 +151,7 @@ int cmd_spmv(int argc, char **argv) {
   }
   if (spc_tensor_order(A) != 2) {
     spc_tensor_free(&A);
-    fprintf(stderr, "spconv: %s: spmv needs a matrix (order 2)\n", pos[0]);
+    fprintf(stderr, "spconv: %s: spmv needs a matrix (order 2)\n", cli_name(pos[0]));
     return EXIT_UNSUPP;
   }
   /* into the kernel's format once, outside the timed runs: --to, else csr
@@ -196,11 +196,11 @@ int cmd_spmv(int argc, char **argv) {
   if (!rc && (o.verbose || repeat > 1))
     fprintf(stderr, "spconv: spmv %s: %lld stored, best of %d: %.6f s (%.2f ns per nonzero, %d threads, "
                     "schedule %s%s)\n",
-            pos[0], (long long)spc_tensor_nstored(A), repeat, best,
+            cli_name(pos[0]), (long long)spc_tensor_nstored(A), repeat, best,
             1e9 * best / (double)(spc_tensor_nstored(A) ? spc_tensor_nstored(A) : 1), info.threads,
             spc_schedule_name(info.used), info.paired ? ", two rows at a time" : "");
   if (!rc && o.verbose && info.note[0]) fprintf(stderr, "spconv: spmv: %s\n", info.note);
-  if (!rc) rc = write_y(o.out, y, ny, cplx);
+  if (!rc) rc = write_y(o.out && strcmp(o.out, "-") ? o.out : NULL, y, ny, cplx); /* "-": standard output */
   free(x);
   free(y);
   spc_tensor_free(&A);
@@ -233,7 +233,7 @@ int cmd_spgemm(int argc, char **argv) {
   if (!s) s = cli_dup_order(&o, SPC_DUP_SUM, pos[1], &B, NULL, &e);
   double t0 = now();
   if (!s && (s = spc_spgemm(A, B, o.to, &k, &C, &e)) && !e.file[0]) /* which inputs */
-    snprintf(e.file, sizeof e.file, "%s x %s", pos[0], pos[1]);
+    snprintf(e.file, sizeof e.file, "%s x %s", cli_name(pos[0]), cli_name(pos[1]));
   if (!s && o.verbose) {
     int algo = k.algo, ws = k.workspace;
     if (!algo || (algo == SPC_SPGEMM_GUSTAVSON && !ws)) spc_spgemm_explain(A, B, &k, &algo, &ws, NULL, NULL);
@@ -243,7 +243,7 @@ int cmd_spgemm(int argc, char **argv) {
             now() - t0, k.threads);
     if (info.note[0]) fprintf(stderr, "spconv: spgemm: %s\n", info.note);
   }
-  if (!s) s = spc_write(C, o.out, &w, &e);
+  if (!s) s = cli_write(C, o.out, &w, &e);
   spc_tensor_free(&A);
   spc_tensor_free(&B);
   spc_tensor_free(&C);

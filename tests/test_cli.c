@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int count_lines(const char *s) {
@@ -532,6 +533,114 @@ START_TEST(test_oracle_dups) {
 }
 END_TEST
 
+/* ---- "-": standard input and output ------------------------------------------ */
+
+/* Every read and write of "-" gives what the named file gives, byte for byte;
+ * bad or empty input is named "<stdin>", exits 2 and writes nothing to
+ * standard output; the temporary copies (in $TMPDIR) are gone afterwards. */
+START_TEST(test_stdio) {
+  char *dir = tu_mkdtemp(), *tmp = tu_path(dir, "tmp");
+  ck_assert_int_eq(mkdir(tmp, 0700), 0);
+  char *in = tu_file(dir, "g.mtx", gen_mtx);
+  char *tns = tu_file(dir, "t.tns", "# a comment\n1 2 3 1.5\n2 1 1 -2\n1 2 3 0.5\n3 3 4 7\n");
+  size_t tlen, zlen;
+  char *ttext = tu_read_file(tns, &tlen);
+  unsigned char *z = tu_gzip(ttext, tlen, &zlen);
+  char *tgz = tu_path(dir, "t.tns.gz");
+  FILE *f = fopen(tgz, "wb");
+  ck_assert(f && fwrite(z, 1, zlen, f) == zlen && !fclose(f));
+  char *bad = tu_file(dir, "bad.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0\n");
+  char *empty = tu_file(dir, "empty", "");
+  setenv("TMPDIR", tmp, 1);
+  tu_run_result r, w;
+  /* pairs: the named file's command (writing @DIR/want) and the same through "-"
+   * (writing @DIR/got, or standard output when got is NULL) */
+  static const struct { const char *named, *piped; int file; } cs[] = {
+      {"cat @IN -o @DIR/want.mtx", "cat - -o @DIR/got.mtx", 0},
+      {"cat @IN -o @DIR/want.npz", "cat - -o @DIR/got.npz", 0},
+      {"@IN --to=csr -o @DIR/want.mtx", "- --to=csr -o -", 0},
+      {"convert @IN --to=dia -o @DIR/want.mtx", "convert - --to=dia -o -", 0},
+      {"cat @IN -o @DIR/want.tns", "cat - -o -", 1},
+      {"cat @IN -o @DIR/want.tns", "cat - -o -", 2},
+      {"@IN --to=csf -o @DIR/want.tns", "- --to=csf -o -", 2},
+      {"spmv @IN -o @DIR/want.mtx", "spmv - -o -", 0},
+      {"spgemm @IN @IN -o @DIR/want.mtx", "spgemm - - -o -", 0},
+  };
+  for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+    const char *src = cs[i].file == 0 ? in : cs[i].file == 1 ? tns : tgz;
+    char named[1024];
+    expand_args(cs[i].named, src, dir, named, sizeof named);
+    ck_assert_msg(tu_run(&w, "%s", named) == 0, "%s: exit %d: %s", named, w.status, w.err);
+    tu_run_free(&w);
+    char *want_p = NULL, *got_p = NULL;
+    const char *ext = strrchr(strstr(named, "want"), '.');
+    char name[32];
+    snprintf(name, sizeof name, "want%s", ext);
+    want_p = tu_path(dir, name);
+    size_t wl, gl;
+    char *want = tu_read_file(want_p, &wl), *got;
+    ck_assert_msg(want != NULL, "%s wrote nothing", named);
+    if (strstr(cs[i].piped, "-o -")) {
+      ck_assert_msg(tu_run_in(&r, src, "%s", cs[i].piped) == 0, "%s: exit %d: %s", cs[i].piped, r.status, r.err);
+      got = r.out;
+      gl = strlen(r.out);
+    } else {
+      char piped[1024];
+      expand_args(cs[i].piped, src, dir, piped, sizeof piped);
+      ck_assert_msg(tu_run_in(&r, src, "%s", piped) == 0, "%s: exit %d: %s", piped, r.status, r.err);
+      snprintf(name, sizeof name, "got%s", ext);
+      got_p = tu_path(dir, name);
+      got = tu_read_file(got_p, &gl);
+      ck_assert_msg(got != NULL, "%s wrote nothing", piped);
+    }
+    ck_assert_msg(gl == wl && !memcmp(got, want, wl), "case %zu: '%s' and '%s' differ:\n%s\n---\n%s", i,
+                  named, cs[i].piped, want, got);
+    ck_assert_str_eq(r.err, "");
+    if (got_p) free(got), remove(got_p);
+    remove(want_p);
+    free(want);
+    free(want_p);
+    free(got_p);
+    tu_run_free(&r);
+    ck_assert_msg(tu_count_dir(tmp) == 0, "case %zu left a temporary file", i);
+  }
+  /* what is read is named <stdin> */
+  ck_assert_int_eq(tu_run_in(&r, in, "info -"), 0);
+  assert_has(r.out, "file:        <stdin>\n");
+  assert_has(r.out, "dimensions:  4 x 4\n");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run_in(&r, bad, "- --to=csr -o -"), 2);
+  ck_assert_str_eq(r.out, "");
+  assert_has(r.err, "<stdin>:4:1: row index 4 is outside 1..3");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run_in(&r, bad, "cat - -o %s/o.mtx", dir), 2);
+  char *o = tu_path(dir, "o.mtx");
+  ck_assert_msg(!tu_exists(o), "a failed read wrote o.mtx");
+  free(o);
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run_in(&r, empty, "cat - -o -"), 2);
+  ck_assert_str_eq(r.out, "");
+  assert_has(r.err, "<stdin>: empty input");
+  tu_run_free(&r);
+  /* a conversion that fails writes nothing to standard output */
+  ck_assert_int_eq(tu_run_in(&r, tns, "- --to=csr -o -"), 5);
+  ck_assert_str_eq(r.out, "");
+  tu_run_free(&r);
+  ck_assert_msg(tu_count_dir(tmp) == 0, "a temporary file was left in %s", tmp);
+  unsetenv("TMPDIR");
+  free(ttext);
+  free(z);
+  free(tgz);
+  free(tns);
+  free(bad);
+  free(empty);
+  free(in);
+  free(tmp);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 Suite *suite_cli(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -545,6 +654,7 @@ Suite *suite_cli(void) {
   tcase_add_test(tc, test_hugepages_env);
   tcase_add_test(tc, test_cat_missing_input);
   tcase_add_test(tc, test_cat_duplicates);
+  tcase_add_test(tc, test_stdio);
   const char *data = tu_data_dir();
   if (data) tcase_add_loop_test(tc, test_info_shared, 0, 4);
   suite_add_tcase(s, tc);

@@ -197,17 +197,14 @@ char *tu_file(const char *dir, const char *name, const char *text) {
 
 /* ---- the command line --------------------------------------------------- */
 
-int tu_run(tu_run_result *r, const char *fmt, ...) {
+static int run_in(tu_run_result *r, const char *in, const char *fmt, va_list ap) {
   char args[8192], cmd[16384];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(args, sizeof args, fmt, ap);
-  va_end(ap);
   const char *bin = getenv("SPCONV");
   if (!bin || !*bin) bin = "bin/spconv";
   char *dir = tu_mkdtemp();
-  snprintf(cmd, sizeof cmd, "%s %s >'%s/stdout' 2>'%s/stderr' </dev/null",
-           bin, args, dir, dir);
+  snprintf(cmd, sizeof cmd, "%s %s >'%s/stdout' 2>'%s/stderr' <'%s'",
+           bin, args, dir, dir, in ? in : "/dev/null");
   fflush(NULL);
   int st = system(cmd);
   ck_assert_msg(st != -1, "system(%s) failed", cmd);
@@ -222,6 +219,22 @@ int tu_run(tu_run_result *r, const char *fmt, ...) {
   tu_rmtree(dir);
   free(dir);
   return r->status;
+}
+
+int tu_run(tu_run_result *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int st = run_in(r, NULL, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+int tu_run_in(tu_run_result *r, const char *in, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int st = run_in(r, in, fmt, ap);
+  va_end(ap);
+  return st;
 }
 
 void tu_run_free(tu_run_result *r) {
