@@ -118,10 +118,13 @@ spc_status asm_resolve_format(const char *format, const spc_convert_opts *o,
   if (!format || !*format)
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no target format given");
   if (!is_path(format) && !(o && o->nspec_files)) {
-    if (!(*fmt = spc_specs_format(*reg, format)))
+    if (!(*fmt = spc_specs_format(*reg, format))) {
+      const char *near = spc_specs_format_near(*reg, format);
       return spc_err(e, SPC_ERR_ARG, NULL, 0, 0,
-                     "unknown format '%s' (see `spconv formats`; a YAML spec "
-                     "is given by its path)", format);
+                     "unknown format '%s' (%s%s%ssee `spconv formats`; a YAML spec "
+                     "is given by its path)", format, near ? "did you mean '" : "",
+                     near ? near : "", near ? "'? " : "");
+    }
     return SPC_OK;
   }
   /* a user's spec: a registry of its own, owned by the result */

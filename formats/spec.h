@@ -95,6 +95,9 @@ SPC_INTERNAL const spc_level_spec *spc_specs_level(const spc_specs *r,
                                                    const char *name);
 SPC_INTERNAL const spc_format_spec *spc_specs_format(const spc_specs *r,
                                                      const char *name);
+/* The tensor format whose name is nearest name (at most two edits), or
+ * NULL: the "did you mean" of an unknown name. */
+SPC_INTERNAL const char *spc_specs_format_near(const spc_specs *r, const char *name);
 SPC_INTERNAL int spc_specs_nformats(const spc_specs *r);
 SPC_INTERNAL const spc_format_spec *spc_specs_format_at(const spc_specs *r,
                                                         int k);

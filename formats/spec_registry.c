@@ -29,10 +29,47 @@ const spc_level_spec *spc_specs_level(const spc_specs *r, const char *name) {
   return NULL;
 }
 
+/* Other tools' names of formats spconv ships under its own: SciPy's "bsr"
+ * is bcsr, "ellpack" ell.  A format of the alias's own name comes first. */
+static const char *const alias_of[][2] = {{"bsr", "bcsr"}, {"ellpack", "ell"}};
+
 const spc_format_spec *spc_specs_format(const spc_specs *r, const char *name) {
   for (int i = r->nformats - 1; i >= 0; i--)
     if (!strcasecmp(r->formats[i]->name, name)) return r->formats[i];
+  for (size_t a = 0; a < sizeof alias_of / sizeof alias_of[0]; a++)
+    if (!strcasecmp(name, alias_of[a][0])) return spc_specs_format(r, alias_of[a][1]);
   return NULL;
+}
+
+/* Levenshtein distance of a and b (case ignored), capped at cap + 1. */
+static int distance(const char *a, const char *b, int cap) {
+  size_t n = strlen(a), m = strlen(b);
+  if (n > 63 || m > 63) return cap + 1;
+  int row[64];
+  for (size_t j = 0; j <= m; j++) row[j] = (int)j;
+  for (size_t i = 1; i <= n; i++) {
+    int diag = row[0], best = row[0] = (int)i;
+    for (size_t j = 1; j <= m; j++) {
+      int up = row[j];
+      int sub = diag + ((a[i - 1] | 32) != (b[j - 1] | 32));
+      int v = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
+      row[j] = v < sub ? v : sub;
+      diag = up;
+      if (row[j] < best) best = row[j];
+    }
+    if (best > cap) return cap + 1;
+  }
+  return row[m];
+}
+
+const char *spc_specs_format_near(const spc_specs *r, const char *name) {
+  const char *best = NULL;
+  int bd = 3; /* at most two edits, and fewer than the name's length */
+  for (int i = 0; i < r->nformats; i++) {
+    int d = distance(name, r->formats[i]->name, 2);
+    if (d < bd && d < (int)strlen(name)) bd = d, best = r->formats[i]->name;
+  }
+  return best;
 }
 
 int spc_specs_nformats(const spc_specs *r) { return r->nformats; }

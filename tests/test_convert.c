@@ -4542,8 +4542,24 @@ START_TEST(test_cli_convert) {
   char *o2 = tu_path(dir, "o2.bsp.h5");
   ck_assert_int_eq(tu_run(&r, "%s --to=nosuch -o %s", in, o2), 1);
   assert_has(r.err, "nosuch");
+  ck_assert(!strstr(r.err, "did you mean"));
   ck_assert(!tu_exists(o2));
   tu_run_free(&r);
+  /* a near miss: the nearest name suggested */
+  ck_assert_int_eq(tu_run(&r, "%s --to=bcrs -o %s", in, o2), 1);
+  assert_has(r.err, "unknown format 'bcrs' (did you mean 'bcsr'?");
+  ck_assert(!tu_exists(o2));
+  tu_run_free(&r);
+  /* SciPy's name for block CSR, and ELLPACK's: the formats themselves */
+  const char *alias[][2] = {{"bsr", "bcsr"}, {"BSR", "bcsr"}, {"ellpack", "ell"}};
+  for (int k = 0; k < 3; k++) {
+    ck_assert_msg(tu_run(&r, "%s --to=%s -o %s", in, alias[k][0], o2) == 0, "%s: %s", alias[k][0], r.err);
+    tu_run_free(&r);
+    spc_tensor *al = tu_read_ok(o2, 0, SPC_VTYPE_AUTO);
+    ck_assert_str_eq(spc_tensor_format(al), alias[k][1]);
+    spc_tensor_free(&al);
+    remove(o2);
+  }
   /* an entry above the diagonal into sky: unsupported (5), nothing written */
   ck_assert_int_eq(tu_run(&r, "%s --to=sky -o %s", in, o2), 5);
   assert_has(r.err, "cannot");
