@@ -106,10 +106,13 @@ void cli_convert_opts(const cli_opts *o, spc_convert_opts *c);
  * is spc_write, but "-" writes Matrix Market (order 2) or FROSTT (any
  * other order; gzip with w->gzip == 1) to standard output once complete.
  * The temporary files go at exit and on SIGINT, SIGTERM, SIGHUP, SIGPIPE
- * (cli_catch_signals, which also removes the workspace's files). */
+ * where not ignored (cli_catch_signals, called first thing by main; it
+ * also removes the library's: spc_cleanup_temp_files). */
 spc_status cli_stdin_path(const char **path, spc_error *e);
 const char *cli_name(const char *path);
 void cli_error_names(spc_error *e);
+/* text (of capacity n) with the path read for "-" written as "<stdin>" */
+void cli_names_in(char *text, size_t n);
 spc_status cli_write(const spc_tensor *t, const char *path, const spc_write_opts *w,
                      spc_error *e);
 void cli_catch_signals(void);

@@ -2,18 +2,23 @@
  *
  * Input: every reader may look at a file more than once (the kind from its
  * first bytes, then the text; a large file is read twice, to count and to
- * place), so standard input is first copied whole to a temporary file (in
- * $TMPDIR, else /tmp) and that file is read.  Its name ends as the first
- * bytes say (.mtx, .bsp.h5, .npz, .gz, else .tns), so what goes by the name
- * (a FROSTT file's duplicates kept in file order) goes as it would for a
- * named file.  A second "-" on the same command line reads the same copy.
+ * place).  Standard input redirected from a regular file (`< A.mtx`, at its
+ * start) is read as that file, by its own name; anything else (a pipe) is
+ * first copied whole to a temporary file (in $TMPDIR, else /tmp) and that
+ * file is read.  The copy's name ends as its first bytes say (.mtx, .tns,
+ * either with .gz when gzip -- the inflated start tells which --, .bsp.h5,
+ * .npz), so what goes by the name (a FROSTT file's duplicates summed in
+ * file order) goes as for a named file.  A second "-" on the same command
+ * line reads the same file.  A terminal is refused: a tensor is piped in.
  *
  * Output: the result is written to a temporary file first -- Matrix Market
  * for a matrix, FROSTT for any other order, gzip with --gzip -- and copied
  * to standard output only when it is complete: a failure writes nothing.
  *
- * Messages name the copy "<stdin>".  The temporary files are removed at
- * exit and on SIGINT, SIGTERM, SIGHUP and SIGPIPE. */
+ * Messages and the readers' notes name the input "<stdin>".  The copy, the
+ * output's temporary file and the library's (spc_cleanup_temp_files) are
+ * removed at exit and on SIGINT, SIGTERM, SIGHUP and SIGPIPE -- each signal
+ * only where it is not ignored (nohup, a shell's background job). */
 #include "cli.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -22,17 +27,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
-
-void spw_cleanup_files(void); /* the workspace's temporary files */
+#include <zlib.h>
 
 #define STDIN_NAME "<stdin>"
 
-static char g_in[4096];  /* the copy of standard input, "" until made */
+static char g_in[4096];  /* the file read for standard input, "" until known */
+static bool g_spooled;   /* g_in is our copy (removed at exit) */
 static char g_out[4096]; /* the result on its way to standard output */
 
 void cli_stdio_cleanup(void) { /* async-signal-safe: unlink only */
-  if (g_in[0]) unlink(g_in);
+  if (g_in[0] && g_spooled) unlink(g_in);
   if (g_out[0]) unlink(g_out);
 }
 
@@ -42,7 +48,7 @@ static void on_exit_cleanup(void) {
 }
 
 static void on_signal(int sig) {
-  spw_cleanup_files();
+  spc_cleanup_temp_files();
   cli_stdio_cleanup();
   signal(sig, SIG_DFL);
   raise(sig);
@@ -53,10 +59,15 @@ void cli_catch_signals(void) {
   if (done) return;
   done = true;
   atexit(on_exit_cleanup);
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
-  signal(SIGHUP, on_signal);
-  signal(SIGPIPE, on_signal);
+  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    struct sigaction old, sa;
+    if (sigaction(sigs[i], NULL, &old) || old.sa_handler == SIG_IGN) continue; /* nohup */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sigs[i], &sa, NULL);
+  }
 }
 
 static spc_status fail(spc_error *e, spc_status s, const char *file, const char *fmt, ...)
@@ -100,14 +111,42 @@ static bool write_all(int fd, const char *p, size_t n) {
   return true;
 }
 
+/* Whether gzip data h[0..n) inflates to a Matrix Market start. */
+static bool gz_is_mtx(const unsigned char *h, size_t n) {
+  unsigned char out[16];
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return false;
+  z.next_in = (unsigned char *)h;
+  z.avail_in = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
+  z.next_out = out;
+  z.avail_out = sizeof out;
+  int r = Z_OK;
+  while (z.avail_out && (r == Z_OK) && z.avail_in) r = inflate(&z, Z_NO_FLUSH);
+  size_t got = sizeof out - z.avail_out;
+  inflateEnd(&z);
+  return got >= 14 && !strncasecmp((const char *)out, "%%matrixmarket", 14);
+}
+
 /* The suffix the first bytes call for (see the top of the file). */
 static const char *suffix_of(const unsigned char *h, size_t n) {
   static const unsigned char hdf5[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-  if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b) return ".gz";
+  if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b) return gz_is_mtx(h, n) ? ".mtx.gz" : ".tns.gz";
   if (n >= 8 && !memcmp(h, hdf5, 8)) return ".bsp.h5";
   if (n >= 4 && !memcmp(h, "PK\003\004", 4)) return ".npz";
   if (n >= 14 && !strncasecmp((const char *)h, "%%matrixmarket", 14)) return ".mtx";
   return ".tns";
+}
+
+/* Standard input redirected from a regular file, at its start: that
+ * file's name (the same file, not one renamed over it), else false. */
+static bool stdin_file(char *path, size_t n) {
+  struct stat s0, s1;
+  if (fstat(0, &s0) || !S_ISREG(s0.st_mode) || lseek(0, 0, SEEK_CUR) != 0) return false;
+  ssize_t k = readlink("/proc/self/fd/0", path, n - 1);
+  if (k <= 0 || (size_t)k >= n - 1) return false;
+  path[k] = 0;
+  return path[0] == '/' && !stat(path, &s1) && s1.st_dev == s0.st_dev && s1.st_ino == s0.st_ino;
 }
 
 static spc_status spool_fail(spc_error *e, const char *what, int err) {
@@ -121,12 +160,20 @@ spc_status cli_stdin_path(const char **path, spc_error *e) {
     *path = g_in;
     return SPC_OK;
   }
-  cli_catch_signals();
+  if (stdin_file(g_in, sizeof g_in)) { /* `< FILE`: read in place */
+    g_spooled = false;
+    *path = g_in;
+    return SPC_OK;
+  }
+  g_in[0] = 0;
+  if (isatty(0))
+    return fail(e, SPC_ERR_ARG, STDIN_NAME, "%s",
+                "is a terminal: pipe a tensor in, or redirect a file (< A.mtx)");
   enum { CHUNK = 1 << 20 };
   char *buf = malloc(CHUNK);
   if (!buf) return fail(e, SPC_ERR_NOMEM, STDIN_NAME, "%s", "out of memory");
-  size_t have = 0; /* the first bytes, for the suffix */
-  while (have < 16) {
+  size_t have = 0; /* the first bytes, for the suffix (gzip: enough to inflate 16) */
+  while (have < 4096) {
     ssize_t r = read(0, buf + have, CHUNK - have);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) {
@@ -141,6 +188,7 @@ spc_status cli_stdin_path(const char **path, spc_error *e) {
     free(buf);
     return fail(e, SPC_ERR_INPUT, STDIN_NAME, "%s", "empty input (nothing on standard input)");
   }
+  g_spooled = true;
   int fd = make_temp(g_in, sizeof g_in, "stdin", suffix_of((unsigned char *)buf, have));
   if (fd < 0) {
     int err = errno;
@@ -176,10 +224,27 @@ void cli_error_names(spc_error *e) {
   if (e && g_in[0] && !strcmp(e->file, g_in)) snprintf(e->file, sizeof e->file, "%s", STDIN_NAME);
 }
 
+void cli_names_in(char *text, size_t n) {
+  size_t k = strlen(g_in);
+  if (!k || !n || !strstr(text, g_in)) return;
+  char out[2048];
+  size_t o = 0;
+  for (const char *p = text; *p && o + 1 < sizeof out;) {
+    if (!strncmp(p, g_in, k)) {
+      o += (size_t)snprintf(out + o, sizeof out - o, "%s", STDIN_NAME);
+      if (o >= sizeof out) o = sizeof out - 1;
+      p += k;
+    } else {
+      out[o++] = *p++;
+    }
+  }
+  out[o] = 0;
+  snprintf(text, n, "%s", out);
+}
+
 spc_status cli_write(const spc_tensor *t, const char *path, const spc_write_opts *w,
                      spc_error *e) {
   if (strcmp(path, "-")) return spc_write(t, path, w, e);
-  cli_catch_signals();
   bool gz = w && w->gzip == 1;
   const char *suffix = spc_tensor_order(t) == 2 ? (gz ? ".mtx.gz" : ".mtx")
                                                 : (gz ? ".tns.gz" : ".tns");
@@ -190,7 +255,12 @@ spc_status cli_write(const spc_tensor *t, const char *path, const spc_write_opts
   close(fd);
   spc_status s = spc_write(t, g_out, w, e);
   if (s) {
-    if (!strcmp(e->file, g_out)) snprintf(e->file, sizeof e->file, "<stdout>");
+    if (e && !strcmp(e->file, g_out)) { /* the temporary file's failure (TMPDIR full?) */
+      char msg[sizeof e->msg];
+      snprintf(msg, sizeof msg, "%s", e->msg);
+      snprintf(e->file, sizeof e->file, "<stdout>");
+      snprintf(e->msg, sizeof e->msg, "its temporary file %.200s: %.280s", g_out, msg);
+    }
     unlink(g_out);
     g_out[0] = 0;
     return s;

@@ -378,6 +378,7 @@ int cli_help(const char *name) {
 }
 
 void cli_notice(const spc_read_opts *r) {
+  if (r->notice && r->notice[0]) cli_names_in(r->notice, r->notice_len);
   if (r->notice && r->notice[0] && !g_quiet) fprintf(stderr, "spconv: note: %s\n", r->notice);
   if (r->notice && r->notice_len) r->notice[0] = 0;
 }

@@ -28,7 +28,6 @@ int cmd_convert(int argc, char **argv) {
   cli_convert_opts(&o, &c);
   memset(&info, 0, sizeof info);
   c.info = &info;
-  cli_catch_signals(); /* no workspace files left behind */
   spc_tensor *t = NULL, *x = NULL;
   spc_error e;
   spc_error_clear(&e);
@@ -66,6 +65,7 @@ int cmd_convert(int argc, char **argv) {
     if (s && !e.file[0]) snprintf(e.file, sizeof e.file, "%s", pos[0]);
   }
   double t2 = now();
+  if (!s && info.notice[0]) cli_names_in(info.notice, sizeof info.notice);
   if (!s && info.notice[0] && !o.quiet) fprintf(stderr, "spconv: %s\n", info.notice);
   if (!s && o.verbose)
     fprintf(stderr,

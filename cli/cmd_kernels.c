@@ -101,6 +101,11 @@ static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
   for (int64_t i = 0; i < n && !bad; i++)
     bad = (cplx ? fprintf(f, "%.17g %.17g\n", y[2 * i], y[2 * i + 1]) : fprintf(f, "%.17g\n", y[i])) < 0;
   if (path && fclose(f)) bad = 1;
+  if (!path && (fflush(f) || ferror(f))) bad = 1;
+  if (!path && bad) {
+    fprintf(stderr, "spconv: <stdout>: write failed\n");
+    return EXIT_IO;
+  }
   if (path && (bad || rename(tmp, path))) {
     remove(tmp);
     fprintf(stderr, "spconv: %s: cannot write\n", path);

@@ -161,6 +161,7 @@ int main(int argc, char **argv) {
    * unless the environment says otherwise. */
   if (!getenv("SPCONV_HUGEPAGES") && spc_free_page_reporting(NULL))
     setenv("SPCONV_HUGEPAGES", "0", 0);
+  cli_catch_signals(); /* an interrupted command leaves no temporary file */
   if (argc < 2) {
     usage(stderr);
     return EXIT_USAGE;

@@ -562,6 +562,12 @@ SPC_API spc_status spc_read(const char *path, const spc_read_opts *o,
                             spc_tensor **out, spc_error *err);
 /* Write t to path in the container named by path's extension.  Written to a
  * temporary name and renamed when complete: a failure leaves nothing. */
+/* Removes the library's temporary files now: outputs being written (each
+ * goes to a temporary name first), the sparse workspace's spill files.
+ * Only unlink: safe in a signal handler, which is what it is for (a
+ * command interrupted leaves nothing behind); otherwise the library
+ * removes them itself. */
+SPC_API void spc_cleanup_temp_files(void);
 SPC_API spc_status spc_write(const spc_tensor *t, const char *path,
                              const spc_write_opts *o, spc_error *err);
 

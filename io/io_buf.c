@@ -3,6 +3,8 @@
 #include "spc_io.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -126,6 +128,38 @@ void spc_buf_close(spc_buf *b) {
 
 /* ---- output ------------------------------------------------------------ */
 
+/* The outputs being written (their temporary names), for
+ * spc_cleanup_temp_files from a signal handler: a slot's name is written
+ * before it is marked used and unmarked after the file is renamed or
+ * removed (an unlink of a name already gone does nothing).  Past the slots
+ * a file is not listed: it is still removed on every failure. */
+#define TMP_SLOTS 16
+static char tmp_names[TMP_SLOTS][4096];
+static volatile sig_atomic_t tmp_used[TMP_SLOTS];
+
+static void tmp_register(const char *tmp) {
+  for (int i = 0; i < TMP_SLOTS; i++) {
+    if (!__sync_bool_compare_and_swap(&tmp_used[i], 0, 2)) continue; /* 2: being written */
+    snprintf(tmp_names[i], sizeof tmp_names[i], "%s", tmp);
+    __sync_synchronize();
+    tmp_used[i] = 1;
+    return;
+  }
+}
+
+static void tmp_unregister(const char *tmp) {
+  for (int i = 0; i < TMP_SLOTS; i++)
+    if (tmp_used[i] == 1 && !strcmp(tmp_names[i], tmp)) {
+      tmp_used[i] = 0;
+      return;
+    }
+}
+
+void spc_io_cleanup_outputs(void) {
+  for (int i = 0; i < TMP_SLOTS; i++)
+    if (tmp_used[i] == 1) unlink(tmp_names[i]);
+}
+
 spc_status spc_tmpname(const char *path, char *tmp, size_t n, spc_error *e) {
   const char *slash = strrchr(path, '/');
   int dl = slash ? (int)(slash - path + 1) : 0;
@@ -140,6 +174,7 @@ spc_status spc_tmpname(const char *path, char *tmp, size_t n, spc_error *e) {
   umask(um);
   fchmod(fd, 0666 & ~um);
   close(fd);
+  tmp_register(tmp);
   return SPC_OK;
 }
 
@@ -147,14 +182,17 @@ spc_status spc_commit_tmp(const char *tmp, const char *path, spc_status st,
                           spc_error *e) {
   if (st != SPC_OK) {
     unlink(tmp);
+    tmp_unregister(tmp);
     return st;
   }
   if (rename(tmp, path) != 0) {
     int er = errno;
     unlink(tmp);
+    tmp_unregister(tmp);
     return spc_err(e, SPC_ERR_IO, path, 0, 0, "cannot rename output into place: %s",
                    strerror(er));
   }
+  tmp_unregister(tmp);
   return SPC_OK;
 }
 
@@ -262,8 +300,9 @@ spc_status spc_out_open(spc_out *o, const char *path, int gzip, spc_error *e) {
   o->f = fopen(o->tmp, "wb");
   if (o->f) setvbuf(o->f, NULL, _IOFBF, 1 << 20);
   if (!o->f) {
-    unlink(o->tmp);
-    return spc_err(e, SPC_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+    int er = errno;
+    spc_commit_tmp(o->tmp, path, SPC_ERR_IO, NULL); /* removed */
+    return spc_err(e, SPC_ERR_IO, path, 0, 0, "cannot write: %s", strerror(er));
   }
   if (gzip) {
     static const unsigned char head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
@@ -272,8 +311,7 @@ spc_status spc_out_open(spc_out *o, const char *path, int gzip, spc_error *e) {
     if ((s = out_put(o, head, sizeof head, e))) {
       fclose(o->f);
       o->f = NULL;
-      unlink(o->tmp);
-      return s;
+      return spc_commit_tmp(o->tmp, path, s, e); /* removed */
     }
   }
   return SPC_OK;

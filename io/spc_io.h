@@ -41,6 +41,9 @@ typedef struct spc_out {
 } spc_out;
 
 /* A fresh temporary name beside path ("dir/.name.XXXXXX"), created empty. */
+/* Removes the temporary files of the outputs being written (async-signal
+ * safe; spc_cleanup_temp_files). */
+SPC_INTERNAL void spc_io_cleanup_outputs(void);
 SPC_INTERNAL spc_status spc_tmpname(const char *path, char *tmp, size_t n,
                                     spc_error *e);
 /* Rename tmp to path (or remove tmp when st != SPC_OK). */

@@ -1,6 +1,7 @@
 /* spw.c -- the sparse workspace: Acc (hash or list), sorted runs merged
  * geometrically, spill to temporary files, k-way pack.  See spw.h. */
 #include "spw_impl.h"
+#include "spc_io.h" /* spc_io_cleanup_outputs */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,11 @@
 /* live workspaces, for spw_cleanup_files */
 static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
 static spw *live;
+
+void spc_cleanup_temp_files(void) {
+  spc_io_cleanup_outputs();
+  spw_cleanup_files();
+}
 
 void spw_cleanup_files(void) {
   for (spw *w = live; w; w = w->next_live)

@@ -535,9 +535,12 @@ END_TEST
 
 /* ---- "-": standard input and output ------------------------------------------ */
 
-/* Every read and write of "-" gives what the named file gives, byte for byte;
- * bad or empty input is named "<stdin>", exits 2 and writes nothing to
- * standard output; the temporary copies (in $TMPDIR) are gone afterwards. */
+/* Every read and write of "-", standard input redirected from the file
+ * (read in place) or piped (copied to $TMPDIR), gives what the named file
+ * gives, byte for byte -- a gzip FROSTT file's duplicates summed in file
+ * order as for a named one; bad or empty input is named "<stdin>" (also in
+ * the readers' notes), exits 2 and writes nothing to standard output; no
+ * temporary file is left afterwards. */
 START_TEST(test_stdio) {
   char *dir = tu_mkdtemp(), *tmp = tu_path(dir, "tmp");
   ck_assert_int_eq(mkdir(tmp, 0700), 0);
@@ -551,6 +554,19 @@ START_TEST(test_stdio) {
   ck_assert(f && fwrite(z, 1, zlen, f) == zlen && !fclose(f));
   char *bad = tu_file(dir, "bad.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0\n");
   char *empty = tu_file(dir, "empty", "");
+  /* an order-2 FROSTT file whose duplicates' sum depends on their order:
+   * 1e16 + 1 - 1e16 + 1 + 3 is 4 in file order, 5 in SciPy's (a row of
+   * more than 16 entries: its sort is not stable), as a .mtx sums them */
+  char *dtns = tu_file(dir, "d.tns", "1 2 1\n1 1 1e16\n1 3 1\n1 1 1\n1 4 1\n1 1 -1e16\n1 5 1\n"
+                                     "1 1 1\n1 6 1\n1 1 3\n1 7 1\n1 8 1\n1 9 1\n1 10 1\n"
+                                     "1 11 1\n1 12 1\n1 13 1\n1 14 1\n");
+  size_t dlen, dzlen;
+  char *dtext = tu_read_file(dtns, &dlen);
+  unsigned char *dz = tu_gzip(dtext, dlen, &dzlen);
+  char *dgz = tu_path(dir, "d.tns.gz");
+  f = fopen(dgz, "wb");
+  ck_assert(f && fwrite(dz, 1, dzlen, f) == dzlen && !fclose(f));
+  char *zero = tu_file(dir, "z.tns", "0 0 1.5\n1 2 2\n");
   setenv("TMPDIR", tmp, 1);
   tu_run_result r, w;
   /* pairs: the named file's command (writing @DIR/want) and the same through "-"
@@ -565,9 +581,12 @@ START_TEST(test_stdio) {
       {"@IN --to=csf -o @DIR/want.tns", "- --to=csf -o -", 2},
       {"spmv @IN -o @DIR/want.mtx", "spmv - -o -", 0},
       {"spgemm @IN @IN -o @DIR/want.mtx", "spgemm - - -o -", 0},
+      {"@IN --to=csr -o @DIR/want.mtx", "- --to=csr -o -", 3},
+      {"cat @IN --dup=sum -o @DIR/want.mtx", "cat - --dup=sum -o -", 3},
   };
+  for (int via = 0; via < 2; via++) /* 0: redirected, 1: piped */
   for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
-    const char *src = cs[i].file == 0 ? in : cs[i].file == 1 ? tns : tgz;
+    const char *src = cs[i].file == 0 ? in : cs[i].file == 1 ? tns : cs[i].file == 2 ? tgz : dgz;
     char named[1024];
     expand_args(cs[i].named, src, dir, named, sizeof named);
     ck_assert_msg(tu_run(&w, "%s", named) == 0, "%s: exit %d: %s", named, w.status, w.err);
@@ -580,21 +599,24 @@ START_TEST(test_stdio) {
     size_t wl, gl;
     char *want = tu_read_file(want_p, &wl), *got;
     ck_assert_msg(want != NULL, "%s wrote nothing", named);
+    if (cs[i].file == 3) assert_has(want, "\n1 1 4\n"); /* file order */
     if (strstr(cs[i].piped, "-o -")) {
-      ck_assert_msg(tu_run_in(&r, src, "%s", cs[i].piped) == 0, "%s: exit %d: %s", cs[i].piped, r.status, r.err);
+      int st = via ? tu_run_pipe(&r, src, "%s", cs[i].piped) : tu_run_in(&r, src, "%s", cs[i].piped);
+      ck_assert_msg(st == 0, "%s: exit %d: %s", cs[i].piped, r.status, r.err);
       got = r.out;
       gl = strlen(r.out);
     } else {
       char piped[1024];
       expand_args(cs[i].piped, src, dir, piped, sizeof piped);
-      ck_assert_msg(tu_run_in(&r, src, "%s", piped) == 0, "%s: exit %d: %s", piped, r.status, r.err);
+      int st = via ? tu_run_pipe(&r, src, "%s", piped) : tu_run_in(&r, src, "%s", piped);
+      ck_assert_msg(st == 0, "%s: exit %d: %s", piped, r.status, r.err);
       snprintf(name, sizeof name, "got%s", ext);
       got_p = tu_path(dir, name);
       got = tu_read_file(got_p, &gl);
       ck_assert_msg(got != NULL, "%s wrote nothing", piped);
     }
-    ck_assert_msg(gl == wl && !memcmp(got, want, wl), "case %zu: '%s' and '%s' differ:\n%s\n---\n%s", i,
-                  named, cs[i].piped, want, got);
+    ck_assert_msg(gl == wl && !memcmp(got, want, wl), "case %zu (%s): '%s' and '%s' differ:\n%s\n---\n%s", i,
+                  via ? "piped" : "redirected", named, cs[i].piped, want, got);
     ck_assert_str_eq(r.err, "");
     if (got_p) free(got), remove(got_p);
     remove(want_p);
@@ -604,23 +626,28 @@ START_TEST(test_stdio) {
     tu_run_free(&r);
     ck_assert_msg(tu_count_dir(tmp) == 0, "case %zu left a temporary file", i);
   }
-  /* what is read is named <stdin> */
-  ck_assert_int_eq(tu_run_in(&r, in, "info -"), 0);
-  assert_has(r.out, "file:        <stdin>\n");
-  assert_has(r.out, "dimensions:  4 x 4\n");
-  tu_run_free(&r);
-  ck_assert_int_eq(tu_run_in(&r, bad, "- --to=csr -o -"), 2);
-  ck_assert_str_eq(r.out, "");
-  assert_has(r.err, "<stdin>:4:1: row index 4 is outside 1..3");
-  tu_run_free(&r);
+  /* what is read is named <stdin>, in the notes too */
+  for (int piped = 0; piped < 2; piped++) {
+    ck_assert_int_eq(piped ? tu_run_pipe(&r, in, "info -") : tu_run_in(&r, in, "info -"), 0);
+    assert_has(r.out, "file:        <stdin>\n");
+    assert_has(r.out, "dimensions:  4 x 4\n");
+    tu_run_free(&r);
+    ck_assert_int_eq(piped ? tu_run_pipe(&r, zero, "info -") : tu_run_in(&r, zero, "info -"), 0);
+    assert_has(r.err, "spconv: note: <stdin>: the indices of modes 1, 2 start at 0");
+    tu_run_free(&r);
+    ck_assert_int_eq(piped ? tu_run_pipe(&r, bad, "- --to=csr -o -") : tu_run_in(&r, bad, "- --to=csr -o -"), 2);
+    ck_assert_str_eq(r.out, "");
+    assert_has(r.err, "<stdin>:4:1: row index 4 is outside 1..3");
+    tu_run_free(&r);
+  }
   ck_assert_int_eq(tu_run_in(&r, bad, "cat - -o %s/o.mtx", dir), 2);
   char *o = tu_path(dir, "o.mtx");
   ck_assert_msg(!tu_exists(o), "a failed read wrote o.mtx");
   free(o);
   tu_run_free(&r);
-  ck_assert_int_eq(tu_run_in(&r, empty, "cat - -o -"), 2);
+  ck_assert_int_eq(tu_run_pipe(&r, empty, "cat - -o -"), 2);
   ck_assert_str_eq(r.out, "");
-  assert_has(r.err, "<stdin>: empty input");
+  assert_has(r.err, "<stdin>: empty input (nothing on standard input)");
   tu_run_free(&r);
   /* a conversion that fails writes nothing to standard output */
   ck_assert_int_eq(tu_run_in(&r, tns, "- --to=csr -o -"), 5);
@@ -634,6 +661,11 @@ START_TEST(test_stdio) {
   free(tns);
   free(bad);
   free(empty);
+  free(dtns);
+  free(dtext);
+  free(dz);
+  free(dgz);
+  free(zero);
   free(in);
   free(tmp);
   tu_rmtree(dir);

@@ -197,14 +197,17 @@ char *tu_file(const char *dir, const char *name, const char *text) {
 
 /* ---- the command line --------------------------------------------------- */
 
-static int run_in(tu_run_result *r, const char *in, const char *fmt, va_list ap) {
+static int run_in(tu_run_result *r, const char *in, bool pipe, const char *fmt, va_list ap) {
   char args[8192], cmd[16384];
   vsnprintf(args, sizeof args, fmt, ap);
   const char *bin = getenv("SPCONV");
   if (!bin || !*bin) bin = "bin/spconv";
   char *dir = tu_mkdtemp();
-  snprintf(cmd, sizeof cmd, "%s %s >'%s/stdout' 2>'%s/stderr' <'%s'",
-           bin, args, dir, dir, in ? in : "/dev/null");
+  if (pipe)
+    snprintf(cmd, sizeof cmd, "cat '%s' | %s %s >'%s/stdout' 2>'%s/stderr'", in, bin, args, dir, dir);
+  else
+    snprintf(cmd, sizeof cmd, "%s %s >'%s/stdout' 2>'%s/stderr' <'%s'",
+             bin, args, dir, dir, in ? in : "/dev/null");
   fflush(NULL);
   int st = system(cmd);
   ck_assert_msg(st != -1, "system(%s) failed", cmd);
@@ -224,7 +227,7 @@ static int run_in(tu_run_result *r, const char *in, const char *fmt, va_list ap)
 int tu_run(tu_run_result *r, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int st = run_in(r, NULL, fmt, ap);
+  int st = run_in(r, NULL, false, fmt, ap);
   va_end(ap);
   return st;
 }
@@ -232,7 +235,15 @@ int tu_run(tu_run_result *r, const char *fmt, ...) {
 int tu_run_in(tu_run_result *r, const char *in, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int st = run_in(r, in, fmt, ap);
+  int st = run_in(r, in, false, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+int tu_run_pipe(tu_run_result *r, const char *in, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int st = run_in(r, in, true, fmt, ap);
   va_end(ap);
   return st;
 }

@@ -54,8 +54,11 @@ typedef struct tu_run_result {
 /* Run "$SPCONV ARGS" (ARGS is shell text) capturing stdout and stderr. */
 int tu_run(tu_run_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* tu_run with standard input read from the file in (NULL: /dev/null). */
+/* tu_run with standard input redirected from the file in (NULL: /dev/null);
+ * tu_run_pipe with it piped in (`cat in | spconv ...`). */
 int tu_run_in(tu_run_result *r, const char *in, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int tu_run_pipe(tu_run_result *r, const char *in, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void tu_run_free(tu_run_result *r);
 /* The python3 that runs "import MODULES" (e.g. "scipy, h5py"), or NULL. */
