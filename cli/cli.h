@@ -109,6 +109,10 @@ void cli_convert_opts(const cli_opts *o, spc_convert_opts *c);
  * where not ignored (cli_catch_signals, called first thing by main; it
  * also removes the library's: spc_cleanup_temp_files). */
 spc_status cli_stdin_path(const char **path, spc_error *e);
+/* pos[from..to) with each "-" replaced by cli_stdin_path's file, after a
+ * command's usage checks (a usage error never waits for standard input);
+ * a failure to read it ends the command (cli_fail's exit code). */
+void cli_inputs(const char **pos, int from, int to);
 const char *cli_name(const char *path);
 void cli_error_names(spc_error *e);
 /* text (of capacity n) with the path read for "-" written as "<stdin>" */

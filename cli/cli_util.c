@@ -323,17 +323,17 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
       return -1;
     }
   }
-  /* "-": standard input, copied to a file every reader can read (twice) */
-  for (int i = 0; i < np; i++) {
-    if (strcmp(pos[i], "-") || !strcmp(cmd, "gen") || !strcmp(cmd, "formats") ||
-        (!strcmp(cmd, "query") && i > 0))
-      continue;
+  return np;
+}
+
+void cli_inputs(const char **pos, int from, int to) {
+  for (int i = from; i < to; i++) {
+    if (strcmp(pos[i], "-")) continue;
     spc_error e;
     spc_error_clear(&e);
     spc_status s = cli_stdin_path(&pos[i], &e);
     if (s) exit(cli_fail(s, &e));
   }
-  return np;
 }
 
 spc_status cli_dup_order(const cli_opts *o, spc_dup dup, const char *path, spc_tensor **t,

@@ -9,6 +9,7 @@ int cmd_check_spec(int argc, char **argv) {
   int np = cli_parse(argc, argv, &o, pos, 1, "check-spec");
   if (np < 0) return EXIT_USAGE;
   if (np != 1) return cli_usage_error("check-spec", "expected one YAML file");
+  cli_inputs(pos, 0, 1);
   char name[128];
   spc_error e;
   spc_error_clear(&e);

@@ -19,6 +19,7 @@ int cmd_convert(int argc, char **argv) {
   int np = cli_parse(argc, argv, &o, pos, 1, "convert");
   if (np < 0) return EXIT_USAGE;
   if (np != 1 || !o.to) return cli_usage_error("convert", "expected IN --to=FORMAT [-o OUT]");
+  cli_inputs(pos, 0, 1);
   spc_read_opts r;
   spc_write_opts w;
   spc_convert_opts c;
@@ -130,6 +131,7 @@ int cmd_sizes(int argc, char **argv) {
   int np = cli_parse(argc, argv, &o, pos, 1, "sizes");
   if (np < 0) return EXIT_USAGE;
   if (np != 1) return cli_usage_error("sizes", "expected one input file");
+  cli_inputs(pos, 0, 1);
   spc_read_opts r;
   spc_convert_opts c;
   cli_read_opts(&o, &r);

@@ -40,6 +40,7 @@ int cmd_info(int argc, char **argv) {
   int np = cli_parse(argc, argv, &o, pos, 1, "info");
   if (np < 0) return EXIT_USAGE;
   if (np != 1) return cli_usage_error("info", "expected one input file");
+  cli_inputs(pos, 0, 1);
   spc_read_opts r;
   cli_read_opts(&o, &r);
   spc_tensor *t = NULL;

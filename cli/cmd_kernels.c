@@ -137,6 +137,7 @@ int cmd_spmv(int argc, char **argv) {
   int np = cli_parse(argc, argv, &o, pos, 2, "spmv");
   if (np < 0) return EXIT_USAGE;
   if (np < 1) return cli_usage_error("spmv", "expected A [X] [-o Y]");
+  cli_inputs(pos, 0, np);
   spc_read_opts r;
   cli_read_opts(&o, &r);
   r.expand = 1;
@@ -218,6 +219,7 @@ int cmd_spgemm(int argc, char **argv) {
   int np = cli_parse(argc, argv, &o, pos, 2, "spgemm");
   if (np < 0) return EXIT_USAGE;
   if (np != 2 || !o.out) return cli_usage_error("spgemm", "expected A B -o C");
+  cli_inputs(pos, 0, 2);
   spc_read_opts r;
   spc_write_opts w;
   cli_read_opts(&o, &r);
@@ -264,6 +266,7 @@ int cmd_explain(int argc, char **argv) {
   if (np < 1 || strcmp(pos[0], "spgemm"))
     return cli_usage_error("explain", "expected 'spgemm A B' (the only kernel explained so far)");
   if (np != 3) return cli_usage_error("explain", "expected spgemm A B");
+  cli_inputs(pos, 1, 3);
   spc_read_opts r;
   cli_read_opts(&o, &r);
   r.expand = 1;

@@ -58,6 +58,7 @@ int cmd_query(int argc, char **argv) {
   int np = cli_parse(argc, argv, &o, pos, 2, "query");
   if (np < 0) return EXIT_USAGE;
   if (np != 2) return cli_usage_error("query", "expected FILE and QUERY");
+  cli_inputs(pos, 0, 1);
   spc_read_opts ro;
   cli_read_opts(&o, &ro);
   spc_tensor *t = NULL;
