@@ -273,6 +273,48 @@ START_TEST(test_read_missing) {
 }
 END_TEST
 
+/* spc_cleanup_temp_files removes the temporary file of every output being
+ * written (what a signal handler calls): the output then fails to commit,
+ * named, and leaves nothing; an output committed is not touched, and one
+ * opened after the cleanup is listed again. */
+START_TEST(test_cleanup_temp_files) {
+  char *dir = tu_mkdtemp();
+  char *p1 = tu_path(dir, "a.mtx"), *p2 = tu_path(dir, "b.mtx.gz"), *p3 = tu_path(dir, "c.tns");
+  spc_out o1, o2, o3;
+  spc_error e;
+  spc_error_clear(&e);
+  ck_assert_int_eq(spc_out_open(&o1, p1, 0, &e), SPC_OK);
+  ck_assert_int_eq(spc_out_open(&o2, p2, 1, &e), SPC_OK);
+  ck_assert_int_eq(spc_out_write(&o1, "x\n", 2, &e), SPC_OK);
+  ck_assert_int_eq(tu_count_dir(dir), 2); /* the two temporary names */
+  spc_cleanup_temp_files();
+  ck_assert_int_eq(tu_count_dir(dir), 0);
+  ck_assert_int_eq(spc_out_open(&o3, p3, 0, &e), SPC_OK);
+  ck_assert_int_eq(spc_out_write(&o3, "1 1\n", 4, &e), SPC_OK);
+  ck_assert_int_eq(spc_out_close(&o3, SPC_OK, &e), SPC_OK);
+  ck_assert(tu_exists(p3));
+  spc_cleanup_temp_files(); /* c.tns is committed: kept */
+  ck_assert(tu_exists(p3));
+  ck_assert_int_ne(spc_out_close(&o1, SPC_OK, &e), SPC_OK);
+  ck_assert_str_eq(e.file, p1);
+  ck_assert_msg(strstr(e.msg, "cannot rename output into place") != NULL, "%s", e.msg);
+  ck_assert_int_ne(spc_out_close(&o2, SPC_OK, &e), SPC_OK);
+  ck_assert_int_eq(tu_count_dir(dir), 1);
+  ck_assert(!tu_exists(p1) && !tu_exists(p2));
+  /* an output opened after a cleanup is listed again */
+  ck_assert_int_eq(spc_out_open(&o1, p1, 0, &e), SPC_OK);
+  ck_assert_int_eq(tu_count_dir(dir), 2);
+  spc_cleanup_temp_files();
+  ck_assert_int_eq(tu_count_dir(dir), 1);
+  ck_assert_int_ne(spc_out_close(&o1, SPC_OK, &e), SPC_OK);
+  free(p1);
+  free(p2);
+  free(p3);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 Suite *suite_io(void) {
   Suite *s = suite_create("io");
   TCase *tc = tcase_create("kinds_gzip");
@@ -284,6 +326,7 @@ Suite *suite_io(void) {
   tcase_add_test(tc, test_gzip_high_ratio);
   tcase_add_test(tc, test_read_text_memory);
   tcase_add_test(tc, test_read_missing);
+  tcase_add_test(tc, test_cleanup_temp_files);
   suite_add_tcase(s, tc);
   io_add_text_tcases(s);
   io_add_bad_tcases(s);
