@@ -98,9 +98,9 @@ spc_status cli_dup_order(const cli_opts *o, spc_dup dup, const char *path, spc_t
 /* Conversion options from the command line. */
 void cli_convert_opts(const cli_opts *o, spc_convert_opts *c);
 
-/* "-" as a file (cli_stdio.c).  Input: standard input copied whole to a
- * temporary file, read as the file it is (cli_parse does it for every "-"
- * positional of a command that reads files); its path in *path.  Names in
+/* "-" as a file (cli_stdio.c).  Input: the file standard input is
+ * redirected from, else (a pipe) a temporary copy of it, read as the file
+ * it is; its path in *path (commands call it through cli_inputs).  Names in
  * messages: cli_name gives "<stdin>" for that copy, any other path as it
  * is; cli_error_names does the same to an error's file.  Output: cli_write
  * is spc_write, but "-" writes Matrix Market (order 2) or FROSTT (any
@@ -120,7 +120,6 @@ void cli_names_in(char *text, size_t n);
 spc_status cli_write(const spc_tensor *t, const char *path, const spc_write_opts *w,
                      spc_error *e);
 void cli_catch_signals(void);
-void cli_stdio_cleanup(void);
 
 extern const cli_cmd cli_commands[];
 

@@ -37,7 +37,7 @@ static char g_in[4096];  /* the file read for standard input, "" until known */
 static bool g_spooled;   /* g_in is our copy (removed at exit) */
 static char g_out[4096]; /* the result on its way to standard output */
 
-void cli_stdio_cleanup(void) { /* async-signal-safe: unlink only */
+static void cli_stdio_cleanup(void) { /* async-signal-safe: unlink only */
   if (g_in[0] && g_spooled) unlink(g_in);
   if (g_out[0]) unlink(g_out);
 }
@@ -109,6 +109,20 @@ static bool write_all(int fd, const char *p, size_t n) {
     n -= (size_t)w;
   }
   return true;
+}
+
+/* Everything left on descriptor from copied to descriptor to through buf
+ * (cap bytes); false with *err (errno) on a failed read or write. */
+static bool copy_rest(int from, int to, char *buf, size_t cap, int *err) {
+  for (;;) {
+    ssize_t r = read(from, buf, cap);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) return true;
+    if (r < 0 || !write_all(to, buf, (size_t)r)) {
+      *err = errno;
+      return false;
+    }
+  }
 }
 
 /* Whether gzip data h[0..n) inflates to a Matrix Market start. */
@@ -195,23 +209,12 @@ spc_status cli_stdin_path(const char **path, spc_error *e) {
     free(buf);
     return spool_fail(e, "cannot make a temporary copy (TMPDIR)", err);
   }
-  bool ok = write_all(fd, buf, have);
-  while (ok) {
-    ssize_t r = read(0, buf, CHUNK);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      int err = errno;
-      close(fd);
-      free(buf);
-      return spool_fail(e, "cannot read", err);
-    }
-    if (r == 0) break;
-    ok = write_all(fd, buf, (size_t)r);
-  }
-  int err = errno;
+  int err = 0;
+  bool ok = write_all(fd, buf, have) || ((err = errno), false);
+  ok = ok && copy_rest(0, fd, buf, CHUNK, &err);
   free(buf);
   if (close(fd) && ok) ok = false, err = errno;
-  if (!ok) return spool_fail(e, "cannot copy to a temporary file (TMPDIR)", err);
+  if (!ok) return spool_fail(e, "cannot copy standard input to a temporary file (TMPDIR)", err);
   *path = g_in;
   return SPC_OK;
 }
@@ -271,15 +274,7 @@ spc_status cli_write(const spc_tensor *t, const char *path, const spc_write_opts
   enum { CHUNK = 1 << 20 };
   char *buf = ok ? malloc(CHUNK) : NULL;
   if (ok && !buf) ok = false, err = ENOMEM;
-  while (ok) {
-    ssize_t r = read(fd, buf, CHUNK);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      if (r < 0) ok = false, err = errno;
-      break;
-    }
-    if (!write_all(1, buf, (size_t)r)) ok = false, err = errno;
-  }
+  ok = ok && copy_rest(fd, 1, buf, CHUNK, &err);
   free(buf);
   if (fd >= 0) close(fd);
   unlink(g_out);

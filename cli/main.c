@@ -146,9 +146,9 @@ static void usage(FILE *f) {
   for (const cli_cmd *c = cli_commands; c->name; c++)
     fprintf(f, "  %-11s %s\n", c->name, c->usage);
   fprintf(f, "\nconversion: spconv IN --to=FORMAT [-o OUT] [--mem=SIZE] [--spw=hash|list|bucket] [--acc=N]\n"
-             "\nAn input file may be '-': standard input (copied to a temporary file, then\n"
-             "read as that file: any kind, gzip too).  -o - writes the result to standard\n"
-             "output once it is complete: Matrix Market for a matrix, FROSTT otherwise.\n"
+             "\nAn input file may be '-': standard input (a redirected file read in place, a\n"
+             "pipe copied to $TMPDIR first: any kind, gzip too).  -o - writes the result to\n"
+             "standard output once it is complete: Matrix Market for a matrix, FROSTT otherwise.\n"
              "\n'spconv COMMAND --help' describes a command.\n\n"
              "exit codes: 0 ok, 1 usage error, 2 malformed input, 3 i/o error,\n"
              "            4 out of memory, 5 unsupported, 6 internal error\n");
