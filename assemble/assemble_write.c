@@ -1595,7 +1595,7 @@ static void adopt_arrays(const conv *C, conv_tensor *ct, int l, ir_arg *a, int n
 enum {
   RC_COUNT = 1, RC_FCOUNT, RC_FPLACE, RC_SINIT, RC_SFINAL, RC_NP1, RC_YSTATE, RC_BUCKET,
   RC_LEVEL, RC_REMAP, RC_DIRECT, RC_DBUCKET, RC_KNOWN, RC_RBUCKET, RC_CMAX, RC_FBUCKET,
-  RC_FBPACK, RC_BPLACE, RC_CBPACK, RC_RUNS, RC_CHAIN, RC_NKINDS /* the count: name[] in rc_get_x has one for each */
+  RC_FBPACK, RC_BPLACE, RC_CBPACK, RC_RUNS, RC_CHAIN, RC_PCHAIN, RC_NKINDS /* the count: name[] in rc_get_x has one for each */
 };
 
 typedef struct rcr rcr;
@@ -1735,6 +1735,8 @@ typedef struct chainfn {
   int p_arr[SPC_MAX_ORDER], narr[SPC_MAX_ORDER], p_size[SPC_MAX_ORDER];
 } chainfn;
 static spc_status build_chain(conv *C, bool fromlc, chainfn *F, ir_func **out, spc_error *e);
+static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e);
+static spc_status run_pchain(conv *C, conv_tensor **out, bool *done, int *threads, spc_error *e);
 static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra, const void *arg,
                            asm_rc_val *v, spc_error *e) {
   memset(v, 0, sizeof *v);
@@ -1758,6 +1760,7 @@ static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra
     s = build_chain(C, extra != 0, &F, &v->f, e);
     break;
   }
+  case RC_PCHAIN: s = build_pchain(C, (int)(extra >> 40), &v->f, e); break;
   case RC_NP1: s = build_np1(C, &v->f, e); break;
   case RC_YSTATE: s = yield_state(C, v->flags, e); break;
   case RC_BUCKET: s = build_bucket(C, &v->f, e); break;
@@ -1816,7 +1819,7 @@ static spc_status rc_get_x(conv *C, const conv_info *SI, int kind, int64_t extra
                                      "sfinal", "np1",    "yield-state", "bucket", "level",
                                      "remap",  "direct", "dbucket",     "order-proof", "rbucket",
                                      "cmax",   "fbucket", "fbpack", "bplace", "cbpack", "runs",
-                                     "chain"};
+                                     "chain", "pchain"};
   _Static_assert(sizeof name / sizeof *name == RC_NKINDS, "a name for every routine kind");
   bool fac = kind != RC_NP1 && kind != RC_YSTATE && kind != RC_KNOWN;
   uint64_t key[2];
@@ -2067,10 +2070,11 @@ static spc_status chain_remap(conv *C, ir_func *f, ir_stmt *lb, const ir_var *cr
  * before's (pk), L where none does; with check, a tuple not after the
  * one before sets ok = 0 and leaves the loop.  (Branches: selects instead
  * were slower, R-MAT 2^17 to DCSR 2.9 -> 3.5 ns a component.) */
-static void chain_dl(conv *C, ir_func *f, ir_stmt *lb, const ir_var *k, const ir_var *pk,
-                     ir_var dl, ir_var t, bool check, ir_var ok) {
+static void chain_dl_from(conv *C, ir_func *f, ir_stmt *lb, const ir_var *k, const ir_var *pk,
+                          ir_var dl, ir_var t, ir_var t0, bool check, ir_var ok) {
   ir_stmt *at = lb;
-  ir_stmt *first = ir_add(f, at, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, t), ir_int(f, 0)), NULL, NULL));
+  ir_expr *t0x = t0 >= 0 ? ir_ref(f, t0) : ir_int(f, 0);
+  ir_stmt *first = ir_add(f, at, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, t), t0x), NULL, NULL));
   ir_add(f, ir_then(first), ir_assign(f, dl, ir_int(f, 0)));
   at = ir_else(f, first);
   for (int l = 0; l < C->L; l++) {
@@ -2088,6 +2092,13 @@ static void chain_dl(conv *C, ir_func *f, ir_stmt *lb, const ir_var *k, const ir
     ir_add(f, at, ir_assign(f, ok, ir_int(f, 0)));
     ir_add(f, at, ir_break(f));
   }
+}
+
+/* chain_dl from component 0 (t0: the first component of a chunk, where
+ * chain_dl_from's dl is 0). */
+static void chain_dl(conv *C, ir_func *f, ir_stmt *lb, const ir_var *k, const ir_var *pk,
+                     ir_var dl, ir_var t, bool check, ir_var ok) {
+  chain_dl_from(C, f, lb, k, pk, dl, t, -1, check, ok);
 }
 
 /* Whether the component's prefix is new at level l: l >= dl, or every
@@ -2379,8 +2390,13 @@ static spc_status run_chain(conv *C, conv_tensor **out, bool *done, spc_error *e
   C->vt = C->comb->vt;
   choose_types(C);
   if (!chain_applies(C)) return SPC_OK;
-  spc_status s = chain_call(C, false, out, done, e);
-  if (!s && *done && C->o && C->o->info)
+  int nt = 1;
+  spc_status s = run_pchain(C, out, done, &nt, e);
+  if (!s && !*done) s = chain_call(C, false, out, done, e);
+  if (!s && *done && C->o && C->o->info && nt > 1)
+    snprintf(C->o->info->plan, sizeof C->o->info->plan,
+             "in order (each level placed as the components come, in chunks: no sort; %d threads)", nt);
+  else if (!s && *done && C->o && C->o->info)
     snprintf(C->o->info->plan, sizeof C->o->info->plan,
              "in order (each level placed as the components come, one routine: no sort)");
   return s;
@@ -7677,6 +7693,590 @@ static spc_status run_cdirect(conv *C, dplan *P, int64_t pk, void *const *crd, v
   return s;
 }
 
+/* ---- the chain plan on threads ------------------------------------------------
+ * The chain routine's three passes over chunks of the COO, one a thread,
+ * where the chunks are cut where the top level's coordinate changes: every
+ * prefix of a component, so every parent below the top, then lies in one
+ * chunk, and the chunks write disjoint parts of the shared arrays with no
+ * atomics.  Six routines (spc_conv_pchain_*), phase ph:
+ *   1 (a chunk): its bounds [a, b) from the nominal [t0_in, t1_in) (each
+ *     moved up to the next change of the top coordinate, so a chunk's end
+ *     is the next one's start), then pass A over them: the order (ok = 0
+ *     on anything not strictly increasing), the new components of each
+ *     level (m), the first and last tuples, and the first and last
+ *     positions of the levels whose positions are functions of the
+ *     coordinates alone (the pure prefix: dense on top), which must
+ *     increase; into res;
+ *   2 (once): each level's parents (np: the levels' new components summed
+ *     over the chunks, or a pure level's size), the count arrays, the
+ *     top level's count (msum[0] under the root);
+ *   3 (a chunk): pass B from the chunk's offsets oin (the earlier chunks'
+ *     new components) into the shared count arrays, below the top level;
+ *   4 (once): every level's init and size (ok = 0 where a size is not the
+ *     one assumed), the values;
+ *   5 (a chunk): pass C: yield_pos and insert_coord below the top level
+ *     (and at it when its yield_pos is pure), each stateful level's
+ *     position checked before it is written, the values;
+ *   6 (once): the top level's yield_pos and insert_coord in order when it
+ *     keeps a state (compressed: its pos[0] is every chunk's), checked the
+ *     same way; every level's finalize.
+ * Only where a stateful level's yield_pos reads and writes its arrays at
+ * the parent p alone and its insert_coord at the position q alone (the
+ * chunks' parents and positions are disjoint: counted, or checked
+ * increasing), and no pure level lies under a stateful one.  The same
+ * level functions on the same parents, coordinates, counts and positions
+ * as the serial routine: the same arrays, bit for bit; any failure (an
+ * order not proved, a `requires`, a position not the one assumed) leaves
+ * nothing and the serial routine runs and says what it says. */
+
+/* Whether x reads level arrays arr (narr of them) at index idx alone. */
+static bool x_at_only(const ir_expr *x, const ir_var *arr, int narr, ir_var idx) {
+  if (!x) return true;
+  if (x->kind == IR_E_LOAD || x->kind == IR_E_LEN)
+    for (int k = 0; k < narr; k++)
+      if (x->var == arr[k]) {
+        if (x->kind == IR_E_LEN) break;
+        const ir_expr *i = x->a;
+        while (i->kind == IR_E_CAST) i = i->a;
+        if (i->kind != IR_E_VAR || i->var != idx) return false;
+      }
+  return x_at_only(x->a, arr, narr, idx) && x_at_only(x->b, arr, narr, idx) &&
+         x_at_only(x->c, arr, narr, idx);
+}
+
+/* Whether st reads and writes level arrays arr at index idx alone (no
+ * allocation, no builtin on them). */
+static bool st_at_only(const ir_stmt *st, const ir_var *arr, int narr, ir_var idx) {
+  if (!st) return true;
+  for (int k = 0; k < narr; k++) {
+    if ((st->kind == IR_S_ALLOC || st->kind == IR_S_FREE) && st->var == arr[k]) return false;
+    for (int v = 0; st->kind == IR_S_BUILTIN && v < st->nvars; v++)
+      if (st->vars[v] == arr[k]) return false;
+    if (st->kind == IR_S_STORE && st->var == arr[k]) {
+      const ir_expr *i = st->a;
+      while (i->kind == IR_E_CAST) i = i->a;
+      if (i->kind != IR_E_VAR || i->var != idx) return false;
+    }
+  }
+  if (!x_at_only(st->a, arr, narr, idx) || !x_at_only(st->b, arr, narr, idx)) return false;
+  for (int a = 0; a < st->nargs; a++)
+    if (!x_at_only(st->args[a], arr, narr, idx)) return false;
+  for (int c = 0; c < st->nkids; c++)
+    if (!st_at_only(st->kids[c], arr, narr, idx)) return false;
+  return true;
+}
+
+/* Whether level l's function `which` (yield_pos: at p; insert_coord: at
+ * q) touches its arrays at that index alone (*yes; an absent one does). */
+static spc_status lfn_local(conv *C, int l, spc_lfn_kind which, bool *yes, spc_error *e) {
+  const spc_level_spec *ls = C->lv[l]->lf;
+  lvbind b;
+  asm_bind_init(&b, ls, C->lv[l], C->index_ty, C->coord_ty);
+  *yes = true;
+  if (!asm_lfn(&b, which)) return SPC_OK;
+  *yes = false;
+  ir_func *f = ir_func_new("spc_chain_probe");
+  if (!f) return SPC_NOMEM(e);
+  ir_stmt *body = ir_func_body(f);
+  for (int k = 0; k < ls->narrays; k++)
+    b.arr[k] = ir_param(f, ls->arrays[k].name,
+                        asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
+  bind_locals(f, &b, C);
+  spc_status s = asm_lower_fn(f, body, &b, which, which == SPC_LF_YIELD ? b.q : -1, NULL, e);
+  if (!s) *yes = st_at_only(body, b.arr, ls->narrays, which == SPC_LF_YIELD ? b.p : b.q);
+  ir_func_free(&f);
+  return s;
+}
+
+/* res's layout (phase 1): a, b, then per level the new components, the
+ * first and last tuples, the first and last pure positions. */
+#define PCH_M(L, l) (2 + (l))
+#define PCH_FK(L, l) (2 + (L) + (l))
+#define PCH_LK(L, l) (2 + 2 * (L) + (l))
+#define PCH_FP(L, l) (2 + 3 * (L) + (l))
+#define PCH_LP(L, l) (2 + 4 * (L) + (l))
+#define PCH_RES(L) (2 + 5 * (L))
+
+/* *cut = the first component at or after `from` whose top coordinate is
+ * not the one of the component before `from` (from itself at 0; n at or
+ * past the end). */
+static spc_status pchain_cut(conv *C, ir_func *f, ir_stmt *at, const ir_var *crd, ir_var from,
+                             ir_var n, const ir_var *k, ir_var pk0, ir_var u, ir_var cut,
+                             spc_error *e) {
+  ir_add(f, at, ir_assign(f, cut, ir_bin(f, IR_MIN, ir_ref(f, from), ir_ref(f, n))));
+  ir_expr *inner = ir_bin(f, IR_LAND, ir_bin(f, IR_GT, ir_ref(f, from), ir_int(f, 0)),
+                          ir_bin(f, IR_LT, ir_ref(f, from), ir_ref(f, n)));
+  ir_stmt *mid = ir_then(ir_add(f, at, ir_if(f, inner, NULL, NULL)));
+  ir_add(f, mid, ir_assign(f, u, ir_bin(f, IR_SUB, ir_ref(f, from), ir_int(f, 1))));
+  spc_status s = chain_remap(C, f, mid, crd, u, false, k, false, e);
+  if (s) return s;
+  ir_add(f, mid, ir_assign(f, pk0, ir_ref(f, k[0])));
+  ir_add(f, mid, ir_assign(f, cut, ir_ref(f, n)));
+  ir_stmt *lb = ir_body(ir_add(f, mid, ir_for(f, u, ir_ref(f, from), ir_ref(f, n), NULL)));
+  s = chain_remap(C, f, lb, crd, u, false, k, false, e);
+  ir_stmt *ch = ir_then(ir_add(f, lb, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, k[0]), ir_ref(f, pk0)), NULL, NULL)));
+  ir_add(f, ch, ir_assign(f, cut, ir_ref(f, u)));
+  ir_add(f, ch, ir_break(f));
+  return s;
+}
+
+static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
+  *out = NULL;
+  if (ph < 1 || ph > 6 || !chain_applies(C)) return SPC_ERR_UNSUPPORTED;
+  int L = C->L;
+  bool pure[SPC_MAX_ORDER], spure[SPC_MAX_ORDER], nu[SPC_MAX_ORDER];
+  spc_status s = SPC_OK;
+  for (int l = 0; l < L && !s; l++) {
+    bool yl = true, il = true;
+    s = lfn_pure(C, l, SPC_LF_YIELD, &pure[l], e);
+    if (!s) s = lfn_pure(C, l, SPC_LF_SIZE, &spure[l], e);
+    if (!s && !pure[l]) s = lfn_local(C, l, SPC_LF_YIELD, &yl, e);
+    if (!s) s = lfn_local(C, l, SPC_LF_INSERT, &il, e);
+    if (s) return s;
+    nu[l] = !C->lv[l]->unique || (l > 0 && nu[l - 1]);
+    if (!yl || !il || (pure[l] && l > 0 && !pure[l - 1]) || (l < L - 1 && pure[l] && !spure[l]))
+      return SPC_ERR_UNSUPPORTED;
+  }
+  static const char *const nm[] = {"", "spc_conv_pchain_a", "spc_conv_pchain_np",
+                                   "spc_conv_pchain_b", "spc_conv_pchain_init",
+                                   "spc_conv_pchain_c", "spc_conv_pchain_fin"};
+  ir_func *f = ir_func_new(nm[ph]);
+  if (!f) return SPC_NOMEM(e);
+  *out = f;
+  ir_stmt *body = ir_func_body(f);
+  char name[96];
+  ir_var crd[SPC_MAX_ORDER], Nin[SPC_MAX_ORDER], loin[SPC_MAX_ORDER];
+  ir_ty vty = asm_value_ty(C->vt);
+  sparams_crd(C, f, crd, -1);
+  ir_var vals = C->vt != SPC_PATTERN ? ir_param(f, "vals", vty, true, IR_IN) : -1;
+  ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
+  for (int l = 0; l < L; l++) {
+    snprintf(name, sizeof name, "N%d_in", l);
+    Nin[l] = ir_param(f, name, IR_I64, false, IR_IN);
+    snprintf(name, sizeof name, "lo%d_in", l);
+    loin[l] = ir_param(f, name, IR_I64, false, IR_IN);
+  }
+  ir_var limit = ir_param(f, "limit", IR_I64, false, IR_IN);
+  ir_var ok = ir_param(f, "ok", IR_I64, false, IR_OUT);
+  const bool chunk = ph == 1 || ph == 3 || ph == 5;
+  ir_var t0 = -1, t1 = -1, res = -1, msum = -1, npo = -1, oin = -1, vout = -1;
+  if (chunk) {
+    t0 = ir_param(f, "t0_in", IR_I64, false, IR_IN);
+    t1 = ir_param(f, "t1_in", IR_I64, false, IR_IN);
+  }
+  if (ph == 1) res = ir_param(f, "res", IR_I64, true, IR_INOUT);
+  if (ph == 2 || ph == 4) msum = ir_param(f, "msum", IR_I64, true, IR_IN);
+  if (ph >= 2) npo = ir_param(f, "npo", IR_I64, true, ph == 2 ? IR_INOUT : IR_IN);
+  if (ph == 3 || ph == 5) oin = ir_param(f, "oin", IR_I64, true, IR_IN);
+  lvbind b[SPC_MAX_ORDER];
+  ir_var cnt[SPC_MAX_ORDER], size[SPC_MAX_ORDER];
+  for (int l = 0; l < L; l++) {
+    const spc_level_spec *ls = C->lv[l]->lf;
+    asm_bind_init(&b[l], ls, C->lv[l], C->index_ty, C->coord_ty);
+    cnt[l] = size[l] = -1;
+    snprintf(name, sizeof name, "cnt%d", l);
+    if (ls->nqueries && ph >= 2 && ph <= 4)
+      cnt[l] = ir_param(f, name, IR_I64, true, ph == 2 ? IR_OUT : ph == 3 ? IR_INOUT : IR_IN);
+  }
+  for (int l = 0; l < L && ph >= 4; l++) {
+    const spc_level_spec *ls = C->lv[l]->lf;
+    for (int k = 0; k < ls->narrays; k++) {
+      snprintf(name, sizeof name, "l%d_%s", l, ls->arrays[k].name);
+      b[l].arr[k] = ir_param(f, name, asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty),
+                             true, ph == 4 ? IR_OUT : IR_INOUT);
+    }
+    snprintf(name, sizeof name, "size%d", l);
+    if (ph == 4) size[l] = ir_param(f, name, IR_I64, false, IR_OUT);
+  }
+  if (C->vt != SPC_PATTERN && (ph == 4 || ph == 5))
+    vout = ir_param(f, "vout", vty, true, ph == 4 ? IR_OUT : IR_INOUT);
+  ir_var k[SPC_MAX_ORDER] = {0}, pk[SPC_MAX_ORDER] = {0}, m[SPC_MAX_ORDER] = {0},
+         P[SPC_MAX_ORDER] = {0}, o[SPC_MAX_ORDER] = {0}, np[SPC_MAX_ORDER] = {0};
+  for (int l = 0; l < L; l++) {
+    bind_locals(f, &b[l], C);
+    ir_add(f, body, ir_assign(f, b[l].N, ir_ref(f, Nin[l])));
+    ir_add(f, body, ir_assign(f, b[l].lo, ir_ref(f, loin[l])));
+    if (size[l] >= 0) ir_add(f, body, ir_assign(f, size[l], ir_int(f, 0)));
+    k[l] = lang_fresh_local(f, "k", IR_I64, false);
+    pk[l] = lang_fresh_local(f, "pk", IR_I64, false);
+    m[l] = lang_fresh_local(f, "m", IR_I64, false);
+    P[l] = lang_fresh_local(f, "P", IR_I64, false);
+    o[l] = lang_fresh_local(f, "o", IR_I64, false);
+    np[l] = lang_fresh_local(f, "npl", IR_I64, false);
+    ir_add(f, body, ir_assign(f, m[l], ir_int(f, 0)));
+    ir_add(f, body, ir_assign(f, pk[l], ir_int(f, 0)));
+    ir_add(f, body, ir_assign(f, P[l], ir_int(f, 0)));
+    ir_add(f, body, ir_assign(f, o[l], oin >= 0 ? ir_load(f, oin, ir_int(f, l)) : ir_int(f, 0)));
+    if (npo >= 0 && ph != 2)
+      ir_add(f, body, ir_assign(f, b[l].np, ir_cast(f, C->index_ty, ir_load(f, npo, ir_int(f, l)))));
+  }
+  ir_var dl = lang_fresh_local(f, "dl", IR_I64, false);
+  ir_var t = lang_fresh_local(f, "t", IR_I64, false);
+  ir_add(f, body, ir_assign(f, ok, ir_int(f, 1)));
+  /* the pure prefix's parents (their sizes read no counts) */
+  int pp = 0;
+  while (pp < L && pure[pp]) pp++;
+  if (ph != 2) {
+    ir_add(f, body, ir_assign(f, np[0], ir_int(f, 1)));
+    for (int l = 1; l <= pp && l < L && !s; l++) {
+      ir_add(f, body, ir_assign(f, b[l - 1].np, ir_cast(f, C->index_ty, ir_ref(f, np[l - 1]))));
+      s = asm_lower_fn(f, body, &b[l - 1], SPC_LF_SIZE, np[l], NULL, e);
+    }
+    for (int l = 0; l < pp && l < L && npo < 0; l++)
+      ir_add(f, body, ir_assign(f, b[l].np, ir_cast(f, C->index_ty, ir_ref(f, np[l]))));
+  }
+  if (s) return s;
+  if (ph == 1) { /* the bounds, then pass A */
+    ir_var a = lang_fresh_local(f, "a", IR_I64, false), z = lang_fresh_local(f, "z", IR_I64, false);
+    ir_var u = lang_fresh_local(f, "u", IR_I64, false);
+    s = pchain_cut(C, f, body, crd, t0, n, k, pk[0], u, a, e);
+    if (!s) s = pchain_cut(C, f, body, crd, t1, n, k, pk[0], u, z, e);
+    if (s) return s;
+    ir_add(f, body, ir_store(f, res, ir_int(f, 0), ir_ref(f, a)));
+    ir_add(f, body, ir_store(f, res, ir_int(f, 1), ir_ref(f, z)));
+    ir_stmt *la = ir_body(ir_add(f, body, ir_for(f, t, ir_ref(f, a), ir_ref(f, z), NULL)));
+    s = chain_remap(C, f, la, crd, t, true, k, false, e);
+    if (s) return s;
+    chain_dl_from(C, f, la, k, pk, dl, t, a, true, ok);
+    ir_expr *isa = ir_bin(f, IR_EQ, ir_ref(f, t), ir_ref(f, a));
+    ir_stmt *fst = ir_then(ir_add(f, la, ir_if(f, isa, NULL, NULL)));
+    for (int l = 0; l < L && !s; l++) {
+      ir_add(f, fst, ir_store(f, res, ir_int(f, PCH_FK(L, l)), ir_ref(f, k[l])));
+      ir_stmt *nw = ir_then(ir_add(f, la, ir_if(f, chain_new(f, dl, l, nu[l]), NULL, NULL)));
+      ir_add(f, nw, ir_assign(f, m[l], ir_bin(f, IR_ADD, ir_ref(f, m[l]), ir_int(f, 1))));
+      if (!pure[l]) continue;
+      /* a pure level's positions: increasing, the first one kept */
+      ir_add(f, nw, ir_assign(f, b[l].p, ir_cast(f, C->index_ty, l ? ir_ref(f, P[l - 1]) : ir_int(f, 0))));
+      ir_add(f, nw, ir_assign(f, b[l].c, ir_cast(f, C->coord_ty, ir_ref(f, k[l]))));
+      s = asm_lower_fn(f, nw, &b[l], SPC_LF_YIELD, b[l].q, NULL, e);
+      ir_expr *down = ir_bin(f, IR_LAND, ir_bin(f, IR_NE, ir_ref(f, t), ir_ref(f, a)),
+                             ir_bin(f, IR_LE, ir_cast(f, IR_I64, ir_ref(f, b[l].q)), ir_ref(f, P[l])));
+      ir_stmt *bad = ir_add(f, nw, ir_if(f, down, NULL, NULL));
+      ir_add(f, ir_then(bad), ir_assign(f, ok, ir_int(f, 0)));
+      ir_add(f, ir_then(bad), ir_break(f));
+      ir_add(f, nw, ir_assign(f, P[l], ir_cast(f, IR_I64, ir_ref(f, b[l].q))));
+      ir_stmt *fp = ir_then(ir_add(f, nw, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, t), ir_ref(f, a)), NULL, NULL)));
+      ir_add(f, fp, ir_store(f, res, ir_int(f, PCH_FP(L, l)), ir_ref(f, P[l])));
+    }
+    for (int l = 0; l < L && !s; l++) ir_add(f, la, ir_assign(f, pk[l], ir_ref(f, k[l])));
+    for (int l = 0; l < L && !s; l++) {
+      ir_add(f, body, ir_store(f, res, ir_int(f, PCH_M(L, l)), ir_ref(f, m[l])));
+      ir_add(f, body, ir_store(f, res, ir_int(f, PCH_LK(L, l)), ir_ref(f, pk[l])));
+      if (pure[l]) ir_add(f, body, ir_store(f, res, ir_int(f, PCH_LP(L, l)), ir_ref(f, P[l])));
+    }
+  } else if (ph == 2) { /* the parents, the count arrays */
+    ir_add(f, body, ir_assign(f, np[0], ir_int(f, 1)));
+    for (int l = 1; l < L && !s; l++) {
+      if (pure[l - 1]) {
+        ir_add(f, body, ir_assign(f, b[l - 1].np, ir_cast(f, C->index_ty, ir_ref(f, np[l - 1]))));
+        s = asm_lower_fn(f, body, &b[l - 1], SPC_LF_SIZE, np[l], NULL, e);
+      } else {
+        ir_add(f, body, ir_assign(f, np[l], ir_load(f, msum, ir_int(f, l - 1))));
+      }
+    }
+    for (int l = 0; l < L && !s; l++) {
+      ir_add(f, body, ir_store(f, npo, ir_int(f, l), ir_ref(f, np[l])));
+      if (cnt[l] < 0) continue;
+      char msg[200];
+      snprintf(msg, sizeof msg,
+               "level %d (%s) of format %s: its attribute queries would need %%lld "
+               "entries: too large (limit %%lld)", l + 1, C->lv[l]->lf->name, C->fmt->name);
+      ir_expr *fa[2] = {ir_ref(f, np[l]), ir_ref(f, limit)};
+      ir_stmt *big = ir_add(f, body, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, np[l]), ir_ref(f, limit)), NULL, NULL));
+      ir_add(f, ir_then(big), ir_fail(f, SPC_ERR_UNSUPPORTED, msg, fa, 2));
+      ir_add(f, body, ir_alloc(f, cnt[l], ir_ref(f, np[l]), true));
+      if (l == 0) ir_add(f, body, ir_store(f, cnt[0], ir_int(f, 0), ir_load(f, msum, ir_int(f, 0))));
+    }
+  } else if (ph == 3 || ph == 5) { /* pass B, pass C */
+    ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_ref(f, t0), ir_ref(f, t1), NULL)));
+    s = chain_remap(C, f, lb, crd, t, false, k, false, e);
+    if (s) return s;
+    chain_dl_from(C, f, lb, k, pk, dl, t, t0, false, ok);
+    for (int l = 0; l < L && !s; l++) {
+      bool every = nu[l] || (ph == 5 && l == L - 1);
+      ir_stmt *nw = every ? lb : ir_then(ir_add(f, lb, ir_if(f, chain_new(f, dl, l, nu[l]), NULL, NULL)));
+      ir_expr *parent = l ? ir_ref(f, P[l - 1]) : ir_int(f, 0);
+      if (ph == 3) {
+        if (l > 0 && cnt[l] >= 0)
+          ir_add(f, nw, ir_store(f, cnt[l], ir_ref(f, P[l - 1]),
+                                 ir_bin(f, IR_ADD, ir_load(f, cnt[l], ir_ref(f, P[l - 1])), ir_int(f, 1))));
+        if (l == L - 1) continue;
+        if (pure[l]) {
+          ir_add(f, nw, ir_assign(f, b[l].p, ir_cast(f, C->index_ty, parent)));
+          ir_add(f, nw, ir_assign(f, b[l].c, ir_cast(f, C->coord_ty, ir_ref(f, k[l]))));
+          s = asm_lower_fn(f, nw, &b[l], SPC_LF_YIELD, b[l].q, NULL, e);
+          ir_add(f, nw, ir_assign(f, P[l], ir_cast(f, IR_I64, ir_ref(f, b[l].q))));
+        } else {
+          ir_add(f, nw, ir_assign(f, P[l], ir_ref(f, o[l])));
+          ir_add(f, nw, ir_assign(f, o[l], ir_bin(f, IR_ADD, ir_ref(f, o[l]), ir_int(f, 1))));
+        }
+        continue;
+      }
+      if (l == 0 && !pure[0]) { /* the top level's state: phase 6 */
+        ir_add(f, nw, ir_assign(f, P[0], ir_ref(f, o[0])));
+        ir_add(f, nw, ir_assign(f, o[0], ir_bin(f, IR_ADD, ir_ref(f, o[0]), ir_int(f, 1))));
+        continue;
+      }
+      ir_add(f, nw, ir_assign(f, b[l].p, ir_cast(f, C->index_ty, parent)));
+      ir_add(f, nw, ir_assign(f, b[l].c, ir_cast(f, C->coord_ty, ir_ref(f, k[l]))));
+      s = asm_lower_fn(f, nw, &b[l], SPC_LF_YIELD, b[l].q, NULL, e);
+      ir_add(f, nw, ir_assign(f, P[l], ir_cast(f, IR_I64, ir_ref(f, b[l].q))));
+      if (!pure[l]) { /* checked before anything is written at it */
+        ir_stmt *bad = ir_add(f, nw, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, P[l]), ir_ref(f, o[l])), NULL, NULL));
+        ir_add(f, ir_then(bad), ir_assign(f, ok, ir_int(f, 0)));
+        ir_add(f, ir_then(bad), ir_break(f));
+        ir_add(f, nw, ir_assign(f, o[l], ir_bin(f, IR_ADD, ir_ref(f, o[l]), ir_int(f, 1))));
+      }
+      if (!s && asm_lfn(&b[l], SPC_LF_INSERT)) s = asm_lower_fn(f, nw, &b[l], SPC_LF_INSERT, -1, NULL, e);
+    }
+    if (!s && ph == 5 && vout >= 0)
+      ir_add(f, lb, ir_store(f, vout, ir_ref(f, P[L - 1]), ir_load(f, vals, ir_ref(f, t))));
+    for (int l = 0; l < L && !s; l++) ir_add(f, lb, ir_assign(f, pk[l], ir_ref(f, k[l])));
+  } else if (ph == 4) { /* init, top first */
+    for (int l = 0; l < L && !s; l++) {
+      if (cnt[l] >= 0) s = squeries_l(C, l, &b[l], cnt[l], e);
+      if (!s) s = level_init(f, body, &b[l], C, l, size[l], limit, -1, -1, l == L - 1 ? vout : -1, e);
+      if (s || l == L - 1) continue;
+      ir_expr *want = pure[l] ? ir_load(f, npo, ir_int(f, l + 1)) : ir_load(f, msum, ir_int(f, l));
+      ir_stmt *bad = ir_add(f, body, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, size[l]), want), NULL, NULL));
+      ir_add(f, ir_then(bad), ir_assign(f, ok, ir_int(f, 0)));
+    }
+  } else { /* the top level's state in order; finalize */
+    if (!pure[0]) {
+      ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
+      s = chain_remap(C, f, lb, crd, t, false, k, false, e);
+      if (s) return s;
+      ir_expr *nw0 = nu[0] ? ir_bool(f, true)
+                           : ir_bin(f, IR_LOR, ir_bin(f, IR_EQ, ir_ref(f, t), ir_int(f, 0)),
+                                    ir_bin(f, IR_NE, ir_ref(f, k[0]), ir_ref(f, pk[0])));
+      ir_stmt *nw = ir_then(ir_add(f, lb, ir_if(f, nw0, NULL, NULL)));
+      ir_add(f, nw, ir_assign(f, b[0].p, ir_cast(f, C->index_ty, ir_int(f, 0))));
+      ir_add(f, nw, ir_assign(f, b[0].c, ir_cast(f, C->coord_ty, ir_ref(f, k[0]))));
+      s = asm_lower_fn(f, nw, &b[0], SPC_LF_YIELD, b[0].q, NULL, e);
+      ir_stmt *bad = ir_add(f, nw, ir_if(f, ir_bin(f, IR_NE, ir_cast(f, IR_I64, ir_ref(f, b[0].q)), ir_ref(f, o[0])), NULL, NULL));
+      ir_add(f, ir_then(bad), ir_assign(f, ok, ir_int(f, 0)));
+      ir_add(f, ir_then(bad), ir_break(f));
+      ir_add(f, nw, ir_assign(f, o[0], ir_bin(f, IR_ADD, ir_ref(f, o[0]), ir_int(f, 1))));
+      if (!s && asm_lfn(&b[0], SPC_LF_INSERT)) s = asm_lower_fn(f, nw, &b[0], SPC_LF_INSERT, -1, NULL, e);
+      ir_add(f, lb, ir_assign(f, pk[0], ir_ref(f, k[0])));
+    }
+    ir_stmt *fin = ir_then(ir_add(f, body, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
+    for (int l = 0; l < L && !s; l++)
+      if (asm_lfn(&b[l], SPC_LF_FINALIZE)) s = asm_lower_fn(f, fin, &b[l], SPC_LF_FINALIZE, -1, NULL, e);
+  }
+  if (!s) s = ir_verify(f, e);
+  return s;
+}
+
+/* The argument of f's parameter `name` in a (NULL: f has none). */
+static ir_arg *arg_named(const ir_func *f, ir_arg *a, const char *name) {
+  int k = param_named(f, name);
+  return k < 0 ? NULL : &a[k];
+}
+
+/* Phase q's (r[q].v.f) arguments a after ok: the chunk's bounds (t < 0:
+ * none), the sums, the parents, the chunk's offsets, the counts, the
+ * level arrays and the values, each where the phase takes it. */
+static void pchain_args(const conv *C, const ir_func *f, ir_arg *a, int p_ok, int np,
+                        const int64_t *tb, int64_t *msum, int64_t *npo, int64_t *oin,
+                        const ir_arg *cnt, ir_arg (*arr)[SPC_LEVEL_MAX_ARRAYS], const ir_arg *vout) {
+  memset(a + p_ok, 0, (size_t)(np - p_ok) * sizeof *a);
+  ir_arg *x;
+  char name[96];
+  int L = C->L;
+  if (tb && (x = arg_named(f, a, "t0_in"))) x->s.i64 = tb[0];
+  if (tb && (x = arg_named(f, a, "t1_in"))) x->s.i64 = tb[1];
+  if ((x = arg_named(f, a, "msum"))) *x = (ir_arg){.data = msum, .len = L};
+  if ((x = arg_named(f, a, "npo"))) *x = (ir_arg){.data = npo, .len = L};
+  if (oin && (x = arg_named(f, a, "oin"))) *x = (ir_arg){.data = oin, .len = L};
+  for (int l = 0; l < L; l++) {
+    snprintf(name, sizeof name, "cnt%d", l);
+    if (cnt[l].data && (x = arg_named(f, a, name))) *x = cnt[l];
+    const spc_level_spec *ls = C->lv[l]->lf;
+    for (int k = 0; k < ls->narrays; k++) {
+      snprintf(name, sizeof name, "l%d_%s", l, ls->arrays[k].name);
+      if (arr[l][k].data && (x = arg_named(f, a, name))) *x = arr[l][k];
+    }
+  }
+  if (vout->data && (x = arg_named(f, a, "vout"))) *x = *vout;
+}
+
+/* The chain plan on threads (above) into *out when every phase went
+ * through (*threads: the chunks that held components); nothing made
+ * otherwise (an error of any phase included), the serial routine's to
+ * run. */
+static spc_status run_pchain(conv *C, conv_tensor **out, bool *done, int *threads, spc_error *e) {
+  *done = false;
+  *threads = 1;
+  int nt = conv_threads(C->n), L = C->L;
+  if (nt < 2) return SPC_OK;
+  rcr r[6];
+  asm_entry fn[6] = {NULL};
+  memset(r, 0, sizeof r);
+  int ph = 0;
+  bool go = phase_fns(C, RC_PCHAIN, 0, NULL, &ph, 6, r, fn);
+  int np = 0, p_ok = go ? param_named(r[0].v.f, "ok") : -1;
+  for (int q = 0; q < 6 && go; q++) {
+    np = ir_nparams(r[q].v.f) > np ? ir_nparams(r[q].v.f) : np;
+    go = param_named(r[q].v.f, "ok") == p_ok;
+  }
+  int64_t(*res)[PCH_RES(SPC_MAX_ORDER)] = NULL, (*oin)[SPC_MAX_ORDER] = NULL;
+  int64_t msum[SPC_MAX_ORDER] = {0}, npo[SPC_MAX_ORDER] = {0}, size[SPC_MAX_ORDER] = {0};
+  ir_arg *A = NULL, cnt[SPC_MAX_ORDER], arr[SPC_MAX_ORDER][SPC_LEVEL_MAX_ARRAYS], vout = {0};
+  memset(cnt, 0, sizeof cnt);
+  memset(arr, 0, sizeof arr);
+  if (go) {
+    res = spc_malloc((size_t)nt * sizeof *res);
+    oin = spc_calloc((size_t)nt, sizeof *oin);
+    A = spc_calloc((size_t)(nt + 1) * (size_t)np, sizeof *A);
+    go = res && oin && A;
+  }
+  /* every call's leading arguments: the COO, n, the extents, the limit */
+  for (int t = 0; t <= nt && go; t++) {
+    ir_arg *a = A + (size_t)t * (size_t)np;
+    int k = 0;
+    for (int d = 0; d < C->order; d++)
+      a[k++] = (ir_arg){.data = spc_level_array_c(&C->comb->lv[d], "crd")->data, .len = C->n};
+    if (C->vt != SPC_PATTERN) a[k++] = (ir_arg){.data = C->comb->val, .len = C->n};
+    a[k++].s.i64 = C->n;
+    for (int l = 0; l < L; l++) {
+      a[k++].s.i64 = C->N[l];
+      a[k++].s.i64 = C->lo[l];
+    }
+    a[k++].s.i64 = C->limit;
+    go = k == p_ok;
+  }
+  ir_arg *a1 = go ? A + (size_t)nt * (size_t)np : NULL; /* the single calls' */
+  spc_status ts[64] = {SPC_OK};
+  spc_error et[64];
+  /* phase 1: the chunks' bounds and pass A; the chunks adjoin, their
+   * tuples and pure positions increase from one to the next */
+  int used = 0;
+  if (go) {
+    for (int t = 0; t < nt; t++) {
+      ir_arg *a = A + (size_t)t * (size_t)np;
+      int64_t tb[2] = {C->n / nt * t, t == nt - 1 ? C->n : C->n / nt * (t + 1)};
+      pchain_args(C, r[0].v.f, a, p_ok, np, tb, msum, npo, NULL, cnt, arr, &vout);
+      for (int x = 0; x < PCH_RES(L); x++) res[t][x] = -1;
+      *arg_named(r[0].v.f, a, "res") = (ir_arg){.data = res[t], .len = PCH_RES(L)};
+    }
+    call_chunks(nt, fn[0], r[0].v.f, A, np, ts, et);
+    int last = -1;
+    for (int t = 0; t < nt && go; t++) {
+      const int64_t *rt = res[t];
+      go = !ts[t] && A[(size_t)t * (size_t)np + p_ok].s.i64 == 1 &&
+           rt[0] == (t ? res[t - 1][1] : 0) && rt[1] >= rt[0] && (t < nt - 1 || rt[1] == C->n);
+      if (!go || rt[1] == rt[0]) continue;
+      if (last >= 0) {
+        /* the top coordinate changes where one chunk meets the next:
+         * every prefix, so every parent below the top, in one chunk */
+        const int64_t *rl = res[last];
+        go = rl[PCH_LK(L, 0)] < rt[PCH_FK(L, 0)];
+        for (int l = 0; l < L && go; l++)
+          if (rl[PCH_LP(L, l)] >= 0 || rt[PCH_FP(L, l)] >= 0)
+            go = rl[PCH_LP(L, l)] >= 0 && rl[PCH_LP(L, l)] < rt[PCH_FP(L, l)];
+      }
+      for (int l = 0; l < L && go; l++) { /* the offsets: the chunks' before */
+        oin[t][l] = msum[l];
+        go = !__builtin_add_overflow(msum[l], rt[PCH_M(L, l)], &msum[l]);
+      }
+      last = t;
+      used++;
+    }
+    go = go && used >= 2;
+  }
+  char name[96];
+  /* phase 2: the parents, the count arrays */
+  if (go) {
+    pchain_args(C, r[1].v.f, a1, p_ok, np, NULL, msum, npo, NULL, cnt, arr, &vout);
+    spc_error_clear(&et[0]);
+    go = !asm_call(fn[1], r[1].v.f, a1, &et[0]) && a1[p_ok].s.i64 == 1;
+    for (int l = 0; l < L; l++) {
+      snprintf(name, sizeof name, "cnt%d", l);
+      ir_arg *x = arg_named(r[1].v.f, a1, name);
+      if (x) cnt[l] = *x, x->data = NULL;
+    }
+  }
+  /* phase 3: pass B into the shared counts */
+  for (int t = 0; t < nt && go; t++)
+    pchain_args(C, r[2].v.f, A + (size_t)t * (size_t)np, p_ok, np, res[t], msum, npo, oin[t], cnt,
+                arr, &vout);
+  if (go) {
+    call_chunks(nt, fn[2], r[2].v.f, A, np, ts, et);
+    for (int t = 0; t < nt && go; t++) go = !ts[t] && A[(size_t)t * (size_t)np + p_ok].s.i64 == 1;
+  }
+  /* phase 4: the levels' init */
+  if (go) {
+    pchain_args(C, r[3].v.f, a1, p_ok, np, NULL, msum, npo, NULL, cnt, arr, &vout);
+    spc_error_clear(&et[0]);
+    go = !asm_call(fn[3], r[3].v.f, a1, &et[0]) && a1[p_ok].s.i64 == 1;
+    for (int l = 0; l < L; l++) {
+      const spc_level_spec *ls = C->lv[l]->lf;
+      for (int k = 0; k < ls->narrays; k++) {
+        snprintf(name, sizeof name, "l%d_%s", l, ls->arrays[k].name);
+        ir_arg *x = arg_named(r[3].v.f, a1, name);
+        if (x) arr[l][k] = *x, x->data = NULL;
+        else go = false;
+      }
+      snprintf(name, sizeof name, "size%d", l);
+      ir_arg *x = arg_named(r[3].v.f, a1, name);
+      if (x) size[l] = x->s.i64;
+      else go = false;
+    }
+    ir_arg *x = arg_named(r[3].v.f, a1, "vout");
+    if (x) vout = *x, x->data = NULL;
+  }
+  /* phase 5: pass C into what init made */
+  for (int t = 0; t < nt && go; t++)
+    pchain_args(C, r[4].v.f, A + (size_t)t * (size_t)np, p_ok, np, res[t], msum, npo, oin[t], cnt,
+                arr, &vout);
+  if (go) {
+    call_chunks(nt, fn[4], r[4].v.f, A, np, ts, et);
+    for (int t = 0; t < nt && go; t++) go = !ts[t] && A[(size_t)t * (size_t)np + p_ok].s.i64 == 1;
+  }
+  /* phase 6: the top level in order, finalize */
+  if (go) {
+    pchain_args(C, r[5].v.f, a1, p_ok, np, NULL, msum, npo, NULL, cnt, arr, &vout);
+    spc_error_clear(&et[0]);
+    go = !asm_call(fn[5], r[5].v.f, a1, &et[0]) && a1[p_ok].s.i64 == 1;
+    for (int l = 0; l < L; l++) { /* as finalize left them */
+      const spc_level_spec *ls = C->lv[l]->lf;
+      for (int k = 0; k < ls->narrays; k++) {
+        snprintf(name, sizeof name, "l%d_%s", l, ls->arrays[k].name);
+        ir_arg *x = arg_named(r[5].v.f, a1, name);
+        if (x) arr[l][k] = *x;
+      }
+    }
+  }
+  conv_tensor *ct = NULL;
+  spc_status s = SPC_OK;
+  if (go && !(ct = new_result(C, C->comb->dims))) s = SPC_NOMEM(e);
+  if (go && ct) {
+    for (int l = 0; l < L; l++) adopt_arrays(C, ct, l, arr[l], C->lv[l]->lf->narrays);
+    if (vout.data) {
+      ct->t.val = vout.data;
+      ct->t.nval = vout.len;
+      ct->t.val_owned = true;
+      vout.data = NULL;
+    } else {
+      ct->t.nval = size[L - 1];
+    }
+    *out = ct;
+    *done = true;
+    *threads = used;
+  }
+  for (int l = 0; l < L; l++) {
+    spc_free(cnt[l].data);
+    for (int k = 0; k < C->lv[l]->lf->narrays; k++) spc_free(arr[l][k].data);
+  }
+  spc_free(vout.data);
+  spc_free(A);
+  spc_free(res);
+  spc_free(oin);
+  for (int q = 0; q < 6; q++) ir_func_free(&r[q].v.f);
+  return s;
+}
+
 /* The bucketing of run_direct in chunks of the COO, one a thread:
  * spc_conv_dbcount counts each chunk's components per parent of level k,
  * each parent's range of the output split among the chunks in their order
@@ -9675,6 +10275,13 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
       if (!q) s = cb(ctx, f, e);
       else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
       ir_func_free(&f);
+    }
+    for (int ph = 1; ph <= 6 && !s; ph++) { /* on threads (run_pchain) */
+      spc_status q = build_pchain(&C, ph, &f, &e2);
+      if (!q) s = cb(ctx, f, e);
+      else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
+      ir_func_free(&f);
+      if (q) break;
     }
   }
   for (int l = 0; l < C.L && !s; l++) {

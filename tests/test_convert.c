@@ -2489,6 +2489,127 @@ START_TEST(test_cdirect_threads) {
 }
 END_TEST
 
+/* ---- the chain plan on threads (run_pchain) -----------------------------------
+ * A sorted COO of 420,000 components into csf (order 3), dcsr (order 2)
+ * and a user format with a dense top level (dense, compressed,
+ * compressed; compiled at run time) on 1, 2 and 3 threads, and on 2
+ * threads through the interpreter (and JIT once): the chunks cut where the top coordinate
+ * changes, equal bit for bit to one thread and to the sort path.  Also:
+ * one top coordinate holding 95% of the components (the chunks that cut
+ * inside it hold nothing); a component out of order in the middle, and a
+ * repeat (both left by every chunk to the serial paths, which sort and
+ * sum); a pattern. */
+static spc_tensor *pchain_coo(int order, int mode, spc_vtype vt) {
+  const int64_t di = 120, dj = order == 3 ? 1000 : 400000, dk = order == 3 ? 400 : 1;
+  const int64_t cap = 480000;
+  int64_t *c[3], n = 0;
+  for (int d = 0; d < 3; d++) c[d] = malloc((size_t)cap * sizeof *c[d]);
+  ck_assert(c[0] && c[1] && c[2]);
+  uint64_t h = 0x9e3779b97f4a7c15ULL;
+  for (int64_t i = 0; i < di; i++)
+    for (int64_t j = 0; j < dj; j++)
+      for (int64_t k = 0; k < dk; k++) {
+        h ^= h << 13, h ^= h >> 7, h ^= h << 17;
+        /* mode 1: row 0 dense enough to hold 95% */
+        uint64_t thr = mode == 1 ? (i == 0 ? 1u << 20 : 440) : 9175;
+        if ((h >> 44) % (1u << 20) >= thr || n >= cap - 2) continue;
+        c[0][n] = i, c[1][n] = j, c[2][n] = k;
+        n++;
+      }
+  if (mode == 2) { /* two components swapped in the middle */
+    for (int d = 0; d < 3; d++) {
+      int64_t x = c[d][n / 2 + 7];
+      c[d][n / 2 + 7] = c[d][n / 2 + 8], c[d][n / 2 + 8] = x;
+    }
+  } else if (mode == 3) { /* a repeat at three quarters */
+    for (int64_t q = n; q > 3 * n / 4; q--)
+      for (int d = 0; d < 3; d++) c[d][q] = c[d][q - 1];
+    n++;
+  }
+  int64_t dims[3] = {di, dj, dk};
+  spc_tensor *t = NULL;
+  spc_error e;
+  tu_assert_ok(spc_tensor_create_coo(order, dims, n, vt, &t, &e), &e);
+  double *v = vt == SPC_F64 ? spc_tensor_values_mut(t) : NULL;
+  for (int d = 0; d < order; d++) {
+    spc_itype ty;
+    spc_tensor_level_array(t, d, "crd", NULL, &ty, NULL);
+    void *a = spc_tensor_level_array_mut(t, d, "crd");
+    for (int64_t q = 0; q < n; q++) {
+      if (ty == SPC_IDX32) ((int32_t *)a)[q] = (int32_t)c[d][q];
+      else ((int64_t *)a)[q] = c[d][q];
+    }
+  }
+  for (int64_t q = 0; v && q < n; q++) v[q] = 0.5 + (double)(q % 29) * 0.125;
+  for (int d = 0; d < 3; d++) free(c[d]);
+  return t;
+}
+
+START_TEST(test_pchain_threads) {
+  jit_env();
+  double t0 = now_s();
+  int saved = omp_get_max_threads();
+  char *dir = tu_mkdtemp();
+  char *dcc = tu_file(dir, "dcc.yaml", "format: dcc\norder: 3\nremap: (i, j, k) -> (i, j, k)\n"
+                                       "levels: [dense, compressed, compressed]\n");
+  long runs = 0;
+  trun T = {0};
+  static const char *const nm[] = {"sorted", "one top coordinate 95%", "two swapped", "a repeat",
+                                   "pattern"};
+  for (int a = 0; a < 5; a++)
+    for (int fi = 0; fi < 3; fi++) {
+      const char *fmt = fi == 0 ? "csf" : fi == 1 ? "dcsr" : dcc;
+      if (a >= 2 && fi == 2) continue;
+      spc_tensor *src = pchain_coo(fi == 1 ? 2 : 3, a == 4 ? 0 : a, a == 4 ? SPC_PATTERN : SPC_F64);
+      spc_tensor *xs = NULL, *one = NULL;
+      spc_convert_opts o;
+      spc_convert_info info;
+      spc_error e;
+      opts(&o, SPC_ENGINE_AUTO, &info);
+      o.plan = SPC_PLAN_SORT;
+      tu_assert_ok(spc_convert_to(src, fmt, &o, &xs, &e), &e);
+      for (int h = 0; h < 5; h++) {
+        int nt = h < 3 ? h + 1 : 2;
+        /* a user format runs in chunks where compiled: on auto only the
+         * factory's routines do (fused_runs) */
+        spc_engine g = h == 3 ? SPC_ENGINE_GENERIC
+                       : h == 4 || fi == 2 ? SPC_ENGINE_JIT : SPC_ENGINE_AUTO;
+        if (h == 3 && a != 0 && a != 2) continue;
+        if (h == 4 && (a != 0 || fi != 0)) continue;
+        char what[200];
+        snprintf(what, sizeof what, "coo (%s, %lld components) -> %s on %d threads%s", nm[a],
+                 (long long)spc_tensor_nstored(src), fi == 2 ? "dense-compressed-compressed" : fmt, nt,
+                 h == 3 ? " (interpreter)" : h == 4 ? " (jit)" : "");
+        omp_set_num_threads(nt);
+        spc_tensor *x = NULL;
+        opts(&o, g, &info);
+        spc_status st = spc_convert_to(src, fmt, &o, &x, &e);
+        omp_set_num_threads(saved);
+        runs++;
+        tu_assert_ok(st, &e);
+        char want[64];
+        snprintf(want, sizeof want, a == 1 ? "threads)" : "in chunks: no sort; %d threads)", nt);
+        check_thread_run(&T, &x, &one, xs, info.plan, want, (a < 2 || a == 4) && nt > 1, nt, h == 3,
+                         what);
+      }
+      spc_tensor_free(&one);
+      spc_tensor_free(&xs);
+      spc_tensor_free(&src);
+    }
+  printf("convert: the chain plan on threads: %ld conversions into csf, dcsr and a dense-topped "
+         "format equal to one thread and the sort path bit for bit (%ld on 2-3 threads, %d of them "
+         "on the interpreter; %ld left to one thread: out of order, a repeat); %.1f s\n",
+         runs, T.threaded, (int)T.generic, T.serial, now_s() - t0);
+  /* the sorted three on 2 and 3 threads and the interpreter, jit once; the
+   * 95% three on 2 and 3 threads; the pattern's two on 2 and 3 threads */
+  ck_assert_int_eq(T.threaded, 3 * 3 + 1 + 3 * 2 + 2 * 2);
+  no_rc_mismatch();
+  free(dcc);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 /* ---- a file converted without being held whole --------------------------------
  * spc_convert_file with a memory budget: csr / csc / a user (dense,
  * compressed) format by counting (the file read twice) when the file's
@@ -6175,6 +6296,8 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_routine_cache);
   tc = tcase(s, "inorder");
   tcase_add_test(tc, test_inorder_plan);
+  tc = tcase(s, "pchain");
+  tcase_add_test(tc, test_pchain_threads);
   tc = tcase(s, "data");
   tcase_add_test(tc, test_pairs);
   tcase_add_test(tc, test_engines);
