@@ -7716,14 +7716,18 @@ static spc_status run_cdirect(conv *C, dplan *P, int64_t pk, void *const *crd, v
  *     one assumed), the values;
  *   5 (a chunk): pass C: yield_pos and insert_coord below the top level
  *     (and at it when its yield_pos is pure), each stateful level's
- *     position checked before it is written, the values;
- *   6 (once): the top level's yield_pos and insert_coord in order when it
- *     keeps a state (compressed: its pos[0] is every chunk's), checked the
- *     same way; every level's finalize.
+ *     position checked before it is written, the values; a stateful top
+ *     level's insert_coord at the position assumed (the chunk's offset
+ *     on);
+ *   6 (once): a stateful top level's yield_pos in order (compressed: its
+ *     pos[0] is every chunk's), each position checked against the one
+ *     assumed -- msum[0] calls where it reads no coordinate, else a walk
+ *     over the components; every level's finalize.
  * Only where a stateful level's yield_pos reads and writes its arrays at
- * the parent p alone and its insert_coord at the position q alone (the
+ * the parent p alone and every insert_coord at the position q alone (the
  * chunks' parents and positions are disjoint: counted, or checked
- * increasing), and no pure level lies under a stateful one.  The same
+ * increasing), and a pure level under a stateful one yields its parent's
+ * own position (singleton: COO's lower levels).  The same
  * level functions on the same parents, coordinates, counts and positions
  * as the serial routine: the same arrays, bit for bit; any failure (an
  * order not proved, a `requires`, a position not the one assumed) leaves
@@ -7788,6 +7792,54 @@ static spc_status lfn_local(conv *C, int l, spc_lfn_kind which, bool *yes, spc_e
   return s;
 }
 
+/* Whether x or st reads variable v. */
+static bool x_uses(const ir_expr *x, ir_var v) {
+  if (!x) return false;
+  if (x->kind == IR_E_VAR && x->var == v) return true;
+  return x_uses(x->a, v) || x_uses(x->b, v) || x_uses(x->c, v);
+}
+static bool st_uses(const ir_stmt *st, ir_var v) {
+  if (!st) return false;
+  if (x_uses(st->a, v) || x_uses(st->b, v)) return true;
+  for (int a = 0; a < st->nargs; a++)
+    if (x_uses(st->args[a], v)) return true;
+  for (int c = 0; c < st->nkids; c++)
+    if (st_uses(st->kids[c], v)) return true;
+  return false;
+}
+
+/* Level l's yield_pos: whether it is the parent's position itself
+ * (*ident: singleton's `return p`) and whether it reads the coordinate
+ * (*usesc). */
+static spc_status yield_shape(conv *C, int l, bool *ident, bool *usesc, spc_error *e) {
+  const spc_level_spec *ls = C->lv[l]->lf;
+  lvbind b;
+  asm_bind_init(&b, ls, C->lv[l], C->index_ty, C->coord_ty);
+  *ident = false;
+  *usesc = true;
+  if (!asm_lfn(&b, SPC_LF_YIELD)) return SPC_OK;
+  ir_func *f = ir_func_new("spc_chain_probe");
+  if (!f) return SPC_NOMEM(e);
+  ir_stmt *body = ir_func_body(f);
+  for (int k = 0; k < ls->narrays; k++)
+    b.arr[k] = ir_param(f, ls->arrays[k].name,
+                        asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
+  bind_locals(f, &b, C);
+  spc_status s = asm_lower_fn(f, body, &b, SPC_LF_YIELD, b.q, NULL, e);
+  if (!s) {
+    *usesc = st_uses(body, b.c);
+    const ir_stmt *one = body;
+    while (one->kind == IR_S_BLOCK && one->nkids == 1) one = one->kids[0];
+    if (one->kind == IR_S_ASSIGN && one->var == b.q) {
+      const ir_expr *x = one->a;
+      while (x->kind == IR_E_CAST) x = x->a;
+      *ident = x->kind == IR_E_VAR && x->var == b.p;
+    }
+  }
+  ir_func_free(&f);
+  return s;
+}
+
 /* res's layout (phase 1): a, b, then per level the new components, the
  * first and last tuples, the first and last pure positions. */
 #define PCH_M(L, l) (2 + (l))
@@ -7826,16 +7878,22 @@ static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
   int L = C->L;
   bool pure[SPC_MAX_ORDER], spure[SPC_MAX_ORDER], nu[SPC_MAX_ORDER];
   spc_status s = SPC_OK;
+  bool y0c = true, stateful = false;
   for (int l = 0; l < L && !s; l++) {
-    bool yl = true, il = true;
+    bool yl = true, il = true, ident = false, usesc = true;
     s = lfn_pure(C, l, SPC_LF_YIELD, &pure[l], e);
     if (!s) s = lfn_pure(C, l, SPC_LF_SIZE, &spure[l], e);
     if (!s && !pure[l]) s = lfn_local(C, l, SPC_LF_YIELD, &yl, e);
     if (!s) s = lfn_local(C, l, SPC_LF_INSERT, &il, e);
+    if (!s && (l == 0 || (pure[l] && stateful))) s = yield_shape(C, l, &ident, &usesc, e);
     if (s) return s;
+    if (l == 0) y0c = usesc;
     nu[l] = !C->lv[l]->unique || (l > 0 && nu[l - 1]);
-    if (!yl || !il || (pure[l] && l > 0 && !pure[l - 1]) || (l < L - 1 && pure[l] && !spure[l]))
+    /* a pure level under a stateful one: only the parent's own position
+     * (singleton), apart as the parents are */
+    if (!yl || !il || (pure[l] && stateful && !ident) || (l < L - 1 && pure[l] && !spure[l]))
       return SPC_ERR_UNSUPPORTED;
+    stateful |= !pure[l];
   }
   static const char *const nm[] = {"", "spc_conv_pchain_a", "spc_conv_pchain_np",
                                    "spc_conv_pchain_b", "spc_conv_pchain_init",
@@ -7865,7 +7923,7 @@ static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
     t1 = ir_param(f, "t1_in", IR_I64, false, IR_IN);
   }
   if (ph == 1) res = ir_param(f, "res", IR_I64, true, IR_INOUT);
-  if (ph == 2 || ph == 4) msum = ir_param(f, "msum", IR_I64, true, IR_IN);
+  if (ph == 2 || ph == 4 || ph == 6) msum = ir_param(f, "msum", IR_I64, true, IR_IN);
   if (ph >= 2) npo = ir_param(f, "npo", IR_I64, true, ph == 2 ? IR_INOUT : IR_IN);
   if (ph == 3 || ph == 5) oin = ir_param(f, "oin", IR_I64, true, IR_IN);
   lvbind b[SPC_MAX_ORDER];
@@ -7944,8 +8002,8 @@ static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
       ir_add(f, fst, ir_store(f, res, ir_int(f, PCH_FK(L, l)), ir_ref(f, k[l])));
       ir_stmt *nw = ir_then(ir_add(f, la, ir_if(f, chain_new(f, dl, l, nu[l]), NULL, NULL)));
       ir_add(f, nw, ir_assign(f, m[l], ir_bin(f, IR_ADD, ir_ref(f, m[l]), ir_int(f, 1))));
-      if (!pure[l]) continue;
-      /* a pure level's positions: increasing, the first one kept */
+      if (l >= pp) continue;
+      /* the pure prefix's positions: increasing, the first one kept */
       ir_add(f, nw, ir_assign(f, b[l].p, ir_cast(f, C->index_ty, l ? ir_ref(f, P[l - 1]) : ir_int(f, 0))));
       ir_add(f, nw, ir_assign(f, b[l].c, ir_cast(f, C->coord_ty, ir_ref(f, k[l]))));
       s = asm_lower_fn(f, nw, &b[l], SPC_LF_YIELD, b[l].q, NULL, e);
@@ -7962,7 +8020,7 @@ static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
     for (int l = 0; l < L && !s; l++) {
       ir_add(f, body, ir_store(f, res, ir_int(f, PCH_M(L, l)), ir_ref(f, m[l])));
       ir_add(f, body, ir_store(f, res, ir_int(f, PCH_LK(L, l)), ir_ref(f, pk[l])));
-      if (pure[l]) ir_add(f, body, ir_store(f, res, ir_int(f, PCH_LP(L, l)), ir_ref(f, P[l])));
+      if (l < pp) ir_add(f, body, ir_store(f, res, ir_int(f, PCH_LP(L, l)), ir_ref(f, P[l])));
     }
   } else if (ph == 2) { /* the parents, the count arrays */
     ir_add(f, body, ir_assign(f, np[0], ir_int(f, 1)));
@@ -8012,9 +8070,13 @@ static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
         }
         continue;
       }
-      if (l == 0 && !pure[0]) { /* the top level's state: phase 6 */
+      if (l == 0 && !pure[0]) { /* at the assumed position: the state is phase 6's */
         ir_add(f, nw, ir_assign(f, P[0], ir_ref(f, o[0])));
         ir_add(f, nw, ir_assign(f, o[0], ir_bin(f, IR_ADD, ir_ref(f, o[0]), ir_int(f, 1))));
+        ir_add(f, nw, ir_assign(f, b[0].p, ir_cast(f, C->index_ty, ir_int(f, 0))));
+        ir_add(f, nw, ir_assign(f, b[0].c, ir_cast(f, C->coord_ty, ir_ref(f, k[0]))));
+        ir_add(f, nw, ir_assign(f, b[0].q, ir_cast(f, C->index_ty, ir_ref(f, P[0]))));
+        if (asm_lfn(&b[0], SPC_LF_INSERT)) s = asm_lower_fn(f, nw, &b[0], SPC_LF_INSERT, -1, NULL, e);
         continue;
       }
       ir_add(f, nw, ir_assign(f, b[l].p, ir_cast(f, C->index_ty, parent)));
@@ -8042,23 +8104,28 @@ static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
       ir_add(f, ir_then(bad), ir_assign(f, ok, ir_int(f, 0)));
     }
   } else { /* the top level's state in order; finalize */
-    if (!pure[0]) {
-      ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
-      s = chain_remap(C, f, lb, crd, t, false, k, false, e);
-      if (s) return s;
-      ir_expr *nw0 = nu[0] ? ir_bool(f, true)
-                           : ir_bin(f, IR_LOR, ir_bin(f, IR_EQ, ir_ref(f, t), ir_int(f, 0)),
-                                    ir_bin(f, IR_NE, ir_ref(f, k[0]), ir_ref(f, pk[0])));
-      ir_stmt *nw = ir_then(ir_add(f, lb, ir_if(f, nw0, NULL, NULL)));
+    if (!pure[0]) { /* a yield_pos that reads no coordinate: msum[0] calls, else one a new top coordinate */
+      ir_stmt *nw;
+      if (!y0c) {
+        nw = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_load(f, msum, ir_int(f, 0)), NULL)));
+        ir_add(f, nw, ir_assign(f, b[0].c, ir_cast(f, C->coord_ty, ir_int(f, 0))));
+      } else {
+        ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
+        s = chain_remap(C, f, lb, crd, t, false, k, false, e);
+        if (s) return s;
+        ir_expr *nw0 = nu[0] ? ir_bool(f, true)
+                             : ir_bin(f, IR_LOR, ir_bin(f, IR_EQ, ir_ref(f, t), ir_int(f, 0)),
+                                      ir_bin(f, IR_NE, ir_ref(f, k[0]), ir_ref(f, pk[0])));
+        nw = ir_then(ir_add(f, lb, ir_if(f, nw0, NULL, NULL)));
+        ir_add(f, lb, ir_assign(f, pk[0], ir_ref(f, k[0])));
+        ir_add(f, nw, ir_assign(f, b[0].c, ir_cast(f, C->coord_ty, ir_ref(f, k[0]))));
+      }
       ir_add(f, nw, ir_assign(f, b[0].p, ir_cast(f, C->index_ty, ir_int(f, 0))));
-      ir_add(f, nw, ir_assign(f, b[0].c, ir_cast(f, C->coord_ty, ir_ref(f, k[0]))));
       s = asm_lower_fn(f, nw, &b[0], SPC_LF_YIELD, b[0].q, NULL, e);
       ir_stmt *bad = ir_add(f, nw, ir_if(f, ir_bin(f, IR_NE, ir_cast(f, IR_I64, ir_ref(f, b[0].q)), ir_ref(f, o[0])), NULL, NULL));
       ir_add(f, ir_then(bad), ir_assign(f, ok, ir_int(f, 0)));
       ir_add(f, ir_then(bad), ir_break(f));
       ir_add(f, nw, ir_assign(f, o[0], ir_bin(f, IR_ADD, ir_ref(f, o[0]), ir_int(f, 1))));
-      if (!s && asm_lfn(&b[0], SPC_LF_INSERT)) s = asm_lower_fn(f, nw, &b[0], SPC_LF_INSERT, -1, NULL, e);
-      ir_add(f, lb, ir_assign(f, pk[0], ir_ref(f, k[0])));
     }
     ir_stmt *fin = ir_then(ir_add(f, body, ir_if(f, ir_bin(f, IR_EQ, ir_ref(f, ok), ir_int(f, 1)), NULL, NULL)));
     for (int l = 0; l < L && !s; l++)

@@ -25,6 +25,7 @@
  *   csc_dia   CSC -> DIA
  *   coo_csf   order-3 COO -> CSF (levels i, j, k)
  *   coo_dcsr  COO (file order) -> DCSR (no peer)
+ *   coo_coo   COO (file order) -> COO, sorted (no peer)
  *   csf_mode  CSF (i, j, k) -> CSF (k, i, j): mode reordering, through the
  *             format csf_kij registered here (order 3, remap
  *             (i, j, k) -> (k, i, j), three compressed levels)
@@ -120,6 +121,7 @@ static const conv_def CONVS[] = {
     {"csc_dia", 2, SRC_CSC, "dia", 0, {{0}}, X_POSCRD, PAD_DIA},
     {"coo_csf", 3, SRC_COO, "csf", 0, {{0}}, X_ALLCRD_IF_UNSORTED, PAD_NONE},
     {"coo_dcsr", 2, SRC_COO, "dcsr", 0, {{0}}, X_ROWS_IF_UNSORTED, PAD_NONE},
+    {"coo_coo", 2, SRC_COO, "coo", 0, {{0}}, X_ROWS_IF_UNSORTED, PAD_NONE},
     {"csf_mode", 3, SRC_CSF, "csf_kij", 0, {{0}}, X_CRD_K, PAD_NONE},
 };
 #define NCONVS (int)(sizeof CONVS / sizeof CONVS[0])

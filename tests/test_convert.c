@@ -2490,8 +2490,8 @@ START_TEST(test_cdirect_threads) {
 END_TEST
 
 /* ---- the chain plan on threads (run_pchain) -----------------------------------
- * A sorted COO of 420,000 components into csf (order 3), dcsr (order 2)
- * and a user format with a dense top level (dense, compressed,
+ * A sorted COO of 420,000 components into csf and coo (order 3), dcsr
+ * (order 2) and a user format with a dense top level (dense, compressed,
  * compressed; compiled at run time) on 1, 2 and 3 threads, and on 2
  * threads through the interpreter (and JIT once): the chunks cut where the top coordinate
  * changes, equal bit for bit to one thread and to the sort path.  Also:
@@ -2545,6 +2545,67 @@ static spc_tensor *pchain_coo(int order, int mode, spc_vtype vt) {
   return t;
 }
 
+/* mcompressed: compressed whose yield_pos mirrors the cursor (the last
+ * position first): its cursors start at the counts' prefix sums and end
+ * at the next ones, as compressed's do, but its positions leave a
+ * bucket's -- the in-place placement must see that and give way. */
+static const char mcomp_yaml[] =
+    "level: mcompressed\n"
+    "description: compressed, every position mirrored (tot - 1 - cursor)\n"
+    "properties: [ordered, unique, compact]\n"
+    "arrays: {beg: index, fin: index, tot: index, idx: coord}\n"
+    "read:\n"
+    "  begin: beg[p]\n"
+    "  end: fin[p]\n"
+    "  access: idx[q]\n"
+    "  size: tot[0]\n"
+    "write:\n"
+    "  queries:\n"
+    "    - select [*] -> count(c) as nnz\n"
+    "  init: |\n"
+    "    beg = alloc(index, np)\n"
+    "    fin = alloc(index, np)\n"
+    "    tot = alloc(index, 1)\n"
+    "    for x in 0 .. np {\n"
+    "      beg[x] = tot[0]\n"
+    "      fin[x] = tot[0]\n"
+    "      tot[0] += nnz[x]\n"
+    "    }\n"
+    "    idx = alloc(coord, tot[0])\n"
+    "  yield_pos: |\n"
+    "    r = fin[p]\n"
+    "    fin[p] += 1\n"
+    "    return tot[0] - 1 - r\n"
+    "  insert_coord: idx[q] = c\n";
+
+/* ycompressed: compressed whose yield_pos reads the coordinate (to no
+ * effect): on top, the chain plan's last phase walks the components for
+ * it instead of counting the top level's positions. */
+static const char ycomp_yaml[] =
+    "level: ycompressed\n"
+    "description: compressed, yield_pos reading c\n"
+    "properties: [ordered, unique, compact, locate]\n"
+    "arrays: {ptr: index, idx: coord}\n"
+    "read:\n"
+    "  begin: ptr[p]\n"
+    "  end: ptr[p + 1]\n"
+    "  access: idx[q]\n"
+    "  size: ptr[np]\n"
+    "write:\n"
+    "  queries:\n"
+    "    - select [*] -> count(c) as nnz\n"
+    "  init: |\n"
+    "    ptr = alloc(index, np + 1)\n"
+    "    for x in 0 .. np { ptr[x + 1] = nnz[x] }\n"
+    "    prefix_sum(ptr, 0, np + 1)\n"
+    "    idx = alloc(coord, ptr[np])\n"
+    "  yield_pos: |\n"
+    "    r = ptr[p] + (c - c)\n"
+    "    ptr[p] += 1\n"
+    "    return r\n"
+    "  insert_coord: idx[q] = c\n"
+    "  finalize: shift(ptr, 0, np, 0)\n";
+
 START_TEST(test_pchain_threads) {
   jit_env();
   double t0 = now_s();
@@ -2552,14 +2613,19 @@ START_TEST(test_pchain_threads) {
   char *dir = tu_mkdtemp();
   char *dcc = tu_file(dir, "dcc.yaml", "format: dcc\norder: 3\nremap: (i, j, k) -> (i, j, k)\n"
                                        "levels: [dense, compressed, compressed]\n");
+  char *ycc = tu_file(dir, "ycc.yaml", "format: ycc\norder: 3\nlevels: [ycompressed, compressed, compressed]\n");
+  char *cmc = tu_file(dir, "cmc.yaml", "format: cmc\norder: 3\nlevels: [compressed, mcompressed, compressed]\n");
+  char *lvy = tu_file(dir, "ycompressed.yaml", ycomp_yaml);
+  char *lvm = tu_file(dir, "mcompressed.yaml", mcomp_yaml);
   long runs = 0;
   trun T = {0};
   static const char *const nm[] = {"sorted", "one top coordinate 95%", "two swapped", "a repeat",
                                    "pattern"};
   for (int a = 0; a < 5; a++)
-    for (int fi = 0; fi < 3; fi++) {
-      const char *fmt = fi == 0 ? "csf" : fi == 1 ? "dcsr" : dcc;
-      if (a >= 2 && fi == 2) continue;
+    for (int fi = 0; fi < 6; fi++) {
+      const char *fmts[] = {"csf", "dcsr", dcc, "coo", ycc, cmc};
+      const char *fmt = fmts[fi];
+      if ((a >= 2 && fi == 2) || (fi >= 4 && a != 0 && a != 2)) continue;
       spc_tensor *src = pchain_coo(fi == 1 ? 2 : 3, a == 4 ? 0 : a, a == 4 ? SPC_PATTERN : SPC_F64);
       spc_tensor *xs = NULL, *one = NULL;
       spc_convert_opts o;
@@ -2567,13 +2633,15 @@ START_TEST(test_pchain_threads) {
       spc_error e;
       opts(&o, SPC_ENGINE_AUTO, &info);
       o.plan = SPC_PLAN_SORT;
+      o.nspec_files = fi >= 4;
+      o.spec_files[0] = fi == 4 ? lvy : lvm;
       tu_assert_ok(spc_convert_to(src, fmt, &o, &xs, &e), &e);
       for (int h = 0; h < 5; h++) {
         int nt = h < 3 ? h + 1 : 2;
         /* a user format runs in chunks where compiled: on auto only the
          * factory's routines do (fused_runs) */
         spc_engine g = h == 3 ? SPC_ENGINE_GENERIC
-                       : h == 4 || fi == 2 ? SPC_ENGINE_JIT : SPC_ENGINE_AUTO;
+                       : h == 4 || fi == 2 || fi >= 4 ? SPC_ENGINE_JIT : SPC_ENGINE_AUTO;
         if (h == 3 && a != 0 && a != 2) continue;
         if (h == 4 && (a != 0 || fi != 0)) continue;
         char what[200];
@@ -2583,28 +2651,35 @@ START_TEST(test_pchain_threads) {
         omp_set_num_threads(nt);
         spc_tensor *x = NULL;
         opts(&o, g, &info);
+        o.nspec_files = fi >= 4;
+        o.spec_files[0] = fi == 4 ? lvy : lvm;
         spc_status st = spc_convert_to(src, fmt, &o, &x, &e);
         omp_set_num_threads(saved);
         runs++;
         tu_assert_ok(st, &e);
         char want[64];
         snprintf(want, sizeof want, a == 1 ? "threads)" : "in chunks: no sort; %d threads)", nt);
-        check_thread_run(&T, &x, &one, xs, info.plan, want, (a < 2 || a == 4) && nt > 1, nt, h == 3,
-                         what);
+        /* cmc: mcompressed's yield_pos reads tot[0], not only at its parent */
+        check_thread_run(&T, &x, &one, xs, info.plan, want, (a < 2 || a == 4) && nt > 1 && fi != 5, nt,
+                         h == 3, what);
       }
       spc_tensor_free(&one);
       spc_tensor_free(&xs);
       spc_tensor_free(&src);
     }
-  printf("convert: the chain plan on threads: %ld conversions into csf, dcsr and a dense-topped "
-         "format equal to one thread and the sort path bit for bit (%ld on 2-3 threads, %d of them "
-         "on the interpreter; %ld left to one thread: out of order, a repeat); %.1f s\n",
+  printf("convert: the chain plan on threads: %ld conversions into csf, dcsr, coo and three YAML "
+         "formats equal to one thread and the sort path bit for bit (%ld on 2-3 threads, %d of them "
+         "on the interpreter; %ld left to one thread: out of order, a repeat, mcompressed); %.1f s\n",
          runs, T.threaded, (int)T.generic, T.serial, now_s() - t0);
-  /* the sorted three on 2 and 3 threads and the interpreter, jit once; the
-   * 95% three on 2 and 3 threads; the pattern's two on 2 and 3 threads */
-  ck_assert_int_eq(T.threaded, 3 * 3 + 1 + 3 * 2 + 2 * 2);
+  /* the sorted five (not cmc) on 2 and 3 threads and the interpreter, jit
+   * once; the 95% four on 2 and 3 threads; the pattern's three on 2 and 3 */
+  ck_assert_int_eq(T.threaded, 5 * 3 + 1 + 4 * 2 + 3 * 2);
   no_rc_mismatch();
   free(dcc);
+  free(ycc);
+  free(cmc);
+  free(lvy);
+  free(lvm);
   tu_rmtree(dir);
   free(dir);
 }
@@ -3254,38 +3329,6 @@ START_TEST(test_fused_flat_user) {
 }
 END_TEST
 
-/* mcompressed: compressed whose yield_pos mirrors the cursor (the last
- * position first): its cursors start at the counts' prefix sums and end
- * at the next ones, as compressed's do, but its positions leave a
- * bucket's -- the in-place placement must see that and give way. */
-static const char mcomp_yaml[] =
-    "level: mcompressed\n"
-    "description: compressed, every position mirrored (tot - 1 - cursor)\n"
-    "properties: [ordered, unique, compact]\n"
-    "arrays: {beg: index, fin: index, tot: index, idx: coord}\n"
-    "read:\n"
-    "  begin: beg[p]\n"
-    "  end: fin[p]\n"
-    "  access: idx[q]\n"
-    "  size: tot[0]\n"
-    "write:\n"
-    "  queries:\n"
-    "    - select [*] -> count(c) as nnz\n"
-    "  init: |\n"
-    "    beg = alloc(index, np)\n"
-    "    fin = alloc(index, np)\n"
-    "    tot = alloc(index, 1)\n"
-    "    for x in 0 .. np {\n"
-    "      beg[x] = tot[0]\n"
-    "      fin[x] = tot[0]\n"
-    "      tot[0] += nnz[x]\n"
-    "    }\n"
-    "    idx = alloc(coord, tot[0])\n"
-    "  yield_pos: |\n"
-    "    r = fin[p]\n"
-    "    fin[p] += 1\n"
-    "    return tot[0] - 1 - r\n"
-    "  insert_coord: idx[q] = c\n";
 
 /* The in-place placement (--plan=inplace) into user formats, from csr on
  * the JIT and the interpreter: a column-major YAML of (dense, compressed)
