@@ -2184,7 +2184,9 @@ static spc_status build_chain(conv *C, bool fromlc, chainfn *F, ir_func **out, s
     P[l] = lang_fresh_local(f, "P", IR_I64, false);
     o[l] = lang_fresh_local(f, "o", IR_I64, false);
     np[l] = lang_fresh_local(f, "npl", IR_I64, false);
-    cnt[l] = C->lv[l]->lf->nqueries ? lang_fresh_local(f, "cnt", IR_I64, true) : -1;
+    /* counts in the index type: none exceeds the positions (the halved
+     * array of int32 counts halves pass B's fresh pages) */
+    cnt[l] = C->lv[l]->lf->nqueries ? lang_fresh_local(f, "cnt", C->index_ty, true) : -1;
     ir_add(f, body, ir_assign(f, m[l], ir_int(f, 0)));
     ir_add(f, body, ir_assign(f, pk[l], ir_int(f, 0)));
   }
@@ -7934,7 +7936,7 @@ static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
     cnt[l] = size[l] = -1;
     snprintf(name, sizeof name, "cnt%d", l);
     if (ls->nqueries && ph >= 2 && ph <= 4)
-      cnt[l] = ir_param(f, name, IR_I64, true, ph == 2 ? IR_OUT : ph == 3 ? IR_INOUT : IR_IN);
+      cnt[l] = ir_param(f, name, C->index_ty, true, ph == 2 ? IR_OUT : ph == 3 ? IR_INOUT : IR_IN);
   }
   for (int l = 0; l < L && ph >= 4; l++) {
     const spc_level_spec *ls = C->lv[l]->lf;
@@ -8043,7 +8045,7 @@ static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
       ir_stmt *big = ir_add(f, body, ir_if(f, ir_bin(f, IR_GT, ir_ref(f, np[l]), ir_ref(f, limit)), NULL, NULL));
       ir_add(f, ir_then(big), ir_fail(f, SPC_ERR_UNSUPPORTED, msg, fa, 2));
       ir_add(f, body, ir_alloc(f, cnt[l], ir_ref(f, np[l]), true));
-      if (l == 0) ir_add(f, body, ir_store(f, cnt[0], ir_int(f, 0), ir_load(f, msum, ir_int(f, 0))));
+      if (l == 0) ir_add(f, body, ir_store(f, cnt[0], ir_int(f, 0), ir_cast(f, C->index_ty, ir_load(f, msum, ir_int(f, 0)))));
     }
   } else if (ph == 3 || ph == 5) { /* pass B, pass C */
     ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_ref(f, t0), ir_ref(f, t1), NULL)));
