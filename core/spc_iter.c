@@ -7,6 +7,7 @@ struct spc_iter {
   const spc_tensor *t;
   spc_tensor *own; /* a COO copy of a tensor whose levels are YAML specs */
   bool started;
+  bool empty; /* a dimension of size 0: no component can exist */
   int64_t q[SPC_MAX_ORDER]; /* current position per level */
   int64_t e[SPC_MAX_ORDER]; /* end of the current segment per level */
 };
@@ -18,6 +19,13 @@ spc_status spc_iter_create(const spc_tensor *t, spc_iter **it, spc_error *e) {
   spc_iter *i = spc_calloc(1, sizeof *i);
   if (!i) return SPC_NOMEM(e);
   i->t = t;
+  /* (a dense level over an empty one would otherwise walk every one of its
+   * positions: a 0 x 10^12 dense matrix, 10^12 empty columns) */
+  for (int d = 0; d < t->order; d++) i->empty |= t->dims[d] == 0;
+  if (i->empty) {
+    *it = i;
+    return SPC_OK;
+  }
   if (t->ext && !(t->ext->walk && t->ext->walk(t))) {
     /* read through the spec's level functions (which skip padding), once */
     spc_status s = t->ext->to_coo(t, &i->own, e);
@@ -42,6 +50,7 @@ int spc_iter_next(spc_iter *it, int64_t *coords, const void **val) {
   const spc_tensor *t = it->t;
   const int L = t->nlevels;
   int l;
+  if (it->empty) return 0;
   if (!it->started) {
     it->started = true;
     l = 0;

@@ -316,6 +316,7 @@ static spc_status write_array(const spc_tensor *t, spc_out *o, spc_error *e) {
     if (t->lv[0].dim == 0) st[1] = 1, st[0] = t->dims[1];
     else st[0] = 1, st[1] = t->dims[0];
   }
+  if (m == 0) nc = 0; /* 0 x n: no values (and no walk over n empty columns) */
   for (int64_t j = 0; j < nc && !s; j++) {
     int64_t i0 = t->sym == SPC_GENERAL ? 0 : t->sym == SPC_SKEW ? j + 1 : j;
     for (int64_t i = i0; i < m && !s; i++) {
