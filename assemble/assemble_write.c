@@ -2005,25 +2005,38 @@ static bool touches_arrays(const ir_stmt *st) {
   return false;
 }
 
-/* Level l's function `which` lowered into a probe: whether it touches the
- * level's arrays (*pure false) -- the probe binds them, so a pure one
- * touches nothing. */
-static spc_status lfn_pure(conv *C, int l, spc_lfn_kind which, bool *pure, spc_error *e) {
+/* Level l's function `which` lowered alone into a probe function *fp, the
+ * level's arrays bound as its parameters (b->arr) and its locals bound:
+ * what the probes below inspect.  *fp is NULL where the level has no such
+ * function; the caller frees it.  A size returns into a fresh local, a
+ * yield_pos into b->q. */
+static spc_status lfn_probe(conv *C, int l, spc_lfn_kind which, lvbind *b, ir_func **fp,
+                            spc_error *e) {
   const spc_level_spec *ls = C->lv[l]->lf;
-  lvbind b;
-  asm_bind_init(&b, ls, C->lv[l], C->index_ty, C->coord_ty);
-  *pure = false;
-  if (!asm_lfn(&b, which)) return SPC_OK;
+  asm_bind_init(b, ls, C->lv[l], C->index_ty, C->coord_ty);
+  *fp = NULL;
+  if (!asm_lfn(b, which)) return SPC_OK;
   ir_func *f = ir_func_new("spc_chain_probe");
   if (!f) return SPC_NOMEM(e);
-  ir_stmt *body = ir_func_body(f);
   for (int k = 0; k < ls->narrays; k++)
-    b.arr[k] = ir_param(f, ls->arrays[k].name,
-                        asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
-  bind_locals(f, &b, C);
-  ir_var r = lang_fresh_local(f, "r", IR_I64, false);
-  spc_status s = asm_lower_fn(f, body, &b, which, which == SPC_LF_SIZE ? r : b.q, NULL, e);
-  if (!s) *pure = !touches_arrays(body);
+    b->arr[k] = ir_param(f, ls->arrays[k].name,
+                         asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
+  bind_locals(f, b, C);
+  ir_var ret = which == SPC_LF_SIZE ? lang_fresh_local(f, "r", IR_I64, false)
+               : which == SPC_LF_YIELD ? b->q : -1;
+  spc_status s = asm_lower_fn(f, ir_func_body(f), b, which, ret, NULL, e);
+  if (s) ir_func_free(&f);
+  *fp = f;
+  return s;
+}
+
+/* Whether level l's function `which` touches the level's arrays (*pure
+ * false) -- the probe binds them, so a pure one touches nothing. */
+static spc_status lfn_pure(conv *C, int l, spc_lfn_kind which, bool *pure, spc_error *e) {
+  lvbind b;
+  ir_func *f;
+  spc_status s = lfn_probe(C, l, which, &b, &f, e);
+  *pure = f && !touches_arrays(ir_func_body(f));
   ir_func_free(&f);
   return s;
 }
@@ -7775,21 +7788,11 @@ static bool st_at_only(const ir_stmt *st, const ir_var *arr, int narr, ir_var id
 /* Whether level l's function `which` (yield_pos: at p; insert_coord: at
  * q) touches its arrays at that index alone (*yes; an absent one does). */
 static spc_status lfn_local(conv *C, int l, spc_lfn_kind which, bool *yes, spc_error *e) {
-  const spc_level_spec *ls = C->lv[l]->lf;
   lvbind b;
-  asm_bind_init(&b, ls, C->lv[l], C->index_ty, C->coord_ty);
-  *yes = true;
-  if (!asm_lfn(&b, which)) return SPC_OK;
-  *yes = false;
-  ir_func *f = ir_func_new("spc_chain_probe");
-  if (!f) return SPC_NOMEM(e);
-  ir_stmt *body = ir_func_body(f);
-  for (int k = 0; k < ls->narrays; k++)
-    b.arr[k] = ir_param(f, ls->arrays[k].name,
-                        asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
-  bind_locals(f, &b, C);
-  spc_status s = asm_lower_fn(f, body, &b, which, which == SPC_LF_YIELD ? b.q : -1, NULL, e);
-  if (!s) *yes = st_at_only(body, b.arr, ls->narrays, which == SPC_LF_YIELD ? b.p : b.q);
+  ir_func *f;
+  spc_status s = lfn_probe(C, l, which, &b, &f, e);
+  *yes = !s && (!f || st_at_only(ir_func_body(f), b.arr, C->lv[l]->lf->narrays,
+                                  which == SPC_LF_YIELD ? b.p : b.q));
   ir_func_free(&f);
   return s;
 }
@@ -7814,23 +7817,14 @@ static bool st_uses(const ir_stmt *st, ir_var v) {
  * (*ident: singleton's `return p`) and whether it reads the coordinate
  * (*usesc). */
 static spc_status yield_shape(conv *C, int l, bool *ident, bool *usesc, spc_error *e) {
-  const spc_level_spec *ls = C->lv[l]->lf;
   lvbind b;
-  asm_bind_init(&b, ls, C->lv[l], C->index_ty, C->coord_ty);
+  ir_func *f;
+  spc_status s = lfn_probe(C, l, SPC_LF_YIELD, &b, &f, e);
   *ident = false;
   *usesc = true;
-  if (!asm_lfn(&b, SPC_LF_YIELD)) return SPC_OK;
-  ir_func *f = ir_func_new("spc_chain_probe");
-  if (!f) return SPC_NOMEM(e);
-  ir_stmt *body = ir_func_body(f);
-  for (int k = 0; k < ls->narrays; k++)
-    b.arr[k] = ir_param(f, ls->arrays[k].name,
-                        asm_tname_ty(ls->arrays[k].type, C->index_ty, C->coord_ty), true, IR_INOUT);
-  bind_locals(f, &b, C);
-  spc_status s = asm_lower_fn(f, body, &b, SPC_LF_YIELD, b.q, NULL, e);
-  if (!s) {
+  if (f) {
+    const ir_stmt *body = ir_func_body(f), *one = body;
     *usesc = st_uses(body, b.c);
-    const ir_stmt *one = body;
     while (one->kind == IR_S_BLOCK && one->nkids == 1) one = one->kids[0];
     if (one->kind == IR_S_ASSIGN && one->var == b.q) {
       const ir_expr *x = one->a;
