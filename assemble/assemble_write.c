@@ -1735,8 +1735,9 @@ typedef struct chainfn {
   int p_arr[SPC_MAX_ORDER], narr[SPC_MAX_ORDER], p_size[SPC_MAX_ORDER];
 } chainfn;
 static spc_status build_chain(conv *C, bool fromlc, chainfn *F, ir_func **out, spc_error *e);
-static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e);
-static spc_status run_pchain(conv *C, conv_tensor **out, bool *done, int *threads, spc_error *e);
+static spc_status build_pchain(conv *C, int ph, bool fromlc, ir_func **out, spc_error *e);
+static spc_status run_pchain(conv *C, bool fromlc, conv_tensor **out, bool *done, int *threads,
+                             spc_error *e);
 static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra, const void *arg,
                            asm_rc_val *v, spc_error *e) {
   memset(v, 0, sizeof *v);
@@ -1760,7 +1761,7 @@ static spc_status rc_build(conv *C, const conv_info *SI, int kind, int64_t extra
     s = build_chain(C, extra != 0, &F, &v->f, e);
     break;
   }
-  case RC_PCHAIN: s = build_pchain(C, (int)(extra >> 40), &v->f, e); break;
+  case RC_PCHAIN: s = build_pchain(C, (int)(extra >> 40), (extra & 1) != 0, &v->f, e); break;
   case RC_NP1: s = build_np1(C, &v->f, e); break;
   case RC_YSTATE: s = yield_state(C, v->flags, e); break;
   case RC_BUCKET: s = build_bucket(C, &v->f, e); break;
@@ -2406,7 +2407,7 @@ static spc_status run_chain(conv *C, conv_tensor **out, bool *done, spc_error *e
   choose_types(C);
   if (!chain_applies(C)) return SPC_OK;
   int nt = 1;
-  spc_status s = run_pchain(C, out, done, &nt, e);
+  spc_status s = run_pchain(C, false, out, done, &nt, e);
   if (!s && !*done) s = chain_call(C, false, out, done, e);
   if (!s && *done && C->o && C->o->info && nt > 1)
     snprintf(C->o->info->plan, sizeof C->o->info->plan,
@@ -2426,14 +2427,18 @@ static spc_status run_chain(conv *C, conv_tensor **out, bool *done, spc_error *e
  * against 35-36 ns a component; peak RSS of the CLI 159 -> 172 MB); with
  * two, shuffled R-MAT 2^17 to DCSR 21.4-22.1 -> 19.3-20.0 ns a component
  * in a loop, 54 -> 48 ms in the CLI, 13% fewer page faults. */
-static spc_status run_chain_lc(conv *C, conv_tensor **ct, bool *done, spc_error *e) {
+static spc_status run_chain_lc(conv *C, conv_tensor **ct, bool *done, int *threads, spc_error *e) {
   *done = false;
+  *threads = 1;
   if (C->n < 1 || C->L != 2 || !chain_applies(C) || (C->o && C->o->plan == SPC_PLAN_SORT))
     return SPC_OK;
   for (int l = 0; l < C->L; l++)
     if (!C->lc[l]) return SPC_OK;
   conv_tensor *x = NULL;
-  spc_status s = chain_call(C, true, &x, done, e);
+  /* in chunks on threads where that goes through (run_pchain), else one
+   * routine */
+  spc_status s = run_pchain(C, true, &x, done, threads, e);
+  if (!s && !*done) s = chain_call(C, true, &x, done, e);
   if (!s && *done) {
     spc_tensor *t = &(*ct)->t;
     spc_tensor_free(&t);
@@ -7848,27 +7853,27 @@ static spc_status yield_shape(conv *C, int l, bool *ident, bool *usesc, spc_erro
 /* *cut = the first component at or after `from` whose top coordinate is
  * not the one of the component before `from` (from itself at 0; n at or
  * past the end). */
-static spc_status pchain_cut(conv *C, ir_func *f, ir_stmt *at, const ir_var *crd, ir_var from,
-                             ir_var n, const ir_var *k, ir_var pk0, ir_var u, ir_var cut,
-                             spc_error *e) {
+static spc_status pchain_cut(conv *C, ir_func *f, ir_stmt *at, const ir_var *crd, bool fromlc,
+                             ir_var from, ir_var n, const ir_var *k, ir_var pk0, ir_var u,
+                             ir_var cut, spc_error *e) {
   ir_add(f, at, ir_assign(f, cut, ir_bin(f, IR_MIN, ir_ref(f, from), ir_ref(f, n))));
   ir_expr *inner = ir_bin(f, IR_LAND, ir_bin(f, IR_GT, ir_ref(f, from), ir_int(f, 0)),
                           ir_bin(f, IR_LT, ir_ref(f, from), ir_ref(f, n)));
   ir_stmt *mid = ir_then(ir_add(f, at, ir_if(f, inner, NULL, NULL)));
   ir_add(f, mid, ir_assign(f, u, ir_bin(f, IR_SUB, ir_ref(f, from), ir_int(f, 1))));
-  spc_status s = chain_remap(C, f, mid, crd, u, false, k, false, e);
+  spc_status s = chain_remap(C, f, mid, crd, u, false, k, fromlc, e);
   if (s) return s;
   ir_add(f, mid, ir_assign(f, pk0, ir_ref(f, k[0])));
   ir_add(f, mid, ir_assign(f, cut, ir_ref(f, n)));
   ir_stmt *lb = ir_body(ir_add(f, mid, ir_for(f, u, ir_ref(f, from), ir_ref(f, n), NULL)));
-  s = chain_remap(C, f, lb, crd, u, false, k, false, e);
+  s = chain_remap(C, f, lb, crd, u, false, k, fromlc, e);
   ir_stmt *ch = ir_then(ir_add(f, lb, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, k[0]), ir_ref(f, pk0)), NULL, NULL)));
   ir_add(f, ch, ir_assign(f, cut, ir_ref(f, u)));
   ir_add(f, ch, ir_break(f));
   return s;
 }
 
-static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
+static spc_status build_pchain(conv *C, int ph, bool fromlc, ir_func **out, spc_error *e) {
   *out = NULL;
   if (ph < 1 || ph > 6 || !chain_applies(C)) return SPC_ERR_UNSUPPORTED;
   int L = C->L;
@@ -7901,7 +7906,14 @@ static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
   char name[96];
   ir_var crd[SPC_MAX_ORDER], Nin[SPC_MAX_ORDER], loin[SPC_MAX_ORDER];
   ir_ty vty = asm_value_ty(C->vt);
-  sparams_crd(C, f, crd, -1);
+  if (fromlc) { /* the sort's level coordinates (run_chain_lc), as build_chain's */
+    for (int l = 0; l < L; l++) {
+      snprintf(name, sizeof name, "lc%d", l);
+      crd[l] = ir_param(f, name, IR_I64, true, IR_IN);
+    }
+  } else {
+    sparams_crd(C, f, crd, -1);
+  }
   ir_var vals = C->vt != SPC_PATTERN ? ir_param(f, "vals", vty, true, IR_IN) : -1;
   ir_var n = ir_param(f, "n", IR_I64, false, IR_IN);
   for (int l = 0; l < L; l++) {
@@ -7983,13 +7995,13 @@ static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
   if (ph == 1) { /* the bounds, then pass A */
     ir_var a = lang_fresh_local(f, "a", IR_I64, false), z = lang_fresh_local(f, "z", IR_I64, false);
     ir_var u = lang_fresh_local(f, "u", IR_I64, false);
-    s = pchain_cut(C, f, body, crd, t0, n, k, pk[0], u, a, e);
-    if (!s) s = pchain_cut(C, f, body, crd, t1, n, k, pk[0], u, z, e);
+    s = pchain_cut(C, f, body, crd, fromlc, t0, n, k, pk[0], u, a, e);
+    if (!s) s = pchain_cut(C, f, body, crd, fromlc, t1, n, k, pk[0], u, z, e);
     if (s) return s;
     ir_add(f, body, ir_store(f, res, ir_int(f, 0), ir_ref(f, a)));
     ir_add(f, body, ir_store(f, res, ir_int(f, 1), ir_ref(f, z)));
     ir_stmt *la = ir_body(ir_add(f, body, ir_for(f, t, ir_ref(f, a), ir_ref(f, z), NULL)));
-    s = chain_remap(C, f, la, crd, t, true, k, false, e);
+    s = chain_remap(C, f, la, crd, t, true, k, fromlc, e);
     if (s) return s;
     chain_dl_from(C, f, la, k, pk, dl, t, a, true, ok);
     ir_expr *isa = ir_bin(f, IR_EQ, ir_ref(f, t), ir_ref(f, a));
@@ -8043,7 +8055,7 @@ static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
     }
   } else if (ph == 3 || ph == 5) { /* pass B, pass C */
     ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_ref(f, t0), ir_ref(f, t1), NULL)));
-    s = chain_remap(C, f, lb, crd, t, false, k, false, e);
+    s = chain_remap(C, f, lb, crd, t, false, k, fromlc, e);
     if (s) return s;
     chain_dl_from(C, f, lb, k, pk, dl, t, t0, false, ok);
     for (int l = 0; l < L && !s; l++) {
@@ -8107,7 +8119,7 @@ static spc_status build_pchain(conv *C, int ph, ir_func **out, spc_error *e) {
         ir_add(f, nw, ir_assign(f, b[0].c, ir_cast(f, C->coord_ty, ir_int(f, 0))));
       } else {
         ir_stmt *lb = ir_body(ir_add(f, body, ir_for(f, t, ir_int(f, 0), ir_ref(f, n), NULL)));
-        s = chain_remap(C, f, lb, crd, t, false, k, false, e);
+        s = chain_remap(C, f, lb, crd, t, false, k, fromlc, e);
         if (s) return s;
         ir_expr *nw0 = nu[0] ? ir_bool(f, true)
                              : ir_bin(f, IR_LOR, ir_bin(f, IR_EQ, ir_ref(f, t), ir_int(f, 0)),
@@ -8168,7 +8180,8 @@ static void pchain_args(const conv *C, const ir_func *f, ir_arg *a, int p_ok, in
  * through (*threads: the chunks that held components); nothing made
  * otherwise (an error of any phase included), the serial routine's to
  * run. */
-static spc_status run_pchain(conv *C, conv_tensor **out, bool *done, int *threads, spc_error *e) {
+static spc_status run_pchain(conv *C, bool fromlc, conv_tensor **out, bool *done, int *threads,
+                             spc_error *e) {
   *done = false;
   *threads = 1;
   int nt = conv_threads(C->n), L = C->L;
@@ -8177,7 +8190,7 @@ static spc_status run_pchain(conv *C, conv_tensor **out, bool *done, int *thread
   asm_entry fn[6] = {NULL};
   memset(r, 0, sizeof r);
   int ph = 0;
-  bool go = phase_fns(C, RC_PCHAIN, 0, NULL, &ph, 6, r, fn);
+  bool go = phase_fns(C, RC_PCHAIN, fromlc, NULL, &ph, 6, r, fn);
   int np = 0, p_ok = go ? param_named(r[0].v.f, "ok") : -1;
   for (int q = 0; q < 6 && go; q++) {
     np = ir_nparams(r[q].v.f) > np ? ir_nparams(r[q].v.f) : np;
@@ -8194,13 +8207,16 @@ static spc_status run_pchain(conv *C, conv_tensor **out, bool *done, int *thread
     A = spc_calloc((size_t)(nt + 1) * (size_t)np, sizeof *A);
     go = res && oin && A;
   }
-  /* every call's leading arguments: the COO, n, the extents, the limit */
+  /* every call's leading arguments: the COO (fromlc: the sort's level
+   * coordinates and values), n, the extents, the limit */
   for (int t = 0; t <= nt && go; t++) {
     ir_arg *a = A + (size_t)t * (size_t)np;
     int k = 0;
-    for (int d = 0; d < C->order; d++)
-      a[k++] = (ir_arg){.data = spc_level_array_c(&C->comb->lv[d], "crd")->data, .len = C->n};
-    if (C->vt != SPC_PATTERN) a[k++] = (ir_arg){.data = C->comb->val, .len = C->n};
+    for (int d = 0; d < (fromlc ? L : C->order); d++)
+      a[k++] = (ir_arg){.data = fromlc ? (void *)C->lc[d]
+                                       : spc_level_array_c(&C->comb->lv[d], "crd")->data,
+                        .len = C->n};
+    if (C->vt != SPC_PATTERN) a[k++] = (ir_arg){.data = fromlc ? C->vals : C->comb->val, .len = C->n};
     a[k++].s.i64 = C->n;
     for (int l = 0; l < L; l++) {
       a[k++].s.i64 = C->N[l];
@@ -10133,10 +10149,14 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream
   choose_types(&C);
   if (!(ct = new_result(&C, C.comb->dims))) { s = SPC_NOMEM(e); goto done; }
   bool chained = false;
-  if (!C.measure && !C.nosort && !(s = run_chain_lc(&C, &ct, &chained, e)) && chained && o && o->info &&
-      strncmp(o->info->plan, "sort", 4) == 0) {
+  int cth = 1;
+  if (!C.measure && !C.nosort && !(s = run_chain_lc(&C, &ct, &chained, &cth, e)) && chained && o &&
+      o->info && strncmp(o->info->plan, "sort", 4) == 0) {
     size_t m = strlen(o->info->plan);
-    snprintf(o->info->plan + m, sizeof o->info->plan - m, "; placed by one routine");
+    if (cth > 1)
+      snprintf(o->info->plan + m, sizeof o->info->plan - m, "; placed in chunks on %d threads", cth);
+    else
+      snprintf(o->info->plan + m, sizeof o->info->plan - m, "; placed by one routine");
   }
   if (!s && !chained) s = run_levels(&C, ct, e);
 done:
@@ -10339,13 +10359,14 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
       else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
       ir_func_free(&f);
     }
-    for (int ph = 1; ph <= 6 && !s; ph++) { /* on threads (run_pchain) */
-      spc_status q = build_pchain(&C, ph, &f, &e2);
-      if (!q) s = cb(ctx, f, e);
-      else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
-      ir_func_free(&f);
-      if (q) break;
-    }
+    for (int fl = 0; fl < (C.L == 2 ? 2 : 1) && !s; fl++) /* on threads (run_pchain), both sources */
+      for (int ph = 1; ph <= 6 && !s; ph++) {
+        spc_status q = build_pchain(&C, ph, fl == 1, &f, &e2);
+        if (!q) s = cb(ctx, f, e);
+        else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
+        ir_func_free(&f);
+        if (q) break;
+      }
   }
   for (int l = 0; l < C.L && !s; l++) {
     lvfunc F = {0};

@@ -2685,6 +2685,130 @@ START_TEST(test_pchain_threads) {
 }
 END_TEST
 
+/* The chain plan on threads over the sort's components (run_chain_lc ->
+ * run_pchain from the level coordinates): a shuffled order-2 COO of
+ * about 420,000 components with repeats (summed by the sort) into dcsr,
+ * coo, and a user format (compressed, compressed) of the transpose from
+ * the source's transpose (so that its top level holds long runs too), on
+ * 1, 2 and 3 threads, the
+ * interpreter and JIT: equal bit for bit to one thread and to the sort
+ * path that places level by level (--plan=sort); on 2 and 3 threads the
+ * plan says so, on one "placed by one routine".  Also a pattern. */
+START_TEST(test_pchain_lc_threads) {
+  jit_env();
+  double t0 = now_s();
+  int saved = omp_get_max_threads();
+  char *dir = tu_mkdtemp();
+  char *dcy = tu_file(dir, "cct.yaml", "format: cct\norder: 2\nremap: (i, j) -> (j, i)\n"
+                                       "levels: [compressed, compressed]\n");
+  long runs = 0, threaded = 0;
+  for (int a = 0; a < 2; a++) {
+    spc_vtype vt = a == 1 ? SPC_PATTERN : SPC_F64;
+    spc_tensor *sorted = pchain_coo(2, 0, vt), *src = NULL;
+    spc_error e;
+    /* shuffled (xorshift Fisher-Yates), every 97th component repeated */
+    int64_t n0 = spc_tensor_nstored(sorted), n = n0 + n0 / 97;
+    int64_t dims[2] = {spc_tensor_dim(sorted, 0), spc_tensor_dim(sorted, 1)};
+    int64_t *perm = malloc((size_t)n * sizeof *perm);
+    ck_assert(perm);
+    for (int64_t q = 0; q < n; q++) perm[q] = q < n0 ? q : (q - n0) * 97;
+    uint64_t h = 0x2545f4914f6cdd1dULL;
+    for (int64_t q = n - 1; q > 0; q--) {
+      h ^= h << 13, h ^= h >> 7, h ^= h << 17;
+      int64_t r = (int64_t)(h % (uint64_t)(q + 1)), x = perm[q];
+      perm[q] = perm[r], perm[r] = x;
+    }
+    tu_assert_ok(spc_tensor_create_coo(2, dims, n, vt, &src, &e), &e);
+    for (int d = 0; d < 2; d++) {
+      spc_itype ty, tys;
+      spc_tensor_level_array(sorted, d, "crd", NULL, &tys, NULL);
+      spc_tensor_level_array(src, d, "crd", NULL, &ty, NULL);
+      const void *from = spc_tensor_level_array_mut(sorted, d, "crd");
+      void *to = spc_tensor_level_array_mut(src, d, "crd");
+      for (int64_t q = 0; q < n; q++) {
+        int64_t x = tys == SPC_IDX32 ? ((const int32_t *)from)[perm[q]] : ((const int64_t *)from)[perm[q]];
+        if (ty == SPC_IDX32) ((int32_t *)to)[q] = (int32_t)x;
+        else ((int64_t *)to)[q] = x;
+      }
+    }
+    if (vt == SPC_F64) {
+      double *v = spc_tensor_values_mut(src);
+      for (int64_t q = 0; q < n; q++) v[q] = 0.25 + (double)(perm[q] % 1000) / 8.0;
+    }
+    free(perm);
+    spc_tensor_free(&sorted);
+    /* its transpose (400,000 x 120) for the format of the transpose: its
+     * top level then holds long runs of one coordinate, as dcsr's does */
+    spc_tensor *srct = NULL;
+    int64_t dt[2] = {dims[1], dims[0]};
+    tu_assert_ok(spc_tensor_create_coo(2, dt, n, vt, &srct, &e), &e);
+    for (int d = 0; d < 2; d++) {
+      spc_itype ty, tyt;
+      const void *from = NULL;
+      spc_tensor_level_array(src, 1 - d, "crd", &from, &ty, NULL);
+      spc_tensor_level_array(srct, d, "crd", NULL, &tyt, NULL);
+      ck_assert(ty == tyt);
+      memcpy(spc_tensor_level_array_mut(srct, d, "crd"), from, (size_t)n * (ty == SPC_IDX32 ? 4 : 8));
+    }
+    if (vt == SPC_F64) memcpy(spc_tensor_values_mut(srct), spc_tensor_values_mut(src), (size_t)n * 8);
+    const char *fmts[] = {"dcsr", "coo", dcy};
+    for (int fi = 0; fi < 3; fi++) {
+      const char *fmt = fmts[fi];
+      const spc_tensor *in = fi == 2 ? srct : src;
+      spc_tensor *xs = NULL, *one = NULL;
+      spc_convert_opts o;
+      spc_convert_info info;
+      opts(&o, SPC_ENGINE_AUTO, &info);
+      o.plan = SPC_PLAN_SORT; /* level by level */
+      tu_assert_ok(spc_convert_to(in, fmt, &o, &xs, &e), &e);
+      for (int h2 = 0; h2 < 5; h2++) {
+        int nt = h2 < 3 ? h2 + 1 : 2;
+        /* a user format on threads where compiled or interpreted (on
+         * auto only the factory's routines run in chunks) */
+        spc_engine g = h2 == 3 ? SPC_ENGINE_GENERIC : h2 == 4 || fi == 2 ? SPC_ENGINE_JIT : SPC_ENGINE_AUTO;
+        if (h2 == 4 && fi != 0) continue;
+        char what[200];
+        snprintf(what, sizeof what, "shuffled coo (%lld components, %s) -> %s on %d threads%s",
+                 (long long)n, a ? "pattern" : "f64", fi == 2 ? "compressed-compressed (j, i)" : fmt, nt,
+                 h2 == 3 ? " (interpreter)" : h2 == 4 ? " (jit)" : "");
+        omp_set_num_threads(nt);
+        spc_tensor *x = NULL;
+        opts(&o, g, &info);
+        spc_status st = spc_convert_to(in, fmt, &o, &x, &e);
+        omp_set_num_threads(saved);
+        runs++;
+        tu_assert_ok(st, &e);
+        char want[64];
+        if (nt > 1) snprintf(want, sizeof want, "; placed in chunks on %d threads", nt);
+        else snprintf(want, sizeof want, "; placed by one routine");
+        ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
+        threaded += nt > 1;
+        same_arrays(x, xs, what);
+        if (!one) {
+          one = x;
+        } else {
+          same_arrays(x, one, what);
+          spc_tensor_free(&x);
+        }
+      }
+      spc_tensor_free(&one);
+      spc_tensor_free(&xs);
+    }
+    spc_tensor_free(&srct);
+    spc_tensor_free(&src);
+  }
+  printf("convert: the chain plan on threads over the sort's components: %ld conversions of a "
+         "shuffled coo with repeats into dcsr, coo and a (compressed, compressed) format equal to one "
+         "thread and to the level-by-level sort path bit for bit (%ld in chunks on 2-3 threads); "
+         "%.1f s\n", runs, threaded, now_s() - t0);
+  ck_assert_int_eq(threaded, 2 * (3 * 3 + 1));
+  no_rc_mismatch();
+  free(dcy);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 /* ---- a file converted without being held whole --------------------------------
  * spc_convert_file with a memory budget: csr / csc / a user (dense,
  * compressed) format by counting (the file read twice) when the file's
@@ -6341,6 +6465,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_inorder_plan);
   tc = tcase(s, "pchain");
   tcase_add_test(tc, test_pchain_threads);
+  tcase_add_test(tc, test_pchain_lc_threads);
   tc = tcase(s, "data");
   tcase_add_test(tc, test_pairs);
   tcase_add_test(tc, test_engines);
