@@ -213,11 +213,14 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
  * ASM_W_SIZES also the last level's measuring routine (spc_convert_size);
  * ASM_W_STREAM also every level's routines over a stream (stream_levels) */
 enum { ASM_W_NOSORT = 1, ASM_W_COUNT = 2, ASM_W_SIZES = 4, ASM_W_STREAM = 8 };
-/* ranged: spc_conv_readr, the read-out of the top level's positions
- * [q0, q1) (three more parameters after nout: q0, q1, and cnt: nonzero
- * counts only, no arrays) -- a text writer's parts (asm_read_part) */
+/* mode 0: spc_conv_read, the whole read-out; 1 (ranged): spc_conv_readr,
+ * the read-out of the top level's positions [q0, q1) (three more
+ * parameters after nout: q0, q1, and cnt: nonzero counts only, no arrays)
+ * -- a text writer's parts (asm_read_part); 2: spc_conv_reado, the same
+ * range counted (cnt) or written into given arrays from position o0 (a
+ * fourth parameter) -- the read-out in chunks on threads */
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
-                            ir_ty index_ty, ir_ty coord_ty, spc_vtype vt, bool ranged,
+                            ir_ty index_ty, ir_ty coord_ty, spc_vtype vt, int mode,
                             asm_routine_cb cb, void *ctx, spc_error *e);
 spc_status asm_read_part(const spc_tensor *t, int64_t q0, int64_t q1, int64_t *n,
                          spc_tensor **out, spc_error *e);

@@ -15,6 +15,9 @@
 #include "assemble_internal.h"
 #include <stdio.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 typedef struct inv {
   int a, b;  /* level of x (b < 0), or of x / K and x % K */
@@ -86,6 +89,9 @@ typedef struct rd {
    * the positions [q0, q1) of the top level */
   bool spmv, transpose;
   bool clip; /* a fused routine's nest: the top level clipped to [q0, q1) */
+  bool at;   /* the read-out in chunks (spc_conv_reado): the top positions
+                [q0, q1) counted, or written into given arrays from o0 */
+  ir_var o0;
   bool split; /* positions schedule: level 1 clipped to [r0, r1) too */
   bool lanes; /* lanes schedule: each innermost loop's products in four
                  partial sums (lanes_fit: y's index fixed over it) */
@@ -503,9 +509,9 @@ static spc_status build_read(rd *R, int *p_arr, spc_error *e) {
   ir_var ext = ir_param(f, "ext", IR_I64, true, IR_IN);
   for (int d = 0; d < R->order; d++) {
     snprintf(name, sizeof name, "crd%d", d);
-    R->crd[d] = ir_param(f, name, IR_I64, true, IR_OUT);
+    R->crd[d] = ir_param(f, name, IR_I64, true, R->at ? IR_INOUT : IR_OUT);
   }
-  if (R->vt != SPC_PATTERN) R->vout = ir_param(f, "vout", vty, true, IR_OUT);
+  if (R->vt != SPC_PATTERN) R->vout = ir_param(f, "vout", vty, true, R->at ? IR_INOUT : IR_OUT);
   R->nout = ir_param(f, "nout", IR_I64, false, IR_OUT);
   ir_var cnt = -1;
   if (R->clip) { /* ranged: the top positions [q0, q1); cnt != 0: count only */
@@ -513,6 +519,7 @@ static spc_status build_read(rd *R, int *p_arr, spc_error *e) {
     R->q1 = ir_param(f, "q1", IR_I64, false, IR_IN);
     cnt = ir_param(f, "cnt", IR_I64, false, IR_IN);
   }
+  if (R->at) R->o0 = ir_param(f, "o0", IR_I64, false, IR_IN);
   for (int l = 0; l < I->nlevels; l++) {
     snprintf(name, sizeof name, "c%d", l);
     R->c[l] = lang_fresh_local(f, name, I->coord_ty, false);
@@ -520,6 +527,16 @@ static spc_status build_read(rd *R, int *p_arr, spc_error *e) {
     R->lov[l] = lang_fresh_local(f, "lo", IR_I64, false);
     ir_add(f, body, ir_assign(f, R->lov[l], ir_load(f, ext, ir_int(f, 2 * l))));
     ir_add(f, body, ir_assign(f, R->Nv[l], ir_load(f, ext, ir_int(f, 2 * l + 1))));
+  }
+  if (R->at) { /* cnt != 0: count [q0, q1); else write it from o0 on */
+    ir_stmt *br = ir_add(f, body, ir_if(f, ir_bin(f, IR_NE, ir_ref(f, cnt), ir_int(f, 0)), NULL, NULL));
+    ir_add(f, ir_then(br), ir_assign(f, R->nout, ir_int(f, 0)));
+    spc_status s = nest(R, 0, ir_then(br), ir_int(f, 0), false, e);
+    ir_stmt *el = s ? NULL : ir_else(f, br);
+    if (!s && !el) s = SPC_NOMEM(e);
+    if (!s) ir_add(f, el, ir_assign(f, R->nout, ir_ref(f, R->o0)));
+    if (!s) s = nest(R, 0, el, ir_int(f, 0), true, e);
+    return s ? s : ir_verify(f, e);
   }
   ir_add(f, body, ir_assign(f, R->nout, ir_int(f, 0)));
   spc_status s = nest(R, 0, body, ir_int(f, 0), false, e);
@@ -590,7 +607,8 @@ static spc_status make_read(void *ctx, asm_rc_val *v, spc_error *e) {
   if (!s) s = invert(I, r, iv, e);
   R.r = r;
   R.iv = iv;
-  if (!s && !(R.f = ir_func_new(R.clip ? "spc_conv_readr" : "spc_conv_read"))) s = SPC_NOMEM(e);
+  if (!s && !(R.f = ir_func_new(R.at ? "spc_conv_reado" : R.clip ? "spc_conv_readr" : "spc_conv_read")))
+    s = SPC_NOMEM(e);
   if (!s) s = build_read(&R, q->p_arr, e);
   v->f = R.f;
   spc_remap_free(&r);
@@ -600,6 +618,164 @@ static spc_status make_read(void *ctx, asm_rc_val *v, spc_error *e) {
 spc_status spc_convert_to_coo(const spc_tensor *t, spc_tensor **out,
                               spc_error *e) {
   return spc_convert_to_coo_ex(t, NULL, out, e);
+}
+
+static spc_status top_range(const conv_info *I, const spc_tensor *t, int64_t *b0, int64_t *e0,
+                            spc_error *e);
+
+/* Threads for the read-out in chunks: OpenMP's count, at most 64, one per
+ * 2^17 stored components at least. */
+static int read_threads(int64_t n) {
+#ifdef _OPENMP
+  int nt = omp_get_max_threads();
+  int64_t most = n >> 17;
+  if (nt > 64) nt = 64;
+  if (most < nt) nt = (int)most;
+  return nt < 1 ? 1 : nt;
+#else
+  (void)n;
+  return 1;
+#endif
+}
+
+/* Thread k's chunks (k, k + nt, ...) of the read-out in chunks: one call of
+ * spc_conv_reado each, arguments a row of A. */
+typedef struct rpar_job {
+  asm_entry fn;
+  const ir_func *f;
+  ir_arg *A;
+  int np, nk, nt;
+  spc_status *st;
+} rpar_job;
+
+static void rpar_one(void *job, int k) {
+  const rpar_job *J = job;
+  for (int c = k; c < J->nk; c += J->nt) {
+    spc_error ec;
+    spc_error_clear(&ec);
+    J->st[c] = asm_call(J->fn, J->f, J->A + (size_t)c * (size_t)J->np, &ec);
+  }
+}
+
+/* The read-out in chunks on threads: the top level's positions cut into
+ * chunks (8 a thread), each chunk's components counted (spc_conv_reado,
+ * cnt), then each written at its offset -- the earlier chunks' count -- into
+ * the shared arrays, so the COO holds the components in the storage order,
+ * as the one-thread routine's, bit for bit.  *c the COO when it went
+ * through; nothing made otherwise (any failure: the one-thread read-out
+ * runs and reports).  On the auto engine only where the factory has the
+ * routine (no compiling at run time for it). */
+static spc_status read_out_par(const spc_tensor *t, const conv_info *I, asm_engine *eng,
+                               spc_tensor **c, spc_error *e) {
+  *c = NULL;
+  int64_t ns = spc_tensor_nstored(t), b0 = 0, e0 = 0;
+  int nt = read_threads(ns);
+  if (nt < 2 || t->order > SPC_MAX_ORDER) return SPC_OK;
+  spc_error e2;
+  spc_error_clear(&e2);
+  if (top_range(I, t, &b0, &e0, &e2) || e0 - b0 < 2) return SPC_OK;
+  rd R = {.I = I, .order = t->order, .vt = t->vt, .clip = true, .at = true};
+  uint64_t key[2] = {0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL};
+  asm_rk_put(key, 0x726561644fULL /* "readO" */);
+  asm_rk_put(key, ((uint64_t)t->order << 8) ^ (uint64_t)t->vt);
+  bool can = (eng->want == SPC_ENGINE_AUTO || eng->want == SPC_ENGINE_FACTORY) && asm_rk_info(key, I);
+  int p_arr[SPC_MAX_ORDER * SPC_SPEC_MAX];
+  read_req q = {&R, t->order, p_arr};
+  asm_rc_val v;
+  bool hit, looked;
+  spc_status s = asm_rc_routine(key, can, true, "read", I->fmt->name, make_read, &q, &v, &hit,
+                                &looked, &e2);
+  asm_entry fn = looked ? v.fn : NULL;
+  bool go = !s && v.f;
+  if (go && !fn && eng->want != SPC_ENGINE_GENERIC) {
+    /* auto and factory: the factory's routine only; jit: compiled */
+    go = eng->want == SPC_ENGINE_JIT && !asm_prepare(eng, v.f, &fn, &e2) && fn;
+  }
+  int np = go ? ir_nparams(v.f) : 0, nouts = t->order + (t->vt != SPC_PATTERN);
+  int nk = (int)(e0 - b0 < 8 * nt ? e0 - b0 : 8 * nt);
+  ir_arg *A = go ? spc_calloc((size_t)nk * (size_t)np, sizeof *A) : NULL;
+  int64_t extv[2 * SPC_MAX_ORDER], *off = go ? spc_malloc_n(nk + 1, sizeof *off) : NULL;
+  spc_status *st = go ? spc_calloc((size_t)nk, sizeof *st) : NULL;
+  void *o[SPC_MAX_ORDER + 1] = {NULL};
+  go = go && A && off && st;
+  int nl = go ? level_args(I, t, A, extv, &e2) : -1, in = nl + nouts;
+  go = go && nl >= 0 && np == in + 5;
+  for (int k = 1; k < nk && go; k++) memcpy(A + (size_t)k * (size_t)np, A, (size_t)nl * sizeof *A);
+  for (int k = 0; k < nk && go; k++) { /* count [q0, q1) */
+    ir_arg *a = A + (size_t)k * (size_t)np;
+    a[in + 1].s.i64 = b0 + (e0 - b0) * k / nk;
+    a[in + 2].s.i64 = b0 + (e0 - b0) * (k + 1) / nk;
+    a[in + 3].s.i64 = 1;
+  }
+  rpar_job J = {.fn = fn, .f = v.f, .A = A, .np = np, .nk = nk, .nt = nt, .st = st};
+  if (go) spc_par_for(nt, rpar_one, &J);
+  int64_t n = 0;
+  for (int k = 0; k < nk && go; k++) {
+    off[k] = n;
+    int64_t m = A[(size_t)k * (size_t)np + in].s.i64;
+    go = !st[k] && m >= 0 && !__builtin_add_overflow(n, m, &n);
+  }
+  if (go) off[nk] = n;
+  size_t w = spc_vtype_size(t->vt);
+  for (int d = 0; d < nouts && go; d++)
+    go = (o[d] = spc_malloc_n(n ? n : 1, d < t->order ? 8 : w)) != NULL;
+  for (int k = 0; k < nk && go; k++) { /* write [q0, q1) from its offset */
+    ir_arg *a = A + (size_t)k * (size_t)np;
+    for (int d = 0; d < nouts; d++) a[nl + d] = (ir_arg){.data = o[d], .len = n};
+    a[in + 3].s.i64 = 0;
+    a[in + 4].s.i64 = off[k];
+  }
+  if (go) spc_par_for(nt, rpar_one, &J);
+  for (int k = 0; k < nk && go; k++)
+    go = !st[k] && A[(size_t)k * (size_t)np + in].s.i64 == off[k + 1];
+  spc_tensor *x = NULL;
+  if (go && spc_coo_alloc(t->order, t->dims, n, t->vt, &x, &e2)) go = false;
+  for (int d = 0; d < t->order && go && n; d++) {
+    spc_array *ca = spc_level_array(&x->lv[d], "crd");
+    void *data = o[d];
+    if (ca->type == SPC_IDX32) { /* narrowed into a fresh array, on the threads */
+      int32_t *x32 = spc_malloc_n(n, sizeof *x32);
+      const int64_t *x64 = o[d];
+      if (!x32) {
+        go = false;
+        break;
+      }
+#pragma omp parallel for num_threads(nt) schedule(static)
+      for (int64_t i = 0; i < n; i++) x32[i] = (int32_t)x64[i];
+      spc_free(o[d]);
+      data = x32;
+    }
+    o[d] = NULL;
+    if (ca->owned) spc_free(ca->data);
+    ca->data = data;
+    ca->owned = true;
+  }
+  if (go && t->vt != SPC_PATTERN && n) {
+    if (x->val_owned) {
+      spc_free(x->val);
+      x->val = o[t->order];
+      o[t->order] = NULL;
+    } else {
+      memcpy(x->val, o[t->order], (size_t)n * w);
+    }
+  }
+  for (int d = 0; d < nouts; d++) spc_free(o[d]);
+  spc_free(A);
+  spc_free(off);
+  spc_free(st);
+  ir_func_free(&v.f);
+  if (go) {
+    if (hit && eng->info) eng->info->routines_cached++;
+    if (fn && looked) asm_note_factory(eng, 1);
+    if (eng->info)
+      snprintf(eng->info->plan, sizeof eng->info->plan,
+               "read out in %d chunks of the top level on %d threads", nk, nt);
+    *c = x;
+  } else {
+    spc_tensor_free(&x);
+  }
+  (void)e; /* a failure of any kind: the one-thread read-out's to report */
+  return SPC_OK;
 }
 
 /* The read-out: t's stored components into a new COO *out -- all of them,
@@ -626,6 +802,13 @@ static spc_status read_out(const spc_tensor *t, const spc_convert_opts *o, bool 
   spc_tensor *c = NULL;
   /* the routine cache (assemble_write.c): a format's read routine that the
    * factory has is built once */
+  if (!ranged && !count && out) { /* in chunks on threads where that goes through */
+    spc_status sp = read_out_par(t, I, eng, &c, e);
+    if (sp || c) {
+      *out = c;
+      return sp;
+    }
+  }
   uint64_t key[2] = {0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL};
   asm_rk_put(key, ranged ? 0x7265616451ULL /* "readQ" */ : 0x7265616452ULL /* "readR" */);
   asm_rk_put(key, ((uint64_t)t->order << 8) ^ (uint64_t)t->vt);
@@ -656,6 +839,8 @@ static spc_status read_out(const spc_tensor *t, const spc_convert_opts *o, bool 
   }
   int64_t n = s ? 0 : args[in].s.i64;
   if (n_out) *n_out = n;
+  if (!s && !ranged && eng->info)
+    snprintf(eng->info->plan, sizeof eng->info->plan, "read out by one routine");
   if (!s && !count) {
     /* the COO takes the routine's arrays as they are (its own, allocated
      * but never written, hold no pages): int64 coordinates narrowed in
@@ -732,10 +917,11 @@ static spc_status dry_info(conv_info *I, int order, spc_remap **r, inv *iv, spc_
 }
 
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
-                            ir_ty index_ty, ir_ty coord_ty, spc_vtype vt, bool ranged,
+                            ir_ty index_ty, ir_ty coord_ty, spc_vtype vt, int mode,
                             asm_routine_cb cb, void *ctx, spc_error *e) {
   conv_info I = {.fmt = fmt, .index_ty = index_ty, .coord_ty = coord_ty};
-  rd R = {.I = &I, .order = order, .vt = vt, .clip = ranged};
+  bool ranged = mode == 1;
+  rd R = {.I = &I, .order = order, .vt = vt, .clip = mode != 0, .at = mode == 2};
   spc_remap *r = NULL;
   inv iv[SPC_MAX_ORDER];
   int p_arr[SPC_MAX_ORDER * SPC_SPEC_MAX];
@@ -750,7 +936,8 @@ spc_status asm_read_routine(const spc_format_spec *fmt, int order,
       return SPC_OK;
     }
   }
-  if (!s && !(R.f = ir_func_new(ranged ? "spc_conv_readr" : "spc_conv_read"))) s = SPC_NOMEM(e);
+  if (!s && !(R.f = ir_func_new(R.at ? "spc_conv_reado" : ranged ? "spc_conv_readr" : "spc_conv_read")))
+    s = SPC_NOMEM(e);
   if (!s) s = build_read(&R, p_arr, e);
   if (!s) s = cb(ctx, R.f, e);
   ir_func_free(&R.f);

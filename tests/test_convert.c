@@ -2809,6 +2809,77 @@ START_TEST(test_pchain_lc_threads) {
 }
 END_TEST
 
+/* The read-out of a converted tensor to a COO in chunks of its top level
+ * on threads (read_out_par: spc_conv_reado counts each chunk, then writes
+ * it at its offset): a 420,000-component order-3 tensor as csf (values and
+ * pattern), a 600,000-entry band as csc, dcsr, dia, ell and bcsr, and a
+ * user format (compressed, compressed) of the transpose, on 1, 2 and 3
+ * threads, the interpreter and JIT -- each COO equal bit for bit to one
+ * thread's, the plan saying which ran. */
+START_TEST(test_readout_threads) {
+  jit_env();
+  double t0 = now_s();
+  int saved = omp_get_max_threads();
+  char *dir = tu_mkdtemp();
+  char *cct = tu_file(dir, "cct.yaml", "format: cct\norder: 2\nremap: (i, j) -> (j, i)\n"
+                                       "levels: [compressed, compressed]\n");
+  long runs = 0, threaded = 0;
+  spc_tensor *band = gen_band(20000, 30, SPC_F64, -1);
+  for (int a = 0; a < 8; a++) {
+    spc_tensor *src = a < 2 ? pchain_coo(3, 0, a == 1 ? SPC_PATTERN : SPC_F64) : NULL, *t = NULL;
+    const char *fmts[] = {"csf", "csf", "csc", "dcsr", "dia", "ell", "bcsr", cct};
+    spc_error e;
+    spc_convert_opts co;
+    opts(&co, a == 7 ? SPC_ENGINE_JIT : SPC_ENGINE_AUTO, NULL);
+    co.max_positions = (int64_t)1 << 24; /* the band's 4 x 4 blocks: 3.75 M positions */
+    tu_assert_ok(spc_convert_to(src ? src : band, fmts[a], &co, &t, &e), &e);
+    spc_tensor *one = NULL;
+    for (int h = 0; h < 5; h++) {
+      int nt = h < 3 ? h + 1 : 2;
+      /* the user format's routine is not the factory's: auto reads it on one thread */
+      spc_engine g = h == 3 ? SPC_ENGINE_GENERIC : h == 4 || a == 7 ? SPC_ENGINE_JIT : SPC_ENGINE_AUTO;
+      if (h == 4 && a != 0) continue;
+      char what[160];
+      snprintf(what, sizeof what, "%s (%s) read out on %d threads%s", a == 7 ? "cct" : fmts[a],
+               a == 1 ? "pattern" : "f64", nt, h == 3 ? " (interpreter)" : h == 4 ? " (jit)" : "");
+      spc_convert_opts o;
+      spc_convert_info info;
+      opts(&o, g, &info);
+      omp_set_num_threads(nt);
+      spc_tensor *x = NULL;
+      spc_status st = spc_convert_to_coo_ex(t, &o, &x, &e);
+      omp_set_num_threads(saved);
+      runs++;
+      tu_assert_ok(st, &e);
+      char want[96];
+      if (nt > 1) snprintf(want, sizeof want, "chunks of the top level on %d threads", nt);
+      else snprintf(want, sizeof want, "read out by one routine");
+      ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
+      threaded += nt > 1;
+      ck_assert_int_eq(spc_tensor_nstored(x), spc_tensor_nstored(src ? src : band)); /* padding dropped */
+      if (!one) {
+        one = x;
+      } else {
+        same_arrays(x, one, what);
+        spc_tensor_free(&x);
+      }
+    }
+    spc_tensor_free(&one);
+    spc_tensor_free(&t);
+    spc_tensor_free(&src);
+  }
+  spc_tensor_free(&band);
+  printf("convert: the read-out in chunks: %ld read-outs of csf, csc, dcsr, dia, ell, bcsr and a "
+         "user format equal to one thread's bit for bit (%ld on 2-3 threads); %.1f s\n", runs,
+         threaded, now_s() - t0);
+  ck_assert_int_eq(threaded, 8 * 3 + 1);
+  no_rc_mismatch();
+  free(cct);
+  tu_rmtree(dir);
+  free(dir);
+}
+END_TEST
+
 /* ---- a file converted without being held whole --------------------------------
  * spc_convert_file with a memory budget: csr / csc / a user (dense,
  * compressed) format by counting (the file read twice) when the file's
@@ -6466,6 +6537,8 @@ Suite *suite_convert(void) {
   tc = tcase(s, "pchain");
   tcase_add_test(tc, test_pchain_threads);
   tcase_add_test(tc, test_pchain_lc_threads);
+  tc = tcase(s, "readout");
+  tcase_add_test(tc, test_readout_threads);
   tc = tcase(s, "data");
   tcase_add_test(tc, test_pairs);
   tcase_add_test(tc, test_engines);
