@@ -682,10 +682,11 @@ static spc_status read_out_par(const spc_tensor *t, const conv_info *I, asm_engi
   int p_arr[SPC_MAX_ORDER * SPC_SPEC_MAX];
   read_req q = {&R, t->order, p_arr};
   asm_rc_val v;
-  bool hit, looked;
+  memset(&v, 0, sizeof v);
+  bool hit = false, looked = false;
   spc_status s = asm_rc_routine(key, can, true, "read", I->fmt->name, make_read, &q, &v, &hit,
                                 &looked, &e2);
-  asm_entry fn = looked ? v.fn : NULL;
+  asm_entry fn = !s && looked ? v.fn : NULL;
   bool go = !s && v.f;
   if (go && !fn && eng->want != SPC_ENGINE_GENERIC) {
     /* auto and factory: the factory's routine only; jit: compiled */
