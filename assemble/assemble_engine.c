@@ -26,6 +26,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* Flags the JIT compiles with; part of the key.  -ffp-contract=off keeps
  * a*b+c two roundings, as the interpreter does. */
@@ -580,6 +583,19 @@ void asm_note_factory(asm_engine *E, int n) {
 }
 
 /* Run f as prepared (thread-safe: f is only read). */
+int asm_threads(int64_t n) {
+#ifdef _OPENMP
+  int nt = omp_get_max_threads();
+  int64_t most = n >> 17;
+  if (nt > 64) nt = 64;
+  if (most < nt) nt = (int)most;
+  return nt < 1 ? 1 : nt;
+#else
+  (void)n;
+  return 1;
+#endif
+}
+
 spc_status asm_call(asm_entry fn, const ir_func *f, ir_arg *args, spc_error *e) {
   return fn ? call_compiled((entry_fn)fn, f, args, e) : ir_run(f, args, e);
 }

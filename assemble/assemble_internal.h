@@ -120,6 +120,9 @@ spc_status asm_prepare(asm_engine *E, const ir_func *f, asm_entry *fn,
 spc_status asm_prepare_factory(const ir_func *f, asm_entry *fn, spc_error *e);
 void asm_note_factory(asm_engine *E, int n);
 spc_status asm_call(asm_entry fn, const ir_func *f, ir_arg *args, spc_error *e);
+/* Threads for a phase over n components (counting, chunks, the read-out
+ * in chunks): OpenMP's count, at most 64, one per 2^17 components at least. */
+int asm_threads(int64_t n);
 spc_status asm_run(asm_engine *E, const ir_func *f, ir_arg *args,
                    spc_error *e);
 /* Key of f: a hash of its C text under a fixed name, and of the JIT

@@ -623,21 +623,6 @@ spc_status spc_convert_to_coo(const spc_tensor *t, spc_tensor **out,
 static spc_status top_range(const conv_info *I, const spc_tensor *t, int64_t *b0, int64_t *e0,
                             spc_error *e);
 
-/* Threads for the read-out in chunks: OpenMP's count, at most 64, one per
- * 2^17 stored components at least. */
-static int read_threads(int64_t n) {
-#ifdef _OPENMP
-  int nt = omp_get_max_threads();
-  int64_t most = n >> 17;
-  if (nt > 64) nt = 64;
-  if (most < nt) nt = (int)most;
-  return nt < 1 ? 1 : nt;
-#else
-  (void)n;
-  return 1;
-#endif
-}
-
 /* Thread k's chunks (k, k + nt, ...) of the read-out in chunks: one call of
  * spc_conv_reado each, arguments a row of A. */
 typedef struct rpar_job {
@@ -669,7 +654,7 @@ static spc_status read_out_par(const spc_tensor *t, const conv_info *I, asm_engi
                                spc_tensor **c, spc_error *e) {
   *c = NULL;
   int64_t ns = spc_tensor_nstored(t), b0 = 0, e0 = 0;
-  int nt = read_threads(ns);
+  int nt = asm_threads(ns);
   if (nt < 2 || t->order > SPC_MAX_ORDER) return SPC_OK;
   spc_error e2;
   spc_error_clear(&e2);

@@ -4658,18 +4658,7 @@ static spc_status build_bplace(conv *C, int mode, int gk, ir_func **out, spc_err
 
 /* Threads for the counting plan: OpenMP's count (OMP_NUM_THREADS), at
  * most 64, one per 2^17 components at least. */
-static int conv_threads(int64_t n) {
-#ifdef _OPENMP
-  int nt = omp_get_max_threads();
-  int64_t most = n >> 17;
-  if (nt > 64) nt = 64;
-  if (most < nt) nt = (int)most;
-  return nt < 1 ? 1 : nt;
-#else
-  (void)n;
-  return 1;
-#endif
-}
+static int conv_threads(int64_t n) { return asm_threads(n); }
 
 static spc_status build_sinit(conv *C, ir_func **out, int *p_arr0, bool nozero, bool *fill,
                               spc_error *e);

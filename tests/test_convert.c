@@ -2245,6 +2245,17 @@ typedef struct trun {
   long threaded, serial, generic;
 } trun;
 
+/* The first run's result kept in *one, a later one compared to it and freed. */
+static void keep_or_same(spc_tensor **one, spc_tensor **x, const char *what) {
+  if (!*one) {
+    *one = *x;
+    *x = NULL;
+  } else {
+    same_arrays(*x, *one, what);
+    spc_tensor_free(x);
+  }
+}
+
 static void check_thread_run(trun *T, spc_tensor **x, spc_tensor **one, const spc_tensor *xs,
                              const char *plan, const char *want, bool can, int nt, bool gen,
                              const char *what) {
@@ -2255,13 +2266,7 @@ static void check_thread_run(trun *T, spc_tensor **x, spc_tensor **one, const sp
   T->serial += !thr && nt > 1;
   T->generic += gen;
   same_arrays(*x, xs, what);
-  if (!*one) {
-    *one = *x;
-    *x = NULL;
-  } else {
-    same_arrays(*x, *one, what);
-    spc_tensor_free(x);
-  }
+  keep_or_same(one, x, what);
 }
 
 START_TEST(test_direct_threads) {
@@ -2784,12 +2789,7 @@ START_TEST(test_pchain_lc_threads) {
         ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
         threaded += nt > 1;
         same_arrays(x, xs, what);
-        if (!one) {
-          one = x;
-        } else {
-          same_arrays(x, one, what);
-          spc_tensor_free(&x);
-        }
+        keep_or_same(&one, &x, what);
       }
       spc_tensor_free(&one);
       spc_tensor_free(&xs);
@@ -2857,12 +2857,7 @@ START_TEST(test_readout_threads) {
       ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
       threaded += nt > 1;
       ck_assert_int_eq(spc_tensor_nstored(x), spc_tensor_nstored(src ? src : band)); /* padding dropped */
-      if (!one) {
-        one = x;
-      } else {
-        same_arrays(x, one, what);
-        spc_tensor_free(&x);
-      }
+      keep_or_same(&one, &x, what);
     }
     spc_tensor_free(&one);
     spc_tensor_free(&t);
