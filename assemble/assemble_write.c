@@ -2420,17 +2420,20 @@ static spc_status run_chain(conv *C, conv_tensor **out, bool *done, spc_error *e
 
 /* The sort path's components (C->lc, C->vals: sorted and combined) placed
  * by the chain routine instead of a routine a level (run_levels):
- * *ct replaced by the result when it was (*done).  Two levels only: with
- * three or more the routine holds every level's coordinates to the end,
- * where run_levels frees each level's as it goes, for no gain in time
- * (order-3 tensor of 2 M, CSF (i, j, k) to (k, i, j), one thread: 33-34
- * against 35-36 ns a component; peak RSS of the CLI 159 -> 172 MB); with
- * two, shuffled R-MAT 2^17 to DCSR 21.4-22.1 -> 19.3-20.0 ns a component
- * in a loop, 54 -> 48 ms in the CLI, 13% fewer page faults. */
+ * *ct replaced by the result when it was (*done).  With two levels always
+ * (shuffled R-MAT 2^17 to DCSR 21.4-22.1 -> 19.3-20.0 ns a component in a
+ * loop, 54 -> 48 ms in the CLI, 13% fewer page faults).  With three or
+ * more only in chunks on threads (run_pchain): the routine holds every
+ * level's coordinates to the end, where run_levels frees each level's as
+ * it goes, so on one thread it gains nothing (order-3 tensor of 2 M, CSF
+ * (i, j, k) to (k, i, j): 33-34 against 35-36 ns a component; peak RSS of
+ * the CLI 159 -> 172 MB), while on two the level routines, serial, are the
+ * largest part left after the sort. */
 static spc_status run_chain_lc(conv *C, conv_tensor **ct, bool *done, int *threads, spc_error *e) {
   *done = false;
   *threads = 1;
-  if (C->n < 1 || C->L != 2 || !chain_applies(C) || (C->o && C->o->plan == SPC_PLAN_SORT))
+  if (C->n < 1 || C->L < 2 || (C->L > 2 && asm_threads(C->n) < 2) || !chain_applies(C) ||
+      (C->o && C->o->plan == SPC_PLAN_SORT))
     return SPC_OK;
   for (int l = 0; l < C->L; l++)
     if (!C->lc[l]) return SPC_OK;
@@ -2438,7 +2441,7 @@ static spc_status run_chain_lc(conv *C, conv_tensor **ct, bool *done, int *threa
   /* in chunks on threads where that goes through (run_pchain), else one
    * routine */
   spc_status s = run_pchain(C, true, &x, done, threads, e);
-  if (!s && !*done) s = chain_call(C, true, &x, done, e);
+  if (!s && !*done && C->L == 2) s = chain_call(C, true, &x, done, e);
   if (!s && *done) {
     spc_tensor *t = &(*ct)->t;
     spc_tensor_free(&t);
@@ -10348,7 +10351,7 @@ spc_status asm_write_routines(const spc_specs *specs, const spc_format_spec *fmt
       else if (q != SPC_ERR_UNSUPPORTED) s = q, *e = e2;
       ir_func_free(&f);
     }
-    for (int fl = 0; fl < (C.L == 2 ? 2 : 1) && !s; fl++) /* on threads (run_pchain), both sources */
+    for (int fl = 0; fl < 2 && !s; fl++) /* on threads (run_pchain), both sources */
       for (int ph = 1; ph <= 6 && !s; ph++) {
         spc_status q = build_pchain(&C, ph, fl == 1, &f, &e2);
         if (!q) s = cb(ctx, f, e);

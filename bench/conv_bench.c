@@ -333,6 +333,8 @@ static const char *engine_used(const spc_convert_opts *co, char *b, size_t n) {
   if (co->info) {
     snprintf(b, n, "\tused=%s\tjit_compiled=%d", spc_engine_name(co->info->used),
              co->info->jit_compiled);
+    if (getenv("CONV_BENCH_SHOWPLAN")) /* the plan the library reported, on stderr */
+      fprintf(stderr, "# plan: %s\n", co->info->plan);
     return b;
   }
 #else

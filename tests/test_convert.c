@@ -2698,7 +2698,11 @@ END_TEST
  * 1, 2 and 3 threads, the
  * interpreter and JIT: equal bit for bit to one thread and to the sort
  * path that places level by level (--plan=sort); on 2 and 3 threads the
- * plan says so, on one "placed by one routine".  Also a pattern. */
+ * plan says so, on one "placed by one routine".  Also a pattern.  And a
+ * shuffled order-3 COO (about 410,000 components, repeats) into csf, coo
+ * and a user (compressed, compressed, compressed) format: three levels
+ * go in chunks on threads, and on one thread a routine a level (the
+ * plan says nothing more). */
 START_TEST(test_pchain_lc_threads) {
   jit_env();
   double t0 = now_s();
@@ -2706,14 +2710,18 @@ START_TEST(test_pchain_lc_threads) {
   char *dir = tu_mkdtemp();
   char *dcy = tu_file(dir, "cct.yaml", "format: cct\norder: 2\nremap: (i, j) -> (j, i)\n"
                                        "levels: [compressed, compressed]\n");
+  char *ccc = tu_file(dir, "ccc.yaml", "format: ccc\norder: 3\n"
+                                       "levels: [compressed, compressed, compressed]\n");
   long runs = 0, threaded = 0;
-  for (int a = 0; a < 2; a++) {
+  for (int a = 0; a < 3; a++) {
     spc_vtype vt = a == 1 ? SPC_PATTERN : SPC_F64;
-    spc_tensor *sorted = pchain_coo(2, 0, vt), *src = NULL;
+    const int ord = a == 2 ? 3 : 2;
+    spc_tensor *sorted = pchain_coo(ord, 0, vt), *src = NULL;
     spc_error e;
     /* shuffled (xorshift Fisher-Yates), every 97th component repeated */
     int64_t n0 = spc_tensor_nstored(sorted), n = n0 + n0 / 97;
-    int64_t dims[2] = {spc_tensor_dim(sorted, 0), spc_tensor_dim(sorted, 1)};
+    int64_t dims[3] = {spc_tensor_dim(sorted, 0), spc_tensor_dim(sorted, 1),
+                       ord == 3 ? spc_tensor_dim(sorted, 2) : 1};
     int64_t *perm = malloc((size_t)n * sizeof *perm);
     ck_assert(perm);
     for (int64_t q = 0; q < n; q++) perm[q] = q < n0 ? q : (q - n0) * 97;
@@ -2723,8 +2731,8 @@ START_TEST(test_pchain_lc_threads) {
       int64_t r = (int64_t)(h % (uint64_t)(q + 1)), x = perm[q];
       perm[q] = perm[r], perm[r] = x;
     }
-    tu_assert_ok(spc_tensor_create_coo(2, dims, n, vt, &src, &e), &e);
-    for (int d = 0; d < 2; d++) {
+    tu_assert_ok(spc_tensor_create_coo(ord, dims, n, vt, &src, &e), &e);
+    for (int d = 0; d < ord; d++) {
       spc_itype ty, tys;
       spc_tensor_level_array(sorted, d, "crd", NULL, &tys, NULL);
       spc_tensor_level_array(src, d, "crd", NULL, &ty, NULL);
@@ -2746,8 +2754,8 @@ START_TEST(test_pchain_lc_threads) {
      * top level then holds long runs of one coordinate, as dcsr's does */
     spc_tensor *srct = NULL;
     int64_t dt[2] = {dims[1], dims[0]};
-    tu_assert_ok(spc_tensor_create_coo(2, dt, n, vt, &srct, &e), &e);
-    for (int d = 0; d < 2; d++) {
+    if (ord == 2) tu_assert_ok(spc_tensor_create_coo(2, dt, n, vt, &srct, &e), &e);
+    for (int d = 0; d < 2 && ord == 2; d++) {
       spc_itype ty, tyt;
       const void *from = NULL;
       spc_tensor_level_array(src, 1 - d, "crd", &from, &ty, NULL);
@@ -2755,11 +2763,12 @@ START_TEST(test_pchain_lc_threads) {
       ck_assert(ty == tyt);
       memcpy(spc_tensor_level_array_mut(srct, d, "crd"), from, (size_t)n * (ty == SPC_IDX32 ? 4 : 8));
     }
-    if (vt == SPC_F64) memcpy(spc_tensor_values_mut(srct), spc_tensor_values_mut(src), (size_t)n * 8);
-    const char *fmts[] = {"dcsr", "coo", dcy};
+    if (vt == SPC_F64 && ord == 2)
+      memcpy(spc_tensor_values_mut(srct), spc_tensor_values_mut(src), (size_t)n * 8);
+    const char *fmts[] = {"dcsr", "coo", dcy}, *fmts3[] = {"csf", "coo", ccc};
     for (int fi = 0; fi < 3; fi++) {
-      const char *fmt = fmts[fi];
-      const spc_tensor *in = fi == 2 ? srct : src;
+      const char *fmt = ord == 3 ? fmts3[fi] : fmts[fi];
+      const spc_tensor *in = fi == 2 && ord == 2 ? srct : src;
       spc_tensor *xs = NULL, *one = NULL;
       spc_convert_opts o;
       spc_convert_info info;
@@ -2773,8 +2782,9 @@ START_TEST(test_pchain_lc_threads) {
         spc_engine g = h2 == 3 ? SPC_ENGINE_GENERIC : h2 == 4 || fi == 2 ? SPC_ENGINE_JIT : SPC_ENGINE_AUTO;
         if (h2 == 4 && fi != 0) continue;
         char what[200];
-        snprintf(what, sizeof what, "shuffled coo (%lld components, %s) -> %s on %d threads%s",
-                 (long long)n, a ? "pattern" : "f64", fi == 2 ? "compressed-compressed (j, i)" : fmt, nt,
+        snprintf(what, sizeof what, "shuffled order-%d coo (%lld components, %s) -> %s on %d threads%s",
+                 ord, (long long)n, a == 1 ? "pattern" : "f64",
+                 fi == 2 ? (ord == 3 ? "compressed x 3" : "compressed-compressed (j, i)") : fmt, nt,
                  h2 == 3 ? " (interpreter)" : h2 == 4 ? " (jit)" : "");
         omp_set_num_threads(nt);
         spc_tensor *x = NULL;
@@ -2786,7 +2796,11 @@ START_TEST(test_pchain_lc_threads) {
         char want[64];
         if (nt > 1) snprintf(want, sizeof want, "; placed in chunks on %d threads", nt);
         else snprintf(want, sizeof want, "; placed by one routine");
-        ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
+        if (nt > 1 || ord == 2)
+          ck_assert_msg(strstr(info.plan, want) != NULL, "%s: plan '%s'", what, info.plan);
+        else
+          ck_assert_msg(strncmp(info.plan, "sort", 4) == 0 && !strstr(info.plan, "; placed"),
+                        "%s: plan '%s'", what, info.plan);
         threaded += nt > 1;
         same_arrays(x, xs, what);
         keep_or_same(&one, &x, what);
@@ -2798,11 +2812,13 @@ START_TEST(test_pchain_lc_threads) {
     spc_tensor_free(&src);
   }
   printf("convert: the chain plan on threads over the sort's components: %ld conversions of a "
-         "shuffled coo with repeats into dcsr, coo and a (compressed, compressed) format equal to one "
-         "thread and to the level-by-level sort path bit for bit (%ld in chunks on 2-3 threads); "
-         "%.1f s\n", runs, threaded, now_s() - t0);
-  ck_assert_int_eq(threaded, 2 * (3 * 3 + 1));
+         "shuffled coo with repeats into dcsr, coo and a (compressed, compressed) format, and of "
+         "order 3 into csf, coo and (compressed x 3), equal to one thread and to the level-by-level "
+         "sort path bit for bit (%ld in chunks on 2-3 threads); %.1f s\n",
+         runs, threaded, now_s() - t0);
+  ck_assert_int_eq(threaded, 3 * (3 * 3 + 1));
   no_rc_mismatch();
+  free(ccc);
   free(dcy);
   tu_rmtree(dir);
   free(dir);
