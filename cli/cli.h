@@ -120,6 +120,9 @@ void cli_names_in(char *text, size_t n);
 spc_status cli_write(const spc_tensor *t, const char *path, const spc_write_opts *w,
                      spc_error *e);
 void cli_catch_signals(void);
+/* path: a temporary file this command writes, removed on a signal and at
+ * exit until cleared (NULL) once renamed or removed. */
+void cli_note_temp(const char *path);
 
 extern const cli_cmd cli_commands[];
 

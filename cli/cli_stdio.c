@@ -16,7 +16,8 @@
  * to standard output only when it is complete: a failure writes nothing.
  *
  * Messages and the readers' notes name the input "<stdin>".  The copy, the
- * output's temporary file and the library's (spc_cleanup_temp_files) are
+ * output's temporary file, a command's own (cli_note_temp: spmv's y) and
+ * the library's (spc_cleanup_temp_files) are
  * removed at exit and on SIGINT, SIGTERM, SIGHUP and SIGPIPE -- each signal
  * only where it is not ignored (nohup, a shell's background job). */
 #include "cli.h"
@@ -36,15 +37,27 @@
 static char g_in[4096];  /* the file read for standard input, "" until known */
 static bool g_spooled;   /* g_in is our copy (removed at exit) */
 static char g_out[4096]; /* the result on its way to standard output */
+static char g_tmp[4200]; /* a command's own temporary output (cli_note_temp) */
 
 static void cli_stdio_cleanup(void) { /* async-signal-safe: unlink only */
   if (g_in[0] && g_spooled) unlink(g_in);
   if (g_out[0]) unlink(g_out);
+  if (g_tmp[0]) unlink(g_tmp);
+}
+
+void cli_note_temp(const char *path) {
+  if (!path || strlen(path) >= sizeof g_tmp) {
+    g_tmp[0] = 0;
+    return;
+  }
+  g_tmp[0] = 0; /* never a half-copied name for a signal to see */
+  memcpy(g_tmp + 1, path + 1, strlen(path));
+  g_tmp[0] = path[0];
 }
 
 static void on_exit_cleanup(void) {
   cli_stdio_cleanup();
-  g_in[0] = g_out[0] = 0;
+  g_in[0] = g_out[0] = g_tmp[0] = 0;
 }
 
 static void on_signal(int sig) {

@@ -91,8 +91,10 @@ static int read_x(const char *path, const cli_opts *o, int64_t n, bool cplx, dou
 static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
   char tmp[4200] = "";
   if (path) snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  if (path) cli_note_temp(tmp);
   FILE *f = path ? fopen(tmp, "wb") : stdout;
   if (!f) {
+    cli_note_temp(NULL);
     fprintf(stderr, "spconv: %s: cannot write\n", path);
     return EXIT_IO;
   }
@@ -108,9 +110,11 @@ static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
   }
   if (path && (bad || rename(tmp, path))) {
     remove(tmp);
+    cli_note_temp(NULL);
     fprintf(stderr, "spconv: %s: cannot write\n", path);
     return EXIT_IO;
   }
+  cli_note_temp(NULL);
   return EXIT_OK;
 }
 
@@ -184,6 +188,10 @@ int cmd_spmv(int argc, char **argv) {
   double *x = vec_alloc((size_t)(nx ? nx : 1) * (cplx ? 16 : 8));
   double *y = vec_alloc((size_t)(ny ? ny : 1) * (cplx ? 16 : 8));
   int rc = x && y ? EXIT_OK : EXIT_NOMEM;
+  if (rc) /* the dense vectors: x of A's columns, y of its rows (or the transpose's) */
+    fprintf(stderr, "spconv: %s: spmv: out of memory for the dense vector %s of %lld entries (%.3g GB)\n",
+            cli_name(pos[0]), !x ? "x" : "y", (long long)(!x ? nx : ny),
+            (double)(!x ? nx : ny) * (cplx ? 16 : 8) / 1e9);
   if (!rc && np == 2) rc = read_x(pos[1], &o, nx, cplx, x);
   else if (!rc)
     for (int64_t i = 0; i < nx; i++) {
