@@ -185,13 +185,16 @@ int cmd_spmv(int argc, char **argv) {
   }
   bool cplx = spc_tensor_vtype(A) == SPC_C128;
   int64_t nx = spc_tensor_dim(A, o.transpose ? 0 : 1), ny = spc_tensor_dim(A, o.transpose ? 1 : 0);
-  double *x = vec_alloc((size_t)(nx ? nx : 1) * (cplx ? 16 : 8));
-  double *y = vec_alloc((size_t)(ny ? ny : 1) * (cplx ? 16 : 8));
+  /* a length past what a size_t holds in bytes is out of memory too (not
+   * a product that wraps round to a small allocation) */
+  const size_t w = cplx ? 16 : 8;
+  double *x = (uint64_t)nx <= SIZE_MAX / w ? vec_alloc((size_t)(nx ? nx : 1) * w) : NULL;
+  double *y = x && (uint64_t)ny <= SIZE_MAX / w ? vec_alloc((size_t)(ny ? ny : 1) * w) : NULL;
   int rc = x && y ? EXIT_OK : EXIT_NOMEM;
   if (rc) /* the dense vectors: x of A's columns, y of its rows (or the transpose's) */
     fprintf(stderr, "spconv: %s: spmv: out of memory for the dense vector %s of %lld entries (%.3g GB)\n",
             cli_name(pos[0]), !x ? "x" : "y", (long long)(!x ? nx : ny),
-            (double)(!x ? nx : ny) * (cplx ? 16 : 8) / 1e9);
+            (double)(!x ? nx : ny) * (double)w / 1e9);
   if (!rc && np == 2) rc = read_x(pos[1], &o, nx, cplx, x);
   else if (!rc)
     for (int64_t i = 0; i < nx; i++) {

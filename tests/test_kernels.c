@@ -1901,6 +1901,13 @@ START_TEST(test_cli_bad) {
   cli_fails(work, out, "a.mtx x ", "spgemm %s %s -o %s", a, a, out);
   cli_fails(work, out, "huge.mtx x ", "spgemm %s %s -o %s", huge, b, out);
   free(huge);
+  /* x or y past memory: said so (1 x 2^61: its bytes wrapped round to a
+   * small allocation once, and the ones written into x crashed) */
+  char *wide = tu_file(dir, "wide.mtx", "%%MatrixMarket matrix coordinate real general\n1 2305843009213693952 1\n1 1 1\n");
+  cli_fails(work, out, "out of memory for the dense vector x of 2305843009213693952 entries", "spmv %s -o %s", wide, out);
+  cli_fails(work, out, "out of memory for the dense vector y of 2305843009213693952 entries",
+            "spmv %s --transpose -o %s", wide, out);
+  free(wide);
   /* -o into a folder that does not exist */
   char *nodir = tu_path(work, "nodir/y.mtx");
   cli_fails(work, nodir, NULL, "spmv %s -o %s", a, nodir);
