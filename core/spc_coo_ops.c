@@ -137,8 +137,11 @@ spc_status spc_tensor_expand(const spc_tensor *t, spc_tensor **out,
   const void *v;
   unsigned char mv[16];
   *out = NULL;
-  if (t->sym == SPC_GENERAL || spc_native_dense(t))
-    return spc_tensor_to_coo(t, 0, out, e);
+  /* a dense layout's zeros are its padding, not components (as a
+   * conversion and SciPy's mmread of an array file take them): dropped --
+   * a symmetric array file holds both triangles already */
+  if (spc_native_dense(t)) return spc_tensor_to_coo(t, 1, out, e);
+  if (t->sym == SPC_GENERAL) return spc_tensor_to_coo(t, 0, out, e);
   if (t->order != 2)
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "symmetry needs order 2");
   if (t->sym == SPC_SKEW && (t->vt == SPC_U64 || t->vt == SPC_PATTERN))

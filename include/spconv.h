@@ -163,7 +163,8 @@ SPC_API void *spc_tensor_values_mut(spc_tensor *t);
  * level's properties promise them.  SPC_ERR_INPUT with a message otherwise. */
 SPC_API spc_status spc_tensor_check(const spc_tensor *t, spc_error *err);
 
-/* Expand symmetric / skew / hermitian storage to general (a new COO). */
+/* Expand symmetric / skew / hermitian storage to general (a new COO).  A
+ * dense layout (an array file) gives its nonzeros: its zeros are padding. */
 SPC_API spc_status spc_tensor_expand(const spc_tensor *t, spc_tensor **out,
                                      spc_error *err);
 /* A new COO holding t's stored components, dropping explicit zeros when
@@ -206,7 +207,8 @@ SPC_API void spc_iter_free(spc_iter **it);
 
 /* ---- attribute queries (docs/languages.md) -------------------------------
  * `select [g1, ...] -> count(x) as nnz, max(y) as w, id() as used` over the
- * components of t (symmetric storage expanded first), optionally after a
+ * components of t (symmetric storage expanded first, a dense layout's zeros
+ * dropped: its padding), optionally after a
  * coordinate remapping such as "(i,j) -> (j - i as d, i, j)".  Results are
  * dense int64 arrays over the group space (row-major; group k ranges over
  * lo[k] .. lo[k]+ext[k]-1). */

@@ -14,7 +14,9 @@ spc_status spc_tensor_query(const spc_tensor *t, const char *query, const char *
     return spc_err(err, SPC_ERR_ARG, NULL, 0, 0, "invalid query arguments");
   for (int k = 0; k < nparams; k++)
     params[k] = (spc_remap_param){.name = param_names[k], .value = param_values[k]};
-  if (spc_tensor_symmetry(t) != SPC_GENERAL) {
+  /* symmetric storage expanded; a dense layout's zeros dropped (its
+   * padding: the components a conversion of it holds) */
+  if (spc_tensor_symmetry(t) != SPC_GENERAL || spc_native_dense(t)) {
     spc_status s = spc_tensor_expand(t, &x, err);
     if (s) return s;
     t = x;

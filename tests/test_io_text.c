@@ -94,6 +94,52 @@ START_TEST(test_mtx_special_values) {
 }
 END_TEST
 
+/* An array file's zeros are its padding, as a conversion and SciPy's
+ * mmread take them: read with --expand (symmetric storage made general),
+ * a skew-symmetric 2 x 2 gives its two mirrored entries, not the zero
+ * diagonal the file never holds; a symmetric one with a stored zero drops
+ * it; and a query over a general array counts its nonzeros (it counted
+ * every position, where --to=csr of the same file holds only the
+ * nonzeros). */
+START_TEST(test_mtx_array_zeros) {
+  int64_t d[2] = {2, 2};
+  const int64_t xs[] = {1, 2, 2, 1}; /* 1-based, row by row: (1, 2) = -3.5 mirrors the file's (2, 1) */
+  const double vs[] = {-3.5, 3.5};
+  spc_tensor *t = read_expect("s.mtx", "%%MatrixMarket matrix array real skew-symmetric\n2 2\n3.5\n", 1,
+                              SPC_F64, 2, d, 2, xs, vs);
+  spc_tensor_free(&t);
+  const int64_t xy[] = {1, 1, 2, 2};
+  const double vy[] = {1, 2};
+  t = read_expect("y.mtx", "%%MatrixMarket matrix array real symmetric\n2 2\n1\n0\n2\n", 1, SPC_F64, 2,
+                  d, 2, xy, vy);
+  spc_tensor_free(&t);
+  /* the query, over the file read as it is (dense, general) */
+  spc_read_opts o;
+  spc_read_opts_init(&o);
+  spc_error e;
+  tu_assert_ok(io_read_text("g.mtx", "%%MatrixMarket matrix array real general\n1 2\n0\n5\n", &o, &t, &e, NULL),
+               &e);
+  ck_assert_int_eq(spc_tensor_nstored(t), 2); /* both positions stored */
+  spc_query_results *q = NULL;
+  tu_assert_ok(spc_tensor_query(t, "select [i] -> count(j) as nnz", NULL, NULL, NULL, 0, &q, &e), &e);
+  ck_assert_int_eq(spc_query_count(q), 1);
+  ck_assert_int_eq(spc_query_ngroups(q), 1);
+  ck_assert_int_eq(spc_query_values(q, 0)[0], 1);
+  spc_query_results_free(&q);
+  /* and the symmetric file, expanded by the query: one per row */
+  spc_tensor_free(&t);
+  tu_assert_ok(io_read_text("s.mtx", "%%MatrixMarket matrix array real skew-symmetric\n2 2\n3.5\n", &o, &t,
+                            &e, NULL),
+               &e);
+  tu_assert_ok(spc_tensor_query(t, "select [i] -> count(j) as nnz", NULL, NULL, NULL, 0, &q, &e), &e);
+  ck_assert_int_eq(spc_query_ngroups(q), 2);
+  ck_assert_int_eq(spc_query_values(q, 0)[0], 1);
+  ck_assert_int_eq(spc_query_values(q, 0)[1], 1);
+  spc_query_results_free(&q);
+  spc_tensor_free(&t);
+}
+END_TEST
+
 START_TEST(test_mtx_fields) {
   int64_t d[2] = {3, 3};
   const int64_t x[] = {1, 1, 3, 2, 2, 3};
@@ -911,6 +957,7 @@ void io_add_text_tcases(Suite *s) {
   tcase_add_test(tc, test_mtx_spacing);
   tcase_add_test(tc, test_mtx_special_values);
   tcase_add_test(tc, test_mtx_fields);
+  tcase_add_test(tc, test_mtx_array_zeros);
   tcase_add_test(tc, test_mtx_unsigned_field);
   tcase_add_test(tc, test_mtx_read_as_type);
   tcase_add_test(tc, test_mtx_vectors);
