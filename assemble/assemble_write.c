@@ -9650,10 +9650,16 @@ static spc_status level_bounds(conv *C, const int64_t *cmax, spc_error *e) {
   spc_status s = spc_remap_bounds(C->r, C->comb->dims, cmax, iv, e);
   for (int l = 0; l < C->L && !s; l++) {
     int64_t ext;
-    if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) || ext == INT64_MAX)
+    if (!iv[l].bounded || __builtin_sub_overflow(iv[l].hi, iv[l].lo, &ext) || ext == INT64_MAX) {
+      char dm[200] = "";
+      size_t m = 0;
+      for (int d = 0; d < C->order && m < sizeof dm - 24; d++)
+        m += (size_t)snprintf(dm + m, sizeof dm - m, "%s%lld", d ? " x " : "", (long long)C->comb->dims[d]);
       s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
-                  "cannot bound level coordinate '%s' of format %s: no finite "
-                  "range (unsupported)", C->r->out_names[l], C->fmt->name);
+                  "cannot bound level coordinate '%s' of format %s for a %s tensor: its "
+                  "range is unbounded or past 64-bit integers (too large for this format)",
+                  C->r->out_names[l], C->fmt->name, dm);
+    }
     else
       C->lo[l] = iv[l].lo, C->N[l] = ext + 1;
   }

@@ -5113,6 +5113,13 @@ START_TEST(test_query_extent_too_large) {
     assert_has(e.msg, "counter i needs a count array of more than");
     assert_has(e.msg, "entries: too large");
     ck_assert_ptr_null(x);
+    /* morton's code (i's bits at the odd places) past 2^63 for rows from
+     * 2^31: refused, naming the shape */
+    spc_error_clear(&e);
+    ck_assert_int_eq(spc_convert_to(h, "morton", &o, &x, &e), SPC_ERR_UNSUPPORTED);
+    assert_has(e.msg, "coordinate 'z' of format morton for a 2147483653 x 2147483653 tensor");
+    assert_has(e.msg, "too large for this format");
+    ck_assert_ptr_null(x);
   }
   /* the same entries in a 1000 x 1000 matrix: two diagonals */
   spc_tensor_free(&h);
