@@ -20,7 +20,7 @@ enum {
 /* Options common to the subcommands. */
 typedef struct cli_opts {
   const char *in, *out;
-  bool quiet, expand, keep_symmetry, have_dup;
+  bool quiet, expand, keep_symmetry, have_dup, have_dup_order;
   bool dup_file_order;        /* convert: --dup-order=file (default scipy) */
   int threads, gzip;
   spc_vtype vtype;

@@ -316,6 +316,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
         return -1;
       }
       o->dup_file_order = !strcmp(val, "file");
+      o->have_dup_order = true;
     } else if (!strcmp(name, "--dims")) {
       if (parse_dims(val, o)) { cli_usage_error(cmd, "--dims takes sizes like 10,20,30"); return -1; }
     } else {

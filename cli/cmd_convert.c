@@ -37,6 +37,12 @@ int cmd_convert(int argc, char **argv) {
   if (spc_convert_file_streams(pos[0], &c)) { /* the file never held whole, if it can */
     s = spc_convert_file(pos[0], o.to, &r, &c, &x, &e);
     if (!s) cli_notice(&r);
+    /* SciPy's order sorts each row whole: a stream adds in the file's */
+    if (!s && o.have_dup_order && !o.dup_file_order && c.dup == SPC_DUP_SUM && !o.quiet)
+      fprintf(stderr,
+              "spconv: %s: --dup-order=scipy not applied: a file converted as a stream (--mem, or "
+              "past memory) adds its duplicates in the file's order\n",
+              cli_name(pos[0]));
     if (!s && o.verbose)
       fprintf(stderr, "spconv: %s converted to %s in %.3f s; plan: %s\n", cli_name(pos[0]),
               spc_tensor_format(x), now() - t0, info.plan[0] ? info.plan : "-");

@@ -374,6 +374,17 @@ START_TEST(test_cat_duplicates) {
     spc_iter_free(&it);
     spc_tensor_free(&t);
   }
+  /* a stream (--mem) adds duplicates in the file's order: asking for
+   * SciPy's order there says it is not applied; not asking says nothing */
+  ck_assert_int_eq(tu_run(&r, "%s --to=csr --mem=1M --dup-order=scipy -o %s", in, out), 0);
+  assert_has(r.err, "--dup-order=scipy not applied: a file converted as a stream");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "%s --to=csr --mem=1M -o %s", in, out), 0);
+  ck_assert_msg(!strstr(r.err, "not applied"), "%s", r.err);
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "%s --to=csr --dup-order=scipy -o %s", in, out), 0);
+  ck_assert_msg(!strstr(r.err, "not applied"), "%s", r.err);
+  tu_run_free(&r);
   tu_rmtree(dir);
   free(in), free(out), free(dir);
 }
