@@ -4646,6 +4646,30 @@ START_TEST(test_sort_threads) {
       spc_tensor_free(&x4);
       ok++;
     }
+  /* 2^18 components and more: the top digit over memory, then each
+   * bucket in cache (radix_keys -> bucket_lsd); 3000 x 3000 (24 bits of
+   * keys), and a 2^20 x 2^20 (40 bits) */
+  for (int g = 0; g < 2; g++) {
+    int64_t dm = g ? (int64_t)1 << 20 : 3000;
+    spc_tensor *many = random_coo(dm, dm, 400000, 0x5deece66dULL + (uint64_t)g, true, NULL), *mref = combined(many);
+    const char *mf[] = {"coo", "dcsr", "dcsc"};
+    for (int f = 0; f < 3; f++) {
+      char what[128];
+      snprintf(what, sizeof what, "shuffled %lld x %lld (400000) -> %s", (long long)dm, (long long)dm, mf[f]);
+      spc_tensor *x1 = conv_threads(many, mf[f], 1, true, what);
+      spc_tensor *x4 = conv_threads(many, mf[f], 4, true, what);
+      same_arrays(x1, x4, what);
+      check_readback(x1, mref, what);
+      ck_assert_int_eq(spc_tensor_nstored(x1), spc_tensor_nstored(mref));
+      spc_error e;
+      tu_assert_ok(spc_tensor_check(x1, &e), &e); /* in the order its levels promise */
+      spc_tensor_free(&x1);
+      spc_tensor_free(&x4);
+      ok++;
+    }
+    spc_tensor_free(&mref);
+    spc_tensor_free(&many);
+  }
   /* more than 64 bits of coordinates: the runtime's sort */
   const int64_t big = (int64_t)1 << 40, far[6] = {big - 1, big - 1, 0, big - 2, big / 3, 7};
   spc_tensor *wide = random_coo(big, big, 70000, 2463534242ULL, true, far), *wref = combined(wide);
