@@ -508,9 +508,19 @@ static spc_status finish_components(conv *C, spc_error *e) {
       C->vals_lent = false;
     }
   }
-  /* new coordinate prefixes per level (the packed sort made them already) */
-  bool made = C->L > 0 && C->isnew[0];
-  for (int l = 0; l < C->L && !made; l++) {
+  /* the "new coordinate prefix" flags: made by the level routines' caller
+   * (ensure_isnew) where the packed sort did not make them -- the chain
+   * routines read the coordinates alone */
+  return SPC_OK;
+}
+
+/* Each level's "new coordinate prefix" flags (C->isnew) where nothing
+ * made them yet: the level routines (run_levels) read them. */
+static spc_status ensure_isnew(conv *C, spc_error *e) {
+  int64_t m = C->n;
+  for (int l = 0; l < C->L; l++) {
+    if (C->isnew[l]) continue;
+    if (!C->lc[l]) return spc_err(e, SPC_ERR_INTERNAL, NULL, 0, 0, "level %d: no coordinates", l);
     if (!(C->isnew[l] = spc_malloc_n(m ? m : 1, sizeof(bool)))) return SPC_NOMEM(e);
     bool uniq = C->lv[l]->unique;
     bool *nw = C->isnew[l];
@@ -1970,9 +1980,10 @@ static spc_status rc_run(conv *C, const rcr *r, ir_arg *args, spc_error *e) {
 
 static spc_status run_levels(conv *C, conv_tensor *ct, spc_error *e) {
   spc_tensor *t = &ct->t;
+  spc_status s = ensure_isnew(C, e);
+  if (s) return s;
   int64_t np = 1, *pp = spc_calloc((size_t)(C->n ? C->n : 1), sizeof *pp);
   if (!pp) return SPC_NOMEM(e);
-  spc_status s = SPC_OK;
   for (int l = 0; l < C->L && !s; l++) {
     lvfunc F = {0};
     ir_arg *args = NULL;
