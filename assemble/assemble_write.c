@@ -8583,6 +8583,8 @@ static spc_status run_direct(conv *C, const spc_tensor *fsrc, conv_tensor **out,
     if (s && e) *e = e2;
     if (s) return s;
   }
+  if (C->n == 0) /* no components: the counters hold no value (their levels are empty) */
+    for (int c = 0; c < C->r->ncounters; c++) cmax[c] = -1;
   if (spc_remap_bounds(C->r, C->comb->dims, C->r->ncounters ? cmax : NULL, iv, &e2)) return SPC_OK;
   for (int l = 0; l < C->L; l++) {
     int64_t ext;
@@ -10112,7 +10114,8 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
     int64_t *lc[SPC_MAX_ORDER], cmax[SPC_MAX_ORDER];
     int p0 = C->order + 1;
     for (int l = 0; l < C->L; l++) lc[l] = args[p0 + l].data;
-    for (int c = 0; c < C->r->ncounters; c++) cmax[c] = args[p0 + C->L + c].s.i64;
+    for (int c = 0; c < C->r->ncounters; c++) /* no components: no value (an empty level) */
+      cmax[c] = C->n ? args[p0 + C->L + c].s.i64 : -1;
     s = level_bounds(C, cmax, e);
     bool done = false;
     if (!s && C->nosort) {

@@ -83,7 +83,7 @@ static spc_status csr_shell(const spc_convert_opts *o, int64_t m, int64_t n, int
   for (int a = 0; a < 2 && !s; a++) {
     const char *name = NULL;
     spc_itype ty = spc_conv_array_type(t, 1, a, &name);
-    int64_t top = t->lv[0].size > 0 ? t->lv[0].size : 1;
+    int64_t top = t->lv[0].size; /* rows: 0 gives one pointer */
     if (!strcmp(name, "pos")) s = spc_level_add_array(&t->lv[1], name, ty, top + 1, e);
     else if (!strcmp(name, "crd")) s = spc_level_add_array(&t->lv[1], name, ty, nnz, e);
     else s = SPC_NOT_HANDLED;

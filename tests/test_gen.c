@@ -345,6 +345,9 @@ static void load_matrices(void) {
   static const int64_t ij3[] = {2, 40};
   const double v3[] = {6};
   add_mat("hand:corner", coo_of(3, 41, 1, ij3, v3));
+  /* Empty dimensions: no rows, no columns (one row pointer, no slots) */
+  add_mat("hand:0x4", coo_of(0, 4, 0, NULL, NULL));
+  add_mat("hand:5x0", coo_of(5, 0, 0, NULL, NULL));
   /* Hypersparse with huge dimensions (corners and the middle): 2^31 x 2^31
    * (the Morton code still fits: [0, 2^62 - 1]), and 3e9 x 2^31. */
   {
