@@ -1,5 +1,6 @@
 /* cli_util.c -- option parsing, progress display and error reporting. */
 #include "cli.h"
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,8 +255,12 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
       else { cli_usage_error(cmd, "--spw takes hash, list or bucket"); return -1; }
     } else if (!strcmp(name, "--acc")) {
       char *end;
+      errno = 0;
       long long v = strtoll(val, &end, 10);
-      if (*end || v < 1) { cli_usage_error(cmd, "--acc takes a positive count of points"); return -1; }
+      if (*end || end == val || v < 1 || errno == ERANGE) {
+        cli_usage_error(cmd, "--acc takes a positive count of points (at most %lld)", (long long)INT64_MAX);
+        return -1;
+      }
       o->acc = v;
     } else if (!strcmp(name, "--mem")) {
       char *end;
@@ -264,9 +269,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
       if (*end == 'k' || *end == 'K') mul = 1024.0, end++;
       else if (*end == 'm' || *end == 'M') mul = 1024.0 * 1024, end++;
       else if (*end == 'g' || *end == 'G') mul = 1024.0 * 1024 * 1024, end++;
+      else if (*end == 't' || *end == 'T') mul = 1024.0 * 1024 * 1024 * 1024, end++;
       if (*end == 'B' || *end == 'b') end++;
       if (*end || end == val || !(v > 0) || v * mul > 9e18) {
-        cli_usage_error(cmd, "--mem takes a size such as 256M or 2G");
+        cli_usage_error(cmd, "--mem takes a size such as 256M, 2G or 1T");
         return -1;
       }
       o->mem = (int64_t)(v * mul);

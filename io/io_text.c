@@ -122,7 +122,7 @@ static inline const char *parse_index(const char *p, const char *end,
 static const char *dim_name(const spc_text_job *j, int d, char *buf) {
   if (j->comment == '%' && j->order == 2) return d ? "column index" : "row index";
   if (j->comment == '%') return "index";
-  snprintf(buf, 32, "index of mode %d", d + 1);
+  snprintf(buf, 32, "mode %d index", d + 1);
   return buf;
 }
 

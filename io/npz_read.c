@@ -7,9 +7,20 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Read an integer vector of `expect` elements into a new level array. */
+/* Read an integer vector of `expect` elements into a new level array
+ * (`as`: what says how many, for the message). */
+static spc_status read_index_as(zfile *z, const char *name, spc_level *lv, const char *aname,
+                                int64_t expect, const char *as);
 static spc_status read_index(zfile *z, const char *name, spc_level *lv,
                              const char *aname, int64_t expect) {
+  const char *as = !strcmp(name, "indptr.npy") ? "one more than the rows (csc: columns, bsr: block rows)"
+                   : !strcmp(name, "offsets.npy") ? "data.npy's rows"
+                                                  : "data.npy's values";
+  return read_index_as(z, name, lv, aname, expect, as);
+}
+
+static spc_status read_index_as(zfile *z, const char *name, spc_level *lv, const char *aname,
+                                int64_t expect, const char *as) {
   zr r;
   npy h;
   spc_status s = spc_cnt_npy_open(z, name, &r, &h);
@@ -17,8 +28,8 @@ static spc_status read_index(zfile *z, const char *name, spc_level *lv,
     s = spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, name, "not an integer vector");
   if (!s && h.count != expect)
     s = spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, name,
-                    "%lld elements, expected %lld", (long long)h.count,
-                    (long long)expect);
+                    "%lld elements, expected %lld (%s)", (long long)h.count,
+                    (long long)expect, as);
   bool direct = h.kind == 'i' && (h.isz == 4 || h.isz == 8);
   if (!s && (s = spc_level_add_array(lv, aname, direct && h.isz == 4 ? SPC_IDX32 : SPC_IDX64,
                                      expect, z->e)))
@@ -156,7 +167,7 @@ static spc_status read_padded(zfile *z, spc_tensor **tp, const char *fmt, const 
                        (long long)C, (long long)nr, (long long)nc);
   if (dia) s = read_index(z, "offsets.npy", &a, "crd", nb);
   else if (!(s = read_index(z, "indptr.npy", &a, "pos", nr / R + 1)))
-    s = read_index(z, "indices.npy", &a, "crd", nb);
+    s = read_index_as(z, "indices.npy", &a, "crd", nb, "data.npy's blocks");
   const spc_array *off = dia ? &a.arr[0] : &a.arr[1], *ptr = dia ? NULL : &a.arr[0];
   if (!s && !dia) { /* indptr: from 0 to nb, nondecreasing; indices in range */
     int64_t last = 0;

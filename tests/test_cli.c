@@ -101,7 +101,10 @@ START_TEST(test_usage_errors) {
                        "cat @IN", "cat @IN -o @DIR/o.mtx --threads=0",
                        "cat @IN -o @DIR/o.mtx --dup=average", "cat @IN -o @DIR/o.mtx --type=quaternion",
                        "info @IN @IN", "cat @IN -o", "cat @IN -o @DIR/o.mtx --dims=3,x",
-                       "cat @IN -o @DIR/o.mtx --dup=sum --dup-order=random", "help nosuchcommand"};
+                       "cat @IN -o @DIR/o.mtx --dup=sum --dup-order=random",
+                       /* a count past int64 is a usage error (it was "out of memory", exit 4) */
+                       "@IN --to=csr -o @DIR/o.mtx --spw=hash --acc=99999999999999999999",
+                       "@IN --to=csr -o @DIR/o.mtx --mem=1X", "help nosuchcommand"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     tu_run_result r;
     char args[1024];
@@ -115,6 +118,17 @@ START_TEST(test_usage_errors) {
   tu_run(&r, "frobnicate");
   assert_has(r.err, "frobnicate");
   tu_run_free(&r);
+  /* sizes up to terabytes: --mem=1T as --mem=1024G */
+  for (int i = 0; i < 2; i++) {
+    char args[1024];
+    expand_args(i ? "@IN --to=csr -o @DIR/o.mtx --mem=1T" : "@IN --to=csr -o @DIR/o.mtx --mem=1024G", in, dir,
+                args, sizeof args);
+    ck_assert_msg(tu_run(&r, "%s", args) == 0, "'%s': exit %d: %s", args, r.status, r.err);
+    tu_run_free(&r);
+  }
+  char *o = tu_path(dir, "o.mtx");
+  unlink(o);
+  free(o);
   /* an option another command takes is refused here, not ignored: each
    * command takes the options its help text lists */
   const char *foreign[][2] = {{"info @IN --to=csr", "--to"},

@@ -108,10 +108,15 @@ START_TEST(test_index_messages) {
   const struct { const char *name, *text, *want; } m[] = {
       {"z.mtx", RE "3 3 1\n1 0 1\n", "column index 0 is outside 1..3"},
       {"z.mtx", RE "3 3 1\n0 1 1\n", "row index 0 is outside 1..3"},
-      {"z.mtx", RE "3 3 1\n1 4 1\n", "column index 4 is outside 1..3"}};
-  for (int i = 0; i < 3; i++) {
+      {"z.mtx", RE "3 3 1\n1 4 1\n", "column index 4 is outside 1..3"},
+      {"z.tns", "1 1 1.0\n1 3 1.0\n", "mode 2 index 3 is outside 1..2"}};
+  for (int i = 0; i < 4; i++) {
     spc_read_opts o;
     spc_read_opts_init(&o);
+    if (i == 3) { /* FROSTT with its dimensions given: 2 x 2 */
+      o.ndims = 2;
+      o.dims[0] = o.dims[1] = 2;
+    }
     spc_tensor *t = NULL;
     spc_error e;
     char *dir = NULL;
@@ -151,7 +156,7 @@ START_TEST(test_tns_zero_based) {
   spc_convert_opts_init(&c);
   c.mem = 1 << 20;
   ck_assert_int_eq(spc_convert_file(path, "csf", &o, &c, &t, &e), SPC_ERR_INPUT);
-  ck_assert_msg(strstr(e.msg, "index of mode 4 is 0: a mode counted from 0 is read from the whole "
+  ck_assert_msg(strstr(e.msg, "mode 4 index is 0: a mode counted from 0 is read from the whole "
                               "file"),
                 "%s", e.msg);
   ck_assert_ptr_null(t);
