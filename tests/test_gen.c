@@ -239,7 +239,7 @@ typedef struct gmat {
   bool huge; /* dimensions past 2^30: only for formats with no dense level */
 } gmat;
 
-static gmat mats[NFILES + 8];
+static gmat mats[NFILES + 12];
 static int nmats;
 
 /* NULL when the library fails (reported on stderr). */
@@ -292,6 +292,7 @@ static spc_tensor *tril_of(const spc_tensor *t) {
 
 static void add_mat(const char *name, spc_tensor *t) {
   if (!t) return;
+  ck_assert_msg(nmats < (int)(sizeof mats / sizeof mats[0]), "gen: room for %d matrices", nmats);
   mats[nmats].name = name;
   mats[nmats].path[0] = 0;
   mats[nmats].huge = spc_tensor_dim(t, 0) > ((int64_t)1 << 30) ||
