@@ -702,21 +702,15 @@ static int radix_keys(uint64_t *k, void *p, uint64_t *k2, void *p2, int pw, int6
     memset(c, 0, (size_t)nb * sizeof *c);
     for (int64_t i = b0; i < b1; i++) c[(k[i] >> sh) & mask]++;
   }
-  int64_t sum = 0;
-  for (int64_t b = 0; b < nb; b++) {
-    start[b] = sum;
-    for (int th = 0; th < nt; th++) sum += cnt[th * nb + b];
-  }
-  start[nb] = n;
-  void *ps = p, *ps2 = p2;
-  uint64_t *ks = k, *ks2 = k2;
   if (digit_offsets(cnt, nb, nt, n)) { /* one top digit: the buckets are the whole */
     spc_free(cnt);
     return radix_lsd(k, p, k2, p2, pw, n, lo, sh);
   }
-  scatter_digit(ks, ps, ks2, ps2, pw, n, sh, mask, cnt, nb, nt);
+  memcpy(start, cnt, (size_t)nb * sizeof *start); /* thread 0's offsets: each bucket's start */
+  start[nb] = n;
+  scatter_digit(k, p, k2, p2, pw, n, sh, mask, cnt, nb, nt);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
-  for (int64_t b = 0; b < nb; b++) bucket_lsd(ks2, ps2, ks, ps, pw, start[b], start[b + 1], lo, sh);
+  for (int64_t b = 0; b < nb; b++) bucket_lsd(k2, p2, k, p, pw, start[b], start[b + 1], lo, sh);
   spc_free(cnt);
   return 1;
 }

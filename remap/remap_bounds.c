@@ -8,8 +8,8 @@
  * an ELL of no entries no slots. */
 #include "remap_internal.h"
 
-static spc_status eval_outs(const spc_remap *r, lang_ival *in, lang_ival *ctr, lang_ival *let,
-                            lang_ival *out) {
+static void eval_outs(const spc_remap *r, lang_ival *in, lang_ival *ctr, lang_ival *let,
+                      lang_ival *out) {
   remap_scope sc = {.r = r, .in_ival = in, .let_ival = let};
   lang_env env = spc_remap_env(&sc);
   env.counter_ival = ctr;
@@ -20,7 +20,6 @@ static spc_status eval_outs(const spc_remap *r, lang_ival *in, lang_ival *ctr, l
   sc.nlets_visible = r->nlets;
   for (int k = 0; k < r->order_out; k++)
     out[k] = lang_interval(r->out[k], &env);
-  return SPC_OK;
 }
 
 spc_status spc_remap_bounds(const spc_remap *r, const int64_t *dims,
