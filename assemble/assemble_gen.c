@@ -506,10 +506,22 @@ spc_status spc_gen_source(const char *from, const char *to, spc_vtype vt,
     return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "spconv gen: a value type is needed");
   spc_status s = asm_resolve_format(from, o, &ra, &oa, &A, e);
   if (!s) s = asm_resolve_format(to, o, &rb, &ob, &Bf, e);
-  int order = A && A->order ? A->order : Bf && Bf->order ? Bf->order : 2;
+  int want = o ? o->order : 0;
+  int order = A && A->order ? A->order : Bf && Bf->order ? Bf->order : want ? want : 2;
   if (!s && ((A->order && A->order != order) || (Bf->order && Bf->order != order)))
     s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0, "formats %s and %s hold different orders",
                 A->name, Bf->name);
+  if (!s && (want < 0 || want > SPC_MAX_ORDER))
+    s = spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "order %d is outside 1..%d", want,
+                SPC_MAX_ORDER);
+  else if (!s && want && want != order)
+    s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
+                "format %s holds tensors of order %d, not %d",
+                A->order ? A->name : Bf->name, order, want);
+  if (!s && o && o->nmodes)
+    s = spc_err(e, SPC_ERR_UNSUPPORTED, NULL, 0, 0,
+                "spconv gen: --modes is not supported; write the mode order as a YAML "
+                "format's remap, e.g. (i, j, k) -> (k, i, j)");
   spc_remap_param ps[SPC_MAX_PARAMS];
   int np = asm_opts_params(o, ps);
   /* what the target keeps: pattern into a padded format keeps ones */

@@ -45,6 +45,7 @@ typedef struct cli_opts {
   bool transpose;             /* spmv: --transpose */
   bool unsorted;              /* spgemm: --unsorted */
   int nmodes, modes[SPC_MAX_ORDER]; /* convert: --modes=2,0,1 */
+  int order;                  /* gen: --order N */
   int repeat;                 /* spmv: --repeat R */
   bool cuda;                  /* gen: --cuda */
   const char *kernel, *format; /* gen --cuda: --kernel, --format */

@@ -159,7 +159,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
         "--dims", "--dup", "--dup-order", "--keep-symmetry", "--gzip", "--all", "--nonempty", "--remap",
         "--param", "--to", "--from", "--engine", "--no-jit", "--spec", "--modes", "--plan",
         "--spw", "--acc", "--mem", "--transpose", "--repeat", "--schedule", "--cuda",
-        "--kernel", "--format", "--algo", "--workspace", "--unsorted", NULL};
+        "--kernel", "--format", "--algo", "--workspace", "--unsorted", "--order", NULL};
     bool is_known = false;
     for (int k = 0; known[k] && !is_known; k++) is_known = !strcmp(known[k], name);
     if (is_known && !documented(cmd, name)) {
@@ -175,7 +175,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
                  !strcmp(name, "--spw") || !strcmp(name, "--plan") || !strcmp(name, "--acc") || !strcmp(name, "--mem") ||
                  !strcmp(name, "--repeat") || !strcmp(name, "--modes") ||
                  !strcmp(name, "--kernel") || !strcmp(name, "--format") || !strcmp(name, "--schedule") ||
-                 !strcmp(name, "--algo") || !strcmp(name, "--workspace");
+                 !strcmp(name, "--algo") || !strcmp(name, "--workspace") ||
+                 !strcmp(name, "--order");
     if (takes && !val) {
       if (i + 1 >= argc) { cli_usage_error(cmd, "%s needs a value", name); return -1; }
       val = argv[++i];
@@ -214,6 +215,15 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
         q = *end == ',' ? end + 1 : end;
         if (*end && *end != ',') { cli_usage_error(cmd, "--modes takes a list like 2,0,1"); return -1; }
       }
+    }
+    else if (!strcmp(name, "--order")) {
+      char *end;
+      long v = strtol(val, &end, 10);
+      if (end == val || *end || v < 1 || v > SPC_MAX_ORDER) {
+        cli_usage_error(cmd, "--order takes a tensor order from 1 to %d", SPC_MAX_ORDER);
+        return -1;
+      }
+      o->order = (int)v;
     }
     else if (!strcmp(name, "--repeat")) {
       char *end;
@@ -364,6 +374,7 @@ void cli_convert_opts(const cli_opts *o, spc_convert_opts *c) {
    * it, else the workspace) */
   c->spw = o->spw ? o->spw : o->acc > 0 ? SPC_SPW_LIST : SPC_SPW_NONE;
   c->plan = o->plan;
+  c->order = o->order;
   c->nmodes = o->nmodes;
   memcpy(c->modes, o->modes, sizeof c->modes);
   c->acc = o->acc;

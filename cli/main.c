@@ -87,6 +87,8 @@ const cli_cmd cli_commands[] = {
      "  --from A, --to B   source and target formats\n"
      "  --type T           value type (default float64)\n"
      "  --param NAME=V     parameters of B\n"
+     "  --order N          tensor order where both formats take any order (coo,\n"
+     "                     csf, dense, a YAML format without order:; default 2)\n"
      "  --spec FILE        a YAML level format a user's format needs (repeatable)\n"
      "  -o FILE            output (default: standard output)\n"
      "With --cuda: a .cu file of CUDA kernels instead (only text: no CUDA needed).\n"

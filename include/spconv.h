@@ -307,6 +307,10 @@ typedef struct spc_convert_opts {
                                exceed the L2 and the child level allows;
                                else the COO copy past 4 x the last-level
                                cache where fresh memory is fast) */
+  int order;                /* spconv gen (spc_gen_source): the order of the
+                               tensors when both formats take any order (coo,
+                               csf, dense, a YAML format without `order:`);
+                               0: 2.  Formats of a fixed order take theirs */
   int nmodes;               /* a mode order for a format without a remapping */
   int modes[SPC_MAX_ORDER]; /* (csf, coo, dense): level l stores mode modes[l] */
   spc_convert_info *info;   /* filled when non-NULL (below) */
@@ -359,8 +363,9 @@ SPC_API const char *spc_format_description(int k);
  * NULL when unknown. */
 SPC_API const char *spc_format_yaml(const char *name);
 /* Standalone C99 source converting FROM to TO with values of type vt
- * (README "spconv gen"); o (may be NULL) supplies TO's parameters and
- * spec files.  *text is malloc'ed: the caller frees it. */
+ * (README "spconv gen"); o (may be NULL) supplies TO's parameters, spec
+ * files and the order (o->order) for formats of any order.  *text is
+ * malloc'ed: the caller frees it. */
 SPC_API spc_status spc_gen_source(const char *from, const char *to,
                                   spc_vtype vt, const spc_convert_opts *o,
                                   char **text, spc_error *err);

@@ -137,7 +137,8 @@ START_TEST(test_usage_errors) {
                               {"spmv @IN -o @DIR/y.mtx --mem=10M", "--mem"},
                               {"@IN --to=csr -o @DIR/o.bsp.h5 --transpose", "--transpose"},
                               {"sizes @IN --schedule=rows", "--schedule"},
-                              {"gen --from=coo --to=csr --all", "--all"}};
+                              {"gen --from=coo --to=csr --all", "--all"},
+                              {"@IN --to=csf -o @DIR/o.bsp.h5 --order=3", "--order"}};
   for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
     char args[1024];
     expand_args(foreign[i][0], in, dir, args, sizeof args);
@@ -148,6 +149,23 @@ START_TEST(test_usage_errors) {
     ck_assert_msg(tu_count_dir(dir) == 1, "'%s' wrote a file", args);
     tu_run_free(&r);
   }
+  /* gen --order N: the driver's order; a bad order is a usage error, a
+   * format of another order a clear refusal; nothing written either way */
+  ck_assert_int_eq(tu_run(&r, "gen --from=coo --to=csf --order 3 -o %s/g.c", dir), 0);
+  tu_run_free(&r);
+  char *gp = tu_path(dir, "g.c"), *gt = tu_read_file(gp, NULL);
+  ck_assert_ptr_nonnull(gt);
+  assert_has(gt, "#define SPCONV_ORDER 3\n");
+  free(gt);
+  unlink(gp);
+  ck_assert_int_eq(tu_run(&r, "gen --from=coo --to=csf --order 0 -o %s/g.c", dir), 1);
+  assert_has(r.err, "--order takes a tensor order from 1 to 16");
+  tu_run_free(&r);
+  ck_assert_int_ne(tu_run(&r, "gen --from=csr --to=csf --order 3 -o %s/g.c", dir), 0);
+  assert_has(r.err, "format csr holds tensors of order 2, not 3");
+  ck_assert_msg(!tu_exists(gp), "a refused gen wrote %s", gp);
+  tu_run_free(&r);
+  free(gp);
   /* and the ones it lists are taken: spgemm --no-jit, spmv --engine */
   ck_assert_int_eq(tu_run(&r, "spmv %s --engine=generic --no-jit -o %s/y.mtx", in, dir), 0);
   tu_run_free(&r);

@@ -1,7 +1,9 @@
 /* test_gen.c -- suite_gen: `spconv gen` (spc_gen_source), the standalone
  * C99 converters.  For a set of (FROM, TO) pairs over the built-in order-2
  * formats (every TO from coo, every FROM to csr, a few cross pairs, bcsr
- * with parameters) and user YAML formats, the generated file is compiled
+ * with parameters) and user YAML formats, and pairs of the formats of any
+ * order for tensors of order 3 to 5 (`--order`, on the shared FROSTT
+ * tensors and hand-made ones), the generated file is compiled
  * by the system cc (-Werror) into a shared object and loaded; on shared
  * and hand-made matrices the input is built by the library
  * (spc_convert_to(M, FROM)), its level arrays widened to int64 into a
@@ -55,6 +57,7 @@ typedef struct gpair {
   const char *from, *to; /* built-in names, or NULL with ufrom / uto */
   int ufrom, uto;
   int np; /* parameters of TO */
+  int order; /* 0: order 2 (matrices); else tensors of this order */
   const char *pn[2];
   int64_t pv[2];
   const char *label; /* file stem, unique */
@@ -65,7 +68,7 @@ static const char *const order2[] = {"coo",  "csr", "csc",    "dcsr",
                                      "sky",  "morton", "dense", "csf"};
 #define NORDER2 12
 
-#define MAXPAIRS 48
+#define MAXPAIRS 56
 static gpair pairs[MAXPAIRS];
 static int npairs;
 
@@ -78,6 +81,16 @@ static void add_pair(const char *from, int uf, const char *to, int ut, int np,
   static const char *const uname[] = {"", "ucsr", "ellc"};
   snprintf(labels[npairs], sizeof labels[0], "%s_to_%s%s",
            uf ? uname[uf] : from, ut ? uname[ut] : to, np ? "_p" : "");
+  p->label = labels[npairs];
+  npairs++;
+}
+
+/* FROM to TO for tensors of the given order (gen --order). */
+static void add_tpair(const char *from, const char *to, int order) {
+  static char labels[MAXPAIRS][64];
+  gpair *p = &pairs[npairs];
+  *p = (gpair){.from = from, .to = to, .order = order};
+  snprintf(labels[npairs], sizeof labels[0], "%s_to_%s_o%d", from, to, order);
   p->label = labels[npairs];
   npairs++;
 }
@@ -98,6 +111,13 @@ static void make_pairs(void) {
   add_pair("coo", 0, NULL, U_ELLC, 0, 0, 0, 0, 0);
   add_pair(NULL, U_ELLC, NULL, U_UCSR, 0, 0, 0, 0, 0);
   add_pair(NULL, U_UCSR, "csr", 0, 0, 0, 0, 0, 0);
+  /* tensors: the formats of any order, at orders 3, 4 and 5 */
+  add_tpair("coo", "csf", 3);
+  add_tpair("csf", "coo", 3);
+  add_tpair("coo", "dense", 3);
+  add_tpair("dense", "csf", 3);
+  add_tpair("csf", "csf", 4);
+  add_tpair("coo", "csf", 5);
 }
 
 static const char ucsr_yaml[] =
@@ -133,6 +153,7 @@ static const char *fmt_of(const char *name, int u) { return u ? upath[u] : name;
 
 static void opts_for(const gpair *p, int to_side, spc_convert_opts *o) {
   spc_convert_opts_init(o);
+  o->order = p->order;
   o->no_jit = 1; /* factory for built-ins, interpreter for user specs */
   if (to_side)
     for (int k = 0; k < p->np; k++) {
@@ -239,30 +260,21 @@ typedef struct gmat {
   bool huge; /* dimensions past 2^30: only for formats with no dense level */
 } gmat;
 
-static gmat mats[NFILES + 12];
+/* Shared FROSTT tensors (order 3 to 5), read as float64. */
+static const char *const tfiles[] = {"small.tns", "small4.tns", "med.tns", "med4.tns",
+                                     "med5.tns"};
+#define NTFILES ((int)(sizeof tfiles / sizeof tfiles[0]))
+
+static gmat mats[NFILES + 12 + NTFILES + 6];
 static int nmats;
 
-/* NULL when the library fails (reported on stderr). */
+static spc_tensor *tcoo_of(int order, const int64_t *dims, int n, const int64_t *idx,
+                           const double *v);
+/* An order-2 COO (below); NULL when the library fails. */
 static spc_tensor *coo_of(int64_t rows, int64_t cols, int n, const int64_t *ij,
                           const double *v) {
   int64_t dims[2] = {rows, cols};
-  spc_tensor *t = NULL;
-  spc_error e;
-  if (spc_tensor_create_coo(2, dims, n, SPC_F64, &t, &e) != SPC_OK) {
-    fprintf(stderr, "gen: spc_tensor_create_coo: %s\n", e.msg);
-    return NULL;
-  }
-  for (int l = 0; l < 2; l++) {
-    spc_itype ty = SPC_IDX64;
-    spc_tensor_level_array(t, l, "crd", NULL, &ty, NULL);
-    void *p = spc_tensor_level_array_mut(t, l, "crd");
-    for (int k = 0; k < n; k++) {
-      if (ty == SPC_IDX32) ((int32_t *)p)[k] = (int32_t)ij[2 * k + l];
-      else ((int64_t *)p)[k] = ij[2 * k + l];
-    }
-  }
-  if (n) memcpy(spc_tensor_values_mut(t), v, (size_t)n * sizeof *v);
-  return t;
+  return tcoo_of(2, dims, n, ij, v);
 }
 
 /* The lower triangle (j <= i) of an order-2 f64 tensor, as a new COO. */
@@ -290,13 +302,47 @@ static spc_tensor *tril_of(const spc_tensor *t) {
   return r;
 }
 
+/* An order-N f64 COO of n components (idx: n tuples of N); NULL when the
+ * library fails (reported on stderr). */
+static spc_tensor *tcoo_of(int order, const int64_t *dims, int n, const int64_t *idx,
+                           const double *v) {
+  spc_tensor *t = NULL;
+  spc_error e;
+  if (spc_tensor_create_coo(order, dims, n, SPC_F64, &t, &e) != SPC_OK) {
+    fprintf(stderr, "gen: spc_tensor_create_coo: %s\n", e.msg);
+    return NULL;
+  }
+  for (int l = 0; l < order; l++) {
+    spc_itype ty = SPC_IDX64;
+    spc_tensor_level_array(t, l, "crd", NULL, &ty, NULL);
+    void *p = spc_tensor_level_array_mut(t, l, "crd");
+    for (int k = 0; k < n; k++) {
+      if (ty == SPC_IDX32) ((int32_t *)p)[k] = (int32_t)idx[order * k + l];
+      else ((int64_t *)p)[k] = idx[order * k + l];
+    }
+  }
+  if (n) memcpy(spc_tensor_values_mut(t), v, (size_t)n * sizeof *v);
+  return t;
+}
+
+/* Huge: a dimension past 2^30, or (order 3 and more) more than 2^26
+ * positions in all -- only for pairs without dense levels. */
+static bool is_huge(const spc_tensor *t) {
+  double all = 1;
+  bool big = false;
+  for (int d = 0; d < spc_tensor_order(t); d++) {
+    big |= spc_tensor_dim(t, d) > ((int64_t)1 << 30);
+    all *= (double)spc_tensor_dim(t, d);
+  }
+  return big || (spc_tensor_order(t) > 2 && all > (double)((int64_t)1 << 26));
+}
+
 static void add_mat(const char *name, spc_tensor *t) {
   if (!t) return;
   ck_assert_msg(nmats < (int)(sizeof mats / sizeof mats[0]), "gen: room for %d matrices", nmats);
   mats[nmats].name = name;
   mats[nmats].path[0] = 0;
-  mats[nmats].huge = spc_tensor_dim(t, 0) > ((int64_t)1 << 30) ||
-                     spc_tensor_dim(t, 1) > ((int64_t)1 << 30);
+  mats[nmats].huge = is_huge(t);
   mats[nmats++].t = t;
 }
 
@@ -333,6 +379,43 @@ static void load_matrices(void) {
       g->name = files[k];
       nmats++;
     }
+  if (dd) /* tensors */
+    for (int k = 0; k < NTFILES; k++) {
+      gmat *g = &mats[nmats];
+      snprintf(g->path, sizeof g->path, "%s/tensors/%s", dd, tfiles[k]);
+      spc_read_opts ro;
+      spc_read_opts_init(&ro);
+      ro.vtype = SPC_F64;
+      spc_error e;
+      g->t = NULL;
+      if (spc_read(g->path, &ro, &g->t, &e) != SPC_OK) {
+        char b[1200];
+        printf("gen: %s not read (%s); left out\n", tfiles[k], spc_error_string(&e, b, sizeof b));
+        continue;
+      }
+      g->name = tfiles[k];
+      g->huge = is_huge(g->t);
+      nmats++;
+    }
+  /* Order-3 tensors by hand: duplicates (summed), NaN, -0, an empty mode
+   * value range, one component, no components, a zero extent, huge modes */
+  {
+    static const int64_t d1[] = {3, 4, 5};
+    static const int64_t x1[] = {2, 3, 4, 0, 0, 0, 2, 3, 4, 1, 0, 2, 0, 3, 0, 1, 0, 1, 2, 0, 4};
+    const double v1[] = {1.5, -0.0, 2.5, NAN, 4, 0.25, -8};
+    add_mat("hand3:dups", tcoo_of(3, d1, 7, x1, v1));
+    static const int64_t d2[] = {1, 1, 1}, x2[] = {0, 0, 0};
+    const double v2[] = {7};
+    add_mat("hand3:one", tcoo_of(3, d2, 1, x2, v2));
+    static const int64_t d3[] = {4, 2, 6};
+    add_mat("hand3:none", tcoo_of(3, d3, 0, NULL, NULL));
+    static const int64_t d4[] = {3, 0, 2};
+    add_mat("hand3:3x0x2", tcoo_of(3, d4, 0, NULL, NULL));
+    const int64_t G = (int64_t)1 << 31;
+    const int64_t d5[] = {G, 3, G}, x5[] = {G - 1, 2, 0, 0, 0, G - 1, 12345, 1, G / 2};
+    const double v5[] = {1, 2, 3};
+    add_mat("hand3:huge", tcoo_of(3, d5, 3, x5, v5));
+  }
   /* Lower triangular, rectangular, with NaN, infinities, a subnormal,
    * duplicates summed, empty rows and columns. */
   static const int64_t ij1[] = {0, 0, 2, 1, 2, 0, 2, 1, 4, 4, 4, 0, 5, 2, 6, 3, 6, 0, 3, 3};
@@ -661,6 +744,7 @@ START_TEST(test_gen_pair) {
   double t0 = now_s();
   int skipped_huge = 0;
   for (int k = 0; k < nmats; k++) {
+    if (spc_tensor_order(mats[k].t) != (p->order ? p->order : 2)) continue;
     if (mats[k].huge && !huge_ok(p)) {
       skipped_huge++;
       continue;
@@ -743,6 +827,23 @@ START_TEST(test_gen_errors) {
   ck_assert_ptr_null(strstr(t1, "spconv.h"));
   free(t1);
   free(t2);
+  /* --order: only for formats of any order; --modes refused (a YAML remap) */
+  spc_convert_opts o;
+  spc_convert_opts_init(&o);
+  o.order = 3;
+  ck_assert_int_eq(spc_gen_source("coo", "csr", SPC_F64, &o, &text, &e), SPC_ERR_UNSUPPORTED);
+  ck_assert_ptr_null(text);
+  ck_assert_msg(strstr(e.msg, "csr holds tensors of order 2, not 3") != NULL, "%s", e.msg);
+  o.order = SPC_MAX_ORDER + 1;
+  ck_assert_int_eq(spc_gen_source("coo", "csf", SPC_F64, &o, &text, &e), SPC_ERR_ARG);
+  o.order = 3;
+  tu_assert_ok(spc_gen_source("coo", "csf", SPC_F64, &o, &t1, &e), &e);
+  ck_assert_ptr_nonnull(strstr(t1, "#define SPCONV_ORDER 3\n"));
+  free(t1);
+  o.nmodes = 3;
+  o.modes[0] = 2, o.modes[1] = 0, o.modes[2] = 1;
+  ck_assert_int_eq(spc_gen_source("coo", "csf", SPC_F64, &o, &text, &e), SPC_ERR_UNSUPPORTED);
+  ck_assert_msg(strstr(e.msg, "remap") != NULL, "%s", e.msg);
 }
 END_TEST
 
