@@ -2,7 +2,7 @@
  * C99 converters.  For a set of (FROM, TO) pairs over the built-in order-2
  * formats (every TO from coo, every FROM to csr, a few cross pairs, bcsr
  * with parameters) and user YAML formats, and pairs of the formats of any
- * order for tensors of order 3 to 5 (`--order`, on the shared FROSTT
+ * order for vectors and tensors of order 3 to 5 (`--order`, on the shared FROSTT
  * tensors and hand-made ones), the generated file is compiled
  * by the system cc (-Werror) into a shared object and loaded; on shared
  * and hand-made matrices the input is built by the library
@@ -118,6 +118,8 @@ static void make_pairs(void) {
   add_tpair("dense", "csf", 3);
   add_tpair("csf", "csf", 4);
   add_tpair("coo", "csf", 5);
+  add_tpair("coo", "csf", 1);
+  add_tpair("csf", "dense", 1);
 }
 
 static const char ucsr_yaml[] =
@@ -265,7 +267,7 @@ static const char *const tfiles[] = {"small.tns", "small4.tns", "med.tns", "med4
                                      "med5.tns"};
 #define NTFILES ((int)(sizeof tfiles / sizeof tfiles[0]))
 
-static gmat mats[NFILES + 12 + NTFILES + 6];
+static gmat mats[NFILES + 12 + NTFILES + 9];
 static int nmats;
 
 static spc_tensor *tcoo_of(int order, const int64_t *dims, int n, const int64_t *idx,
@@ -415,6 +417,13 @@ static void load_matrices(void) {
     const int64_t d5[] = {G, 3, G}, x5[] = {G - 1, 2, 0, 0, 0, G - 1, 12345, 1, G / 2};
     const double v5[] = {1, 2, 3};
     add_mat("hand3:huge", tcoo_of(3, d5, 3, x5, v5));
+    /* vectors: repeats, an explicit zero; empty; of length 0 */
+    static const int64_t d6[] = {7}, x6[] = {5, 0, 5, 3, 6};
+    const double v6[] = {1, 2, 3, -0.0, INFINITY};
+    add_mat("hand1:vec", tcoo_of(1, d6, 5, x6, v6));
+    static const int64_t d7[] = {9}, d8[] = {0};
+    add_mat("hand1:none", tcoo_of(1, d7, 0, NULL, NULL));
+    add_mat("hand1:len0", tcoo_of(1, d8, 0, NULL, NULL));
   }
   /* Lower triangular, rectangular, with NaN, infinities, a subnormal,
    * duplicates summed, empty rows and columns. */
