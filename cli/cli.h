@@ -5,6 +5,7 @@
 
 #include "spconv.h"
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Exit codes (documented in README.md and `spconv --help`). */
 enum {
@@ -124,6 +125,11 @@ void cli_catch_signals(void);
 /* path: a temporary file this command writes, removed on a signal and at
  * exit until cleared (NULL) once renamed or removed. */
 void cli_note_temp(const char *path);
+/* A command's own output file: written to a temporary renamed onto path
+ * (or into path itself where it is a device or FIFO); cli_out_close
+ * returns -1 when it failed, path then untouched. */
+FILE *cli_out_open(const char *path, char *tmp, size_t n);
+int cli_out_close(FILE *f, const char *path, const char *tmp, bool bad);
 
 extern const cli_cmd cli_commands[];
 

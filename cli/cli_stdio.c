@@ -55,6 +55,35 @@ void cli_note_temp(const char *path) {
   g_tmp[0] = path[0];
 }
 
+/* A command's own text output (spmv's y, gen's C): a temporary beside
+ * path renamed onto it at cli_out_close, or path itself where it is a
+ * node that is not a regular file (a device such as /dev/null, a FIFO:
+ * a rename would replace the node with a file). */
+FILE *cli_out_open(const char *path, char *tmp, size_t n) {
+  struct stat sb;
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+    tmp[0] = 0;
+    return fopen(path, "wb");
+  }
+  if ((size_t)snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid()) >= n) return NULL;
+  cli_note_temp(tmp);
+  FILE *f = fopen(tmp, "wb");
+  if (!f) cli_note_temp(NULL);
+  return f;
+}
+
+/* Close f; bad: the writing failed.  0 when path now holds the output,
+ * else -1 (the temporary removed, path as it was). */
+int cli_out_close(FILE *f, const char *path, const char *tmp, bool bad) {
+  if (fclose(f)) bad = true;
+  if (tmp[0] && (bad || rename(tmp, path))) {
+    remove(tmp);
+    bad = true;
+  }
+  if (tmp[0]) cli_note_temp(NULL);
+  return bad ? -1 : 0;
+}
+
 static void on_exit_cleanup(void) {
   cli_stdio_cleanup();
   g_in[0] = g_out[0] = g_tmp[0] = 0;

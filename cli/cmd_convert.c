@@ -197,19 +197,20 @@ int cmd_gen(int argc, char **argv) {
                         : spc_gen_source(o.from, o.to, vt, &c, &text, &e);
   if (s) return cli_fail(s, &e);
   if (o.out && !strcmp(o.out, "-")) o.out = NULL; /* standard output */
-  FILE *f = o.out ? fopen(o.out, "wb") : stdout;
+  char tmp[4200] = "";
+  FILE *f = o.out ? cli_out_open(o.out, tmp, sizeof tmp) : stdout;
   if (!f) {
     fprintf(stderr, "spconv: %s: cannot open for writing\n", o.out);
     free(text);
     return EXIT_IO;
   }
   size_t n = strlen(text);
-  int bad = fwrite(text, 1, n, f) != n;
-  if (o.out && fclose(f)) bad = 1;
+  bool bad = fwrite(text, 1, n, f) != n;
   free(text);
+  if (o.out) bad = cli_out_close(f, o.out, tmp, bad) != 0;
+  else bad = fflush(f) || ferror(f) || bad;
   if (bad) {
     fprintf(stderr, "spconv: %s: write failed\n", o.out ? o.out : "stdout");
-    if (o.out) remove(o.out);
     return EXIT_IO;
   }
   return EXIT_OK;

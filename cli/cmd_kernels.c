@@ -90,11 +90,8 @@ static int read_x(const char *path, const cli_opts *o, int64_t n, bool cplx, dou
  * reads 0 x 0 as the empty array it is. */
 static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
   char tmp[4200] = "";
-  if (path) snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  if (path) cli_note_temp(tmp);
-  FILE *f = path ? fopen(tmp, "wb") : stdout;
+  FILE *f = path ? cli_out_open(path, tmp, sizeof tmp) : stdout;
   if (!f) {
-    cli_note_temp(NULL);
     fprintf(stderr, "spconv: %s: cannot write\n", path);
     return EXIT_IO;
   }
@@ -102,19 +99,15 @@ static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
                     cplx ? "complex" : "real", (long long)n, n > 0) < 0;
   for (int64_t i = 0; i < n && !bad; i++)
     bad = (cplx ? fprintf(f, "%.17g %.17g\n", y[2 * i], y[2 * i + 1]) : fprintf(f, "%.17g\n", y[i])) < 0;
-  if (path && fclose(f)) bad = 1;
   if (!path && (fflush(f) || ferror(f))) bad = 1;
   if (!path && bad) {
     fprintf(stderr, "spconv: <stdout>: write failed\n");
     return EXIT_IO;
   }
-  if (path && (bad || rename(tmp, path))) {
-    remove(tmp);
-    cli_note_temp(NULL);
+  if (path && cli_out_close(f, path, tmp, bad)) {
     fprintf(stderr, "spconv: %s: cannot write\n", path);
     return EXIT_IO;
   }
-  cli_note_temp(NULL);
   return EXIT_OK;
 }
 

@@ -160,11 +160,45 @@ void spc_io_cleanup_outputs(void) {
     if (tmp_used[i] == 1) unlink(tmp_names[i]);
 }
 
+/* An output onto something that is not a regular file (a device such as
+ * /dev/null, a FIFO): renaming a temporary onto it would replace the node
+ * with a file (and /dev is no place for the temporary either).  Such an
+ * output is written to a temporary in $TMPDIR (else /tmp), then copied
+ * into the node. */
+static bool special_out(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode);
+}
+
+/* Copy the finished temporary into the node path. */
+static spc_status copy_into(const char *tmp, const char *path, spc_error *e) {
+  int from = open(tmp, O_RDONLY), to = from < 0 ? -1 : open(path, O_WRONLY);
+  int er = from < 0 || to < 0 ? errno : 0;
+  char *buf = er ? NULL : malloc((size_t)1 << 16);
+  if (!er && !buf) er = ENOMEM;
+  for (ssize_t k; !er && (k = read(from, buf, (size_t)1 << 16)) != 0;) {
+    if (k < 0) {
+      if (errno != EINTR) er = errno;
+      continue;
+    }
+    for (ssize_t w = 0, d; !er && w < k; w += d > 0 ? d : 0)
+      if ((d = write(to, buf + w, (size_t)(k - w))) < 0 && errno != EINTR) er = errno;
+  }
+  free(buf);
+  if (to >= 0 && close(to) && !er) er = errno;
+  if (from >= 0) close(from);
+  return er ? spc_err(e, SPC_ERR_IO, path, 0, 0, "cannot write: %s", strerror(er)) : SPC_OK;
+}
+
 spc_status spc_tmpname(const char *path, char *tmp, size_t n, spc_error *e) {
   const char *slash = strrchr(path, '/');
   int dl = slash ? (int)(slash - path + 1) : 0;
-  if ((size_t)snprintf(tmp, n, "%.*s.%s.XXXXXX", dl, path,
-                       slash ? slash + 1 : path) >= n)
+  const char *td = getenv("TMPDIR");
+  if (special_out(path)) {
+    if ((size_t)snprintf(tmp, n, "%s/.spconv.out.XXXXXX", td && *td ? td : "/tmp") >= n)
+      return spc_err(e, SPC_ERR_ARG, path, 0, 0, "output path too long");
+  } else if ((size_t)snprintf(tmp, n, "%.*s.%s.XXXXXX", dl, path,
+                              slash ? slash + 1 : path) >= n)
     return spc_err(e, SPC_ERR_ARG, path, 0, 0, "output path too long");
   int fd = mkstemp(tmp);
   if (fd < 0)
@@ -184,6 +218,12 @@ spc_status spc_commit_tmp(const char *tmp, const char *path, spc_status st,
     unlink(tmp);
     tmp_unregister(tmp);
     return st;
+  }
+  if (special_out(path)) { /* copied in, the node kept */
+    spc_status s = copy_into(tmp, path, e);
+    unlink(tmp);
+    tmp_unregister(tmp);
+    return s;
   }
   if (rename(tmp, path) != 0) {
     int er = errno;

@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int count_lines(const char *s) {
@@ -716,6 +719,74 @@ START_TEST(test_stdio) {
 }
 END_TEST
 
+/* ---- outputs onto nodes that are not files -------------------------------- */
+
+/* A child copying what the FIFO fifo delivers into out, until EOF. */
+static pid_t fifo_reader(const char *fifo, const char *out) {
+  pid_t p = fork();
+  if (p == 0) {
+    int in = open(fifo, O_RDONLY), o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    char b[4096];
+    ssize_t k;
+    while (in >= 0 && o >= 0 && (k = read(in, b, sizeof b)) > 0)
+      if (write(o, b, (size_t)k) != k) break;
+    _exit(0);
+  }
+  return p;
+}
+
+/* -o onto a FIFO (as onto /dev/null): every command writes into the node
+ * and leaves it a FIFO -- a temporary renamed onto it replaced the node
+ * with a file (and as root, /dev/null itself) -- and leaves no temporary
+ * beside it. */
+START_TEST(test_out_special) {
+  char *dir = tu_mkdtemp(), *in = tu_file(dir, "i.mtx", gen_mtx);
+  const struct {
+    const char *args, *name, *head;
+  } runs[] = {{"spmv @IN -o @OUT", "y.mtx", "%%MatrixMarket matrix array real general\n4 1\n"},
+              {"spgemm @IN @IN -o @OUT", "c.mtx", "%%MatrixMarket matrix coordinate"},
+              {"cat @IN -o @OUT", "a.mtx", "%%MatrixMarket matrix coordinate real symmetric"},
+              {"@IN --to=csr -o @OUT", "b.bsp.h5", "\x89HDF\r\n\x1a\n"},
+              {"@IN --to=csc -o @OUT", "d.npz", "PK"},
+              {"gen --from=coo --to=csr -o @OUT", "g.c", "/* spconv_coo_to_csr.c"}};
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    char *fifo = tu_path(dir, runs[i].name), *got = tu_path(dir, "got");
+    ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+    pid_t rd = fifo_reader(fifo, got);
+    ck_assert_int_gt(rd, 0);
+    char args[2048] = "", *a = args;
+    for (const char *p = runs[i].args; *p && a < args + sizeof args - 1200;) {
+      if (!strncmp(p, "@IN", 3)) a += sprintf(a, "%s", in), p += 3;
+      else if (!strncmp(p, "@OUT", 4)) a += sprintf(a, "%s", fifo), p += 4;
+      else *a++ = *p++;
+    }
+    *a = 0;
+    tu_run_result r;
+    int st = tu_run(&r, "%s", args);
+    struct stat sb;
+    bool still = stat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode);
+    if (!still) kill(rd, SIGKILL); /* its FIFO gone: it waits on nothing */
+    waitpid(rd, NULL, 0);
+    ck_assert_msg(st == 0, "'%s': exit %d: %s", args, st, r.err);
+    ck_assert_msg(still, "'%s' replaced the FIFO", args);
+    size_t n = 0;
+    char *text = tu_read_file(got, &n);
+    ck_assert_msg(text && n >= strlen(runs[i].head) && !memcmp(text, runs[i].head, strlen(runs[i].head)),
+                  "'%s': the FIFO got %zu bytes not starting with the expected header", args, n);
+    free(text);
+    tu_run_free(&r);
+    unlink(fifo);
+    unlink(got);
+    free(fifo);
+    free(got);
+    ck_assert_msg(tu_count_dir(dir) == 1, "'%s' left a file beside its output", args);
+  }
+  tu_rmtree(dir);
+  free(in);
+  free(dir);
+}
+END_TEST
+
 Suite *suite_cli(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -730,6 +801,7 @@ Suite *suite_cli(void) {
   tcase_add_test(tc, test_cat_missing_input);
   tcase_add_test(tc, test_cat_duplicates);
   tcase_add_test(tc, test_stdio);
+  tcase_add_test(tc, test_out_special);
   const char *data = tu_data_dir();
   if (data) tcase_add_loop_test(tc, test_info_shared, 0, 4);
   suite_add_tcase(s, tc);
