@@ -9572,6 +9572,7 @@ typedef struct lsrc {
   void *ctx;
   /* the counters' state, carried from chunk to chunk (C->carry) */
   int64_t cmax[SPC_MAX_ORDER], *cnt[SPC_MAX_ORDER], cnt_len[SPC_MAX_ORDER];
+  int64_t seen; /* components remapped */
 } lsrc;
 
 static spc_status lsrc_remap(void *ctx, int64_t n, int64_t *const *cols, const void *vals,
@@ -9583,6 +9584,7 @@ static spc_status lsrc_remap(void *ctx, int64_t n, int64_t *const *cols, const v
   if (!a) return SPC_NOMEM(e);
   for (int k = 0; k < C->order; k++) a[k] = (ir_arg){.data = cols[k], .len = n};
   a[C->order].s.i64 = n;
+  S->seen += n;
   int nc = C->r->ncounters, pc = p0 + C->L;
   for (int c = 0; c < nc; c++) {
     a[pc + c].s.i64 = S->cmax[c];
@@ -9962,6 +9964,9 @@ static spc_status stream_levels(conv *C, conv_tensor **ctp, spc_error *e) {
   if (ones) C->vt = SPC_F64;
   C->om_budget = C->stream->mem;
   s = stream_source(C, &S, &rf, direct, e);
+  /* no components: a counter has no value, its level no extent (as the
+   * in-memory paths have it: ELL of an empty product, slots [0, -1]) */
+  for (int c = 0; c < C->r->ncounters && !S.seen; c++) S.cmax[c] = -1;
   if (!s && counters) s = level_bounds(C, S.cmax, e);
   if (!s) s = pass_buffers(C, &P, files, ones, e);
   if (!s) s = first_pass(C, &S, &P, R, st, files, &counted, &npass, e);

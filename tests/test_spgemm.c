@@ -516,6 +516,62 @@ START_TEST(test_types) {
 }
 END_TEST
 
+/* Empty products into every built-in matrix format by every algorithm:
+ * the result is the format's empty tensor (a counter's level, ELL's
+ * slots, of extent 0: the outer product's builder stream made it 1 and
+ * the .bsp.h5 could not be read back), written to .bsp.h5 and read back
+ * with no entries. */
+static int64_t nonzeros(const spc_tensor *t) {
+  spc_iter *it = NULL;
+  spc_error e;
+  int64_t c[2], n = 0;
+  const void *v;
+  tu_assert_ok(spc_iter_create(t, &it, &e), &e);
+  while (spc_iter_next(it, c, &v)) n += spc_tensor_vtype(t) == SPC_PATTERN || *(const double *)v != 0;
+  spc_iter_free(&it);
+  return n;
+}
+
+START_TEST(test_empty_into_formats) {
+  char *dir = tu_mkdtemp(), *out = tu_path(dir, "c.bsp.h5");
+  static const int64_t shp[][3] = {{2, 2, 2}, {3, 4, 3}, {0, 5, 0}, {5, 0, 5}, {0, 0, 0}};
+  static const int algos[] = {SPC_SPGEMM_GUSTAVSON, SPC_SPGEMM_INNER, SPC_SPGEMM_OUTER, 0};
+  int runs = 0;
+  for (size_t h = 0; h < sizeof shp / sizeof shp[0]; h++)
+    for (int f = 0; f < spc_format_count(); f++) {
+      if (spc_format_order(f) != 2 && spc_format_order(f) != 0) continue;
+      const char *fmt = spc_format_name(f);
+      for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++) {
+        spc_tensor *A = coo(shp[h][0], shp[h][1], 0, SPC_F64, NULL, NULL, NULL, NULL),
+                   *B = coo(shp[h][1], shp[h][2], 0, SPC_F64, NULL, NULL, NULL, NULL), *C = NULL, *R = NULL;
+        spc_kernel_opts ko;
+        memset(&ko, 0, sizeof ko);
+        ko.algo = algos[k];
+        ko.threads = 1;
+        spc_error e;
+        spc_status st = spc_spgemm(A, B, fmt, &ko, &C, &e);
+        ck_assert_msg(st == SPC_OK, "%lld x %lld x %lld into %s, %s: %s", (long long)shp[h][0],
+                      (long long)shp[h][1], (long long)shp[h][2], fmt, spc_spgemm_algo_name(algos[k]), e.msg);
+        ck_assert_msg(nonzeros(C) == 0, "%s, %s: %lld nonzeros", fmt, spc_spgemm_algo_name(algos[k]),
+                      (long long)nonzeros(C));
+        ck_assert_int_eq(spc_tensor_dim(C, 0), shp[h][0]);
+        ck_assert_int_eq(spc_tensor_dim(C, 1), shp[h][2]);
+        tu_assert_ok(spc_write(C, out, NULL, &e), &e);
+        R = tu_read_ok(out, 0, SPC_VTYPE_AUTO);
+        char why[512];
+        ck_assert_msg(tu_tensor_diff(C, R, 0, why, sizeof why) == 0, "%s, %s: read back: %s", fmt,
+                      spc_spgemm_algo_name(algos[k]), why);
+        spc_tensor_free(&A), spc_tensor_free(&B), spc_tensor_free(&C), spc_tensor_free(&R);
+        runs++;
+      }
+    }
+  printf("spgemm: %d empty products into every matrix format\n", runs);
+  tu_rmtree(dir);
+  free(out);
+  free(dir);
+}
+END_TEST
+
 static int choice(const spc_tensor *A, const spc_tensor *B, int threads, int ws, int *wsout, char **text) {
   spc_kernel_opts k;
   memset(&k, 0, sizeof k);
@@ -1008,6 +1064,7 @@ Suite *suite_spgemm(void) {
   tcase_add_test(tc, test_square);
   tcase_add_test(tc, test_rect);
   tcase_add_test(tc, test_types);
+  tcase_add_test(tc, test_empty_into_formats);
   tcase_add_test(tc, test_nomem);
   tcase_add_test(tc, test_unsorted);
   tcase_add_test(tc, test_bounded);
