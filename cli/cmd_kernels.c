@@ -42,7 +42,20 @@ static int read_x(const char *path, const cli_opts *o, int64_t n, bool cplx, dou
     spc_tensor_free(&t);
     return cli_fail(s, &e);
   }
-  int64_t len = spc_tensor_dim(t, 0) * (spc_tensor_order(t) == 2 ? spc_tensor_dim(t, 1) : 1);
+  /* a vector: order 1, or a matrix of one column or one row (or none) */
+  int ord = spc_tensor_order(t);
+  if (ord > 2 || (ord == 2 && spc_tensor_dim(t, 0) > 1 && spc_tensor_dim(t, 1) > 1)) {
+    char shape[200];
+    int k = snprintf(shape, sizeof shape, "%lld", (long long)spc_tensor_dim(t, 0));
+    for (int d = 1; d < ord && k < (int)sizeof shape - 24; d++)
+      k += snprintf(shape + k, sizeof shape - (size_t)k, " x %lld", (long long)spc_tensor_dim(t, d));
+    fprintf(stderr, "spconv: %s: x must be a vector (an n x 1 or 1 x n array, or of order 1), "
+                    "not %s\n", cli_name(path), shape);
+    spc_tensor_free(&t);
+    spc_tensor_free(&c);
+    return EXIT_INPUT;
+  }
+  int64_t len = spc_tensor_dim(t, 0) * (ord == 2 ? spc_tensor_dim(t, 1) : 1);
   if (len != n) {
     fprintf(stderr, "spconv: %s: x has %lld entries, the matrix needs %lld\n", cli_name(path),
             (long long)len, (long long)n);

@@ -1890,6 +1890,12 @@ START_TEST(test_cli_bad) {
   cli_fails(work, out, "missing.mtx", "spmv %s %s -o %s", a, nf, out);
   cli_fails(work, out, "matrix", "spmv %s -o %s", t3, out);
   cli_fails(work, out, "x.mtx", "spmv %s %s -o %s", a, xbad, out); /* x has 3 entries, A 5 columns */
+  /* x not a vector: a 5 x 2 x 2 tensor (its first dimension A's columns:
+   * once read as the vector of its first coordinates) */
+  char *x3 = tu_file(dir, "x3.tns", "1 1 1 1.5\n5 2 2 2\n");
+  cli_fails(work, out, "x3.tns: x must be a vector (an n x 1 or 1 x n array, or of order 1), not 5 x 2 x 2",
+            "spmv %s %s -o %s", a, x3, out);
+  free(x3);
   cli_fails(work, out, "cannot", "spmv %s --to sky -o %s", a, out);  /* entries above the diagonal */
   cli_fails(work, out, "missing.mtx", "spgemm %s %s -o %s", nf, a, out);
   cli_fails(work, out, "missing.mtx", "spgemm %s %s -o %s", a, nf, out);
