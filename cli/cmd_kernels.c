@@ -256,8 +256,19 @@ int cmd_spgemm(int argc, char **argv) {
   if (!s) s = cli_dup_order(&o, SPC_DUP_SUM, pos[0], &A, NULL, &e);
   if (!s) s = cli_dup_order(&o, SPC_DUP_SUM, pos[1], &B, NULL, &e);
   double t0 = now();
-  if (!s && (s = spc_spgemm(A, B, o.to, &k, &C, &e)) && !e.file[0]) /* which inputs */
+  /* --spec or --param: the product as csr, converted to --to with them
+   * (spc_spgemm's out_format is a name alone) */
+  bool via = o.to && (o.nspecs || o.nparams);
+  if (!s && (s = spc_spgemm(A, B, via ? "csr" : o.to, &k, &C, &e)) && !e.file[0]) /* which inputs */
     snprintf(e.file, sizeof e.file, "%s x %s", cli_name(pos[0]), cli_name(pos[1]));
+  if (!s && via) {
+    spc_convert_opts c;
+    cli_convert_opts(&o, &c);
+    spc_tensor *X = NULL;
+    s = spc_convert_to(C, o.to, &c, &X, &e);
+    spc_tensor_free(&C);
+    C = X;
+  }
   if (!s && o.verbose) {
     int algo = k.algo, ws = k.workspace;
     if (!algo || (algo == SPC_SPGEMM_GUSTAVSON && !ws)) spc_spgemm_explain(A, B, &k, &algo, &ws, NULL, NULL);

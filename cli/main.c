@@ -119,6 +119,8 @@ const cli_cmd cli_commands[] = {
      "or by --algo; two phases, rows over threads.  C's extension picks the\n"
      "container, --to its format (default csr).\n\n" COMMON
      "  --to FORMAT        format of C\n"
+     "  --param NAME=V     a parameter of that format (e.g. bcsr's M and N)\n"
+     "  --spec FILE        a YAML level format a user's format needs (repeatable)\n"
      "  --algo=A           auto (default), gustavson (i,k,j), inner (i,j,k: B as csc),\n"
      "                     outer (k,i,j: A as csc, the sparse workspace)\n"
      "  --workspace=W      gustavson's row workspace: auto (default), dense, hash,\n"

@@ -760,6 +760,40 @@ START_TEST(test_cli) {
     spc_tensor_free(&C), spc_tensor_free(&Cr);
     free(out);
   }
+  /* C in a user's format over a user's level (--spec): converted from
+   * the product, equal to it */
+  {
+    char *lv = tu_file(dir, "xcomp.yaml",
+                       "level: xcompressed\nproperties: [ordered, unique, compact, locate]\n"
+                       "arrays: {ptr: index, idx: coord}\n"
+                       "read:\n  begin: ptr[p]\n  end: ptr[p + 1]\n  access: idx[q]\n  size: ptr[np]\n"
+                       "write:\n  queries:\n    - select [*] -> count(c) as nnz\n  init: |\n"
+                       "    ptr = alloc(index, np + 1)\n    for x in 0 .. np { ptr[x + 1] = nnz[x] }\n"
+                       "    prefix_sum(ptr, 0, np + 1)\n    idx = alloc(coord, ptr[np])\n"
+                       "  yield_pos: |\n    r = ptr[p]\n    ptr[p] += 1\n    return r\n"
+                       "  insert_coord: idx[q] = c\n  finalize: shift(ptr, 0, np, 0)\n");
+    char *fm = tu_file(dir, "xcsr.yaml", "format: xcsr\norder: 2\nlevels: [dense, xcompressed]\n");
+    const char *fmt[] = {"xcsr"};
+    for (int k = 0; k < 1; k++) {
+      char *out = tu_path(dir, "c.bsp.h5"), opt[4200];
+      snprintf(opt, sizeof opt, "--to %s --spec %s", fm, lv);
+      ck_assert_msg(tu_run(&r, "spgemm %s %s -o %s %s --no-jit", in, in, out, opt) == 0, "%s: exit %d: %s", opt,
+                    r.status, r.err);
+      tu_run_free(&r);
+      spc_tensor *C = tu_read_ok(out, 0, SPC_VTYPE_AUTO), *Cr = NULL;
+      ck_assert_str_eq(spc_tensor_format(C), fmt[k]);
+      spc_convert_opts o;
+      spc_convert_opts_init(&o);
+      o.no_jit = 1;
+      spc_error e;
+      tu_assert_ok(spc_convert_to(C, "csr", &o, &Cr, &e), &e);
+      check(&a, &a, Cr, opt);
+      spc_tensor_free(&C), spc_tensor_free(&Cr);
+      remove(out);
+      free(out);
+    }
+    free(lv), free(fm);
+  }
   /* explain */
   ck_assert_int_eq(tu_run(&r, "explain spgemm %s %s --threads 1", in, in), 0);
   const char *want[] = {"candidates:", "gustavson (i,k,j), dense workspace", "inner (i,j,k): A as csr, B as csc",
