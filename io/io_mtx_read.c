@@ -70,6 +70,9 @@ static spc_status parse_banner(const char *path, const char *p, const char *le,
                                      "hermitian", NULL};
   char w[64];
   const char *q = p;
+  const char *nul = memchr(p, 0, (size_t)(le - p));
+  if (nul) /* a word would end there, the rest of the line unread */
+    return spc_err(e, SPC_ERR_INPUT, path, 1, (int64_t)(nul - p) + 1, "banner: a NUL byte");
   word(&q, le, w, sizeof w);
   if (strcmp(w, "%%matrixmarket"))
     return spc_err(e, SPC_ERR_INPUT, path, 1, 1,

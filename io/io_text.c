@@ -236,6 +236,9 @@ void spc_text_parse_chunk(const spc_text_job *j, spc_text_chunk *c,
         if (p >= end || *p == '\n')
           FAIL(SPC_ERR_INPUT, "line has too few fields: expected %d indices and %s",
                order, vtype_word(t->vt));
+        if (t->vt == SPC_U64 && p < end && *p == '-' && j->vt == SPC_U64)
+          FAIL(SPC_ERR_INPUT, "negative integer value: the values are read as uint64 "
+               "(unsigned)");
         if (t->vt == SPC_U64 && p < end && *p == '-')
           FAIL(SPC_ERR_INPUT, "negative integer value, but other values of "
                "this file need uint64 (they exceed INT64_MAX)");

@@ -5,6 +5,7 @@
 #include "npz_internal.h"
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Read an integer vector of `expect` elements into a new level array
@@ -154,6 +155,11 @@ static spc_status read_levels(zfile *z, spc_tensor *t, const char *fmt) {
  *   bsr: data (nb, R, C), indices (nb), indptr (nrows / R + 1): block k of
  *        block row I at block column indices[k], every entry of a block
  *        (zeros too: SciPy stores them). */
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
 static spc_status read_padded(zfile *z, spc_tensor **tp, const char *fmt, const int64_t *shape) {
   spc_tensor *t = *tp;
   bool dia = !strcmp(fmt, "dia");
@@ -169,6 +175,17 @@ static spc_status read_padded(zfile *z, spc_tensor **tp, const char *fmt, const 
   else if (!(s = read_index(z, "indptr.npy", &a, "pos", nr / R + 1)))
     s = read_index_as(z, "indices.npy", &a, "crd", nb, "data.npy's blocks");
   const spc_array *off = dia ? &a.arr[0] : &a.arr[1], *ptr = dia ? NULL : &a.arr[0];
+  if (!s && dia && nb > 1) { /* each diagonal once (SciPy: "offset array contains duplicate values") */
+    int64_t *o = spc_malloc_n((size_t)nb, sizeof *o);
+    if (!o) s = spc_cnt_err(z->e, SPC_ERR_NOMEM, z->path, "offsets.npy", "out of memory");
+    for (int64_t k = 0; o && k < nb; k++) o[k] = spc_arr_get(off, k);
+    if (o) qsort(o, (size_t)nb, sizeof *o, cmp_i64);
+    for (int64_t k = 1; o && k < nb && !s; k++)
+      if (o[k] == o[k - 1])
+        s = spc_cnt_err(z->e, SPC_ERR_INPUT, z->path, "offsets.npy",
+                        "offset %lld appears more than once", (long long)o[k]);
+    spc_free(o);
+  }
   if (!s && !dia) { /* indptr: from 0 to nb, nondecreasing; indices in range */
     int64_t last = 0;
     for (int64_t I = 0; I <= nr / R && !s; I++) {

@@ -954,6 +954,28 @@ START_TEST(test_npz_bad_files) {
   zip_fix_crc(w, n, "row.npy");
   tu_write_file(q, w, n);
   expect_fail(spc_npz_read, q, SPC_ERR_INPUT, NULL, "out of range");
+  /* a dia whose offsets repeat one (SciPy: "offset array contains
+   * duplicate values"): refused, not the two diagonals summed */
+  {
+    const int64_t dr[3] = {0, 1, 0}, dcl[3] = {0, 1, 1};
+    const double dv[3] = {1, 2, 3};
+    spc_tensor *d2 = mk_coo2(2, 2, 3, dr, dcl, 0, SPC_IDX32, SPC_F64, dv), *dia = NULL;
+    tu_assert_ok(spc_convert_to(d2, "dia", NULL, &dia, &e), &e);
+    tu_assert_ok(spc_npz_write(dia, q, NULL, &e), &e);
+    size_t m, ol;
+    unsigned char *y = (unsigned char *)tu_read_file(q, &m);
+    long oa = zip_find(y, m, "offsets.npy", &ol);
+    ck_assert_int_ge(oa, 0);
+    char *d4 = find(y, m, oa, "'<i4'"); /* the offsets' width (in their own header) */
+    size_t wd = d4 && d4 < (char *)y + oa + 128 ? 4 : 8;
+    memcpy(y + oa + (long)ol - (long)wd, y + oa + (long)ol - 2 * (long)wd, wd);
+    zip_fix_crc(y, m, "offsets.npy");
+    tu_write_file(q, y, m);
+    expect_fail(spc_npz_read, q, SPC_ERR_INPUT, "offsets.npy", "appears more than once");
+    free(y);
+    spc_tensor_free(&d2);
+    spc_tensor_free(&dia);
+  }
   /* deflated and corrupt */
   spc_write_opts wo;
   spc_write_opts_init(&wo);
