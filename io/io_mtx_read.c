@@ -314,7 +314,7 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
                    spc_symmetry_name(h.sym), (long long)sz[0], (long long)sz[1]);
   spc_vtype vt = pick_vtype(&h, o->vtype);
   if (h.field == 2 && vt != SPC_C128 && vt != SPC_PATTERN)
-    return spc_err(e, SPC_ERR_ARG, path, 0, 0,
+    return spc_err(e, SPC_ERR_UNSUPPORTED, path, 0, 0,
                    "complex values cannot be read as %s", spc_vtype_name(vt));
   memset(mi, 0, sizeof *mi);
   mi->array = h.array;
