@@ -315,6 +315,21 @@ START_TEST(test_hugepages_env) {
 }
 END_TEST
 
+/* cat of the file name (len bytes of text) with opts: exit 2, msg on
+ * stderr, no output written */
+static void refused_input(const char *dir, const char *name, const char *text, size_t len,
+                          const char *opts, const char *msg) {
+  char *in = tu_path(dir, name), *out = tu_path(dir, "refused.out.mtx");
+  tu_write_file(in, text, len);
+  tu_run_result r;
+  ck_assert_int_eq(tu_run(&r, "cat %s %s -o %s", in, opts, out), 2);
+  assert_has(r.err, msg);
+  ck_assert(!tu_exists(out));
+  tu_run_free(&r);
+  unlink(in);
+  free(in), free(out);
+}
+
 START_TEST(test_cat_bad_input) {
   char *dir = tu_mkdtemp();
   char *in = tu_file(dir, "bad.mtx", "%%MatrixMarket matrix coordinate real general\n"
@@ -341,29 +356,14 @@ START_TEST(test_cat_bad_input) {
   ck_assert_str_eq(r.out, "");
   tu_run_free(&r);
   /* a NUL byte in the banner: refused where it stands (the words after
-   * it were dropped: a pattern file read as "coordinate pattern") */
-  {
-    static const char nb[] = "%%MatrixMarket matrix coordinate pattern\0real general\n3 3 1\n1 1\n";
-    char *np = tu_path(dir, "nul.mtx"), *no = tu_path(dir, "nul.out.mtx");
-    tu_write_file(np, nb, sizeof nb - 1);
-    ck_assert_int_eq(tu_run(&r, "cat %s -o %s", np, no), 2);
-    assert_has(r.err, "nul.mtx:1:41: banner: a NUL byte");
-    ck_assert(!tu_exists(no));
-    tu_run_free(&r);
-    unlink(np);
-    free(np), free(no);
-  }
-  /* a negative value asked as uint64: said so (not "other values need uint64") */
-  {
-    char *ng = tu_file(dir, "neg.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 -1\n2 2 3\n");
-    char *no = tu_path(dir, "neg.out.mtx");
-    ck_assert_int_eq(tu_run(&r, "cat %s --type=uint64 -o %s", ng, no), 2);
-    assert_has(r.err, "neg.mtx:3:5: negative integer value: the values are read as uint64");
-    ck_assert(!tu_exists(no));
-    tu_run_free(&r);
-    unlink(ng);
-    free(ng), free(no);
-  }
+   * it were dropped: a pattern file read as "coordinate pattern"); a
+   * negative value asked as uint64: said so (not "other values need
+   * uint64") */
+  static const char nb[] = "%%MatrixMarket matrix coordinate pattern\0real general\n3 3 1\n1 1\n";
+  static const char ng[] = "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 -1\n2 2 3\n";
+  refused_input(dir, "nul.mtx", nb, sizeof nb - 1, "", "nul.mtx:1:41: banner: a NUL byte");
+  refused_input(dir, "neg.mtx", ng, sizeof ng - 1, "--type=uint64",
+                "neg.mtx:3:5: negative integer value: the values are read as uint64");
   /* complex to FROSTT: unsupported (5), nothing written */
   char *c = tu_file(dir, "c.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 2\n");
   char *ct = tu_path(dir, "c.tns");
