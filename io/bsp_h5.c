@@ -31,6 +31,23 @@ static herr_t h5_walk(unsigned n, const H5E_error2_t *d, void *data) {
   return 0;
 }
 
+static herr_t h5_os_walk(unsigned n, const H5E_error2_t *d, void *data) {
+  /* the innermost step: outer ones wrap any cause in "read failed" */
+  if (n == 0 && (d->min_num == H5E_CANTLOCKFILE || d->min_num == H5E_SYSERRSTR ||
+                 d->min_num == H5E_READERROR || d->min_num == H5E_CANTALLOC))
+    *(bool *)data = true;
+  return 0;
+}
+
+/* The code for HDF5's error stack now: SPC_ERR_IO where its innermost step is
+ * the system's (a lock held, a read refused, memory), else SPC_ERR_INPUT:
+ * the file's contents (a truncated or corrupt file). */
+spc_status spc_cnt_h5_cause(void) {
+  bool os = false;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5_os_walk, &os);
+  return os ? SPC_ERR_IO : SPC_ERR_INPUT;
+}
+
 /* Fail naming key, with HDF5's innermost message appended. */
 spc_status spc_cnt_h5_fail(h5c *c, spc_status code, const char *key,
                           const char *what) {

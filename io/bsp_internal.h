@@ -58,6 +58,9 @@ typedef struct h5c {
  * into these files, then restored. */
 SPC_INTERNAL void spc_cnt_h5_quiet(h5c *c);
 SPC_INTERNAL void spc_cnt_h5_restore(h5c *c);
+/* SPC_ERR_IO where HDF5's innermost error is the system's (a lock, a
+ * read, memory), else SPC_ERR_INPUT (the file's contents). */
+SPC_INTERNAL spc_status spc_cnt_h5_cause(void);
 /* Fail naming key, with HDF5's innermost message appended. */
 SPC_INTERNAL spc_status spc_cnt_h5_fail(h5c *c, spc_status code, const char *key,
                                 const char *what);

@@ -231,7 +231,7 @@ spc_status spc_bsp_read(const char *path, const spc_read_opts *o,
   ) {
     s = spc_cnt_h5_fail(&c, SPC_ERR_IO, NULL, "cannot set file properties");
   } else if ((c.f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) < 0) {
-    s = spc_cnt_h5_fail(&c, SPC_ERR_IO, NULL, "cannot open HDF5 file");
+    s = spc_cnt_h5_fail(&c, spc_cnt_h5_cause(), NULL, "cannot open HDF5 file");
   } else {
     s = bsp_load(&c, &t);
     H5Fclose(c.f);

@@ -5,6 +5,7 @@
 #endif
 #include "bsp_internal.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ======================================================================
@@ -151,13 +152,34 @@ static spc_status check_fill(h5c *c) {
   return s;
 }
 
+/* The descriptor's "version" ("MAJOR.MINOR"): absent is taken as 0.1, the
+ * version this reader follows; a later major version is refused. */
+static spc_status version_check(h5c *c, const jv *v) {
+  if (!v) return SPC_OK;
+  const char *s = v->type == J_STR ? v->s : NULL;
+  char *end = NULL;
+  long major = -1, minor = -1;
+  if (s && s[0] >= '0' && s[0] <= '9') {
+    major = strtol(s, &end, 10);
+    if (*end == '.' && end[1] >= '0' && end[1] <= '9') minor = strtol(end + 1, &end, 10);
+  }
+  if (minor < 0 || *end)
+    return spc_cnt_err(c->e, SPC_ERR_INPUT, c->path, "binsparse",
+                       "version: expected a string \"MAJOR.MINOR\" such as \"0.1\"");
+  if (major > 0)
+    return spc_cnt_err(c->e, SPC_ERR_UNSUPPORTED, c->path, "binsparse",
+                       "binsparse version %s: this reader follows version 0.1", s);
+  return SPC_OK;
+}
+
 spc_status spc_cnt_plan_from_bsp(h5c *c, const jv *b, plan *p) {
   stack st;
   bool swap, cplx = false, iso = false;
   int dimof[SPC_MAX_ORDER];
   const jv *fill = spc_cnt_jget(b, "fill");
   const char *vty = spc_cnt_jgets(spc_cnt_jget(b, "data_types"), "values"), *str = spc_cnt_jgets(b, "structure");
-  spc_status s = shape_from(c, spc_cnt_jget(b, "shape"), "binsparse", p);
+  spc_status s = version_check(c, spc_cnt_jget(b, "version"));
+  if (!s) s = shape_from(c, spc_cnt_jget(b, "shape"), "binsparse", p);
   if (s || (s = bsp_stack(c, spc_cnt_jget(b, "format"), &st, &swap, &cplx, &iso))) return s;
   const jv *swz = spc_cnt_jget(spc_cnt_jget(b, "format"), "swizzle");
   if ((s = swizzle_from(c, swz ? swz : spc_cnt_jget(b, "swizzle"), swap, dimof, p->order))) return s;

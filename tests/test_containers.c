@@ -691,7 +691,28 @@ START_TEST(test_bsp_bad_files) {
   sprintf(alt, "%.*s[5, 3]%s", (int)(at - desc), desc, at + 6);
   h5_set_attr(p, "binsparse", alt);
   expect_fail(spc_bsp_read, p, SPC_ERR_INPUT, NULL, "out of range");
+  /* the version: a later major one refused, a malformed one named */
+  at = strstr(desc, "\"0.1\"");
+  ck_assert_ptr_nonnull(at);
+  sprintf(alt, "%.*s\"1.0\"%s", (int)(at - desc), desc, at + 5);
+  h5_set_attr(p, "binsparse", alt);
+  expect_fail(spc_bsp_read, p, SPC_ERR_UNSUPPORTED, "binsparse", "version 1.0");
+  sprintf(alt, "%.*s0.1%s", (int)(at - desc), desc, at + 5);
+  h5_set_attr(p, "binsparse", alt);
+  expect_fail(spc_bsp_read, p, SPC_ERR_INPUT, "binsparse", "version: expected");
+  sprintf(alt, "%.*s\"0.1x\"%s", (int)(at - desc), desc, at + 5);
+  h5_set_attr(p, "binsparse", alt);
+  expect_fail(spc_bsp_read, p, SPC_ERR_INPUT, "binsparse", "version: expected");
   h5_set_attr(p, "binsparse", desc);
+  /* cut short: the file's contents (input), not an i/o error */
+  {
+    size_t n;
+    char *whole = tu_read_file(p, &n), *cut = tu_path(dir, "cut.bsp.h5");
+    tu_write_file(cut, whole, n / 2);
+    expect_fail(spc_bsp_read, cut, SPC_ERR_INPUT, NULL, "truncated");
+    free(whole);
+    free(cut);
+  }
   const int32_t bad_ptr[6] = {0, 2, 1, 2, 5, 5};
   h5_set_dset(p, "pointers_to_1", H5T_STD_I32LE, H5T_NATIVE_INT32, 6, bad_ptr);
   expect_fail(spc_bsp_read, p, SPC_ERR_INPUT, NULL, "pos decreases");
