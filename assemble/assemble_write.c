@@ -10145,7 +10145,7 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
  * path's levels run their queries and init, the last level places
  * nothing (build_level), no array is kept and *bytes receives what the
  * result would hold. */
-static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream *stream,
+static spc_status convert_run_1(const spc_tensor *src, spc_tensor *eat, asm_stream *stream,
                               const spc_specs *specs,
                               const spc_format_spec *fmt,
                               const spc_remap_param *params, int nparams,
@@ -10298,6 +10298,21 @@ done:
   if (!C.vals_lent) spc_free(C.vals);
   spc_remap_free(&C.r);
   spc_tensor_free(&C.own_comb);
+  return s;
+}
+
+/* Booleans summed combine by OR, which on 0 / 1 is the maximum; the
+ * result's values stay booleans (spc_tensor_boolean). */
+static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream *stream,
+                              const spc_specs *specs, const spc_format_spec *fmt,
+                              const spc_remap_param *params, int nparams, spc_dup dup,
+                              const spc_convert_opts *o, spc_tensor **out, int64_t *bytes,
+                              spc_error *e) {
+  bool boolean = src && spc_tensor_boolean(src);
+  if (boolean && dup == SPC_DUP_SUM) dup = SPC_DUP_MAX;
+  spc_status s = convert_run_1(src, eat, stream, specs, fmt, params, nparams, dup, o, out,
+                               bytes, e);
+  if (!s && *out) (*out)->boolean = boolean && (*out)->vt == SPC_I64;
   return s;
 }
 

@@ -13,7 +13,8 @@ void cli_print_info(const char *label, const char *name, const spc_tensor *t) {
   for (int d = 0; d < order; d++)
     printf("%s%lld", d ? " x " : "", (long long)spc_tensor_dim(t, d));
   printf("\nstored:      %lld\n", (long long)spc_tensor_nstored(t));
-  printf("value type:  %s\n", spc_vtype_name(spc_tensor_vtype(t)));
+  printf("value type:  %s%s\n", spc_vtype_name(spc_tensor_vtype(t)),
+         spc_tensor_boolean(t) ? " (booleans 0 / 1: duplicates combine by OR)" : "");
   printf("symmetry:    %s\n", spc_symmetry_name(spc_tensor_symmetry(t)));
   printf("format:      %s\n", spc_tensor_format(t));
   printf("levels:     ");

@@ -24,8 +24,13 @@ bool spc_native_dense(const spc_tensor *t) {
   return true;
 }
 
-spc_status spc_tensor_to_coo(const spc_tensor *t, int drop_zeros,
-                             spc_tensor **out, spc_error *e) {
+/* A result of t's: its values boolean where t's are (spc_tensor_boolean). */
+static spc_status keep_bool(spc_status s, const spc_tensor *t, spc_tensor **out) {
+  if (!s && *out) (*out)->boolean = t->boolean && (*out)->vt == SPC_I64;
+  return s;
+}
+
+static spc_status to_coo(const spc_tensor *t, int drop_zeros, spc_tensor **out, spc_error *e) {
   spc_iter *it = NULL;
   spc_tensor *c = NULL;
   int64_t x[SPC_MAX_ORDER], n = 0;
@@ -52,6 +57,11 @@ spc_status spc_tensor_to_coo(const spc_tensor *t, int drop_zeros,
 fail:
   spc_tensor_free(&c);
   return s;
+}
+
+spc_status spc_tensor_to_coo(const spc_tensor *t, int drop_zeros,
+                             spc_tensor **out, spc_error *e) {
+  return keep_bool(to_coo(t, drop_zeros, out, e), t, out);
 }
 
 static bool plain_coo(const spc_tensor *t, const spc_array **crd);
@@ -129,8 +139,7 @@ static spc_status expand_plain(const spc_tensor *t, const spc_array **crd,
   return SPC_OK;
 }
 
-spc_status spc_tensor_expand(const spc_tensor *t, spc_tensor **out,
-                             spc_error *e) {
+static spc_status expand(const spc_tensor *t, spc_tensor **out, spc_error *e) {
   spc_iter *it = NULL;
   spc_tensor *c = NULL;
   int64_t x[SPC_MAX_ORDER], n = 0;
@@ -178,6 +187,10 @@ spc_status spc_tensor_expand(const spc_tensor *t, spc_tensor **out,
 fail:
   spc_tensor_free(&c);
   return s;
+}
+
+spc_status spc_tensor_expand(const spc_tensor *t, spc_tensor **out, spc_error *e) {
+  return keep_bool(expand(t, out, e), t, out);
 }
 
 /* ---- sort + combine ---------------------------------------------------- */
@@ -378,7 +391,9 @@ bool spc_err_is_dup(spc_status s, const spc_error *e) {
  * duplicates refused, so a pattern without them stays a pattern. */
 spc_status spc_tensor_combine(const spc_tensor *t, spc_dup pol, spc_tensor **out, spc_error *e) {
   if (!t || !out) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no tensor or no output");
-  if (t->vt != SPC_PATTERN || pol != SPC_DUP_SUM) return combine(t, pol, out, e);
+  /* booleans summed: OR, which on 0 / 1 is the maximum */
+  if (spc_tensor_boolean(t) && pol == SPC_DUP_SUM) pol = SPC_DUP_MAX;
+  if (t->vt != SPC_PATTERN || pol != SPC_DUP_SUM) return keep_bool(combine(t, pol, out, e), t, out);
   spc_error le;
   spc_error_clear(&le);
   spc_status s = combine(t, SPC_DUP_ERROR, out, &le);

@@ -151,6 +151,8 @@ struct spc_tensor {
   int64_t nval;
   bool val_owned;
   spc_symmetry sym;
+  /* values are booleans as int64 0 / 1 (spc_tensor_boolean) */
+  bool boolean;
   const spc_tensor_ext *ext; /* NULL: every level has a native table */
   /* FROSTT: a bit a dimension whose indices the file gave from 0 (as
    * SPLATT reads such a mode), written back from 0 to a FROSTT file */

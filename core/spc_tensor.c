@@ -151,6 +151,7 @@ int64_t spc_tensor_dim(const spc_tensor *t, int d) {
 const char *spc_tensor_format(const spc_tensor *t) { return t->format; }
 spc_vtype spc_tensor_vtype(const spc_tensor *t) { return t->vt; }
 spc_symmetry spc_tensor_symmetry(const spc_tensor *t) { return t->sym; }
+int spc_tensor_boolean(const spc_tensor *t) { return t->boolean && t->vt == SPC_I64; }
 int spc_tensor_nlevels(const spc_tensor *t) { return t->nlevels; }
 
 int64_t spc_tensor_nstored(const spc_tensor *t) {

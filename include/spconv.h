@@ -129,6 +129,11 @@ SPC_API int64_t spc_tensor_dim(const spc_tensor *t, int d);
 SPC_API const char *spc_tensor_format(const spc_tensor *t); /* "coo", "dense" */
 SPC_API spc_vtype spc_tensor_vtype(const spc_tensor *t);
 SPC_API spc_symmetry spc_tensor_symmetry(const spc_tensor *t);
+/* True when the values are booleans held as int64 0 / 1 (a bool .npz, a
+ * binsparse bint8 array): duplicates summed combine by OR (SciPy's and
+ * GraphBLAS's plus on bool), and the .npz and .bsp.h5 writers store them
+ * as bool / bint8 again.  Conversions and spc_tensor_combine keep it. */
+SPC_API int spc_tensor_boolean(const spc_tensor *t); /* 1: yes */
 /* Number of stored components (leaf positions). */
 SPC_API int64_t spc_tensor_nstored(const spc_tensor *t);
 /* Bytes held by the tensor's level arrays and values. */

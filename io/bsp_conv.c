@@ -29,9 +29,12 @@ static void jb_desc(jb *b, const spc_tensor *t, const spc_conv_desc *d) {
   spc_cnt_jb_add(b, ", \"shape\": [");
   for (int k = 0; k < t->order; k++) spc_cnt_jb_add(b, "%s%lld", k ? ", " : "", (long long)t->dims[k]);
   spc_cnt_jb_add(b, "], \"value_type\": \"%s\", \"index_type\": \"%s\", \"coord_type\": \"%s\", "
-                    "\"number_of_values\": %lld, \"params\": {",
+                    "\"number_of_values\": %lld, ",
                  spc_vtype_name(t->vt), d->index64 ? "int64" : "int32",
                  d->coord64 ? "int64" : "int32", (long long)t->nval);
+  /* values booleans (int64 0 / 1 in memory, bint8 in the file) */
+  if (spc_tensor_boolean(t)) spc_cnt_jb_add(b, "\"boolean\": true, ");
+  spc_cnt_jb_add(b, "\"params\": {");
   for (int k = 0; k < d->nparams; k++) {
     spc_cnt_jb_add(b, "%s", k ? ", " : "");
     spc_cnt_jb_str(b, d->pname[k]);
@@ -190,6 +193,11 @@ spc_status spc_cnt_bsp_read_conv(h5c *c, bool *found, spc_tensor **out) {
       t->val = val;
       t->val_owned = val != NULL;
       t->nval = nval;
+      const jv *bo = spc_cnt_jget(j, "boolean");
+      if (bo && bo->type == J_BOOL && bo->b && vt == SPC_I64) {
+        t->boolean = true;
+        for (int64_t k = 0; k < nval; k++) ((int64_t *)val)[k] = ((int64_t *)val)[k] != 0;
+      }
     }
   }
   /* every position and coordinate checked: read back through the

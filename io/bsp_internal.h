@@ -117,6 +117,7 @@ typedef struct plan {
   spc_symmetry sym;
   int tri;              /* structure: 1 lower, 2 upper triangle stored */
   bool pattern, iso, cpairs; /* read: values modifiers */
+  bool boolean; /* values are booleans: binsparse's bint8 (spc_tensor_boolean) */
   bool have_nsv;
   int64_t nsv;          /* number_of_stored_values */
 } plan;

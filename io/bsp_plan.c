@@ -86,6 +86,7 @@ spc_status spc_cnt_plan_from_tensor(const spc_tensor *t, plan *p) {
   memcpy(p->dims, t->dims, sizeof p->dims);
   p->format = t->format;
   p->vt = t->vt;
+  p->boolean = spc_tensor_boolean(t);
   p->sym = t->sym;
   for (int l = 0; l < t->nlevels; l++) {
     p->lv[l].fmt = t->lv[l].fmt;
@@ -184,7 +185,7 @@ void spc_cnt_jb_binsparse(jb *b, const plan *p, const spc_tensor *t, int64_t nsv
         spc_cnt_jb_str(b, p->lv[l].dset[i]);
         spc_cnt_jb_add(b, ": \"%s\", ", width_name(t, l, i));
       }
-  spc_cnt_jb_add(b, "\"values\": \"%s\"}", vt_bsp_name(p->vt));
+  spc_cnt_jb_add(b, "\"values\": \"%s\"}", p->boolean ? "bint8" : vt_bsp_name(p->vt));
   if (p->sym != SPC_GENERAL) spc_cnt_jb_add(b, ", \"structure\": \"%s\"", spc_cnt_structure_names[p->sym][p->tri]);
   spc_cnt_jb_add(b, "}}");
 }

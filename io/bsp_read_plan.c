@@ -208,6 +208,7 @@ spc_status spc_cnt_plan_from_bsp(h5c *c, const jv *b, plan *p) {
   }
   p->iso = iso;
   p->cpairs = cplx;
+  p->boolean = vty && !strcmp(vty, "bint8");
   p->have_nsv = spc_cnt_jgeti(b, "number_of_stored_values", &p->nsv);
   p->format = stack_name(p);
   p->bsp = true;

@@ -48,6 +48,8 @@ static hid_t complex_type(bool file) {
 spc_status spc_cnt_wr_values(h5c *c, const spc_tensor *t, int64_t n) {
   hid_t ft = H5I_INVALID_HID, mt = H5I_INVALID_HID;
   spc_status s;
+  if (spc_tensor_boolean(t)) /* booleans: binsparse's bint8, one byte each */
+    return spc_cnt_wr_dset(c, "values", H5T_STD_U8LE, H5T_NATIVE_INT64, n, t->val);
   switch (t->vt) {
   case SPC_I64: return spc_cnt_wr_dset(c, "values", H5T_STD_I64LE, H5T_NATIVE_INT64, n, t->val);
   case SPC_U64: return spc_cnt_wr_dset(c, "values", H5T_STD_U64LE, H5T_NATIVE_UINT64, n, t->val);

@@ -222,7 +222,7 @@ spc_status spc_cnt_read_conv(zr *r, const npy *h, void *dst) {
       for (size_t j = 0; j < k; j++, b += h->isz) {
         int64_t v;
         switch (h->isz) {
-        case 1: v = h->kind == 'i' ? (int8_t)b[0] : b[0]; break;
+        case 1: v = h->kind == 'i' ? (int8_t)b[0] : h->kind == 'b' ? b[0] != 0 : b[0]; break;
         case 2: v = h->kind == 'i' ? (int16_t)get16(b) : (int64_t)get16(b); break;
         case 4: v = h->kind == 'i' ? (int32_t)get32(b) : (int64_t)get32(b); break;
         default:

@@ -91,7 +91,7 @@ static spc_status read_shape(zfile *z, int64_t *dims) {
 
 /* Values: data.npy into a new value array of t (vt chosen from the dtype). */
 static spc_status read_data(zfile *z, const int64_t *dims, const char *fmt, int ndim,
-                            int64_t *shape, spc_tensor **out) {
+                            int64_t *shape, spc_tensor **out, bool *boolean) {
   zr r;
   npy h;
   spc_vtype vt = SPC_F64;
@@ -104,6 +104,7 @@ static spc_status read_data(zfile *z, const int64_t *dims, const char *fmt, int 
     s = spc_cnt_err(z->e, SPC_ERR_UNSUPPORTED, z->path, "data.npy",
                     "values of numpy kind '%c%d' are not supported", h.kind, h.isz);
   for (int d = 0; d < ndim && !s; d++) shape[d] = h.shape[d];
+  *boolean = !s && h.kind == 'b';
   spc_tensor *t = NULL;
   if (!s && !(t = spc_tensor_alloc(2, dims, vt)))
     s = spc_cnt_err(z->e, SPC_ERR_NOMEM, z->path, NULL, "out of memory");
@@ -264,6 +265,7 @@ spc_status spc_npz_read(const char *path, const spc_read_opts *o,
   spc_status s = SPC_OK;
   char fmt[16];
   int64_t dims[2];
+  bool boolean = false;
   if (!out || !path) return spc_cnt_err(e, SPC_ERR_ARG, path, NULL, "no output or no path");
   *out = NULL;
   if (!(z = spc_calloc(1, sizeof *z)))
@@ -287,11 +289,12 @@ spc_status spc_npz_read(const char *path, const spc_read_opts *o,
   }
   int64_t shape[3] = {0, 0, 0};
   if ((s = read_shape(z, dims)) ||
-      (s = read_data(z, dims, kind, ki < 3 ? 1 : ki == 3 ? 2 : 3, shape, &t)))
+      (s = read_data(z, dims, kind, ki < 3 ? 1 : ki == 3 ? 2 : 3, shape, &t, &boolean)))
     goto done;
   if (ki >= 3) s = read_padded(z, &t, kind, shape); /* dia, bsr: a COO of their components */
   else s = read_levels(z, t, kind);
   if (s || (s = spc_cnt_validate(t, path, e))) goto done;
+  t->boolean = boolean; /* kept by finish's steps unless --type changes the values */
   s = spc_cnt_finish(&t, path, o, e);
 done:
   if (z->f) fclose(z->f);

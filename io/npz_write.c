@@ -51,7 +51,15 @@ static zsrc arr_src(unsigned char *hdr, const spc_array *a) {
   return s;
 }
 
-static spc_status npz_emit(zwriter *w, const spc_tensor *m, int kind) {
+/* n int64 values 0 / 1 as numpy's bool bytes. */
+static unsigned char *bool_bytes(const int64_t *v, int64_t n) {
+  unsigned char *b = spc_malloc_n(n > 0 ? n : 1, 1);
+  for (int64_t i = 0; b && i < n; i++) b[i] = v[i] != 0;
+  return b;
+}
+
+/* boolean: the values (int64 0 / 1) written as numpy's bool ('|b1') */
+static spc_status npz_emit(zwriter *w, const spc_tensor *m, int kind, bool boolean) {
   static const char *const names[4][2] = {{"row.npy", "col.npy"},
                                           {"indices.npy", "indptr.npy"},
                                           {"indices.npy", "indptr.npy"},
@@ -80,7 +88,18 @@ static spc_status npz_emit(zwriter *w, const spc_tensor *m, int kind) {
   k++;
   s[k] = (zsrc){h[k], spc_cnt_npy_header(h[k], "<i8", 2), shape, 16, false};
   k++;
-  if (kind == NPZ_DIA) {
+  unsigned char *bools = NULL;
+  if (boolean) {
+    int64_t n = kind == NPZ_DIA ? m->nval : nnz;
+    if (!(bools = bool_bytes(m->val, n)))
+      return spc_cnt_err(w->e, SPC_ERR_NOMEM, w->path, "data.npy", "out of memory");
+    if (kind == NPZ_DIA) {
+      int64_t dd[2] = {spc_level_array_c(&m->lv[0], "perm")->len, m->dims[1]};
+      s[k] = (zsrc){h[k], spc_cnt_npy_header_nd(h[k], "|b1", 2, dd), bools, (uint64_t)n, false};
+    } else {
+      s[k] = (zsrc){h[k], spc_cnt_npy_header(h[k], "|b1", n), bools, (uint64_t)n, false};
+    }
+  } else if (kind == NPZ_DIA) {
     int64_t dd[2] = {spc_level_array_c(&m->lv[0], "perm")->len, m->dims[1]};
     s[k] = (zsrc){h[k], spc_cnt_npy_header_nd(h[k], spc_cnt_npy_descr(m->vt), 2, dd), m->val,
                   (uint64_t)m->nval * spc_vtype_size(m->vt), false};
@@ -96,6 +115,7 @@ static spc_status npz_emit(zwriter *w, const spc_tensor *m, int kind) {
   if (kind == NPZ_DIA) nm[1] = nm[2], nm[2] = nm[3], nm[3] = nm[4];
   spc_status st = SPC_OK;
   for (int i = 0; i < k && !st; i++) st = spc_cnt_zw_entry(w, nm[i], &s[i], ones);
+  spc_free(bools);
   return st ? st : spc_cnt_zw_finish(w);
 }
 
@@ -134,7 +154,7 @@ spc_status spc_npz_write(const spc_tensor *t, const char *path,
     s = spc_cnt_err(e, SPC_ERR_IO, path, NULL, "cannot create: %s", strerror(errno));
     goto done;
   }
-  s = npz_emit(w, m, kind);
+  s = npz_emit(w, m, kind, spc_tensor_boolean(t) && m->vt == SPC_I64);
 done:
   if (w && w->f && fclose(w->f) && !s)
     s = spc_cnt_err(e, SPC_ERR_IO, path, NULL, "close failed: %s", strerror(errno));

@@ -1030,6 +1030,136 @@ static char *py_check(const char *py, const char *path) {
   return out;
 }
 
+/* Booleans (a bool .npz, binsparse's bint8): int64 0 / 1 flagged; summed
+ * duplicates combine by OR (SciPy's tocsr of a bool COO); written back as
+ * '|b1' / bint8, read back flagged, through a conversion and a converted
+ * format's container too. */
+START_TEST(test_bool_values) {
+  char *dir = tu_mkdtemp(), *p = tu_path(dir, "b.npz"), *h = tu_path(dir, "b.bsp.h5");
+  spc_error e;
+  /* (0, 1) twice: true and false; (2, 3) false */
+  const int64_t v[6] = {1, 1, 1, 0, 0, 0};
+  spc_tensor *t = mk_coo2(5, 4, 6, ex_r, ex_c, 0, SPC_IDX32, SPC_I64, v), *b = NULL, *c = NULL;
+  t->boolean = true;
+  ck_assert(spc_tensor_boolean(t));
+  tu_assert_ok(spc_npz_write(t, p, NULL, &e), &e);
+  size_t n, len;
+  unsigned char *z = (unsigned char *)tu_read_file(p, &n);
+  long at = zip_find(z, n, "data.npy", &len);
+  ck_assert_ptr_nonnull(find(z, n, at, "'|b1'"));
+  free(z);
+  tu_assert_ok(spc_npz_read(p, NULL, &b, &e), &e);
+  ck_assert(spc_tensor_boolean(b));
+  tu_assert_same_tensor(t, b, 0, "bool npz");
+  spc_tensor_free(&b);
+  /* summed: OR, not the count 2 (the same through combine) */
+  tu_assert_ok(spc_convert_to(t, "csr", NULL, &c, &e), &e);
+  ck_assert(spc_tensor_boolean(c));
+  spc_iter *it = NULL;
+  int64_t x[2], seen = 0;
+  const void *pv;
+  tu_assert_ok(spc_iter_create(c, &it, &e), &e);
+  while (spc_iter_next(it, x, &pv)) {
+    int64_t want = (x[0] == 0 && x[1] == 1) || (x[0] == 4 && x[1] == 3) || (x[0] == 2 && x[1] == 0);
+    ck_assert_int_eq(*(const int64_t *)pv, want);
+    seen++;
+  }
+  spc_iter_free(&it);
+  ck_assert_int_eq(seen, 5);
+  tu_assert_ok(spc_tensor_combine(t, SPC_DUP_SUM, &b, &e), &e);
+  ck_assert(spc_tensor_boolean(b));
+  tu_assert_same_tensor(c, b, 0, "combine");
+  spc_tensor_free(&b);
+  /* binsparse: bint8 values, flagged again; a converted format (csf) too */
+  const char *fmts[3] = {"csr", "dcsc", "csf"};
+  for (int k = 0; k < 3; k++) {
+    spc_tensor *f = NULL;
+    tu_assert_ok(spc_convert_to(c, fmts[k], NULL, &f, &e), &e);
+    ck_assert(spc_tensor_boolean(f));
+    tu_assert_ok(spc_bsp_write(f, h, NULL, &e), &e);
+    hid_t fid = H5Fopen(h, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(fid, "values", H5P_DEFAULT);
+    hid_t ty = H5Dget_type(d);
+    ck_assert_int_eq(H5Tget_size(ty), 1);
+    H5Tclose(ty);
+    H5Dclose(d);
+    H5Fclose(fid);
+    tu_assert_ok(spc_bsp_read(h, NULL, &b, &e), &e);
+    ck_assert_msg(spc_tensor_boolean(b), "%s read back without its booleans", fmts[k]);
+    tu_assert_same_tensor(f, b, 0, fmts[k]);
+    spc_tensor_free(&b);
+    spc_tensor_free(&f);
+  }
+  /* a format binsparse cannot describe (ell: our descriptor), no zeros */
+  {
+    const int64_t ones[6] = {1, 1, 1, 1, 1, 1};
+    spc_tensor *o = mk_coo2(5, 4, 6, ex_r, ex_c, 0, SPC_IDX32, SPC_I64, ones), *f = NULL;
+    o->boolean = true;
+    tu_assert_ok(spc_convert_to(o, "ell", NULL, &f, &e), &e);
+    tu_assert_ok(spc_bsp_write(f, h, NULL, &e), &e);
+    tu_assert_ok(spc_bsp_read(h, NULL, &b, &e), &e);
+    ck_assert(spc_tensor_boolean(b));
+    tu_assert_same_tensor(f, b, 0, "ell");
+    ck_assert_int_eq(spc_tensor_nstored(b), 5 * 2); /* rows padded to 2 */
+    spc_tensor_free(&b);
+    spc_tensor_free(&f);
+    spc_tensor_free(&o);
+  }
+  tu_assert_ok(spc_bsp_write(c, h, NULL, &e), &e);
+  char *desc = h5_attr(h, "binsparse");
+  ck_assert_msg(strstr(desc, "\"values\": \"bint8\""), "%s", desc);
+  free(desc);
+  /* --type=float64 (a cast) leaves booleans behind */
+  spc_read_opts ro;
+  spc_read_opts_init(&ro);
+  ro.vtype = SPC_F64;
+  tu_assert_ok(spc_npz_read(p, &ro, &b, &e), &e);
+  ck_assert(!spc_tensor_boolean(b));
+  spc_tensor_free(&b);
+  spc_tensor_free(&c);
+  spc_tensor_free(&t);
+  tu_rmtree(dir);
+  free(p);
+  free(h);
+  free(dir);
+}
+END_TEST
+
+/* SciPy's bool matrices: read, converted, written, loaded by SciPy again
+ * as bool with the duplicates OR-ed as its own tocsr does. */
+START_TEST(test_bool_scipy) {
+  const char *py = tu_python_with("scipy");
+  if (!py) return;
+  char *dir = tu_mkdtemp(), cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && %s -c \"import scipy.sparse as sp, numpy as np\n"
+           "r = np.array([0, 0, 2, 1, 1, 2]); c = np.array([0, 0, 0, 2, 2, 2])\n"
+           "d = np.array([True, True, True, True, False, False])\n"
+           "sp.save_npz('coo.npz', sp.coo_matrix((d, (r, c)), shape=(3, 4)))\"",
+           dir, py);
+  ck_assert_int_eq(system(cmd), 0);
+  char *in = tu_path(dir, "coo.npz"), *out = tu_path(dir, "csr.npz");
+  spc_error e;
+  spc_tensor *t = NULL, *c = NULL;
+  tu_assert_ok(spc_npz_read(in, NULL, &t, &e), &e);
+  ck_assert(spc_tensor_boolean(t));
+  tu_assert_ok(spc_convert_to(t, "csc", NULL, &c, &e), &e);
+  tu_assert_ok(spc_npz_write(c, out, NULL, &e), &e);
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && %s -c \"import scipy.sparse as sp, numpy as np\n"
+           "a = sp.load_npz('coo.npz').tocsr(); b = sp.load_npz('csr.npz')\n"
+           "assert b.dtype == np.bool_, b.dtype\n"
+           "assert (a != b).nnz == 0 and b.nnz == 4, (a.toarray(), b.toarray())\"",
+           dir, py);
+  ck_assert_int_eq(system(cmd), 0);
+  spc_tensor_free(&c);
+  spc_tensor_free(&t);
+  tu_rmtree(dir);
+  free(in);
+  free(out);
+  free(dir);
+}
+END_TEST
+
 START_TEST(test_python_reads) {
   const char *py = tu_python_with("scipy, h5py");
   if (!py) return;
@@ -1260,6 +1390,8 @@ Suite *suite_containers(void) {
   tcase_add_test(tc, test_npz_round_trips);
   tcase_add_test(tc, test_npz_converted);
   tcase_add_test(tc, test_npz_bad_files);
+  tcase_add_test(tc, test_bool_values);
+  tcase_add_test(tc, test_bool_scipy);
   suite_add_tcase(s, tc);
   tc = tcase_create("python");
   tcase_set_timeout(tc, 120);
