@@ -184,7 +184,7 @@ static spc_status read_array(const char *path, const char *p, const char *end,
   int64_t have = 0;
   for (const char *c = p; c < end;) {
     const char *le = line_end(c, end);
-    while (c < le && (*c == ' ' || *c == '\t' || *c == '\r')) c++;
+    while (c < le && spc_is_blank(*c)) c++;
     have += c < le && *c != '%';
     c = le + 1;
   }
@@ -201,7 +201,7 @@ static spc_status read_array(const char *path, const char *p, const char *end,
   int ntok = h->field == 2 ? 2 : 1;
   while (p < end) {
     const char *le = line_end(p, end), *ls = p;
-    while (p < le && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+    while (p < le && spc_is_blank(*p)) p++;
     if (p == le || *p == '%') { p = le + 1; line++; continue; }
     if (k >= total) {
       s = spc_err(e, SPC_ERR_INPUT, path, line, 1,
@@ -210,7 +210,7 @@ static spc_status read_array(const char *path, const char *p, const char *end,
     }
     unsigned char v[16] = {0};
     for (int tk = 0; tk < ntok; tk++) {
-      while (p < le && (*p == ' ' || *p == '\t')) p++;
+      while (p < le && spc_is_blank(*p)) p++;
       const char *q;
       int ovf = 0;
       if (t->vt == SPC_C128) q = spc_parse_f64_py(p, le, (double *)v + tk);
@@ -220,7 +220,7 @@ static spc_status read_array(const char *path, const char *p, const char *end,
       else q = spc_parse_f64_py(p, le, (double *)v);
       if (!q && tk == 1 && (p == le || *p == '\r'))
         break; /* one number in a complex file: imaginary part 0, as SciPy reads it */
-      if (!q || (q < le && *q != ' ' && *q != '\t' && *q != '\r')) {
+      if (!q || (q < le && !spc_is_blank(*q))) {
         s = spc_err(e, SPC_ERR_INPUT, path, line, (int64_t)(p - ls) + 1,
                     "expected %s value", ntok == 2 ? "a complex (two numbers)"
                     : t->vt == SPC_I64 || t->vt == SPC_U64 ? "an integer" : "a real");
@@ -228,7 +228,7 @@ static spc_status read_array(const char *path, const char *p, const char *end,
       }
       p = q;
     }
-    while (p < le && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+    while (p < le && spc_is_blank(*p)) p++;
     if (p < le) {
       s = spc_err(e, SPC_ERR_INPUT, path, line, (int64_t)(p - ls) + 1,
                   "unexpected text after the value");
@@ -293,7 +293,7 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
   int64_t sz[3];
   const char *q = p;
   for (int i = 0; i < nsize; i++) {
-    while (q < le && (*q == ' ' || *q == '\t')) q++;
+    while (q < le && spc_is_blank(*q)) q++;
     int ovf = 0;
     const char *r = spc_parse_i64_py(q, le, &sz[i], &ovf);
     if (!r || sz[i] < 0 || (r < le && !isspace((unsigned char)*r)))

@@ -13,7 +13,7 @@
 #include <string.h>
 
 
-static inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+static inline bool is_blank(char c) { return spc_is_blank(c); }
 static inline bool is_digit(char c) { return (unsigned)(c - '0') <= 9; }
 static inline bool tok_end(const char *p, const char *end) {
   return p >= end || is_blank(*p) || *p == '\n';

@@ -14,15 +14,15 @@ int spc_tns_first_fields(const char *p, const char *end, int64_t *line,
     const char *le = memchr(p, '\n', (size_t)(end - p));
     if (!le) le = end;
     const char *q = p;
-    while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+    while (q < le && spc_is_blank(*q)) q++;
     if (q < le && *q != '#') {
       int n = 0;
       *line_end = le;
       while (q < le) {
-        while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+        while (q < le && spc_is_blank(*q)) q++;
         if (q >= le) break;
         n++;
-        while (q < le && *q != ' ' && *q != '\t' && *q != '\r') q++;
+        while (q < le && !spc_is_blank(*q)) q++;
       }
       return n;
     }

@@ -482,7 +482,7 @@ const char *spc_num_unscored(const char *p, const char *end, const char *q, int 
   char buf[257];
   size_t n = 0;
   const char *t = p;
-  for (; t < end && *t != ' ' && *t != '\t' && *t != '\r' && *t != '\n'; t++) {
+  for (; t < end && !spc_is_blank(*t) && *t != '\n'; t++) {
     if (*t == '_') {
       if (t == p || !is_digit(t[-1]) || t + 1 >= end || !is_digit(t[1])) return q;
       continue;

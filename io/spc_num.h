@@ -12,6 +12,7 @@
 #ifndef SPC_NUM_H
 #define SPC_NUM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -77,6 +78,13 @@ const char *spc_num_unscored(const char *p, const char *end, const char *q, int 
 #define SPC_NUM_US_I64 2
 #define SPC_NUM_US_U64 3
 #define SPC_NUM_US_PY(q, end) ((q) && (q) < (end) && *(q) == '_')
+
+/* A blank between the fields of a text line: space, tab, CR, VT or FF --
+ * the ASCII whitespace Python's split() cuts a line at (SciPy's mmread, a
+ * FROSTT reader in Python), the newline aside. */
+static inline bool spc_is_blank(char c) {
+  return c == ' ' || ((unsigned char)(c - '\t') <= 4 && c != '\n');
+}
 
 static inline const char *spc_parse_f64_py(const char *p, const char *end, double *out) {
   const char *q = spc_parse_f64(p, end, out);

@@ -68,7 +68,10 @@ START_TEST(test_mtx_spacing) {
       RE "  3   4   5\n  01 1 1000.000\n 2 002 -15e-3\n3 4 2.0E1\n1 4 5e-1\n2 3 0.6e+1\n",
       /* upper-case banner words */
       "%%MatrixMarket MATRIX Coordinate REAL General\n3 4 5\n1 1 1e3\n2 2 -1.5E-2\n"
-      "3 4 +2e+1\n1 4 .5\n2 3 6.\n"};
+      "3 4 +2e+1\n1 4 .5\n2 3 6.\n",
+      /* form feeds and vertical tabs: blanks to Python's split (SciPy's
+       * mmread), a line of them a blank line */
+      RE "3\f4\v5\n1\f1\v1e3\f\n\f\n2 2 -1.5E-2\v\n \t\f\v\r\n3 4 +2e+1\n1 4 .5\n2\v3\f6.\n"};
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     spc_tensor *t = read_expect("v.mtx", texts[i], 0, SPC_F64, 2, d34, 5, x, v);
     spc_tensor_free(&t);
@@ -732,7 +735,8 @@ START_TEST(test_tns_comments_blanks) {
   const double v[] = {1.5, -2, 7};
   const char *texts[] = {"# c\n\n1 2 3 1.5\n  # indented\n2 1 1 -2\n\n2 2 1 7\n",
                          "1 2 3 1.5\r\n2 1 1 -2\r\n# c\r\n\r\n2 2 1 7",
-                         "  1\t2\t3\t1.5e0  \n\t2 1 1 -2.0\n2 2 1 +7\n\n\n"};
+                         "  1\t2\t3\t1.5e0  \n\t2 1 1 -2.0\n2 2 1 +7\n\n\n",
+                         "1\f2\v3 1.5\f\n\f\n2 1 1\v-2\n\v\n2 2 1 7\n"};
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     spc_tensor *t = read_expect("c.tns", texts[i], 0, SPC_F64, 3, d, 3, x, v);
     spc_tensor_free(&t);
