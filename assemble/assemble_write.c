@@ -8591,6 +8591,11 @@ static spc_status run_direct(conv *C, const spc_tensor *fsrc, conv_tensor **out,
   if (C->vt == SPC_PATTERN) C->vt = SPC_F64; /* padding needs values: ones */
   dplan P = {0};
   if (!direct_applies(C, &P)) return SPC_OK;
+  /* a marker far wider than the source (a hypersparse level: 2^32 block
+   * columns for one component, 8 bytes each) costs more than the sort it
+   * spares, and may not be allocatable at all: the sort path needs none */
+  for (int l = 0; l < C->L; l++)
+    if ((P.idq[l] || l == P.k) && C->N[l] / 8 > C->n + 8192) return SPC_OK;
   int64_t pk = P.k + 1; /* the plan, with the key (it follows from C) */
   for (int l = 0; l < C->L; l++) pk |= (int64_t)P.idq[l] << (8 + l);
   void *crd[SPC_MAX_ORDER] = {NULL};
@@ -10836,7 +10841,8 @@ spc_status spc_conv_check_consistent(const spc_tensor *t, const spc_tensor *coo,
   if (s) {
     char m[400];
     snprintf(m, sizeof m, "%.399s", e ? e->msg : "");
-    return spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
+    /* memory short is not the file's fault */
+    return spc_err(e, s == SPC_ERR_NOMEM ? s : SPC_ERR_INPUT, NULL, 0, 0,
                    "the stored components do not convert back to format %s: %s", I->fmt->name, m);
   }
   const conv_info *J = &((const conv_tensor *)(const void *)x)->info;

@@ -222,7 +222,9 @@ spc_status spc_cnt_bsp_read_conv(h5c *c, bool *found, spc_tensor **out) {
     }
     if (!s) s = spc_conv_check_consistent(t, coo, c->e);
     spc_tensor_free(&coo);
-    if (s && c->e) {
+    if (s == SPC_ERR_NOMEM) { /* the check's own memory: not the file's fault */
+      if (c->e) snprintf(c->e->file, sizeof c->e->file, "%s", c->path);
+    } else if (s && c->e) {
       char m[sizeof c->e->msg];
       snprintf(m, sizeof m, "%s", c->e->msg);
       s = spc_cnt_err(c->e, SPC_ERR_INPUT, c->path, ATTR, "arrays inconsistent with format %s: %s",
