@@ -328,6 +328,40 @@ static const char driver[] =
     "  for (int d = 0; d < SPCONV_ORDER; d++) crd[d] = a[k + d].data;\n"
     "  if (W) vals = a[k + SPCONV_ORDER].data;\n"
     "  n = a[k + SPCONV_ORDER + (W ? 1 : 0)].s.i64;\n"
+    "  /* 1b. a counter numbers the components: equal coordinates summed\n"
+    "   * first (in their order in the source), as the library combines them\n"
+    "   * before remapping, so a duplicate takes no slot of its own */\n"
+    "  if (SPCONV_NCTR && n > 1) {\n"
+    "    int64_t *cc[16] = {0};\n"
+    "    char *cv = NULL;\n"
+    "    rc = -4;\n"
+    "    if (!(perm = malloc((size_t)n * sizeof(int64_t))) || !(scr = malloc((size_t)n * sizeof(int64_t))))\n"
+    "      goto done;\n"
+    "    for (int64_t t = 0; t < n; t++) perm[t] = t;\n"
+    "    for (int d = 0; d < SPCONV_ORDER; d++) key[d].p = crd[d], key[d].ty = SPC_RT_I64;\n"
+    "    spc_sort_perm_i64(perm, n, key, SPCONV_ORDER, scr);\n"
+    "    int okc = !W || (cv = malloc((size_t)n * W)) != NULL;\n"
+    "    for (int d = 0; d < SPCONV_ORDER && okc; d++) okc = (cc[d] = malloc((size_t)n * sizeof(int64_t))) != NULL;\n"
+    "    if (okc) {\n"
+    "      for (int64_t t = 0; t < n; t++) {\n"
+    "        int64_t u = perm[t];\n"
+    "        int same = m > 0;\n"
+    "        for (int d = 0; d < SPCONV_ORDER && same; d++) same = cc[d][m - 1] == crd[d][u];\n"
+    "        if (same) {\n"
+    "          if (W) spconv_add(cv + (m - 1) * W, vals + u * W);\n"
+    "          continue;\n"
+    "        }\n"
+    "        for (int d = 0; d < SPCONV_ORDER; d++) cc[d][m] = crd[d][u];\n"
+    "        if (W) memcpy(cv + m * W, vals + u * W, W);\n"
+    "        m++;\n"
+    "      }\n"
+    "    }\n"
+    "    for (int d = 0; d < SPCONV_ORDER; d++) free(crd[d]), crd[d] = cc[d];\n"
+    "    free(vals), vals = cv;\n"
+    "    free(perm), free(scr), perm = scr = NULL;\n"
+    "    if (!okc) goto done;\n"
+    "    n = m, m = 0, rc = 0;\n"
+    "  }\n"
     "  /* 2. remap, sorted by level coordinates */\n"
     "  memset(a, 0, sizeof a);\n"
     "  for (int d = 0; d < SPCONV_ORDER; d++) a[d].data = crd[d], a[d].len = n;\n"
@@ -335,7 +369,17 @@ static const char driver[] =
     "  k = SPCONV_ORDER + 1 + SPCONV_LB + SPCONV_NCTR;\n"
     "  for (int c = 0; c < SPCONV_NCTR; c++) {\n"
     "    int64_t len = 1;\n"
-    "    for (int t = 0; t < spconv_cnt_n[c]; t++) len *= in->dims[spconv_cnt_idx[c][t]] > 0 ? in->dims[spconv_cnt_idx[c][t]] : 1;\n"
+    "    for (int t = 0; t < spconv_cnt_n[c]; t++) {\n"
+    "      int64_t x = in->dims[spconv_cnt_idx[c][t]] > 0 ? in->dims[spconv_cnt_idx[c][t]] : 1;\n"
+    "      if (len > SPCONV_MAX_POSITIONS / x) { /* the count array: one entry a counted index */\n"
+    "        if (err && err_len)\n"
+    "          snprintf(err, err_len, \"counter %s needs a count array of more than %lld entries: too large\",\n"
+    "                   spconv_cnt_name[c], (long long)SPCONV_MAX_POSITIONS);\n"
+    "        rc = -3;\n"
+    "        goto done;\n"
+    "      }\n"
+    "      len *= x;\n"
+    "    }\n"
     "    a[k + c].s.i64 = len;\n"
     "  }\n"
     "  if ((rc = spconv_r_remap_entry(a, err, err_len))) goto done;\n"
@@ -621,7 +665,14 @@ spc_status spc_gen_source(const char *from, const char *to, spc_vtype vt,
       for (int t = 0; t < r->counters[c].n; t++) spc_str_addf(&out, "%d, ", r->counters[c].idx[t]);
       spc_str_addf(&out, "0}, ");
     }
-    spc_str_addf(&out, "{0}};\nstatic int (*const spconv_r_level_entry[])(spc_gen_arg *, char *, size_t) = {");
+    spc_str_addf(&out, "{0}};\nstatic const char *const spconv_cnt_name[] = {");
+    for (int c = 0; c < r->ncounters; c++) {
+      spc_str_addf(&out, "\"");
+      for (int t = 0; t < r->counters[c].n; t++)
+        spc_str_addf(&out, "%s%s", t ? "_" : "", r->in_names[r->counters[c].idx[t]]);
+      spc_str_addf(&out, "\", ");
+    }
+    spc_str_addf(&out, "NULL};\nstatic int (*const spconv_r_level_entry[])(spc_gen_arg *, char *, size_t) = {");
     for (int l = 0; l < L; l++) spc_str_addf(&out, "spconv_r_level%d_entry, ", l);
     spc_str_addf(&out, "NULL};\n");
     /* value helpers */

@@ -478,6 +478,7 @@ static void mats_teardown(void) {
 /* ---- comparing one run ----------------------------------------------------- */
 typedef struct gstats {
   int runs, ok, refused_both, input_refused, checks, mismatches;
+  int raw; /* runs given a COO with its duplicates (use_raw_coo) */
   char first[1024];
 } gstats;
 
@@ -567,6 +568,41 @@ static bool build_input(gstats *s, const gpair *p, const gmat *m,
   }
   int64_t nv = 0;
   in->vals = (void *)spc_tensor_values(a, &nv);
+  in->nvals = nv;
+  return true;
+}
+
+/* The COO as made, duplicates and all, in place of the library's combined
+ * one (in, built from it): the generated converter sums them itself, as its
+ * header says (before a counter numbers them too).  Only for a coo source
+ * whose duplicates the library combined: an f64 general COO carrying the
+ * same arrays. */
+static bool use_raw_coo(const gpair *p, const gmat *m, const spc_tensor *a,
+                        const char *const *names, spconv_tensor *in) {
+  const spc_tensor *r = m->t;
+  if (!p->from || strcmp(p->from, "coo") || p->ufrom || strcmp(spc_tensor_format(r), "coo") ||
+      spc_tensor_symmetry(r) != SPC_GENERAL || spc_tensor_vtype(r) != SPC_F64 ||
+      spc_tensor_nstored(r) == spc_tensor_nstored(a))
+    return false;
+  int n = count_names(names);
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0; k < n; k++) {
+      int l;
+      const char *nm;
+      const void *d;
+      spc_itype ty;
+      int64_t len;
+      if (!split_name(names[k], &l, &nm) || spc_tensor_level_array(r, l, nm, &d, &ty, &len))
+        return false;
+      if (!pass) continue;
+      int64_t *w = malloc((size_t)(len ? len : 1) * sizeof *w);
+      for (int64_t i = 0; i < len; i++) w[i] = elem(d, ty, i);
+      free(in->arrays[k]);
+      in->arrays[k] = w;
+      in->lens[k] = len;
+    }
+  int64_t nv = 0;
+  in->vals = (void *)spc_tensor_values(r, &nv);
   in->nvals = nv;
   return true;
 }
@@ -681,6 +717,7 @@ static void run_one(gstats *s, const gpair *p, const gmat *m, gen_conv_fn fn,
   s->runs++;
   spconv_tensor in, out;
   if (!build_input(s, p, m, a, from_names, &in)) goto done;
+  s->raw += use_raw_coo(p, m, a, from_names, &in);
   char err[512] = "";
   int rc = fn(&in, &out, err, sizeof err);
   s->checks++;
@@ -766,6 +803,7 @@ START_TEST(test_gen_pair) {
          "%5d checks, %d mismatches (%.2f s)\n",
          p->label, s.runs, s.ok, s.refused_both, s.input_refused, s.checks,
          s.mismatches, now_s() - t0);
+  if (s.raw) printf("gen: %-18s %2d of them given the COO with its duplicates\n", p->label, s.raw);
   fflush(stdout);
   dlclose(h);
   free(so);
@@ -819,6 +857,43 @@ START_TEST(test_gen_bad_input) {
 }
 END_TEST
 
+/* SPCONV_MAX_POSITIONS bounds a counter's count array too (one entry a
+ * row for ELL's #i): a tall matrix refused with -3 and the library's
+ * words, not an allocation of every row's count; under it, converted. */
+START_TEST(test_gen_counter_limit) {
+  if (!have_cc) return;
+  char cmd[4096], *so = tu_path(gdir, "ell_lim.so");
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && %s -std=c99 -O2 -Wall -Wextra -Werror -fPIC -shared "
+           "-DSPCONV_MAX_POSITIONS=1000 -o ell_lim.so coo_to_ell.c -lm >ell_lim.log 2>&1",
+           gdir, cc_cmd());
+  ck_assert_int_eq(system(cmd), 0);
+  void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  ck_assert_msg(h != NULL, "dlopen %s: %s", so, dlerror());
+  gen_conv_fn fn;
+  gen_free_fn ffree;
+  *(void **)&fn = sym(h, "coo_to_ell", "");
+  *(void **)&ffree = sym(h, "coo_to_ell", "_free");
+  int64_t pos[] = {0, 3}, r[] = {0, 0, 1500}, c[] = {0, 0, 1};
+  double v[] = {1, 2, 3};
+  spconv_tensor in = {.order = 2, .dims = {3000, 2}, .nlevels = 2, .N = {3000, 2},
+                      .narrays = 3, .arrays = {pos, r, c}, .lens = {2, 3, 3},
+                      .vals = v, .nvals = 3},
+                out;
+  char err[256] = "";
+  ck_assert_int_eq(fn(&in, &out, err, sizeof err), -3);
+  ck_assert_msg(strstr(err, "counter i needs a count array of more than 1000 entries") != NULL,
+                "%s", err);
+  in.dims[0] = in.N[0] = 1000;
+  r[2] = 999;
+  ck_assert_int_eq(fn(&in, &out, err, sizeof err), 0);
+  ck_assert_int_eq(out.N[0], 1); /* one slot a row: (0, 0) twice is one entry */
+  ffree(&out);
+  dlclose(h);
+  free(so);
+}
+END_TEST
+
 /* Errors of spc_gen_source itself. */
 START_TEST(test_gen_errors) {
   char *text = NULL;
@@ -864,6 +939,7 @@ Suite *suite_gen(void) {
   tcase_add_unchecked_fixture(tc, mats_setup, mats_teardown);
   tcase_add_test(tc, test_gen_pedantic);
   tcase_add_test(tc, test_gen_bad_input);
+  tcase_add_test(tc, test_gen_counter_limit);
   tcase_add_test(tc, test_gen_errors);
   tcase_add_loop_test(tc, test_gen_pair, 0, npairs);
   suite_add_tcase(s, tc);
