@@ -1153,17 +1153,21 @@ END_TEST
 
 /* SciPy's bool matrices: read, converted, written, loaded by SciPy again
  * as bool with the duplicates OR-ed as its own tocsr does. */
+static void py_run(const char *py, const char *dir, const char *code) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "cd '%s' && %s -c \"import scipy.sparse as sp, numpy as np\n%s\"", dir,
+           py, code);
+  ck_assert_msg(system(cmd) == 0, "%s", code);
+}
+
 START_TEST(test_bool_scipy) {
   const char *py = tu_python_with("scipy");
   if (!py) return;
-  char *dir = tu_mkdtemp(), cmd[2048];
-  snprintf(cmd, sizeof cmd,
-           "cd '%s' && %s -c \"import scipy.sparse as sp, numpy as np\n"
-           "r = np.array([0, 0, 2, 1, 1, 2]); c = np.array([0, 0, 0, 2, 2, 2])\n"
-           "d = np.array([True, True, True, True, False, False])\n"
-           "sp.save_npz('coo.npz', sp.coo_matrix((d, (r, c)), shape=(3, 4)))\"",
-           dir, py);
-  ck_assert_int_eq(system(cmd), 0);
+  char *dir = tu_mkdtemp();
+  py_run(py, dir,
+         "r = np.array([0, 0, 2, 1, 1, 2]); c = np.array([0, 0, 0, 2, 2, 2])\n"
+         "d = np.array([True, True, True, True, False, False])\n"
+         "sp.save_npz('coo.npz', sp.coo_matrix((d, (r, c)), shape=(3, 4)))");
   char *in = tu_path(dir, "coo.npz"), *out = tu_path(dir, "csr.npz");
   spc_error e;
   spc_tensor *t = NULL, *c = NULL;
@@ -1171,13 +1175,10 @@ START_TEST(test_bool_scipy) {
   ck_assert(spc_tensor_boolean(t));
   tu_assert_ok(spc_convert_to(t, "csc", NULL, &c, &e), &e);
   tu_assert_ok(spc_npz_write(c, out, NULL, &e), &e);
-  snprintf(cmd, sizeof cmd,
-           "cd '%s' && %s -c \"import scipy.sparse as sp, numpy as np\n"
-           "a = sp.load_npz('coo.npz').tocsr(); b = sp.load_npz('csr.npz')\n"
-           "assert b.dtype == np.bool_, b.dtype\n"
-           "assert (a != b).nnz == 0 and b.nnz == 4, (a.toarray(), b.toarray())\"",
-           dir, py);
-  ck_assert_int_eq(system(cmd), 0);
+  py_run(py, dir,
+         "a = sp.load_npz('coo.npz').tocsr(); b = sp.load_npz('csr.npz')\n"
+         "assert b.dtype == np.bool_, b.dtype\n"
+         "assert (a != b).nnz == 0 and b.nnz == 4, (a.toarray(), b.toarray())");
   spc_tensor_free(&c);
   spc_tensor_free(&t);
   tu_rmtree(dir);

@@ -523,6 +523,13 @@ static int count_names(const char *const *names) {
   return n;
 }
 
+/* A new int64 copy of len elements of d (width ty). */
+static int64_t *widened(const void *d, spc_itype ty, int64_t len) {
+  int64_t *w = malloc((size_t)(len ? len : 1) * sizeof *w);
+  for (int64_t i = 0; i < len; i++) w[i] = elem(d, ty, i);
+  return w;
+}
+
 /* Fill in from the library tensor a (format FROM) by the generated names;
  * false (with a mismatch) when they do not match a's arrays. */
 static bool build_input(gstats *s, const gpair *p, const gmat *m,
@@ -560,9 +567,7 @@ static bool build_input(gstats *s, const gpair *p, const gmat *m,
       in->narrays = 0;
       return false;
     }
-    int64_t *w = malloc((size_t)(len ? len : 1) * sizeof *w);
-    for (int64_t i = 0; i < len; i++) w[i] = elem(d, ty, i);
-    in->arrays[k] = w;
+    in->arrays[k] = widened(d, ty, len);
     in->lens[k] = len;
     in->narrays = k + 1;
   }
@@ -595,10 +600,8 @@ static bool use_raw_coo(const gpair *p, const gmat *m, const spc_tensor *a,
       if (!split_name(names[k], &l, &nm) || spc_tensor_level_array(r, l, nm, &d, &ty, &len))
         return false;
       if (!pass) continue;
-      int64_t *w = malloc((size_t)(len ? len : 1) * sizeof *w);
-      for (int64_t i = 0; i < len; i++) w[i] = elem(d, ty, i);
       free(in->arrays[k]);
-      in->arrays[k] = w;
+      in->arrays[k] = widened(d, ty, len);
       in->lens[k] = len;
     }
   int64_t nv = 0;
