@@ -49,10 +49,14 @@ static char *format_block(const spc_tensor *c, int64_t b, int64_t e,
   if (!buf) return NULL;
   size_t n = 0;
   size_t w = spc_vtype_size(c->vt);
+  /* each dimension's coordinates, wherever its level stands (a COO stored
+   * column first, --modes=1,0, lists rows first all the same) */
+  const spc_array *crd[SPC_MAX_ORDER] = {NULL};
+  for (int l = 0; l < c->nlevels; l++) crd[c->lv[l].dim] = spc_level_array_c(&c->lv[l], "crd");
   for (int64_t k = b; k < e; k++) {
-    for (int l = 0; l < c->order; l++) {
-      if (l) buf[n++] = ' ';
-      n += (size_t)spc_format_i64(spc_arr_get(&c->lv[l].arr[l == 0], k) + 1, buf + n);
+    for (int d = 0; d < c->order; d++) {
+      if (d) buf[n++] = ' ';
+      n += (size_t)spc_format_i64(spc_arr_get(crd[d], k) + 1, buf + n);
     }
     if (c->vt != SPC_PATTERN) {
       buf[n++] = ' ';
