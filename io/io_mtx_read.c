@@ -400,8 +400,20 @@ spc_status spc_mtx_read(const char *path, const spc_buf *b,
   if (mi.array) {
     mm_header h = {.vector = mi.h_vector, .array = true, .field = mi.h_field,
                    .sym = mi.sym, .floats = mi.h_floats};
-    s = read_array(path, body, end, mi.job.first_line, &h, mi.job.dims,
-                   mi.job.order, mi.job.vt, &t, e);
+    /* asked as a pattern: the structure of the nonzeros, from the values
+     * read as the file gives them (an array stores every entry) */
+    bool pat = mi.job.vt == SPC_PATTERN;
+    s = read_array(path, body, end, mi.job.first_line, &h, mi.job.dims, mi.job.order,
+                   pat ? pick_vtype(&h, SPC_VTYPE_AUTO) : mi.job.vt, &t, e);
+    spc_tensor *c = NULL;
+    if (!s && pat && !(s = spc_tensor_to_coo(t, 1, &c, e))) {
+      spc_tensor_free(&t);
+      t = c;
+      if (t->val_owned) spc_free(t->val);
+      t->val = NULL;
+      t->val_owned = false;
+      t->vt = SPC_PATTERN;
+    }
   } else {
     mi.job.body = body;
     mi.job.end = end;

@@ -140,6 +140,21 @@ START_TEST(test_mtx_array_zeros) {
   ck_assert_int_eq(spc_query_values(q, 0)[1], 1);
   spc_query_results_free(&q);
   spc_tensor_free(&t);
+  /* asked as a pattern: the nonzeros' structure (it read a complex file's
+   * imaginary parts as reals, an integer file as reals) */
+  const char *arrs[3] = {"%%MatrixMarket matrix array complex general\n2 2\n1 2\n0 0\n0 0\n0 -1\n",
+                         "%%MatrixMarket matrix array integer general\n2 2\n5\n0\n0\n3\n",
+                         "%%MatrixMarket matrix array real symmetric\n2 2\n5\n0\n3\n"};
+  const int64_t xp[] = {1, 1, 2, 2};
+  o.vtype = SPC_PATTERN;
+  for (int k = 0; k < 3; k++) {
+    tu_assert_ok(io_read_text("p.mtx", arrs[k], &o, &t, &e, NULL), &e);
+    spc_tensor *w = coo1(2, d, 2, SPC_PATTERN, xp, NULL);
+    ck_assert_int_eq(spc_tensor_vtype(t), SPC_PATTERN);
+    tu_assert_same_tensor(w, t, 0, arrs[k]);
+    spc_tensor_free(&w);
+    spc_tensor_free(&t);
+  }
 }
 END_TEST
 
