@@ -15,6 +15,10 @@
 #include <zlib.h>
 
 size_t spc_peek(const char *path, unsigned char *dst, size_t n) {
+  /* only a regular file: a FIFO opened to peek would lose what its writer
+   * sent (and block the reader's own open after it) */
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
   FILE *f = fopen(path, "rb");
   if (!f) return 0;
   size_t k = fread(dst, 1, n, f);

@@ -4,6 +4,7 @@
 #include "spc_containers.h"
 #include "spc_io.h"
 #include <string.h>
+#include <sys/stat.h>
 
 void spc_read_opts_init(spc_read_opts *o) {
   memset(o, 0, sizeof *o);
@@ -69,6 +70,12 @@ spc_status spc_read(const char *path, const spc_read_opts *o,
   if (!path || !out) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no path");
   if (o->notice && o->notice_len) o->notice[0] = 0; /* "" unless the reader notes */
   *out = NULL;
+  /* a FIFO, a device, a directory: refused before anything opens it (an
+   * open would wait for a FIFO's writer; what it sent is read once) */
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    return spc_err(e, SPC_ERR_IO, path, 0, 0, "not a regular file%s",
+                   S_ISFIFO(st.st_mode) ? " (a FIFO: give it as standard input, '-')" : "");
   unsigned char h[16];
   size_t n = spc_peek(path, h, sizeof h);
   spc_file_kind k = kind_from_content(h, n);

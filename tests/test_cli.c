@@ -836,6 +836,19 @@ START_TEST(test_out_special) {
     free(got);
     ck_assert_msg(tu_count_dir(dir) == 1, "'%s' left a file beside its output", args);
   }
+  /* a FIFO as input: refused before anything opens it (a peek at its
+   * content then the reader's own open waited forever: no writer here) */
+  char *fin = tu_path(dir, "in.mtx");
+  ck_assert_int_eq(mkfifo(fin, 0644), 0);
+  const char *cmds[3] = {"info", "cat -o x.mtx", "--to=csr --mem=1k -o x.mtx"};
+  for (int k = 0; k < 3; k++) {
+    tu_run_result r;
+    ck_assert_int_eq(tu_run(&r, "%s %s", k == 2 ? fin : cmds[k], k == 2 ? cmds[k] : fin), 3);
+    assert_has(r.err, "in.mtx: not a regular file (a FIFO: give it as standard input, '-')");
+    tu_run_free(&r);
+  }
+  ck_assert_int_eq(tu_count_dir(dir), 2);
+  free(fin);
   tu_rmtree(dir);
   free(in);
   free(dir);
