@@ -167,6 +167,7 @@ int main(int argc, char **argv) {
   if (!getenv("SPCONV_HUGEPAGES") && spc_free_page_reporting(NULL))
     setenv("SPCONV_HUGEPAGES", "0", 0);
   cli_catch_signals(); /* an interrupted command leaves no temporary file */
+  spc_hdf5_quiet();    /* errors are one line: none of HDF5's own, at exit either */
   if (argc < 2) {
     usage(stderr);
     return EXIT_USAGE;

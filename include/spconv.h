@@ -80,6 +80,14 @@ SPC_API int spc_hugepages_on(void);  /* 1: on, 0: off */
  * faster without the hint.  sysfs: "/sys", or NULL for it. */
 SPC_API int spc_free_page_reporting(const char *sysfs); /* 1: yes */
 
+/* HDF5's own printing of its error stack off for the whole process.  The
+ * library's calls are quiet anyway (their messages go to spc_error) and
+ * leave the caller's setting as they found it; but after a corrupt .bsp.h5
+ * HDF5 1.10 may fail to shut down cleanly at exit and print a stack of
+ * "infinite loop closing library" there.  A program that prints nothing of
+ * HDF5's (the command line) calls this once. */
+SPC_API void spc_hdf5_quiet(void);
+
 /* ---- element types ------------------------------------------------------ */
 
 typedef enum spc_vtype {

@@ -12,6 +12,8 @@
  * HDF5 plumbing
  * ====================================================================== */
 
+void spc_hdf5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+
 /* HDF5 prints its error stack by default: off for the duration of a call
  * into this file, then restored. */
 void spc_cnt_h5_quiet(h5c *c) {
