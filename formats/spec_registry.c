@@ -2,8 +2,10 @@
  * built-in specs (embedded at build time) and those loaded from files. */
 #include "spec.h"
 #include "spec_yaml.h"
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct spc_specs {
   spc_level_spec **levels;
@@ -151,8 +153,12 @@ done:
 
 spc_status spc_specs_add_file(spc_specs *r, const char *path, const char **name,
                               spc_error *e) {
+  /* a directory opens (and reads as nothing), a FIFO would wait */
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    return spc_err(e, SPC_ERR_IO, path, 0, 0, "the spec is not a regular file");
   FILE *f = fopen(path, "rb");
-  if (!f) return spc_err(e, SPC_ERR_IO, path, 0, 0, "cannot open the spec");
+  if (!f) return spc_err(e, SPC_ERR_IO, path, 0, 0, "cannot open the spec: %s", strerror(errno));
   char *buf = NULL;
   size_t len = 0, cap = 0;
   spc_status s = SPC_OK;

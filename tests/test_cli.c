@@ -63,6 +63,10 @@ START_TEST(test_check_spec) {
                       "read:\n  begin: pos[p]\n  end: pos[p + 1]\n  access: crd[q]\n  size: pos[np]\n"
                       "write:\n  queries:\n    - select [*] -> count(x) as nnz\n  yield_pos: return p\n");
   tu_run_result r;
+  /* a directory is no spec: an i/o error (it read as an empty document) */
+  ck_assert_int_eq(tu_run(&r, "check-spec %s", dir), 3);
+  assert_has(r.err, "the spec is not a regular file");
+  tu_run_free(&r);
   ck_assert_msg(tu_run(&r, "check-spec %s", lv) == 0, "level: exit %d: %s", r.status, r.err);
   assert_has(r.out, "ok (xcomp)");
   tu_run_free(&r);
