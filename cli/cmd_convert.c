@@ -137,6 +137,8 @@ int cmd_sizes(int argc, char **argv) {
   int np = cli_parse(argc, argv, &o, pos, 1, "sizes");
   if (np < 0) return EXIT_USAGE;
   if (np != 1) return cli_usage_error("sizes", "expected one input file");
+  if (!o.to && (o.nparams || o.nspecs)) /* no built-in format takes every parameter */
+    return cli_usage_error("sizes", "--param and --spec go with --to=FMT (the format they are for)");
   cli_inputs(pos, 0, 1);
   spc_read_opts r;
   spc_convert_opts c;
@@ -160,22 +162,32 @@ int cmd_sizes(int argc, char **argv) {
     printf("%-8s %16s  %s\n", "format", "bytes", "note");
     printf("%-8s %16lld\n", o.to, (long long)b);
     nf = 0;
-  } else {
-    printf("%-8s %16s  %s\n", "format", "bytes", "note");
   }
-  for (int k = 0; k < nf; k++) {
+  /* the table printed once every row is known: an error prints none of it */
+  char **rows = calloc((size_t)nf + 1, sizeof *rows);
+  int k = 0;
+  for (; rows && k < nf; k++) {
     int64_t b = 0;
+    char line[1200];
     spc_error_clear(&e);
     s = spc_convert_size(t, spc_format_name(k), &c, &b, &e);
-    if (!s) printf("%-8s %16lld\n", spc_format_name(k), (long long)b);
-    else if (s == SPC_ERR_UNSUPPORTED) printf("%-8s %16s  %s\n", spc_format_name(k), "-", e.msg);
-    else {
-      spc_tensor_free(&t);
-      return cli_fail(s, &e);
-    }
+    if (!s) snprintf(line, sizeof line, "%-8s %16lld\n", spc_format_name(k), (long long)b);
+    else if (s == SPC_ERR_UNSUPPORTED) snprintf(line, sizeof line, "%-8s %16s  %s\n", spc_format_name(k), "-", e.msg);
+    else break;
+    if (!(rows[k] = strdup(line))) break;
   }
+  int rc = EXIT_OK;
+  if (!rows || k < nf) {
+    if (!rows || !s) s = SPC_ERR_NOMEM, snprintf(e.msg, sizeof e.msg, "out of memory");
+    rc = cli_fail(s, &e);
+  } else if (nf) {
+    printf("%-8s %16s  %s\n", "format", "bytes", "note");
+    for (k = 0; k < nf; k++) fputs(rows[k], stdout);
+  }
+  for (k = 0; rows && k < nf; k++) free(rows[k]);
+  free(rows);
   spc_tensor_free(&t);
-  return EXIT_OK;
+  return rc;
 }
 
 int cmd_gen(int argc, char **argv) {

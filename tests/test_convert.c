@@ -5091,6 +5091,12 @@ START_TEST(test_cli_formats_sizes) {
   assert_has(r.err, "unknown format 'nosuch'");
   ck_assert_str_eq(r.out, "");
   tu_run_free(&r);
+  /* --param without --to: no format takes every parameter (it printed the
+   * table's head and bcsr's row, then failed on coo) */
+  ck_assert_int_eq(tu_run(&r, "sizes %s --param M=3", in), 1);
+  assert_has(r.err, "--param and --spec go with --to=FMT");
+  ck_assert_str_eq(r.out, "");
+  tu_run_free(&r);
   spc_tensor_free(&ex);
   spc_tensor_free(&ref);
   spc_tensor_free(&t);
