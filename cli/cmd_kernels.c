@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
+#include <zlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,6 +103,11 @@ static int read_x(const char *path, const cli_opts *o, int64_t n, bool cplx, dou
  * renamed.  An empty y (a matrix of no rows) is written 0 x 0: SciPy's
  * mmread (1.10) refuses a 0 x 1 array -- its own mmwrite's output -- and
  * reads 0 x 0 as the empty array it is. */
+static bool gz_name(const char *p) {
+  size_t n = strlen(p);
+  return n >= 3 && !strcasecmp(p + n - 3, ".gz");
+}
+
 static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
   char tmp[4200] = "";
   FILE *f = path ? cli_out_open(path, tmp, sizeof tmp) : stdout;
@@ -108,10 +115,19 @@ static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
     fprintf(stderr, "spconv: %s: cannot write\n", path);
     return EXIT_IO;
   }
-  int bad = fprintf(f, "%%%%MatrixMarket matrix array %s general\n%lld %d\n",
-                    cplx ? "complex" : "real", (long long)n, n > 0) < 0;
+  /* NAME.gz: the same text gzip-compressed, through a second descriptor
+   * of the temporary (closed before it is renamed) */
+  int gfd = path && gz_name(path) ? dup(fileno(f)) : -1;
+  gzFile gz = gfd >= 0 ? gzdopen(gfd, "wb") : NULL;
+  if (gfd >= 0 && !gz) close(gfd);
+  int bad = path && gz_name(path) && !gz;
+#define YPRINT(...) ((gz ? gzprintf(gz, __VA_ARGS__) : fprintf(f, __VA_ARGS__)) < 0)
+  bad = bad || YPRINT("%%%%MatrixMarket matrix array %s general\n%lld %d\n",
+                      cplx ? "complex" : "real", (long long)n, n > 0);
   for (int64_t i = 0; i < n && !bad; i++)
-    bad = (cplx ? fprintf(f, "%.17g %.17g\n", y[2 * i], y[2 * i + 1]) : fprintf(f, "%.17g\n", y[i])) < 0;
+    bad = cplx ? YPRINT("%.17g %.17g\n", y[2 * i], y[2 * i + 1]) : YPRINT("%.17g\n", y[i]);
+#undef YPRINT
+  if (gz && gzclose(gz) != Z_OK) bad = 1;
   if (!path && (fflush(f) || ferror(f))) bad = 1;
   if (!path && bad) {
     fprintf(stderr, "spconv: <stdout>: write failed\n");
@@ -147,6 +163,12 @@ int cmd_spmv(int argc, char **argv) {
   int np = cli_parse(argc, argv, &o, pos, 2, "spmv");
   if (np < 0) return EXIT_USAGE;
   if (np < 1) return cli_usage_error("spmv", "expected A [X] [-o Y]");
+  if (o.out && strcmp(o.out, "-")) { /* Y is Matrix Market text, gzip by the name */
+    spc_file_kind yk = spc_file_kind_from_name(o.out);
+    if (yk != SPC_FILE_MTX && yk != SPC_FILE_UNKNOWN)
+      return cli_usage_error("spmv", "Y is written as Matrix Market: name it .mtx or .mtx.gz, not %s",
+                             o.out);
+  }
   cli_inputs(pos, 0, np);
   spc_read_opts r;
   cli_read_opts(&o, &r);

@@ -98,7 +98,8 @@ const cli_cmd cli_commands[] = {
      "spconv gen --from=A --to=B [-o conv.c]\n"
      "       spconv gen --cuda --kernel=spmv|spgemm --format=F [-o kernels.cu]"},
     {"spmv", cmd_spmv, "y = A x (--transpose: A^T x) with x from X (a Matrix Market array) or all\n"
-     "ones; y written as a Matrix Market array to -o Y (default: standard output).\n"
+     "ones; y written as a Matrix Market array to -o Y (default: standard output;\n"
+     "Y.mtx.gz: gzip-compressed).\n"
      "The kernel is generated from A's format (its read-side level functions): A may\n"
      "be any readable file; one not in a spec format is converted to --to (csr).\n\n" COMMON
      "  --to FORMAT        the format the kernel runs in when A is not one (csr)\n"

@@ -1763,6 +1763,25 @@ START_TEST(test_cli_spmv) {
   double *y = read_y(yp, 4, false);
   ck_assert(y[0] == 1.5 - 2 && y[1] == 0.1 && y[2] == 3.25 && y[3] == -7 + 1e-3);
   free(y);
+  /* Y.gz gzip-compressed (it was written as plain text); another
+   * container's name refused before anything runs */
+  {
+    char *yz = tu_path(dir, "y.mtx.gz"), *yh = tu_path(dir, "y.bsp.h5");
+    ck_assert_int_eq(tu_run(&r, "spmv %s -o %s", sr, yz), 0);
+    tu_run_free(&r);
+    size_t zn = 0;
+    unsigned char *zb = (unsigned char *)tu_read_file(yz, &zn);
+    ck_assert(zn > 2 && zb[0] == 0x1f && zb[1] == 0x8b);
+    free(zb);
+    y = read_y(yz, 4, false);
+    ck_assert(y[0] == 1.5 - 2 && y[1] == 0.1 && y[2] == 3.25 && y[3] == -7 + 1e-3);
+    free(y);
+    ck_assert_int_eq(tu_run(&r, "spmv %s -o %s", sr, yh), 1);
+    assert_has(r.err, "Y is written as Matrix Market");
+    ck_assert(!tu_exists(yh));
+    tu_run_free(&r);
+    free(yz), free(yh);
+  }
   /* --to a user format's YAML whose level is another --spec file: the
    * matrix converted once, the kernel run in it (it converted again, by
    * the path, without the level: "unknown level format") */
