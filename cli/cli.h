@@ -69,6 +69,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
 int cli_fail(spc_status s, const spc_error *e);
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* OUT's name checked before any input is read (a pipe on standard input
+ * is not waited for): a container the name picks; 0, or a usage error's
+ * exit code.  NULL and "-" (standard output) pass. */
+int cli_out_name(const char *cmd, const char *out);
 void cli_read_opts(const cli_opts *o, spc_read_opts *r);
 /* The reader's note on stderr ("spconv: note: ..."), unless --quiet; then
  * cleared.  cli_read: spc_read, then the note of a file read. */

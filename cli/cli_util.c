@@ -343,6 +343,20 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
   return np;
 }
 
+int cli_out_name(const char *cmd, const char *out) {
+  if (!out || !strcmp(out, "-")) return 0;
+  spc_file_kind k = spc_file_kind_from_name(out);
+  size_t n = strlen(out);
+  bool gz = n >= 3 && !strcasecmp(out + n - 3, ".gz");
+  if (k == SPC_FILE_UNKNOWN)
+    return cli_usage_error(cmd, "%s: unknown output extension: use .mtx, .tns (either with .gz), "
+                                ".bsp.h5 or .npz", out);
+  if (gz && (k == SPC_FILE_BSP || k == SPC_FILE_NPZ))
+    return cli_usage_error(cmd, "%s: .bsp.h5 and .npz files are not gzip-compressed (.mtx.gz and "
+                                ".tns.gz are)", out);
+  return 0;
+}
+
 void cli_inputs(const char **pos, int from, int to) {
   for (int i = from; i < to; i++) {
     if (strcmp(pos[i], "-")) continue;

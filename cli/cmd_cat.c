@@ -10,6 +10,7 @@ int cmd_cat(int argc, char **argv) {
   int np = cli_parse(argc, argv, &o, pos, 1, "cat");
   if (np < 0) return EXIT_USAGE;
   if (np != 1 || !o.out) return cli_usage_error("cat", "expected IN -o OUT");
+  if (cli_out_name("cat", o.out)) return EXIT_USAGE;
   cli_inputs(pos, 0, 1);
   spc_read_opts r;
   spc_write_opts w;

@@ -19,6 +19,7 @@ int cmd_convert(int argc, char **argv) {
   int np = cli_parse(argc, argv, &o, pos, 1, "convert");
   if (np < 0) return EXIT_USAGE;
   if (np != 1 || !o.to) return cli_usage_error("convert", "expected IN --to=FORMAT [-o OUT]");
+  if (cli_out_name("convert", o.out)) return EXIT_USAGE;
   cli_inputs(pos, 0, 1);
   spc_read_opts r;
   spc_write_opts w;

@@ -258,6 +258,7 @@ int cmd_spgemm(int argc, char **argv) {
   int np = cli_parse(argc, argv, &o, pos, 2, "spgemm");
   if (np < 0) return EXIT_USAGE;
   if (np != 2 || !o.out) return cli_usage_error("spgemm", "expected A B -o C");
+  if (cli_out_name("spgemm", o.out)) return EXIT_USAGE;
   cli_inputs(pos, 0, 2);
   spc_read_opts r;
   spc_write_opts w;

@@ -110,6 +110,10 @@ spc_status spc_write(const spc_tensor *t, const char *path,
     return spc_err(e, SPC_ERR_ARG, path, 0, 0,
                    "unknown output extension: use .mtx, .tns (either with .gz), "
                    ".bsp.h5 or .npz");
+  size_t pn = strlen(path);
+  if ((k == SPC_FILE_BSP || k == SPC_FILE_NPZ) && pn >= 3 && !strcasecmp(path + pn - 3, ".gz"))
+    return spc_err(e, SPC_ERR_ARG, path, 0, 0,
+                   ".bsp.h5 and .npz files are not gzip-compressed (.mtx.gz and .tns.gz are)");
   /* expand symmetric storage where the container cannot record it */
   spc_tensor *x = NULL;
   const spc_tensor *w = t;

@@ -111,7 +111,10 @@ START_TEST(test_usage_errors) {
                        "cat @IN -o @DIR/o.mtx --dup=sum --dup-order=random",
                        /* a count past int64 is a usage error (it was "out of memory", exit 4) */
                        "@IN --to=csr -o @DIR/o.mtx --spw=hash --acc=99999999999999999999",
-                       "@IN --to=csr -o @DIR/o.mtx --mem=1X", "help nosuchcommand"};
+                       "@IN --to=csr -o @DIR/o.mtx --mem=1X",
+                       /* output names: unknown, a binary container gzip'ed */
+                       "cat @IN -o @DIR/o.txt", "@IN --to=csr -o @DIR/o.bsp.h5.gz",
+                       "spgemm @IN @IN -o @DIR/c.npz.gz", "help nosuchcommand"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     tu_run_result r;
     char args[1024];
@@ -125,6 +128,19 @@ START_TEST(test_usage_errors) {
   tu_run(&r, "frobnicate");
   assert_has(r.err, "frobnicate");
   tu_run_free(&r);
+  /* a bad output name is refused before standard input is read: not
+   * waiting for a pipe that has not written yet (it read and spooled it) */
+  {
+    /* a writer that holds the pipe open for 3 s and writes nothing: an
+     * early refusal exits 1, a read of the pipe is killed at 2 s (124) */
+    char cmd[2048];
+    const char *bin = getenv("SPCONV");
+    snprintf(cmd, sizeof cmd, "{ sleep 3 & } | timeout 2 %s - --to=csr -o %s/o.txt 2>/dev/null",
+             bin && *bin ? bin : "bin/spconv", dir);
+    int st = system(cmd);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "exit %d: the pipe was waited for",
+                  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+  }
   /* sizes up to terabytes: --mem=1T as --mem=1024G */
   for (int i = 0; i < 2; i++) {
     char args[1024];
