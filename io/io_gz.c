@@ -162,6 +162,10 @@ static spc_status join(gzp *g, spc_tensor **out, spc_error *e) {
       if (g->ps[k]->c.maxc[d] > mx) mx = g->ps[k]->c.maxc[d];
       if (j->infer_dims && g->ps[k]->c.zero[d]) zb |= 1u << d;
     }
+    if (j->infer_dims && (zb >> d & 1) && mx == INT64_MAX - 1)
+      return spc_err(e, SPC_ERR_OVERFLOW, j->path, 0, 0,
+                     "mode %d counts from 0 and has index %lld: its dimension would pass 2^63 - 1",
+                     d + 1, (long long)INT64_MAX);
     dims[d] = j->infer_dims ? mx + 1 + (zb >> d & 1) : j->dims[d];
   }
   spc_tensor *t = NULL;

@@ -402,6 +402,12 @@ spc_status spc_text_parse(const spc_text_job *j, spc_tensor **out,
     int64_t mx = -1;
     for (int i = 0; i < nch; i++)
       if (cs[i].maxc[d] > mx) mx = cs[i].maxc[d];
+    if (j->infer_dims && mx == INT64_MAX) { /* a mode counted from 0 */
+      s = spc_err(e, SPC_ERR_OVERFLOW, j->path, 0, 0,
+                  "mode %d counts from 0 and has index %lld: its dimension would pass 2^63 - 1",
+                  d + 1, (long long)mx);
+      goto done;
+    }
     if (j->infer_dims) t->dims[d] = t->lv[d].size = mx + 1;
   }
   if (j->infer_dims && (s = spc_text_narrow(t, e))) goto done;

@@ -93,6 +93,9 @@ static const bad_case bad_cases[] = {
     {"tns: index 0, dims given", "b.tns", "1 1 1.0\n1 0 1.0\n", SPC_ERR_INPUT, 2, 3, 2, {2, 2, 0}, 0},
     B("tns: non-numeric value", "b.tns", "1 1 x\n", SPC_ERR_INPUT, 1, 5),
     B("tns: index past int64", "b.tns", "9223372036854775808 1 1.0\n", SPC_ERR_OVERFLOW, 1, 1),
+    /* a mode counted from 0 (an index 0) whose largest index is 2^63 - 1:
+     * its dimension 2^63 overflowed (found by fuzz_tns) */
+    B("tns: 2^63 - 1 in a mode from 0", "b.tns", "0 1.0\n9223372036854775807 2.0\n", SPC_ERR_OVERFLOW, 0, ANY),
     B("tns: index of 20 digits", "b.tns", "1 1 1.0\n99999999999999999999 1 1.0\n", SPC_ERR_OVERFLOW, 2, 1),
     {"tns: index past given dims", "b.tns", "1 1 1.0\n3 1 2.0\n", SPC_ERR_INPUT, 2, 1, 2, {2, 2, 0}, 0},
     {"tns: given order differs", "b.tns", "1 1 1.0\n", SPC_ERR_INPUT, 1, ANY, 3, {2, 2, 2}, 0},

@@ -109,6 +109,19 @@ START_TEST(test_gz_error_line) {
   }
   free(text);
   free(z);
+  /* a mode counted from 0 whose largest index is 2^63 - 1: refused (its
+   * dimension overflowed), as the plain file's reader refuses it */
+  char *tp = tu_path(dir, "z.tns.gz");
+  static const char zt[] = "0 1.0\n9223372036854775807 2.0\n";
+  z = tu_gzip(zt, sizeof zt - 1, &zlen);
+  ck_assert_int_eq(tu_write_file(tp, z, zlen), 0);
+  spc_tensor *t = NULL;
+  spc_error e;
+  ck_assert_int_eq(spc_read(tp, NULL, &t, &e), SPC_ERR_OVERFLOW);
+  ck_assert_ptr_null(t);
+  ck_assert_msg(strstr(e.msg, "counts from 0") != NULL, "%s", e.msg);
+  free(z);
+  free(tp);
   tu_rmtree(dir);
   free(path);
   free(dir);
