@@ -107,8 +107,9 @@ static int parse_dims(const char *s, cli_opts *o) {
   o->ndims = 0;
   while (*s) {
     char *end;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || v < 0 || o->ndims >= SPC_MAX_ORDER) return -1;
+    errno = 0;
+    long long v = strtoll(s, &end, 10); /* past int64: refused, not clamped */
+    if (end == s || v < 0 || errno == ERANGE || o->ndims >= SPC_MAX_ORDER) return -1;
     o->dims[o->ndims++] = v;
     s = end;
     if (*s == ',' || *s == 'x') s++;
@@ -304,8 +305,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
         cli_usage_error(cmd, "--param takes NAME=VALUE (at most 8)");
         return -1;
       }
+      errno = 0;
       long long v = strtoll(q + 1, &end, 10);
       if (*end || end == q + 1) { cli_usage_error(cmd, "--param %s: not an integer", val); return -1; }
+      if (errno == ERANGE) { cli_usage_error(cmd, "--param %s: past 2^63 - 1", val); return -1; }
       snprintf(o->param_buf[o->nparams], 64, "%.*s", (int)(q - val), val);
       o->param_names[o->nparams] = o->param_buf[o->nparams];
       o->param_values[o->nparams++] = v;

@@ -114,7 +114,11 @@ START_TEST(test_usage_errors) {
                        "@IN --to=csr -o @DIR/o.mtx --mem=1X",
                        /* output names: unknown, a binary container gzip'ed */
                        "cat @IN -o @DIR/o.txt", "@IN --to=csr -o @DIR/o.bsp.h5.gz",
-                       "spgemm @IN @IN -o @DIR/c.npz.gz", "help nosuchcommand"};
+                       "spgemm @IN @IN -o @DIR/c.npz.gz",
+                       /* numbers past int64: refused (they were clamped to 2^63 - 1) */
+                       "info @IN --dims=99999999999999999999,1",
+                       "@IN --to=bcsr -o @DIR/o.mtx --param M=99999999999999999999",
+                       "help nosuchcommand"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     tu_run_result r;
     char args[1024];
