@@ -200,6 +200,12 @@ int cmd_gen(int argc, char **argv) {
     return cli_usage_error("gen", "expected --cuda --kernel=spmv|spgemm --format=F [-o kernels.cu]");
   if (np != 0 || (!o.cuda && (!o.from || !o.to)))
     return cli_usage_error("gen", "expected --from=A --to=B [-o conv.c]");
+  /* what one form takes and the other does not: refused, not ignored */
+  if (o.cuda && (o.vtype != SPC_VTYPE_AUTO || o.nparams || o.order))
+    return cli_usage_error("gen", "--cuda takes --kernel and --format (the kernels read the format's "
+                                  "arrays and values as they are): not --type, --param or --order");
+  if (!o.cuda && (o.kernel || o.format))
+    return cli_usage_error("gen", "--kernel and --format go with --cuda");
   spc_convert_opts c;
   cli_convert_opts(&o, &c);
   char *text = NULL;

@@ -118,6 +118,10 @@ START_TEST(test_usage_errors) {
                        /* numbers past int64: refused (they were clamped to 2^63 - 1) */
                        "info @IN --dims=99999999999999999999,1",
                        "@IN --to=bcsr -o @DIR/o.mtx --param M=99999999999999999999",
+                       /* one gen form's options given to the other: refused, not ignored */
+                       "gen --cuda --kernel=spmv --format=bcsr --param M=3 -o @DIR/k.cu",
+                       "gen --cuda --kernel=spmv --format=csr --type=float32 -o @DIR/k.cu",
+                       "gen --from=coo --to=csr --kernel=spmv -o @DIR/k.c",
                        "help nosuchcommand"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     tu_run_result r;
