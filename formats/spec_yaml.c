@@ -49,6 +49,9 @@ static void block_base(const char *text, size_t len, const yaml_mark_t *m,
 typedef struct cvt_why {
   bool nomem;
   int64_t key_line, key_col;
+  bool has_dup; /* a key given twice in one mapping (at key_line:key_col) */
+  char dup[64];
+  int64_t dup_first;
 } cvt_why;
 
 static spc_ynode *convert(yaml_document_t *d, yaml_node_t *y, int depth,
@@ -98,6 +101,18 @@ static spc_ynode *convert(yaml_document_t *d, yaml_node_t *y, int depth,
       n->vals[i] = convert(d, yaml_document_get_node(d, p->value), depth + 1, text, len, why);
       n->n = i + 1;
       if (!n->keys[i] || !n->vals[i]) { free_node(n); return NULL; }
+      /* a key twice: YAML forbids it and libyaml keeps both (the first
+       * would win unseen) */
+      for (int j = 0; j < i; j++)
+        if (!strcmp(n->keys[j]->str, n->keys[i]->str)) {
+          why->has_dup = true;
+          snprintf(why->dup, sizeof why->dup, "%s", n->keys[i]->str);
+          why->dup_first = n->keys[j]->line;
+          why->key_line = n->keys[i]->line;
+          why->key_col = n->keys[i]->col;
+          free_node(n);
+          return NULL;
+        }
     } else {
       yaml_node_item_t it = y->data.sequence.items.start[i];
       n->vals[i] = convert(d, yaml_document_get_node(d, it), depth + 1, text, len, why);
@@ -126,13 +141,16 @@ spc_status spc_yaml_load(const char *name, const char *text, size_t len,
   }
   yaml_node_t *top = yaml_document_get_root_node(&d);
   spc_status s = SPC_OK;
-  cvt_why why = {false, 0, 0};
+  cvt_why why = {false, 0, 0, false, "", 0};
   if (!top) {
     s = spc_err(e, SPC_ERR_SPEC, name, 1, 1, "empty YAML document");
   } else {
     *root = convert(&d, top, 0, text, len, &why);
     if (!*root)
       s = why.nomem      ? SPC_NOMEM(e)
+          : why.has_dup  ? spc_err(e, SPC_ERR_SPEC, name, why.key_line, why.key_col,
+                                   "key '%s' appears twice in this mapping (first at line %lld)",
+                                   why.dup, (long long)why.dup_first)
           : why.key_line ? spc_err(e, SPC_ERR_SPEC, name, why.key_line, why.key_col,
                                    "a key must be plain text, not a list or a mapping")
                          : spc_err(e, SPC_ERR_SPEC, name, 0, 0, "YAML nested too deeply");

@@ -138,6 +138,11 @@ static const bad_spec bad_specs[] = {
     /* found by fuzz_spec: a list as a key reached strcmp as NULL */
     {"key not text", "format: f\norder: 2\nlevels: [dense, dense]\n? [a, b]\n: 3\n", 4, 3,
      "a key must be plain text"},
+    /* a key twice: the first won unseen (libyaml keeps both) */
+    {"key twice", "format: x\nformat: y\norder: 2\nlevels: [dense, compressed]\n", 2, 1,
+     "key 'format' appears twice in this mapping (first at line 1)"},
+    {"key twice, nested", "format: f\norder: 2\nlevels: [dense, {level: compressed, unique: true, unique: false}]\n",
+     3, 51, "key 'unique' appears twice"},
     {"level function leaks before an unknown level",
      "format: f\norder: 2\nlevels:\n  - dense\n  - {level: otfesf, access: j - d}\n", 5, 0,
      "unknown level format 'otfesf'"},
