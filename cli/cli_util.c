@@ -147,6 +147,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     char *a = argv[i];
     if (a[0] != '-' || !a[1]) {
       if (np >= npos) { cli_usage_error(cmd, "unexpected argument '%s'", a); return -1; }
+      if (!a[0]) { cli_usage_error(cmd, "an empty argument (a file name or a query is needed)"); return -1; }
       pos[np++] = a;
       continue;
     }
@@ -181,6 +182,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
     if (takes && !val) {
       if (i + 1 >= argc) { cli_usage_error(cmd, "%s needs a value", name); return -1; }
       val = argv[++i];
+    }
+    if (takes && !*val) { /* --to= , -o "": nothing names a format or a file */
+      cli_usage_error(cmd, "%s needs a value (an empty one was given)", name);
+      return -1;
     }
     if (is_known && !takes && val) {
       cli_usage_error(cmd, "%s takes no value (got '%s')", name, val);

@@ -122,6 +122,8 @@ START_TEST(test_usage_errors) {
                        "gen --cuda --kernel=spmv --format=bcsr --param M=3 -o @DIR/k.cu",
                        "gen --cuda --kernel=spmv --format=csr --type=float32 -o @DIR/k.cu",
                        "gen --from=coo --to=csr --kernel=spmv -o @DIR/k.c",
+                       /* an empty value: said so (gen --from= said "no target format") */
+                       "gen --from= --to=csr -o @DIR/k.c", "cat @IN -o ''", "info ''",
                        "help nosuchcommand"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     tu_run_result r;
