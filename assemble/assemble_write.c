@@ -397,6 +397,18 @@ static spc_status lower_source_x(const conv *C, ir_func *f, ir_stmt *lb, ir_expr
 
 /* ---- ordering, duplicates, zeros ------------------------------------------ */
 
+/* --dup=error: the repeated level tuple named (counted from 0, in the
+ * target's level order, as the workspace names it) */
+static spc_status dup_error(const conv *C, const int64_t *x, spc_error *e) {
+  char b[256];
+  int k = 0;
+  for (int l = 0; l < C->L && k < (int)sizeof b - 24; l++)
+    k += snprintf(b + k, sizeof b - (size_t)k, "%s%lld", l ? ", " : "", (long long)x[l]);
+  return spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
+                 "two entries map to the same coordinates of format %s, level coordinates "
+                 "(%s) counted from 0, and --dup=error", C->fmt->name, b);
+}
+
 static bool same_tuple(const conv *C, int64_t a, int64_t b) {
   for (int l = 0; l < C->L; l++)
     if (C->lc[l][a] != C->lc[l][b]) return false;
@@ -466,10 +478,11 @@ static spc_status order_components(conv *C, int64_t **lc, const int64_t *perm,
   m = first;
   for (int64_t t = first; t < n; t++) {
     if (m > 0 && same_tuple(C, m - 1, t)) {
-      if (dup == SPC_DUP_ERROR)
-        return spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
-                       "two entries map to the same coordinates of format %s "
-                       "and --dup=error", C->fmt->name);
+      if (dup == SPC_DUP_ERROR) {
+        int64_t x[SPC_MAX_ORDER];
+        for (int l = 0; l < C->L; l++) x[l] = C->lc[l][t];
+        return dup_error(C, x, e);
+      }
       if (w) spc_val_combine(C->comb->vt, dup, (char *)C->vals + (m - 1) * (int64_t)w,
                              (char *)C->vals + t * (int64_t)w);
       continue;
@@ -1066,11 +1079,11 @@ static spc_status pack_components(conv *C, int64_t **lc, bool *done, spc_error *
   for (int64_t t = 0; t < n && !s; t++) {
     int64_t src = ix ? (int64_t)ix[t] : t;
     if (t > 0 && key[t] == key[t - 1]) { /* a duplicate, or a remapping not one-to-one */
-      if (C->dup == SPC_DUP_ERROR)
-        s = spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
-                    "two entries map to the same coordinates of format %s "
-                    "and --dup=error", C->fmt->name);
-      else if (w)
+      if (C->dup == SPC_DUP_ERROR) {
+        int64_t x[SPC_MAX_ORDER];
+        for (int l = 0; l < L; l++) x[l] = (int64_t)(((key[t] >> sh[l]) & mask[l]) + lo[l]);
+        s = dup_error(C, x, e);
+      } else if (w)
         spc_val_combine(C->comb->vt, C->dup, dv + (m - 1) * (int64_t)w, from + src * (int64_t)w);
       continue;
     }

@@ -478,8 +478,22 @@ START_TEST(test_cat_duplicates) {
   ck_assert_int_eq(tu_run(&r, "cat --dup=error %s -o %s", in, out), 2);
   ck_assert_int_eq(count_lines(r.err), 1);
   assert_has(r.err, in);
+  assert_has(r.err, "(1, 1)");
   ck_assert(!tu_exists(out));
   tu_run_free(&r);
+  /* a conversion names the repeated level coordinates (csr: (i, j) from
+   * 0; dia: offset, column, row), with or without the workspace */
+  static const char *const conv[][2] = {{"--to=csr", "level coordinates (0, 0)"},
+                                        {"--to=csc --mem=1M", "level coordinates (0, 0)"},
+                                        {"--to=dia", "level coordinates (0, 0, 0)"},
+                                        {"--to=csc --spw=hash", "level coordinates (0, 0)"}};
+  for (int k = 0; k < 4; k++) {
+    ck_assert_int_eq(tu_run(&r, "%s %s --dup=error -o %s", in, conv[k][0], out), 2);
+    ck_assert_int_eq(count_lines(r.err), 1);
+    assert_has(r.err, conv[k][1]);
+    ck_assert(!tu_exists(out));
+    tu_run_free(&r);
+  }
   /* kept as stored without --dup */
   ck_assert_int_eq(tu_run(&r, "cat %s -o %s", in, out), 0);
   tu_run_free(&r);

@@ -1250,6 +1250,19 @@ START_TEST(test_counting_dups) {
                 ck_assert_msg(sa == SPC_ERR_INPUT && ss == SPC_ERR_INPUT, "%s: %d %d", what, sa, ss);
                 ck_assert_msg(!strcmp(e.msg, es.msg), "%s: '%s' / '%s'", what, e.msg, es.msg);
                 assert_has(e.msg, "--dup=error");
+                /* the level tuple named is a coordinate the source repeats
+                 * (csr's (i, j); csc's and colmajor's (j, i)) */
+                const char *lt = strstr(e.msg, "level coordinates (");
+                long long a0 = -1, a1 = -1;
+                ck_assert_msg(lt && sscanf(lt, "level coordinates (%lld, %lld)", &a0, &a1) == 2, "%s: '%s'",
+                              what, e.msg);
+                const spc_array *ci = spc_level_array_c(&src->lv[0], "crd"), *cj = spc_level_array_c(&src->lv[1], "crd");
+                int64_t seen = 0;
+                for (int64_t q = 0; q < spc_tensor_nstored(src); q++)
+                  seen += f == 0 ? spc_arr_get(ci, q) == a0 && spc_arr_get(cj, q) == a1
+                                 : spc_arr_get(cj, q) == a0 && spc_arr_get(ci, q) == a1;
+                ck_assert_msg(seen >= 2, "%s: '%s' names a coordinate the source holds %lld time(s)", what, e.msg,
+                              (long long)seen);
               } else {
                 tu_assert_ok(sa, &e);
                 tu_assert_ok(ss, &es);
