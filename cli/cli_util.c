@@ -143,9 +143,14 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
   o->vtype = SPC_VTYPE_AUTO;
   o->gzip = -1;
   int np = 0;
+  bool rest = false; /* past "--": every argument a file name or a query */
   for (int i = 1; i < argc; i++) {
     char *a = argv[i];
-    if (a[0] != '-' || !a[1]) {
+    if (!rest && !strcmp(a, "--")) {
+      rest = true;
+      continue;
+    }
+    if (rest || a[0] != '-' || !a[1]) {
       if (np >= npos) { cli_usage_error(cmd, "unexpected argument '%s'", a); return -1; }
       if (!a[0]) { cli_usage_error(cmd, "an empty argument (a file name or a query is needed)"); return -1; }
       pos[np++] = a;

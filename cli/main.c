@@ -184,15 +184,15 @@ int main(int argc, char **argv) {
   }
   for (const cli_cmd *c = cli_commands; c->name; c++) {
     if (strcmp(c->name, argv[1])) continue;
-    for (int i = 2; i < argc; i++)
+    for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
       if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return cli_help(c->name);
     return c->run(argc - 1, argv + 1);
   }
   /* `spconv IN --to=FMT ...` is `spconv convert IN --to=FMT ...` */
   if (argv[1][0] != '-' || !argv[1][1]) /* a file, or "-" (standard input) */
-    for (int i = 2; i < argc; i++)
+    for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
       if (!strncmp(argv[i], "--to", 4)) {
-        for (int j = 2; j < argc; j++)
+        for (int j = 2; j < argc && strcmp(argv[j], "--"); j++)
           if (!strcmp(argv[j], "--help") || !strcmp(argv[j], "-h")) return cli_help("convert");
         return cmd_convert(argc, argv);
       }

@@ -469,6 +469,45 @@ START_TEST(test_cat_missing_input) {
 }
 END_TEST
 
+/* "--" ends the options: a file whose name starts with '-' (run in its
+ * folder, the binary by its absolute path) */
+START_TEST(test_end_of_options) {
+  char *dir = tu_mkdtemp();
+  free(tu_file(dir, "-a.mtx", "%%MatrixMarket matrix coordinate real general\n2 3 2\n1 1 1.5\n2 3 -2\n"));
+  const char *b = getenv("SPCONV");
+  char *bin = realpath(b && *b ? b : "bin/spconv", NULL), cwd[4096];
+  ck_assert(bin != NULL && getcwd(cwd, sizeof cwd) != NULL);
+  setenv("SPCONV", bin, 1);
+  ck_assert_int_eq(chdir(dir), 0);
+  tu_run_result r;
+  /* without "--" the name is an unknown option */
+  ck_assert_int_eq(tu_run(&r, "cat -a.mtx -o o.mtx"), 1);
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "cat -o o.mtx -- -a.mtx"), 0);
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "info -- o.mtx"), 0);
+  assert_has(r.out, "stored:      2\n");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "convert --to=csc -o -c.bsp.h5 -- -a.mtx"), 0);
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "spmv -o y.mtx -- -c.bsp.h5"), 0);
+  tu_run_free(&r);
+  char *y = tu_read_file("y.mtx", NULL);
+  assert_has(y ? y : "", "\n1.5\n-2\n");
+  free(y);
+  /* after "--" an option's name is an argument; a second "--" too */
+  ck_assert_int_eq(tu_run(&r, "info -- -a.mtx --verbose"), 1);
+  assert_has(r.err, "unexpected argument '--verbose'");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "info -- --help"), 3);
+  tu_run_free(&r);
+  ck_assert_int_eq(chdir(cwd), 0);
+  setenv("SPCONV", b ? b : "", 1);
+  tu_rmtree(dir);
+  free(bin), free(dir);
+}
+END_TEST
+
 START_TEST(test_cat_duplicates) {
   char *dir = tu_mkdtemp();
   char *in = tu_file(dir, "d.mtx", "%%MatrixMarket matrix coordinate integer general\n"
@@ -927,6 +966,7 @@ Suite *suite_cli(void) {
   tcase_add_test(tc, test_hugepages_env);
   tcase_add_test(tc, test_cat_missing_input);
   tcase_add_test(tc, test_cat_duplicates);
+  tcase_add_test(tc, test_end_of_options);
   tcase_add_test(tc, test_stdio);
   tcase_add_test(tc, test_out_special);
   const char *data = tu_data_dir();
