@@ -252,6 +252,31 @@ int cmd_spmv(int argc, char **argv) {
   return rc;
 }
 
+/* Operands that cannot be multiplied: of shapes that do not match,
+ * inconsistent inputs (exit 2, as x of the wrong length for spmv), both
+ * files named; a tensor of another order, unsupported (exit 5, as spmv's
+ * A). The library's own checks (SPC_ERR_ARG: a caller's arguments) stay
+ * for its callers. */
+static spc_status operands(const char *pa, const char *pb, const spc_tensor *A, const spc_tensor *B,
+                           spc_error *e) {
+  const char *p = spc_tensor_order(A) != 2 ? pa : spc_tensor_order(B) != 2 ? pb : NULL;
+  spc_error_clear(e);
+  if (p) {
+    snprintf(e->file, sizeof e->file, "%s", cli_name(p));
+    snprintf(e->msg, sizeof e->msg, "spgemm needs a matrix (order 2), not one of order %d",
+             spc_tensor_order(p == pa ? A : B));
+    return e->code = SPC_ERR_UNSUPPORTED; /* as spmv's A */
+  } else if (spc_tensor_dim(A, 1) != spc_tensor_dim(B, 0)) {
+    snprintf(e->file, sizeof e->file, "%s x %s", cli_name(pa), cli_name(pb));
+    snprintf(e->msg, sizeof e->msg, "cannot multiply a %lld x %lld matrix by a %lld x %lld one",
+             (long long)spc_tensor_dim(A, 0), (long long)spc_tensor_dim(A, 1), (long long)spc_tensor_dim(B, 0),
+             (long long)spc_tensor_dim(B, 1));
+  } else {
+    return SPC_OK;
+  }
+  return e->code = SPC_ERR_INPUT;
+}
+
 int cmd_spgemm(int argc, char **argv) {
   cli_opts o;
   const char *pos[2];
@@ -276,6 +301,7 @@ int cmd_spgemm(int argc, char **argv) {
   spc_status s = cli_read(pos[0], &r, &A, &e);
   if (!s) s = cli_read(pos[1], &r, &B, &e);
   /* the operands' duplicates summed as SciPy sums them */
+  if (!s) s = operands(pos[0], pos[1], A, B, &e);
   if (!s) s = cli_dup_order(&o, SPC_DUP_SUM, pos[0], &A, NULL, &e);
   if (!s) s = cli_dup_order(&o, SPC_DUP_SUM, pos[1], &B, NULL, &e);
   double t0 = now();
@@ -329,6 +355,7 @@ int cmd_explain(int argc, char **argv) {
   char *text = NULL;
   spc_status s = cli_read(pos[1], &r, &A, &e);
   if (!s) s = cli_read(pos[2], &r, &B, &e);
+  if (!s) s = operands(pos[1], pos[2], A, B, &e);
   if (!s) s = spc_spgemm_explain(A, B, &k, NULL, NULL, &text, &e);
   if (!s) fputs(text, stdout);
   free(text);

@@ -1920,6 +1920,21 @@ START_TEST(test_cli_bad) {
   cli_fails(work, out, "missing.mtx", "spgemm %s %s -o %s", a, nf, out);
   cli_fails(work, out, NULL, "spgemm %s %s -o %s", t3, t3, out);
   cli_fails(work, out, "cannot multiply", "spgemm %s %s -o %s", a, a, out); /* 4 x 5 by 4 x 5 */
+  { /* the exit codes: shapes that do not match are inconsistent inputs (2,
+     * as x's length for spmv), both named; a tensor unsupported (5, as for
+     * spmv), named */
+    tu_run_result r;
+    ck_assert_int_eq(tu_run(&r, "spgemm %s %s -o %s", a, a, out), 2);
+    ck_assert_msg(strstr(r.err, " x ") && strstr(r.err, "a.mtx x ") && strstr(r.err, "cannot multiply a 4 x 5 matrix"),
+                  "%s", r.err);
+    tu_run_free(&r);
+    ck_assert_int_eq(tu_run(&r, "explain spgemm %s %s", a, a), 2);
+    ck_assert_msg(strstr(r.err, "a.mtx x ") && strstr(r.err, "cannot multiply"), "%s", r.err);
+    tu_run_free(&r);
+    ck_assert_int_eq(tu_run(&r, "spgemm %s %s -o %s", a, t3, out), 5);
+    ck_assert_msg(strstr(r.err, t3) && strstr(r.err, "order 3"), "%s", r.err);
+    tu_run_free(&r);
+  }
   /* a failure past reading names the inputs: A's conversion (spmv), the product (spgemm) */
   char *huge = tu_file(dir, "huge.mtx", "%%MatrixMarket matrix coordinate real general\n9000000000000000000 2 1\n1 1 1\n");
   cli_fails(work, out, "huge.mtx: ", "spmv %s -o %s", huge, out); /* a csr of 9e18 rows: too large */
