@@ -63,8 +63,40 @@ spc_status spc_read_text(const char *name, const char *data, size_t len,
   return spc_err(e, SPC_ERR_ARG, name, 0, 0, "only text formats are read from memory");
 }
 
+static void dims_text(char *b, size_t n, int order, const int64_t *d) {
+  int k = snprintf(b, n, "%s", order ? "" : "none");
+  for (int i = 0; i < order && k < (int)n - 24; i++)
+    k += snprintf(b + k, n - (size_t)k, "%s%lld", i ? " x " : "", (long long)d[i]);
+}
+
+spc_status spc_dims_given(const char *path, const spc_read_opts *o, int order, const int64_t *dims,
+                          spc_error *e) {
+  if (!o || o->ndims <= 0) return SPC_OK;
+  bool same = o->ndims == order;
+  for (int d = 0; d < order && same; d++) same = o->dims[d] == dims[d];
+  if (same) return SPC_OK;
+  char g[200], f[200];
+  dims_text(g, sizeof g, o->ndims, o->dims);
+  dims_text(f, sizeof f, order, dims);
+  return spc_err(e, SPC_ERR_ARG, path, 0, 0,
+                 "dimensions given (%s) differ from the file's own (%s): only a FROSTT file takes "
+                 "its dimensions from the caller", g, f);
+}
+
+/* The reader for the file's kind; dimensions given checked against those
+ * a Matrix Market, binsparse or npz file states. */
+static spc_status read_kind(const char *path, const spc_read_opts *o, spc_tensor **out, spc_error *e);
+
 spc_status spc_read(const char *path, const spc_read_opts *o,
                     spc_tensor **out, spc_error *e) {
+  spc_status s = read_kind(path, o, out, e);
+  if (!s && o && o->ndims > 0 && (s = spc_dims_given(path, o, (*out)->order, (*out)->dims, e)))
+    spc_tensor_free(out);
+  return s;
+}
+
+static spc_status read_kind(const char *path, const spc_read_opts *o,
+                            spc_tensor **out, spc_error *e) {
   spc_read_opts def;
   if (!o) { spc_read_opts_init(&def); o = &def; }
   if (!path || !out) return spc_err(e, SPC_ERR_ARG, NULL, 0, 0, "no path");

@@ -312,6 +312,7 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
     return spc_err(e, SPC_ERR_INPUT, path, line, 0,
                    "a %s matrix must be square, not %lld x %lld",
                    spc_symmetry_name(h.sym), (long long)sz[0], (long long)sz[1]);
+  if ((s = spc_dims_given(path, o, order, sz, e))) return s;
   spc_vtype vt = pick_vtype(&h, o->vtype);
   if (h.field == 2 && vt != SPC_C128 && vt != SPC_PATTERN)
     return spc_err(e, SPC_ERR_UNSUPPORTED, path, 0, 0,

@@ -144,6 +144,10 @@ typedef struct spc_mtx_info {
   bool h_floats;
   spc_symmetry sym;
 } spc_mtx_info;
+/* Dimensions the caller gave (o->ndims, for FROSTT) against a file that
+ * states its own: equal, or SPC_ERR_ARG naming both (none given: ok). */
+SPC_INTERNAL spc_status spc_dims_given(const char *path, const spc_read_opts *o, int order,
+                                       const int64_t *dims, spc_error *e);
 SPC_INTERNAL spc_status spc_mtx_header(const char *path, const char *data,
                                        size_t len, const spc_read_opts *o,
                                        spc_mtx_info *mi, spc_error *e);

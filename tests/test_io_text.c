@@ -826,6 +826,35 @@ START_TEST(test_tns_given_dims) {
   ck_assert_int_eq(ty, SPC_IDX32);
   ck_assert_int_le(spc_tensor_bytes(t), 256);
   spc_tensor_free(&t);
+  /* a file that states its dimensions: equal ones given are fine, others
+   * refused naming both (they were ignored) -- Matrix Market plain, gzip,
+   * and npz */
+  static const char mm[] = "%%MatrixMarket matrix coordinate real general\n2 3 2\n1 1 1.5\n2 3 -2\n";
+  o.ndims = 2;
+  o.dims[0] = 2, o.dims[1] = 3;
+  tu_assert_ok(io_read_text("d.mtx", mm, &o, &t, &e, NULL), &e);
+  ck_assert_int_eq(spc_tensor_dim(t, 1), 3);
+  char *dir = tu_mkdtemp(), *npz = tu_path(dir, "d.npz"), *gz = tu_path(dir, "d.mtx.gz");
+  tu_assert_ok(spc_write(t, npz, NULL, &e), &e);
+  tu_assert_ok(spc_write(t, gz, NULL, &e), &e);
+  spc_tensor_free(&t);
+  for (int k = 0; k < 3; k++) {
+    o.ndims = k == 2 ? 3 : 2;
+    o.dims[0] = k == 0 ? 5 : 2, o.dims[1] = k == 1 ? 4 : 3, o.dims[2] = 1;
+    ck_assert_int_eq(io_read_text("d.mtx", mm, &o, &t, &e, NULL), SPC_ERR_ARG);
+    ck_assert_ptr_null(t);
+    static const char *const want[] = {"(5 x 3) differ", "(2 x 4) differ", "(2 x 3 x 1) differ"};
+    ck_assert_msg(strstr(e.msg, want[k]) && strstr(e.msg, "from the file's own (2 x 3)"),
+                  "%s", e.msg);
+    for (int f = 0; f < 2; f++) {
+      ck_assert_int_eq(spc_read(f ? gz : npz, &o, &t, &e), SPC_ERR_ARG);
+      ck_assert_ptr_null(t);
+      ck_assert_msg(strstr(e.msg, "differ from the file's own (2 x 3)"), "%s", e.msg);
+    }
+  }
+  tu_rmtree(dir);
+  free(npz), free(gz), free(dir);
+  spc_read_opts_init(&o);
   /* integer values on request */
   o.vtype = SPC_I64;
   tu_assert_ok(io_read_text("d.tns", "1 1 -9007199254740993\n", &o, &t, &e, NULL), &e);
