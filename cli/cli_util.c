@@ -285,7 +285,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
       o->acc = v;
     } else if (!strcmp(name, "--mem")) {
       char *end;
-      double v = strtod(val, &end);
+      /* digits and a decimal point only: strtod would take 0x10, 1e3, inf */
+      size_t nd = strspn(val, "0123456789.");
+      double v = nd ? strtod(val, &end) : 0;
+      if (!nd || end != val + nd) end = (char *)(uintptr_t)val;
       double mul = 1;
       if (*end == 'k' || *end == 'K') mul = 1024.0, end++;
       else if (*end == 'm' || *end == 'M') mul = 1024.0 * 1024, end++;

@@ -277,13 +277,21 @@ static spc_status operands(const char *pa, const char *pb, const spc_tensor *A, 
   return e->code = SPC_ERR_INPUT;
 }
 
+/* --workspace names Gustavson's workspace: with another loop order it
+ * would be ignored, so it is refused */
+static int algo_workspace(const char *cmd, const cli_opts *o) {
+  if (o->workspace == SPC_SPGEMM_WS_AUTO || (o->algo != SPC_SPGEMM_INNER && o->algo != SPC_SPGEMM_OUTER)) return 0;
+  return cli_usage_error(cmd, "--workspace is Gustavson's (--algo=gustavson or auto), not --algo=%s's",
+                         spc_spgemm_algo_name(o->algo));
+}
+
 int cmd_spgemm(int argc, char **argv) {
   cli_opts o;
   const char *pos[2];
   int np = cli_parse(argc, argv, &o, pos, 2, "spgemm");
   if (np < 0) return EXIT_USAGE;
   if (np != 2 || !o.out) return cli_usage_error("spgemm", "expected A B -o C");
-  if (cli_out_name("spgemm", o.out)) return EXIT_USAGE;
+  if (cli_out_name("spgemm", o.out) || algo_workspace("spgemm", &o)) return EXIT_USAGE;
   cli_inputs(pos, 0, 2);
   spc_read_opts r;
   spc_write_opts w;
@@ -343,6 +351,7 @@ int cmd_explain(int argc, char **argv) {
   if (np < 1 || strcmp(pos[0], "spgemm"))
     return cli_usage_error("explain", "expected 'spgemm A B' (the only kernel explained so far)");
   if (np != 3) return cli_usage_error("explain", "expected spgemm A B");
+  if (algo_workspace("explain", &o)) return EXIT_USAGE;
   cli_inputs(pos, 1, 3);
   spc_read_opts r;
   cli_read_opts(&o, &r);

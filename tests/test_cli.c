@@ -112,6 +112,12 @@ START_TEST(test_usage_errors) {
                        /* a count past int64 is a usage error (it was "out of memory", exit 4) */
                        "@IN --to=csr -o @DIR/o.mtx --spw=hash --acc=99999999999999999999",
                        "@IN --to=csr -o @DIR/o.mtx --mem=1X",
+                       /* a size in decimal digits (strtod took 0x10, 1e3) */
+                       "@IN --to=csr -o @DIR/o.mtx --mem=0x10M", "@IN --to=csr -o @DIR/o.mtx --mem=1e3M",
+                       "@IN --to=csr -o @DIR/o.mtx --mem=.", "@IN --to=csr -o @DIR/o.mtx --mem=-1M",
+                       /* Gustavson's workspace with another loop order (it was ignored) */
+                       "spgemm @IN @IN -o @DIR/c.mtx --algo=inner --workspace=hash",
+                       "explain spgemm @IN @IN --algo=outer --workspace=dense",
                        /* output names: unknown, a binary container gzip'ed */
                        "cat @IN -o @DIR/o.txt", "@IN --to=csr -o @DIR/o.bsp.h5.gz",
                        "spgemm @IN @IN -o @DIR/c.npz.gz",
