@@ -217,6 +217,11 @@ spc_status cli_stdin_path(const char **path, spc_error *e) {
     return SPC_OK;
   }
   if (stdin_file(g_in, sizeof g_in)) { /* `< FILE`: read in place */
+    struct stat st;
+    if (!fstat(0, &st) && st.st_size == 0) { /* as an empty pipe */
+      g_in[0] = 0;
+      return fail(e, SPC_ERR_INPUT, STDIN_NAME, "%s", "empty input (nothing on standard input)");
+    }
     g_spooled = false;
     *path = g_in;
     return SPC_OK;

@@ -33,7 +33,7 @@ typedef struct gzp {
   char *buf; /* reserved output range */
   size_t cap;
   _Atomic size_t produced;
-  _Atomic int state; /* 0 inflating, 1 done, -1 corrupt, -2 out of room */
+  _Atomic int state; /* 0 inflating, 1 done, -1 corrupt, -2 out of room, -3 cut short */
   omp_lock_t lock;
   size_t next;       /* start of the next unclaimed piece (under lock) */
   piece **ps;        /* claimed pieces in file order (under lock) */
@@ -63,7 +63,8 @@ static void inflate_some(gzp *g, size_t want) {
       if (g->srcpos >= g->srclen) { atomic_store(&g->state, 1); return; }
       inflateReset(&g->z); /* another member follows */
     } else if (r != Z_OK && !(r == Z_BUF_ERROR && g->srcpos < g->srclen)) {
-      atomic_store(&g->state, -1);
+      /* the input used up inside the stream: cut short */
+      atomic_store(&g->state, r == Z_BUF_ERROR ? -3 : -1);
       return;
     }
   }
@@ -238,6 +239,7 @@ static spc_status run(gzp *g, const char *path, const spc_read_opts *o,
   if (g->nomem) return SPC_NOMEM(e);
   st = atomic_load(&g->state);
   if (st == -2) return SPC_NOT_HANDLED;
+  if (st == -3) return spc_err(e, SPC_ERR_INPUT, path, 0, 0, "gzip data ends early (truncated file)");
   if (st == -1)
     return spc_err(e, SPC_ERR_INPUT, path, 0, 0, "corrupt gzip data: %s",
                    g->z.msg ? g->z.msg : "inflate failed");

@@ -271,6 +271,9 @@ spc_status spc_mtx_header(const char *path, const char *data, size_t len,
   const char *p = data, *end = data + len;
   mm_header h = {0};
   if (o && o->notice && o->notice_len) o->notice[0] = 0; /* read twice by the gzip path */
+  if (len == 0)
+    return spc_err(e, SPC_ERR_INPUT, path, 0, 0,
+                   "an empty file: expected the banner '%%%%MatrixMarket matrix coordinate real general'");
   const char *le = line_end(p, end);
   spc_status s = parse_banner(path, p, le, o, &h, e);
   if (s) return s;

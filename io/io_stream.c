@@ -31,7 +31,15 @@ static spc_status fill(stream *st, spc_error *e) {
       return spc_err(e, zerr == Z_ERRNO ? SPC_ERR_IO : SPC_ERR_INPUT, st->path, 0, 0,
                      "cannot read: %s", m ? m : "error");
     }
-    if (k == 0) st->eof = true;
+    if (k == 0) {
+      /* zlib ends a stream cut short as an end of file, its error
+       * Z_BUF_ERROR ("unexpected end of file") */
+      int zerr = Z_OK;
+      gzerror(st->gz, &zerr);
+      if (zerr == Z_BUF_ERROR)
+        return spc_err(e, SPC_ERR_INPUT, st->path, 0, 0, "gzip data ends early (truncated file)");
+      st->eof = true;
+    }
     st->len += (size_t)k;
   }
   return SPC_OK;
