@@ -125,9 +125,9 @@ static spc_status read_kind(const char *path, const spc_read_opts *o,
   if (k == SPC_FILE_UNKNOWN && b.len && b.data[0] != '%') k = SPC_FILE_TNS;
   if (k == SPC_FILE_MTX) s = spc_mtx_read(path, &b, o, out, e);
   else if (k == SPC_FILE_TNS) s = spc_tns_read(path, &b, o, out, e);
-  else s = spc_err(e, SPC_ERR_INPUT, path, 1, 1,
-                   "unrecognised content: expected Matrix Market, FROSTT, "
-                   "binsparse HDF5 or npz");
+  else s = spc_err(e, SPC_ERR_INPUT, path, b.len ? 1 : 0, b.len ? 1 : 0,
+                   "%s: expected Matrix Market, FROSTT, binsparse HDF5 or npz",
+                   b.len ? "unrecognised content" : "an empty file");
   spc_buf_close(&b);
   return s;
 }

@@ -853,6 +853,14 @@ START_TEST(test_stdio) {
   ck_assert_str_eq(r.out, "");
   assert_has(r.err, "<stdin>: empty input (nothing on standard input)");
   tu_run_free(&r);
+  /* redirected from an empty file: the same words (it said "not a Matrix
+   * Market file"); the file named: "an empty file" */
+  ck_assert_int_eq(tu_run_in(&r, empty, "cat - -o -"), 2);
+  assert_has(r.err, "<stdin>: empty input (nothing on standard input)");
+  tu_run_free(&r);
+  ck_assert_int_eq(tu_run(&r, "info %s", empty), 2);
+  assert_has(r.err, "empty: an empty file: expected Matrix Market, FROSTT");
+  tu_run_free(&r);
   /* a conversion that fails writes nothing to standard output */
   ck_assert_int_eq(tu_run_in(&r, tns, "- --to=csr -o -"), 5);
   ck_assert_str_eq(r.out, "");
