@@ -10207,8 +10207,9 @@ static spc_status convert_run_1(const spc_tensor *src, spc_tensor *eat, asm_stre
                 sizeof C.remap_text, &C.r, e);
   /* a result that could not be read back (its remapping not invertible
    * by the reader: `R - 1 - i`, `i ^ 1`) is refused before any work, not
-   * written to a file no command can open */
-  if (!s && !C.measure) s = asm_remap_invertible(fmt, C.r, C.ps, C.nparams, e);
+   * written to a file no command can open; measured (`sizes`) too: a
+   * size for a result no conversion makes would mislead */
+  if (!s) s = asm_remap_invertible(fmt, C.r, C.ps, C.nparams, e);
   if (s) goto done;
   C.L = C.r->order_out;
   for (int l = 0; l < C.L; l++)

@@ -5541,6 +5541,13 @@ START_TEST(test_remap_not_invertible) {
       assert_has(e.msg, "cannot invert the remapping of format");
       assert_has(e.msg, "index i is neither a level coordinate");
       ck_assert_int_eq(e.line, k ? 3 : 4);
+      /* measured alike: no size for a result no conversion makes */
+      int64_t b = -1;
+      spc_convert_opts o;
+      spc_convert_opts_init(&o);
+      spc_error_clear(&e);
+      ck_assert_int_eq(spc_convert_size(t, paths[k], &o, &b, &e), SPC_ERR_UNSUPPORTED);
+      assert_has(e.msg, "cannot invert the remapping of format");
     }
   spc_tensor_free(&t);
   free(fr);
