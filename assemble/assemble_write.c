@@ -153,14 +153,13 @@ static void out_info(const conv *C, spc_convert_info *info) {
   info->mapped_bytes = C->om_bytes;
 }
 
+/* The positions a level may hold by default: a quarter of physical
+ * memory at 24 bytes a position (value and indices) -- past 2^31 where
+ * the memory is there (208 GB and more); 2^31 - 1 when it is unknown. */
 static int64_t default_limit(void) {
-  int64_t lim = INT32_MAX;
   int64_t phys = spc_phys_bytes();
-  if (phys > 0) {
-    int64_t q = phys / 4 / 24; /* value + indices */
-    if (q > 0 && q < lim) lim = q;
-  }
-  return lim;
+  int64_t q = phys > 0 ? phys / 4 / 24 : 0;
+  return q > 0 ? q : INT32_MAX;
 }
 
 static spc_status set_params(conv *C, const spc_remap_param *params, int np,

@@ -286,7 +286,8 @@ typedef struct spc_convert_opts {
   int nspec_files;          /* YAML level formats a user format needs */
   const char *spec_files[SPC_MAX_PARAMS];
   int64_t max_positions;    /* refuse a level with more positions ("too
-                               large"); 0: 2^31-1 or less on small memory */
+                               large"); 0: physical memory / 96 (2^31-1
+                               where it is unknown) */
   int spw;                  /* order the components in the sparse
                                workspace: SPC_SPW_HASH, SPC_SPW_LIST or
                                SPC_SPW_BUCKET (SPC_SPW_NONE: one sort of
