@@ -88,6 +88,11 @@ typedef struct spc_specs spc_specs;
  * checked).  Owned by the caller. */
 SPC_INTERNAL spc_status spc_specs_builtin(spc_specs **out, spc_error *e);
 SPC_INTERNAL void spc_specs_free(spc_specs **r);
+/* The registry's counts of levels and formats, and the entries added after
+ * such counts freed (a fuzz harness adds one spec to the built-ins per
+ * input instead of loading them again). */
+SPC_INTERNAL void spc_specs_counts(const spc_specs *r, int *nlevels, int *nformats);
+SPC_INTERNAL void spc_specs_truncate(spc_specs *r, int nlevels, int nformats);
 /* Whether ls is one of the built-in levels, file and text (its hash): a
  * level a user wrote may lay its segments out in any order. */
 SPC_INTERNAL bool spc_level_spec_builtin(const spc_level_spec *ls);

@@ -25,6 +25,16 @@ void spc_specs_free(spc_specs **p) {
   *p = NULL;
 }
 
+void spc_specs_counts(const spc_specs *r, int *nlevels, int *nformats) {
+  *nlevels = r->nlevels;
+  *nformats = r->nformats;
+}
+
+void spc_specs_truncate(spc_specs *r, int nlevels, int nformats) {
+  while (r->nformats > nformats && r->nformats > 0) spc_format_spec_free(&r->formats[--r->nformats]);
+  while (r->nlevels > nlevels && r->nlevels > 0) spc_level_spec_free(&r->levels[--r->nlevels]);
+}
+
 const spc_level_spec *spc_specs_level(const spc_specs *r, const char *name) {
   for (int i = r->nlevels - 1; i >= 0; i--)
     if (!strcmp(r->levels[i]->name, name)) return r->levels[i];

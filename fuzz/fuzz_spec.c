@@ -18,18 +18,23 @@ static spc_specs *registry(void) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  spc_specs *r = NULL;
+  /* the built-ins loaded once; each input added to them and taken out
+   * again (loading them per input made this target 40 times slower) */
+  spc_specs *r = registry();
+  int nl, nf;
+  spc_specs_counts(r, &nl, &nf);
   spc_error e;
   const char *name = NULL;
   spc_error_clear(&e);
-  (void)registry(); /* the built-ins load (once) */
-  if (spc_specs_builtin(&r, &e) != SPC_OK) abort();
   spc_status s = spc_specs_add(r, "fuzz.yaml", (const char *)data, size, &name, &e);
   if (s == SPC_OK) {
     if (!name || !(spc_specs_format(r, name) || spc_specs_level(r, name))) abort();
   } else if ((s != SPC_ERR_SPEC && s != SPC_ERR_NOMEM) || e.code != s || !e.msg[0]) {
     abort();
   }
-  spc_specs_free(&r);
+  spc_specs_truncate(r, nl, nf);
+  int nl2, nf2;
+  spc_specs_counts(r, &nl2, &nf2);
+  if (nl2 != nl || nf2 != nf) abort();
   return 0;
 }
