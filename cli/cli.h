@@ -73,6 +73,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  * is not waited for): a container the name picks; 0, or a usage error's
  * exit code.  NULL and "-" (standard output) pass. */
 int cli_out_name(const char *cmd, const char *out);
+/* NAME ends in .gz (any case) */
+bool cli_gz_name(const char *p);
 void cli_read_opts(const cli_opts *o, spc_read_opts *r);
 /* The reader's note on stderr ("spconv: note: ..."), unless --quiet; then
  * cleared.  cli_read: spc_read, then the note of a file read. */

@@ -359,11 +359,15 @@ int cli_parse(int argc, char **argv, cli_opts *o, const char **pos, int npos,
   return np;
 }
 
+bool cli_gz_name(const char *p) {
+  size_t n = strlen(p);
+  return n >= 3 && !strcasecmp(p + n - 3, ".gz");
+}
+
 int cli_out_name(const char *cmd, const char *out) {
   if (!out || !strcmp(out, "-")) return 0;
   spc_file_kind k = spc_file_kind_from_name(out);
-  size_t n = strlen(out);
-  bool gz = n >= 3 && !strcasecmp(out + n - 3, ".gz");
+  bool gz = cli_gz_name(out);
   if (k == SPC_FILE_UNKNOWN)
     return cli_usage_error(cmd, "%s: unknown output extension: use .mtx, .tns (either with .gz), "
                                 ".bsp.h5 or .npz", out);

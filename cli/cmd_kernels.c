@@ -103,11 +103,6 @@ static int read_x(const char *path, const cli_opts *o, int64_t n, bool cplx, dou
  * renamed.  An empty y (a matrix of no rows) is written 0 x 0: SciPy's
  * mmread (1.10) refuses a 0 x 1 array -- its own mmwrite's output -- and
  * reads 0 x 0 as the empty array it is. */
-static bool gz_name(const char *p) {
-  size_t n = strlen(p);
-  return n >= 3 && !strcasecmp(p + n - 3, ".gz");
-}
-
 static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
   char tmp[4200] = "";
   FILE *f = path ? cli_out_open(path, tmp, sizeof tmp) : stdout;
@@ -117,10 +112,10 @@ static int write_y(const char *path, const double *y, int64_t n, bool cplx) {
   }
   /* NAME.gz: the same text gzip-compressed, through a second descriptor
    * of the temporary (closed before it is renamed) */
-  int gfd = path && gz_name(path) ? dup(fileno(f)) : -1;
+  int gfd = path && cli_gz_name(path) ? dup(fileno(f)) : -1;
   gzFile gz = gfd >= 0 ? gzdopen(gfd, "wb") : NULL;
   if (gfd >= 0 && !gz) close(gfd);
-  int bad = path && gz_name(path) && !gz;
+  int bad = path && cli_gz_name(path) && !gz;
 #define YPRINT(...) ((gz ? gzprintf(gz, __VA_ARGS__) : fprintf(f, __VA_ARGS__)) < 0)
   bad = bad || YPRINT("%%%%MatrixMarket matrix array %s general\n%lld %d\n",
                       cplx ? "complex" : "real", (long long)n, n > 0);

@@ -194,10 +194,7 @@ spc_status spc_cnt_bsp_read_conv(h5c *c, bool *found, spc_tensor **out) {
       t->val_owned = val != NULL;
       t->nval = nval;
       const jv *bo = spc_cnt_jget(j, "boolean");
-      if (bo && bo->type == J_BOOL && bo->b && vt == SPC_I64) {
-        t->boolean = true;
-        for (int64_t k = 0; k < nval; k++) ((int64_t *)val)[k] = ((int64_t *)val)[k] != 0;
-      }
+      if (bo && bo->type == J_BOOL && bo->b && vt == SPC_I64) bsp_booleans(t);
     }
   }
   /* every position and coordinate checked: read back through the

@@ -165,4 +165,11 @@ SPC_INTERNAL spc_status spc_cnt_bsp_write_conv(h5c *c, const spc_tensor *t);
 /* *found: the file has "spconv_format" (then *out is its tensor). */
 SPC_INTERNAL spc_status spc_cnt_bsp_read_conv(h5c *c, bool *found, spc_tensor **out);
 
+/* Values read from binsparse's bint8 (as int64): marked boolean, any
+ * byte but 0 taken as true (1). */
+static inline void bsp_booleans(spc_tensor *t) {
+  t->boolean = true;
+  for (int64_t k = 0; k < t->nval; k++) ((int64_t *)t->val)[k] = ((int64_t *)t->val)[k] != 0;
+}
+
 #endif

@@ -159,10 +159,7 @@ static spc_status build(h5c *c, const plan *p, spc_tensor **out) {
   t->val_owned = val != NULL;
   t->nval = np;
   val = NULL;
-  if (p->boolean && vt == SPC_I64) { /* bint8: any byte but 0 is true */
-    t->boolean = true;
-    for (int64_t k = 0; k < np; k++) ((int64_t *)t->val)[k] = ((int64_t *)t->val)[k] != 0;
-  }
+  if (p->boolean && vt == SPC_I64) bsp_booleans(t); /* bint8 */
   if (p->bsp && p->sym != SPC_GENERAL && (s = check_triangle(c, t, p->tri))) goto fail;
   *out = t;
   return SPC_OK;
