@@ -20,6 +20,8 @@
 #include <stdatomic.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,15 +174,61 @@ static const char *jit_cc(void) {
   return c && *c ? c : "cc";
 }
 
+/* sh -c cmd, like system(), but the child inherits no descriptor past
+ * stderr: system() hands the compiler every descriptor open in the
+ * process -- other threads' files too, a .bsp.h5 among them, whose HDF5
+ * flock then outlives the thread's H5Fclose for as long as the compiler
+ * runs (the thread's next open of the file fails "unable to lock file").
+ * Returns the exit status, -1 when it could not run or was killed. */
+static int run_sh(const char *cmd) {
+  char *argv[] = {"sh", "-c", (char *)(uintptr_t)cmd, NULL};
+  pid_t pid;
+  int rc;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  posix_spawn_file_actions_t fa;
+  if (posix_spawn_file_actions_init(&fa)) return -1;
+  rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+  /* posix_spawn returns once the child has exec'ed (closed them) */
+  spc_spawn_guard_exclusive();
+  if (!rc) rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ);
+  spc_spawn_guard_release();
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc) return -1;
+#else
+  long maxfd = sysconf(_SC_OPEN_MAX);
+  int ex[2]; /* closed by the child's exec: the descriptors are gone then */
+  if (pipe2(ex, O_CLOEXEC)) return -1;
+  spc_spawn_guard_exclusive();
+  if ((pid = fork()) == 0) {
+    for (long fd = 3; fd < (maxfd > 0 ? maxfd : 1024); fd++)
+      if (fd != ex[1]) close((int)fd);
+    execve("/bin/sh", argv, environ);
+    _exit(127);
+  }
+  close(ex[1]);
+  char b;
+  while (pid > 0 && read(ex[0], &b, 1) < 0 && errno == EINTR) {}
+  close(ex[0]);
+  spc_spawn_guard_release();
+  if (pid < 0) return -1;
+#endif
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 /* Is the compiler there at all?  Checked once per process. */
-static int cc_state; /* 0 unknown, 1 present, -1 absent */
+static _Atomic int cc_state; /* 0 unknown, 1 present, -1 absent */
 static bool cc_present(void) {
-  if (cc_state) return cc_state > 0;
+  int st = atomic_load(&cc_state);
+  if (st) return st > 0;
   char cmd[512];
   snprintf(cmd, sizeof cmd, "%s --version >/dev/null 2>&1", jit_cc());
-  int rc = system(cmd);
-  cc_state = rc == 0 ? 1 : -1;
-  return cc_state > 0;
+  int rc = run_sh(cmd);
+  st = rc == 0 ? 1 : -1; /* racing first calls store the same answer */
+  atomic_store(&cc_state, st);
+  return st > 0;
 }
 
 static entry_fn jit_load(const char *so, const asm_key *k) {
@@ -224,10 +272,13 @@ static entry_fn jit_get(asm_engine *E, const ir_func *f, const asm_key *k0,
   *st = asm_emit_keyed(f, name, true, &t, &k, e);
   if (*st) { spc_str_free(&t); return NULL; }
   if (t.failed) { spc_str_free(&t); *st = SPC_NOMEM(e); return NULL; }
-  /* private names, then rename: concurrent processes never see half a file */
-  snprintf(src, sizeof src, "%s/%s.%ld.c", dir, k0->hex, (long)getpid());
-  snprintf(tmp, sizeof tmp, "%s/%s.%ld.so", dir, k0->hex, (long)getpid());
-  snprintf(log, sizeof log, "%s/%s.%ld.log", dir, k0->hex, (long)getpid());
+  /* private names, then rename: concurrent processes -- and threads of
+   * this one compiling the same routine -- never see half a file */
+  static _Atomic unsigned long jit_seq;
+  unsigned long seq = atomic_fetch_add(&jit_seq, 1);
+  snprintf(src, sizeof src, "%s/%s.%ld.%lu.c", dir, k0->hex, (long)getpid(), seq);
+  snprintf(tmp, sizeof tmp, "%s/%s.%ld.%lu.so", dir, k0->hex, (long)getpid(), seq);
+  snprintf(log, sizeof log, "%s/%s.%ld.%lu.log", dir, k0->hex, (long)getpid(), seq);
   FILE *fp = fopen(src, "wb");
   bool ok = fp && fwrite(t.s, 1, t.len, fp) == t.len;
   if (fp && fclose(fp)) ok = false;
@@ -238,7 +289,7 @@ static entry_fn jit_get(asm_engine *E, const ir_func *f, const asm_key *k0,
     return NULL;
   }
   snprintf(cmd, sizeof cmd, "%s " JIT_FLAGS " -o '%s' '%s' -lm >'%s' 2>&1", jit_cc(), tmp, src, log);
-  int rc = system(cmd);
+  int rc = run_sh(cmd);
   if (rc != 0) {
     char first[160] = "";
     FILE *lf = fopen(log, "r");

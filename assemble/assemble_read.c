@@ -13,6 +13,7 @@
  * Any other remapping is refused ("cannot invert ..."); an explicit
  * `inverse:` key in the tensor-format spec would lift that limit. */
 #include "assemble_internal.h"
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -1418,12 +1419,16 @@ static spc_status plan_made(const conv_info *I, const spc_tensor *t, int threads
  * memo (I->amemo) for the next product on as many threads: auto's plan
  * never needs the positions' cuts once made (it runs rows, equal or
  * balanced), so the memo holds all of it, the note too. */
+/* The memos' lock: a pthread mutex, not an omp critical section -- the
+ * same exclusion, but one ThreadSanitizer sees (libgomp's lock is not
+ * instrumented, so every caller's use of the memo read as a race). */
+static pthread_mutex_t amemo_mu = PTHREAD_MUTEX_INITIALIZER;
 static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads, spc_schedule want,
                             spc_kernel_info *info, spmv_plan *P, spc_error *e) {
   if (want != SPC_SCHED_AUTO || threads < 2) return plan_made(I, t, threads, want, info, P, e);
   struct conv_amemo *M = &((conv_info *)(uintptr_t)I)->amemo; /* its memo only */
   bool hit = false;
-#pragma omp critical(spc_spmv_amemo)
+  pthread_mutex_lock(&amemo_mu);
   if (M->req == threads) {
     hit = true;
     *P = (spmv_plan){.sched = (spc_schedule)M->sched, .nt = M->nt, .b0 = M->b0, .e0 = M->e0,
@@ -1431,6 +1436,7 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
     memcpy(P->at, M->at, sizeof P->at);
     if (info) memcpy(info->note, M->note, sizeof info->note);
   }
+  pthread_mutex_unlock(&amemo_mu);
   if (hit) {
     if (info) info->paired = 0;
     return SPC_OK;
@@ -1439,13 +1445,12 @@ static spc_status plan_spmv(const conv_info *I, const spc_tensor *t, int threads
   if (!info) memset(&own, 0, sizeof own), info = &own;
   spc_status s = plan_made(I, t, threads, want, info, P, e);
   if (!s && P->sched == SPC_SCHED_ROWS) {
-#pragma omp critical(spc_spmv_amemo)
-    {
-      *M = (struct conv_amemo){.req = threads, .nt = P->nt, .sched = (int)P->sched, .balanced = P->balanced,
-                               .b0 = P->b0, .e0 = P->e0};
-      memcpy(M->at, P->at, sizeof M->at);
-      memcpy(M->note, info->note, sizeof M->note);
-    }
+    pthread_mutex_lock(&amemo_mu);
+    *M = (struct conv_amemo){.req = threads, .nt = P->nt, .sched = (int)P->sched, .balanced = P->balanced,
+                             .b0 = P->b0, .e0 = P->e0};
+    memcpy(M->at, P->at, sizeof M->at);
+    memcpy(M->note, info->note, sizeof M->note);
+    pthread_mutex_unlock(&amemo_mu);
   }
   return s;
 }
@@ -1588,22 +1593,23 @@ static void prep_key(const conv_info *I, spc_vtype vt, bool transpose, bool spli
   hstr(h, E->o ? E->o->jit_dir : NULL);
 }
 
+static pthread_mutex_t prep_mu = PTHREAD_MUTEX_INITIALIZER; /* (see amemo_mu) */
 static bool prep_get(const uint64_t h[2], spmv_prep *out) {
   bool hit = false;
-#pragma omp critical(spc_spmv_prep)
+  pthread_mutex_lock(&prep_mu);
   for (int k = 0; k < nprep && !hit; k++)
     if (prep[k].h1 == h[0] && prep[k].h2 == h[1]) *out = prep[k], hit = true;
+  pthread_mutex_unlock(&prep_mu);
   return hit;
 }
 
 static void prep_put(const uint64_t h[2], asm_entry fn, const inv *iv, bool no_same) {
-#pragma omp critical(spc_spmv_prep)
-  {
-    spmv_prep *p = &prep[prep_next];
-    *p = (spmv_prep){h[0], h[1], fn, {iv[0], iv[1]}, no_same};
-    prep_next = (prep_next + 1) % NPREP;
-    if (nprep < NPREP) nprep++;
-  }
+  pthread_mutex_lock(&prep_mu);
+  spmv_prep *p = &prep[prep_next];
+  *p = (spmv_prep){h[0], h[1], fn, {iv[0], iv[1]}, no_same};
+  prep_next = (prep_next + 1) % NPREP;
+  if (nprep < NPREP) nprep++;
+  pthread_mutex_unlock(&prep_mu);
 }
 
 /* Whether auto tries the lanes kept row by row where a row's products

@@ -272,3 +272,28 @@ void spc_map_drop_all(void) {
 }
 
 int spc_map_live(void) { return atomic_load(&map_live); }
+
+/* ---- descriptors and spawned children (spc_impl.h) ----------------------- */
+static pthread_rwlock_t spawn_guard = PTHREAD_RWLOCK_INITIALIZER;
+/* this thread's shared holds (a .bsp.h5 open while its conversion JIT-
+ * compiles: the spawn gives the shared side up meanwhile -- the child has
+ * closed this thread's descriptors too when posix_spawn returns) and
+ * whether it holds the exclusive side */
+static _Thread_local int guard_shared, guard_excl;
+void spc_spawn_guard_shared(void) {
+  if (!guard_shared++) pthread_rwlock_rdlock(&spawn_guard);
+}
+void spc_spawn_guard_exclusive(void) {
+  if (guard_shared) pthread_rwlock_unlock(&spawn_guard);
+  pthread_rwlock_wrlock(&spawn_guard);
+  guard_excl = 1;
+}
+void spc_spawn_guard_release(void) {
+  if (guard_excl) {
+    guard_excl = 0;
+    pthread_rwlock_unlock(&spawn_guard);
+    if (guard_shared) pthread_rwlock_rdlock(&spawn_guard);
+  } else if (guard_shared && !--guard_shared) {
+    pthread_rwlock_unlock(&spawn_guard);
+  }
+}

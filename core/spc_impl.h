@@ -21,6 +21,12 @@ SPC_INTERNAL void spc_free(void *p);
 SPC_INTERNAL void *spc_malloc_n(int64_t n, size_t size);
 /* the machine's memory in bytes, asked once (0: unknown) */
 SPC_INTERNAL int64_t spc_phys_bytes(void);
+/* Spawning a child copies every descriptor into it until it closes them
+ * or execs: a descriptor whose life other code can see (an HDF5 file's
+ * flock) is held under the shared side, a spawn under the exclusive one. */
+SPC_INTERNAL void spc_spawn_guard_shared(void);
+SPC_INTERNAL void spc_spawn_guard_exclusive(void);
+SPC_INTERNAL void spc_spawn_guard_release(void);
 /* Arrays in a temporary file (a shared mapping of an unlinked file in
  * $TMPDIR, its blocks reserved, zero-filled), for outputs larger than a
  * memory budget.  spc_free and spc_realloc take them like any other.

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #endif
 #include "bsp_internal.h"
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,20 @@
 
 void spc_hdf5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
 
+/* A libhdf5 built without --enable-threadsafe must not be entered by two
+ * threads at once (nor its process-wide error-printing setting saved and
+ * restored by two): where the library says it is not threadsafe, every
+ * .bsp.h5 read or write holds this lock from spc_cnt_h5_quiet to
+ * spc_cnt_h5_restore, where all its HDF5 calls are. */
+static pthread_mutex_t h5_mu = PTHREAD_MUTEX_INITIALIZER;
+
 /* HDF5 prints its error stack by default: off for the duration of a call
  * into this file, then restored. */
 void spc_cnt_h5_quiet(h5c *c) {
+  hbool_t ts = false;
+  c->locked = H5is_library_threadsafe(&ts) < 0 || !ts;
+  if (c->locked) pthread_mutex_lock(&h5_mu);
+  spc_spawn_guard_shared(); /* the file's flock must not leak into a JIT compile */
   c->old_fn = NULL;
   c->old_data = NULL;
   H5Eget_auto2(H5E_DEFAULT, &c->old_fn, &c->old_data);
@@ -26,6 +38,9 @@ void spc_cnt_h5_quiet(h5c *c) {
 void spc_cnt_h5_restore(h5c *c) {
   H5Eclear2(H5E_DEFAULT);
   H5Eset_auto2(H5E_DEFAULT, c->old_fn, c->old_data);
+  spc_spawn_guard_release();
+  if (c->locked) pthread_mutex_unlock(&h5_mu);
+  c->locked = false;
 }
 
 static herr_t h5_walk(unsigned n, const H5E_error2_t *d, void *data) {

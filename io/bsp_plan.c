@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #endif
 #include "bsp_internal.h"
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,13 +31,19 @@ const spc_level_format *spc_cnt_level_format_find(const char *name) {
 const char *spc_cnt_format_intern(const char *name) {
   static char pool[32][32];
   static int n;
+  static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* readers of .bsp.h5 in several threads */
   for (size_t i = 0; i < sizeof plain_formats / sizeof *plain_formats; i++)
     if (!strcmp(plain_formats[i], name)) return plain_formats[i];
-  for (int i = 0; i < n; i++)
-    if (!strcmp(pool[i], name)) return pool[i];
-  if (n == 32 || strlen(name) >= sizeof pool[0]) return NULL;
-  snprintf(pool[n], sizeof pool[n], "%s", name);
-  return pool[n++];
+  const char *r = NULL;
+  pthread_mutex_lock(&mu);
+  for (int i = 0; i < n && !r; i++)
+    if (!strcmp(pool[i], name)) r = pool[i];
+  if (!r && n < 32 && strlen(name) < sizeof pool[0]) {
+    snprintf(pool[n], sizeof pool[n], "%s", name);
+    r = pool[n++];
+  }
+  pthread_mutex_unlock(&mu);
+  return r;
 }
 
 int spc_cnt_array_index(const spc_level_format *f, const char *name) {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,28 +141,36 @@ void spc_buf_close(spc_buf *b) {
 #define TMP_SLOTS 16
 static char tmp_names[TMP_SLOTS][4096];
 static volatile sig_atomic_t tmp_used[TMP_SLOTS];
+/* threads register and unregister under tmp_mu (a name is never rewritten
+ * while another thread compares it); the signal handler takes no lock and
+ * reads tmp_used with acquire loads */
+static pthread_mutex_t tmp_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void tmp_register(const char *tmp) {
+  pthread_mutex_lock(&tmp_mu);
   for (int i = 0; i < TMP_SLOTS; i++) {
-    if (!__sync_bool_compare_and_swap(&tmp_used[i], 0, 2)) continue; /* 2: being written */
+    if (__atomic_load_n(&tmp_used[i], __ATOMIC_RELAXED)) continue;
+    __atomic_store_n(&tmp_used[i], 2, __ATOMIC_RELAXED); /* 2: being written */
     snprintf(tmp_names[i], sizeof tmp_names[i], "%s", tmp);
-    __sync_synchronize();
-    tmp_used[i] = 1;
-    return;
+    __atomic_store_n(&tmp_used[i], 1, __ATOMIC_RELEASE);
+    break;
   }
+  pthread_mutex_unlock(&tmp_mu);
 }
 
 static void tmp_unregister(const char *tmp) {
+  pthread_mutex_lock(&tmp_mu);
   for (int i = 0; i < TMP_SLOTS; i++)
-    if (tmp_used[i] == 1 && !strcmp(tmp_names[i], tmp)) {
-      tmp_used[i] = 0;
-      return;
+    if (__atomic_load_n(&tmp_used[i], __ATOMIC_RELAXED) == 1 && !strcmp(tmp_names[i], tmp)) {
+      __atomic_store_n(&tmp_used[i], 0, __ATOMIC_RELEASE);
+      break;
     }
+  pthread_mutex_unlock(&tmp_mu);
 }
 
-void spc_io_cleanup_outputs(void) {
+void spc_io_cleanup_outputs(void) { /* async-signal-safe: no lock */
   for (int i = 0; i < TMP_SLOTS; i++)
-    if (tmp_used[i] == 1) unlink(tmp_names[i]);
+    if (__atomic_load_n(&tmp_used[i], __ATOMIC_ACQUIRE) == 1) unlink(tmp_names[i]);
 }
 
 /* An output onto something that is not a regular file (a device such as

@@ -23,6 +23,7 @@ Suite *suite_spw(void);        /* tests/test_spw.c: sparse workspace, conversion
 Suite *suite_kernels(void);    /* tests/test_kernels.c: spmv / spgemm vs plain-C references, engines, CLI */
 Suite *suite_cuda(void);       /* tests/test_cuda_emit.c: CUDA emitter, schedules interpreted, nvcc */
 Suite *suite_spmv_sched(void); /* tests/test_spmv_sched.c: SpMV schedules x formats x threads, engines, CLI */
+Suite *suite_threads(void);    /* tests/test_threads.c: the library from several threads at once */
 Suite *suite_spgemm(void);     /* tests/test_spgemm.c: spgemm loop orders, workspaces, cost model, explain */
 
 #endif

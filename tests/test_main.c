@@ -37,6 +37,7 @@ int main(void) {
   srunner_add_suite(sr, suite_cuda());
   srunner_add_suite(sr, suite_spmv_sched());
   srunner_add_suite(sr, suite_spgemm());
+  srunner_add_suite(sr, suite_threads());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
