@@ -439,6 +439,45 @@ static void pair(spc_tensor *A, spc_tensor *B, const char *what) {
   spc_tensor_free(&A), spc_tensor_free(&B);
 }
 
+/* Outer products of one k past the block of 2^20 points: made in pieces of
+ * A's rows (a buffer the size of the k's products was allocated: 52 GB for
+ * arrow squared, which the OOM killer ended); every algorithm agrees.  A
+ * product whose entries cannot be held even at their bound is refused
+ * before any product is made. */
+START_TEST(test_outer_heavy) {
+  enum { N = 1200 };
+  int64_t *ar = malloc(2 * N * sizeof *ar), *ac = malloc(2 * N * sizeof *ac), *br = malloc(2 * N * sizeof *br),
+          *bc = malloc(2 * N * sizeof *bc);
+  double *av = malloc(2 * N * sizeof *av), *bv = malloc(2 * N * sizeof *bv);
+  int64_t na = 0, nb = 0;
+  for (int64_t i = 0; i < N; i++) { /* A: column 0 full, column 1 every third row; B: row 0 full, row 2 half */
+    ar[na] = i, ac[na] = 0, av[na++] = 1 + (double)(i % 5);
+    if (i % 3 == 0) ar[na] = i, ac[na] = 1, av[na++] = -0.5;
+    br[nb] = 0, bc[nb] = i, bv[nb++] = 0.25 * (double)(i % 7) - 1;
+    if (i % 2 == 0) br[nb] = 2, bc[nb] = i, bv[nb++] = 3;
+  }
+  pair(coo(N, 3, na, SPC_F64, ar, ac, av, NULL), coo(3, N, nb, SPC_F64, br, bc, bv, NULL), "outer heavy k");
+  /* 200000 x 1 times 1 x 200000: 4e10 products, as many entries */
+  enum { M = 200000 };
+  int64_t *r = calloc(M, sizeof *r), *c = malloc(M * sizeof *c);
+  double *v = malloc(M * sizeof *v);
+  for (int64_t i = 0; i < M; i++) c[i] = i, v[i] = 1;
+  spc_tensor *A = coo(M, 1, M, SPC_F64, c, r, v, NULL), *B = coo(1, M, M, SPC_F64, r, c, v, NULL), *C = NULL;
+  spc_kernel_opts ko;
+  memset(&ko, 0, sizeof ko);
+  ko.algo = SPC_SPGEMM_OUTER;
+  ko.threads = 1;
+  spc_error e;
+  spc_error_clear(&e);
+  ck_assert_int_eq(spc_spgemm(A, B, NULL, &ko, &C, &e), SPC_ERR_UNSUPPORTED);
+  ck_assert_ptr_null(C);
+  ck_assert_msg(strstr(e.msg, "may have up to 40000000000 entries"), "%s", e.msg);
+  spc_tensor_free(&A), spc_tensor_free(&B);
+  free(r), free(c), free(v);
+  free(ar), free(ac), free(br), free(bc), free(av), free(bv);
+}
+END_TEST
+
 START_TEST(test_types) {
   int64_t ari[] = {0, 0, 0, 1, 2, 2}, aci[] = {0, 1, 3, 2, 0, 3};
   int64_t bri[] = {0, 1, 1, 2, 3, 3}, bci[] = {0, 0, 2, 1, 0, 2};
@@ -1098,6 +1137,7 @@ Suite *suite_spgemm(void) {
   tcase_add_test(tc, test_square);
   tcase_add_test(tc, test_rect);
   tcase_add_test(tc, test_types);
+  tcase_add_test(tc, test_outer_heavy);
   tcase_add_test(tc, test_empty_into_formats);
   tcase_add_test(tc, test_nomem);
   tcase_add_test(tc, test_unsorted);
