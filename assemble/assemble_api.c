@@ -155,6 +155,8 @@ static spc_status own_result(spc_status s, spc_tensor **out, spc_specs *own) {
   return s;
 }
 
+static spc_status user_levels_read_back(const spc_format_spec *fmt, spc_tensor **out, spc_error *e);
+
 /* Convert (bytes NULL) or measure: the format resolved, the options'
  * parameters passed on. */
 static spc_status convert_or_size_1(const spc_tensor *src, spc_tensor *eat, const char *format,
@@ -174,7 +176,34 @@ static spc_status convert_or_size_1(const spc_tensor *src, spc_tensor *eat, cons
   }
   s = eat ? asm_convert_eat(eat, reg, fmt, ps, np, o->dup, o, out, e)
           : spc_convert_ex(src, reg, fmt, ps, np, o->dup, o, out, e);
-  return own_result(s, out, own);
+  s = own_result(s, out, own);
+  if (!s) s = user_levels_read_back(fmt, out, e);
+  return s;
+}
+
+/* A result in a user's level (not a built-in one) must read back as what
+ * was written: its components, read through the level's own functions,
+ * convert to the same arrays (the check every .bsp.h5 read makes).  A
+ * level whose write and read functions disagree (positions yielded where
+ * begin/end do not look) gave a result whose file no command could open,
+ * and a Matrix Market file of other entries; now refused, naming it. */
+static spc_status user_levels_read_back(const spc_format_spec *fmt, spc_tensor **out, spc_error *e) {
+  const spc_level_spec *user = NULL;
+  for (int l = 0; l < fmt->nlevels && !user; l++)
+    if (fmt->lv[l].lf && !spc_level_spec_builtin(fmt->lv[l].lf)) user = fmt->lv[l].lf;
+  if (!user) return SPC_OK;
+  spc_tensor *coo = NULL;
+  spc_status s = spc_tensor_to_coo(*out, 0, &coo, e);
+  if (!s) s = spc_conv_check_consistent(*out, coo, e);
+  spc_tensor_free(&coo);
+  if (s && s != SPC_ERR_NOMEM) {
+    char m[400];
+    snprintf(m, sizeof m, "%.399s", e ? e->msg : "");
+    s = spc_err(e, SPC_ERR_SPEC, user->file, 0, 0,
+                "level %s (of format %s) does not read back what it wrote: %s", user->name, fmt->name, m);
+  }
+  if (s) spc_tensor_free(out);
+  return s;
 }
 
 /* A pattern summed (the default) whose coordinates repeat converts as
