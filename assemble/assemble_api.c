@@ -177,7 +177,7 @@ static spc_status convert_or_size_1(const spc_tensor *src, spc_tensor *eat, cons
   s = eat ? asm_convert_eat(eat, reg, fmt, ps, np, o->dup, o, out, e)
           : spc_convert_ex(src, reg, fmt, ps, np, o->dup, o, out, e);
   s = own_result(s, out, own);
-  if (!s) s = user_levels_read_back(fmt, out, e);
+  if (!s && !o->no_read_back) s = user_levels_read_back(fmt, out, e);
   return s;
 }
 

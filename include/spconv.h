@@ -277,6 +277,11 @@ typedef struct spc_convert_opts {
   spc_dup dup;              /* duplicates of the source (default: sum) */
   spc_engine engine;        /* default: auto */
   int no_jit;               /* never compile at run time */
+  int no_read_back;         /* a result in a user's level (not a built-in
+                               one) is read back through it and must give
+                               the same arrays, else SPC_ERR_SPEC naming
+                               the level; 1: not checked (a level's write
+                               side tested alone) */
   const char *jit_dir;      /* JIT cache; NULL: $SPCONV_JIT_DIR, else
                                $XDG_CACHE_HOME/spconv/jit, else
                                ~/.cache/spconv/jit */
