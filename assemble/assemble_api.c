@@ -155,32 +155,6 @@ static spc_status own_result(spc_status s, spc_tensor **out, spc_specs *own) {
   return s;
 }
 
-static spc_status user_levels_read_back(const spc_format_spec *fmt, spc_tensor **out, spc_error *e);
-
-/* Convert (bytes NULL) or measure: the format resolved, the options'
- * parameters passed on. */
-static spc_status convert_or_size_1(const spc_tensor *src, spc_tensor *eat, const char *format,
-                                    const spc_convert_opts *o, spc_tensor **out, int64_t *bytes,
-                                    spc_error *e) {
-  const spc_specs *reg;
-  spc_specs *own;
-  const spc_format_spec *fmt;
-  spc_status s = asm_resolve_format(format, o, &reg, &own, &fmt, e);
-  if (s) return s;
-  spc_remap_param ps[SPC_MAX_PARAMS];
-  int np = asm_opts_params(o, ps);
-  if (bytes) {
-    s = asm_convert_size(src, reg, fmt, ps, np, o->dup, o, bytes, e);
-    spc_specs_free(&own);
-    return s;
-  }
-  s = eat ? asm_convert_eat(eat, reg, fmt, ps, np, o->dup, o, out, e)
-          : spc_convert_ex(src, reg, fmt, ps, np, o->dup, o, out, e);
-  s = own_result(s, out, own);
-  if (!s && !o->no_read_back) s = user_levels_read_back(fmt, out, e);
-  return s;
-}
-
 /* A result in a user's level (not a built-in one) must read back as what
  * was written: its components, read through the level's own functions,
  * convert to the same arrays (the check every .bsp.h5 read makes).  A
@@ -203,6 +177,30 @@ static spc_status user_levels_read_back(const spc_format_spec *fmt, spc_tensor *
                 "level %s (of format %s) does not read back what it wrote: %s", user->name, fmt->name, m);
   }
   if (s) spc_tensor_free(out);
+  return s;
+}
+
+/* Convert (bytes NULL) or measure: the format resolved, the options'
+ * parameters passed on. */
+static spc_status convert_or_size_1(const spc_tensor *src, spc_tensor *eat, const char *format,
+                                    const spc_convert_opts *o, spc_tensor **out, int64_t *bytes,
+                                    spc_error *e) {
+  const spc_specs *reg;
+  spc_specs *own;
+  const spc_format_spec *fmt;
+  spc_status s = asm_resolve_format(format, o, &reg, &own, &fmt, e);
+  if (s) return s;
+  spc_remap_param ps[SPC_MAX_PARAMS];
+  int np = asm_opts_params(o, ps);
+  if (bytes) {
+    s = asm_convert_size(src, reg, fmt, ps, np, o->dup, o, bytes, e);
+    spc_specs_free(&own);
+    return s;
+  }
+  s = eat ? asm_convert_eat(eat, reg, fmt, ps, np, o->dup, o, out, e)
+          : spc_convert_ex(src, reg, fmt, ps, np, o->dup, o, out, e);
+  s = own_result(s, out, own);
+  if (!s && !o->no_read_back) s = user_levels_read_back(fmt, out, e);
   return s;
 }
 

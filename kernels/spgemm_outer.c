@@ -65,8 +65,12 @@ spc_status sg_outer(const sg_mat *a, const sg_mat *b, sg_kind kind, int nt, cons
   spc_builder *bld = NULL;
   /* a block's pieces: (k, p0, p1) and their offsets; a k of more than
    * BLOCK products is cut by A's rows (a row of more, by itself), so no
-   * buffer is larger than BLOCK points or one row of B(k,:) */
-  int64_t *pk = spc_malloc_n(BLOCK + 1, 3 * sizeof *pk), *off = spc_malloc_n(BLOCK + 2, sizeof *off);
+   * buffer is larger than BLOCK points or one row of B(k,:).  A k gives a
+   * block one piece at most (a piece cut short fills the block), so a
+   * block has at most min(K, BLOCK) of them: small products allocate no
+   * more than before */
+  int64_t npk = K < BLOCK ? K : BLOCK;
+  int64_t *pk = spc_malloc_n(npk + 1, 3 * sizeof *pk), *off = spc_malloc_n(npk + 2, sizeof *off);
   int64_t *I = spc_malloc_n(BLOCK, sizeof *I), *J = spc_malloc_n(BLOCK, sizeof *J);
   void *V = spc_malloc_n(BLOCK, sg_width(kind));
   s = pk && off && I && J && V ? spc_builder_create(out_format, 2, dims, sg_vtype(kind), &bo, &bld, e) : SPC_NOMEM(e);
@@ -74,7 +78,7 @@ spc_status sg_outer(const sg_mat *a, const sg_mat *b, sg_kind kind, int nt, cons
   while (k < K && !s) {
     int64_t np = 0, tot = 0;
     off[0] = 0;
-    while (k < K && np < BLOCK) {
+    while (k < K && np < npk) {
       int64_t pe = spc_arr_get(a->pos, k + 1), nb = spc_arr_get(b->pos, k + 1) - spc_arr_get(b->pos, k);
       if (p >= pe || nb == 0) { /* k done (or nothing to multiply) */
         k++;
