@@ -291,7 +291,7 @@ typedef struct spc_convert_opts {
   int nspec_files;          /* YAML level formats a user format needs */
   const char *spec_files[SPC_MAX_PARAMS];
   int64_t max_positions;    /* refuse a level with more positions ("too
-                               large"); 0: physical memory / 96 (2^31-1
+                               large"); 0: physical memory / 32 (2^31-1
                                where it is unknown) */
   int spw;                  /* order the components in the sparse
                                workspace: SPC_SPW_HASH, SPC_SPW_LIST or
