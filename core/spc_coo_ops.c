@@ -239,6 +239,80 @@ static int64_t *merge_sort(const spc_array *const *crd, int order, int64_t *p, i
   return p;
 }
 
+/* The permutation sorting the components by their coordinates, stable,
+ * as merge_sort's, by an LSD radix sort of packed keys where the
+ * coordinates fit 64 bits together (each level's bits from its dimension):
+ * 11-bit digits, a digit alike in every key skipped.  The merge sort with
+ * its generic compare took 41% of a shuffled 33 M-entry R-MAT into ELL
+ * (whose counter needs the duplicates combined first): 20 s.  Returns the
+ * permutation (p or its scratch), NULL when the keys don't fit (*nomem
+ * false) or memory ran out (*nomem true); *keys the sorted keys. */
+static int64_t *radix_perm(const spc_array *const *crd, int order, const int64_t *dims,
+                           int64_t *p, int64_t *tmp, int64_t n, uint64_t **keys, bool *nomem) {
+  int sh[SPC_MAX_ORDER], tot = 0;
+  *keys = NULL;
+  *nomem = false;
+  for (int l = order - 1; l >= 0; l--) {
+    uint64_t d = dims[l] > 1 ? (uint64_t)(dims[l] - 1) : 0;
+    sh[l] = tot;
+    tot += d ? 64 - __builtin_clzll(d) : 0;
+    if (tot > 64) return NULL;
+  }
+  uint64_t *k = spc_malloc_n(n, sizeof *k), *k2 = spc_malloc_n(n, sizeof *k2);
+  int64_t *cnt = spc_malloc_n(2048, sizeof *cnt);
+  if (!k || !k2 || !cnt) {
+    spc_free(k);
+    spc_free(k2);
+    spc_free(cnt);
+    *nomem = true;
+    return NULL;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t x = 0;
+    for (int l = 0; l < order; l++) {
+      uint64_t c = (uint64_t)spc_arr_get(crd[l], i);
+      if (c >= (uint64_t)dims[l]) { /* not this tensor's: the compare sorts it */
+        spc_free(k);
+        spc_free(k2);
+        spc_free(cnt);
+        return NULL;
+      }
+      x |= c << sh[l];
+    }
+    k[i] = x;
+    p[i] = i;
+  }
+  for (int b = 0; b < tot; b += 11) {
+    uint64_t m = 2047;
+    memset(cnt, 0, 2048 * sizeof *cnt);
+    for (int64_t i = 0; i < n; i++) cnt[(k[i] >> b) & m]++;
+    int64_t sum = 0;
+    bool single = false;
+    for (int d = 0; d < 2048; d++) {
+      int64_t c = cnt[d];
+      single |= c == n;
+      cnt[d] = sum;
+      sum += c;
+    }
+    if (single) continue;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t q = cnt[(k[i] >> b) & m]++;
+      k2[q] = k[i];
+      tmp[q] = p[i];
+    }
+    uint64_t *tk = k;
+    k = k2;
+    k2 = tk;
+    int64_t *tp = p;
+    p = tmp;
+    tmp = tp;
+  }
+  spc_free(k2);
+  spc_free(cnt);
+  *keys = k;
+  return p;
+}
+
 /* Array src into dst (same length; widths may differ). */
 static void copy_arr(spc_array *dst, const spc_array *src, int64_t n) {
   if (dst->type == src->type) {
@@ -289,6 +363,7 @@ static spc_status combine(const spc_tensor *t, spc_dup pol, spc_tensor **out, sp
   const spc_tensor *in = t;
   const spc_array *crd[SPC_MAX_ORDER];
   int64_t *p = NULL, *tmp = NULL, *perm = NULL, x[SPC_MAX_ORDER], n;
+  uint64_t *keys = NULL; /* radix_perm's sorted keys: equal ones, equal tuples */
   spc_status s = SPC_OK;
   *out = NULL;
   if (plain_coo(t, crd)) {
@@ -314,8 +389,13 @@ static spc_status combine(const spc_tensor *t, spc_dup pol, spc_tensor **out, sp
     p = spc_malloc_n(n, sizeof *p);
     tmp = spc_malloc_n(n, sizeof *tmp);
     if (!p || !tmp) { s = SPC_NOMEM(e); goto done; }
-    for (int64_t k = 0; k < n; k++) p[k] = k;
-    perm = merge_sort(crd, order, p, tmp, n);
+    bool nomem;
+    perm = radix_perm(crd, order, in->dims, p, tmp, n, &keys, &nomem);
+    if (nomem) { s = SPC_NOMEM(e); goto done; }
+    if (!perm) {
+      for (int64_t k = 0; k < n; k++) p[k] = k;
+      perm = merge_sort(crd, order, p, tmp, n);
+    }
   }
   if ((s = spc_coo_alloc(order, in->dims, n, in->vt, &c, e))) goto done;
   int64_t m = 0;
@@ -326,7 +406,8 @@ static spc_status combine(const spc_tensor *t, spc_dup pol, spc_tensor **out, sp
   }
   for (int64_t k = 0; k < n && (perm || equal); k++) {
     int64_t pk = perm ? perm[k] : k;
-    if (k > 0 && cmp_entries(crd, order, perm ? perm[k - 1] : k - 1, pk) == 0) {
+    if (k > 0 && (keys ? keys[k - 1] == keys[k]
+                       : cmp_entries(crd, order, perm ? perm[k - 1] : k - 1, pk) == 0)) {
       if (pol == SPC_DUP_ERROR) {
         for (int l = 0; l < order; l++) x[l] = spc_arr_get(crd[l], pk) + 1;
         s = spc_err(e, SPC_ERR_INPUT, NULL, 0, 0,
@@ -353,6 +434,7 @@ static spc_status combine(const spc_tensor *t, spc_dup pol, spc_tensor **out, sp
 done:
   spc_free(p);
   spc_free(tmp);
+  spc_free(keys);
   spc_tensor_free(&own);
   spc_tensor_free(&c);
   return s;

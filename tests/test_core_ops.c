@@ -5,6 +5,7 @@
 #include "test_core.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- expansion ---------------------------------------------------------- */
@@ -276,6 +277,81 @@ START_TEST(test_combine_error_and_order) {
 }
 END_TEST
 
+/* Many shuffled components with repeats, sorted and combined: the packed
+ * keys' radix sort (coordinates within 64 bits together) and the merge
+ * sort (wider) against a reference here -- insertion of each component
+ * into a list kept sorted by (coordinates, input position), so stability
+ * is what first / last see.  Values are the input positions (int64):
+ * first, last and sum checked exactly. */
+static int ref_cmp_order;
+static int ref_cmp(const void *a, const void *b) {
+  const int64_t *x = a, *y = b;
+  for (int l = 0; l <= ref_cmp_order; l++) /* coordinates, then position */
+    if (x[l] != y[l]) return x[l] < y[l] ? -1 : 1;
+  return 0;
+}
+
+static void combine_vs_ref(int order, const int64_t *dims, int64_t n, uint64_t seed) {
+  int64_t *x = malloc((size_t)(n * order) * sizeof *x), *v = malloc((size_t)n * sizeof *v);
+  int64_t *r = malloc((size_t)(n * (order + 1)) * sizeof *r);
+  for (int64_t k = 0; k < n; k++) {
+    for (int l = 0; l < order; l++) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      /* few distinct values in each mode: many repeats */
+      int64_t c = (int64_t)((seed >> 33) % 7) * (dims[l] / 7) + (dims[l] > 7 ? (int64_t)(seed >> 60) % 2 : 0);
+      x[k * order + l] = r[k * (order + 1) + l] = c % dims[l];
+    }
+    v[k] = r[k * (order + 1) + order] = k;
+  }
+  ref_cmp_order = order;
+  qsort(r, (size_t)n, (size_t)(order + 1) * sizeof *r, ref_cmp);
+  spc_tensor *t = core_make_coo(order, dims, n, SPC_I64, x, v);
+  for (int pol = 0; pol < 3; pol++) {
+    spc_dup d = pol == 0 ? SPC_DUP_SUM : pol == 1 ? SPC_DUP_FIRST : SPC_DUP_LAST;
+    spc_tensor *c = NULL;
+    spc_error e;
+    tu_assert_ok(spc_tensor_combine(t, d, &c, &e), &e);
+    tu_assert_ok(spc_tensor_check(c, &e), &e);
+    spc_iter *it = NULL;
+    tu_assert_ok(spc_iter_create(c, &it, &e), &e);
+    int64_t k = 0, m = 0;
+    while (k < n) {
+      int64_t k1 = k + 1, sum = r[k * (order + 1) + order];
+      while (k1 < n && !memcmp(&r[k1 * (order + 1)], &r[k * (order + 1)], (size_t)order * sizeof *r))
+        sum += r[k1++ * (order + 1) + order];
+      int64_t want = d == SPC_DUP_SUM ? sum
+                     : d == SPC_DUP_FIRST ? r[k * (order + 1) + order]
+                                          : r[(k1 - 1) * (order + 1) + order];
+      int64_t y[SPC_MAX_ORDER];
+      const void *pv;
+      ck_assert_int_eq(spc_iter_next(it, y, &pv), 1);
+      for (int l = 0; l < order; l++) ck_assert_int_eq(y[l], r[k * (order + 1) + l]);
+      ck_assert_msg(*(const int64_t *)pv == want, "order %d, %s, tuple %lld: %lld, want %lld",
+                    order, spc_dup_name(d), (long long)m, (long long)*(const int64_t *)pv,
+                    (long long)want);
+      k = k1;
+      m++;
+    }
+    ck_assert_int_eq(spc_tensor_nstored(c), m);
+    ck_assert_int_eq(spc_iter_next(it, (int64_t[SPC_MAX_ORDER]){0}, &(const void *){0}), 0);
+    spc_iter_free(&it);
+    spc_tensor_free(&c);
+  }
+  spc_tensor_free(&t);
+  free(x);
+  free(v);
+  free(r);
+}
+
+START_TEST(test_combine_many) {
+  combine_vs_ref(2, (int64_t[]){1000, 3000}, 20000, 1);
+  combine_vs_ref(2, (int64_t[]){1, 5000000000LL}, 20000, 2);       /* a mode of one */
+  combine_vs_ref(3, (int64_t[]){1 << 20, 1 << 21, 1 << 22}, 20000, 3); /* 63 bits */
+  combine_vs_ref(3, (int64_t[]){1LL << 30, 1LL << 30, 1LL << 30}, 20000, 4); /* 90: merge */
+  combine_vs_ref(4, (int64_t[]){9, 10, 11, 12}, 5000, 5);
+}
+END_TEST
+
 /* Duplicates of one position in a symmetric COO: the expansion lists the
  * stored entries in their order, then the mirrors in the same order (as
  * SciPy's mmread does), so (i,j) and (j,i) get the same sum whoever adds
@@ -350,5 +426,6 @@ void core_add_ops_tcases(Suite *s) {
   tc = tcase_create("combine");
   tcase_add_test(tc, test_combine_policies);
   tcase_add_test(tc, test_combine_error_and_order);
+  tcase_add_test(tc, test_combine_many);
   suite_add_tcase(s, tc);
 }
