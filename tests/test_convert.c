@@ -896,8 +896,10 @@ START_TEST(test_counting_plan) {
         ck_assert_msg(!strcmp(ia.plan, ig.plan) || (k == 3 && f == 2 && !fused_a && fused_g &&
                                                     strstr(ia.plan, "counting") == ia.plan),
                       "%s: plans differ by engine: '%s' / '%s'", what, ia.plan, ig.plan);
-        if (k == 3 && f < 2) /* CSR -> csr / csc: the factory's fused routine */
-          ck_assert_msg(fused_a, "%s: plan '%s'", what, ia.plan);
+        if (k == 3 && f < 2) /* CSR -> csr / csc: the factory's fused routine, or
+                                * the mirror (a symmetric pattern to csc) */
+          ck_assert_msg(fused_a || strstr(ia.plan, "mirror") == ia.plan,
+                        "%s: plan '%s'", what, ia.plan);
         bool expanded = k == 0 && spc_tensor_nstored(M->src) != spc_tensor_nstored(M->ref);
         spc_vtype vt = spc_tensor_vtype(src);
         if (k == 2 && spc_tensor_nstored(M->ref) > 0 && vt != SPC_F64 && vt != SPC_I64 &&
@@ -911,8 +913,11 @@ START_TEST(test_counting_plan) {
           ck_assert_msg(strstr(ia.plan, "counting") == ia.plan, "%s: plan '%s'", what, ia.plan);
           combined_n++;
         } else if (!expanded || k != 0) {
-          /* in order, or bucketed: counting, never the sort */
-          ck_assert_msg(strstr(ia.plan, "counting") == ia.plan, "%s: plan '%s'", what, ia.plan);
+          /* in order, or bucketed: counting, never the sort (a CSR of a
+           * symmetric pattern to csc: the mirror) */
+          ck_assert_msg(strstr(ia.plan, "counting") == ia.plan ||
+                            (k == 3 && strstr(ia.plan, "mirror") == ia.plan),
+                        "%s: plan '%s'", what, ia.plan);
           if (strstr(ia.plan, "bucketed")) bucketed++;
           else counted++;
         }
@@ -1694,7 +1699,8 @@ START_TEST(test_fused_count) {
          * read off the levels (coo's root is not unique); never where
          * the columns were reversed */
         bool byprops = a != 2 && a != 6;
-        if (f < 2 && a < 6) {
+        bool mirror = strstr(ia.plan, "mirror") == ia.plan; /* no routine runs */
+        if (f < 2 && a < 6 && !mirror) {
           ck_assert_msg(strstr(ia.plan, "own levels") != NULL, "%s: plan '%s'", what, ia.plan);
           ck_assert_msg(ia.used == SPC_ENGINE_FACTORY, "%s: engine %s", what, spc_engine_name(ia.used));
           fused++;
@@ -1706,7 +1712,8 @@ START_TEST(test_fused_count) {
           unordered += a == 6 && rev;
         }
         if (gen && a < 6) {
-          ck_assert_msg(strstr(ig.plan, "own levels") != NULL, "%s: generic plan '%s'", what, ig.plan);
+          ck_assert_msg(strstr(ig.plan, "own levels") != NULL || strstr(ig.plan, "mirror") == ig.plan,
+                        "%s: generic plan '%s'", what, ig.plan);
           fused_generic++;
         }
         /* placed through buckets of parents (--plan=partition): the
@@ -1816,6 +1823,102 @@ static spc_tensor *gen_coo(int64_t n, int64_t m, bool colmajor, spc_vtype vt, in
   ck_assert_int_eq(k, nn);
   return t;
 }
+
+/* ---- the mirror plan --------------------------------------------------------------
+ * A 27-point stencil on an N^3 grid (a symmetric pattern, values that are
+ * not), row-major, as a COO of type vt; drop >= 0 leaves that component
+ * out (the pattern no longer symmetric, late in the rows). */
+static spc_tensor *stencil_coo(int N, spc_vtype vt, int64_t drop) {
+  int64_t n = (int64_t)N * N * N, dims[2] = {n, n}, cnt = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    spc_tensor *t = NULL;
+    spc_error e;
+    int64_t k = 0, kk = 0;
+    if (pass) tu_assert_ok(spc_tensor_create_coo(2, dims, cnt, vt, &t, &e), &e);
+    spc_itype ty = SPC_IDX64;
+    if (pass) spc_tensor_level_array(t, 0, "crd", NULL, &ty, NULL);
+    void *r = pass ? spc_tensor_level_array_mut(t, 0, "crd") : NULL;
+    void *c = pass ? spc_tensor_level_array_mut(t, 1, "crd") : NULL;
+    void *v = pass && vt != SPC_PATTERN ? spc_tensor_values_mut(t) : NULL;
+    for (int64_t x = 0; x < N; x++)
+      for (int64_t y = 0; y < N; y++)
+        for (int64_t z = 0; z < N; z++)
+          for (int d = 0; d < 27; d++) {
+            int64_t a = x + d / 9 - 1, b = y + d / 3 % 3 - 1, cz = z + d % 3 - 1;
+            if (a < 0 || b < 0 || cz < 0 || a >= N || b >= N || cz >= N) continue;
+            if (kk++ == drop) continue;
+            if (pass) {
+              int64_t i = (x * N + y) * N + z, j = (a * N + b) * N + cz;
+              if (ty == SPC_IDX32) ((int32_t *)r)[k] = (int32_t)i, ((int32_t *)c)[k] = (int32_t)j;
+              else ((int64_t *)r)[k] = i, ((int64_t *)c)[k] = j;
+              double w = (double)((i * 7 + j * 3) % 101) - 50.5; /* A(i,j) != A(j,i) */
+              if (vt == SPC_F64) ((double *)v)[k] = w;
+              else if (vt == SPC_F32) ((float *)v)[k] = (float)w;
+              else if (vt == SPC_I64) ((int64_t *)v)[k] = (int64_t)(w * 2);
+              else if (vt == SPC_C128) ((double *)v)[2 * k] = w, ((double *)v)[2 * k + 1] = -w / 4;
+            }
+            k++;
+          }
+    if (!pass) cnt = k;
+    else return t;
+  }
+  return NULL;
+}
+
+/* CSR to CSC and back of a symmetric pattern: the mirror plan (auto), its
+ * arrays bit for bit the scatter's (--plan=scatter) and the in-place
+ * plan's, for every value width, on 1 and 2 threads, on every engine; a
+ * pattern symmetric but for one component, or a source of another shape,
+ * is not mirrored and gives the same arrays. */
+START_TEST(test_mirror) {
+  static const spc_vtype vts[] = {SPC_F64, SPC_F32, SPC_I64, SPC_C128, SPC_PATTERN};
+  int mirrored = 0, saved = omp_get_max_threads();
+  for (int c = 0; c < 7; c++) {
+    spc_vtype vt = c < 5 ? vts[c] : SPC_F64;
+    int N = c == 0 ? 22 : 6; /* 22^3: 277 k components, two threads */
+    int64_t drop = c == 5 ? 3000 : -1;
+    spc_tensor *t = c == 6 ? gen_coo(4000, 500, false, SPC_F64, -1) : stencil_coo(N, vt, drop);
+    for (int g = 0; g < 3; g++) {
+      spc_engine eng = g == 0 ? SPC_ENGINE_AUTO : g == 1 ? SPC_ENGINE_GENERIC : SPC_ENGINE_JIT;
+      for (int th = 1; th <= 2; th++) {
+        omp_set_num_threads(th);
+        for (int dir = 0; dir < 2; dir++) {
+          const char *from = dir ? "csc" : "csr", *to = dir ? "csr" : "csc";
+          spc_tensor *src = NULL, *x[3] = {NULL, NULL, NULL};
+          spc_error e;
+          tu_assert_ok(conv(t, from, eng, NULL, &src, &e), &e);
+          static const int pls[] = {SPC_PLAN_AUTO, SPC_PLAN_SCATTER, SPC_PLAN_INPLACE};
+          for (int pl = 0; pl < 3; pl++) {
+            spc_convert_opts o;
+            spc_convert_info info;
+            opts(&o, eng, &info);
+            o.plan = pls[pl];
+            tu_assert_ok(spc_convert_to(src, to, &o, &x[pl], &e), &e);
+            bool mir = strstr(info.plan, "mirror") != NULL;
+            ck_assert_msg(mir == (pl == 0 && c < 5), "case %d plan %d: '%s'", c, pl, info.plan);
+            if (mir && th == 2 && c == 0)
+              ck_assert_msg(strstr(info.plan, "2 threads") != NULL, "'%s'", info.plan);
+            mirrored += mir;
+            if (pl) same_arrays(x[pl], x[0], c < 5 ? "mirror vs the counting plans" : "not mirrored");
+          }
+          /* and the components are the source's */
+          spc_tensor *a = NULL, *b = NULL;
+          tu_assert_ok(spc_tensor_combine(x[0], SPC_DUP_ERROR, &a, &e), &e);
+          tu_assert_ok(spc_tensor_combine(t, SPC_DUP_ERROR, &b, &e), &e);
+          same_arrays(a, b, "components");
+          for (int pl = 0; pl < 3; pl++) spc_tensor_free(&x[pl]);
+          spc_tensor_free(&a);
+          spc_tensor_free(&b);
+          spc_tensor_free(&src);
+        }
+      }
+    }
+    spc_tensor_free(&t);
+  }
+  omp_set_num_threads(saved);
+  ck_assert_int_ge(mirrored, 5 * 2 * 2 * 2);
+}
+END_TEST
 
 /* ---- the rows bucketing on threads ------------------------------------------------
  * Shuffled sources of 700000 components with repeats (float64 and int64,
@@ -6461,7 +6564,8 @@ START_TEST(test_native_view) {
         tu_assert_ok(conv(y, fm[b], SPC_ENGINE_AUTO, &info, &z, &e), &e);
         tu_assert_ok(conv(m[k].src, fm[b], SPC_ENGINE_AUTO, NULL, &r, &e), &e);
         same_arrays(z, r, what);
-        fused += strstr(info.plan, "read through its own levels") != NULL;
+        fused += strstr(info.plan, "read through its own levels") != NULL ||
+                 strstr(info.plan, "mirror") == info.plan; /* its own arrays, no COO */
         runs++;
         spc_tensor_free(&z);
         spc_tensor_free(&r);
@@ -6685,6 +6789,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_direct_plan);
   tcase_add_test(tc, test_fused_count);
   tcase_add_test(tc, test_native_view);
+  tcase_add_test(tc, test_mirror);
   tcase_add_test(tc, test_counting_threads);
   tcase_add_test(tc, test_direct_threads);
   tcase_add_test(tc, test_cdirect_threads);
