@@ -6373,6 +6373,20 @@ static spc_status run_mirror(conv *C, const spc_tensor *src, conv_tensor **out, 
   size_t w = spc_vtype_size(C->vt);
   mirror_job J = {.pos = pos->data, .crd = crd->data, .val = src->val, .p32 = pos->type == SPC_IDX32,
                   .c32 = crd->type == SPC_IDX32, .w = w, .n = n};
+  /* a probe first, nothing allocated: 256 entries spread over the source,
+   * each one's mirror looked up (an asymmetric pattern usually fails it) */
+  for (int64_t k = 0; k < 256 && nnz; k++) {
+    int64_t p = nnz / 256 * k + nnz % 256 * k / 256, lo = 0, hi = n; /* < nnz */
+    while (lo < hi) { /* the parent j of position p: the last j with pos[j] <= p */
+      int64_t m = lo + (hi - lo) / 2;
+      if (mj_get(J.pos, J.p32, m + 1) <= p) lo = m + 1;
+      else hi = m;
+    }
+    int64_t i = mj_get(J.crd, J.c32, p);
+    if (i < 0 || i >= n) return SPC_OK;
+    int64_t q = mj_lower(&J, i, lo);
+    if (q >= mj_get(J.pos, J.p32, i + 1) || mj_get(J.crd, J.c32, q) != lo) return SPC_OK;
+  }
   int nt = conv_threads(nnz);
   if (nt > 64) nt = 64;
   if (nt > n) nt = n > 0 ? (int)n : 1;
