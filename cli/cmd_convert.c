@@ -75,16 +75,20 @@ int cmd_convert(int argc, char **argv) {
   double t2 = now();
   if (!s && info.notice[0]) cli_names_in(info.notice, sizeof info.notice);
   if (!s && info.notice[0] && !o.quiet) fprintf(stderr, "spconv: %s\n", info.notice);
+  char eng[160];
+  if (info.routines + info.routines_cached == 0) /* the mirror: arrays moved, no routine */
+    snprintf(eng, sizeof eng, "no routine ran (the plan moves the arrays itself)");
+  else
+    snprintf(eng, sizeof eng, "%d routines (%d built earlier), engine %s (%d compiled now)",
+             info.routines, info.routines_cached, spc_engine_name(info.used), info.jit_compiled);
   if (!s && o.verbose)
     fprintf(stderr,
             "spconv: read %s (%lld stored, %lld bytes as %s) in %.3f s\n"
             "spconv: source: the components held in memory; plan: %s (duplicates: %s)\n"
-            "spconv: converted to %s in %.3f s: %d routines (%d built earlier), engine %s (%d "
-            "compiled now)\n",
+            "spconv: converted to %s in %.3f s: %s\n",
             cli_name(pos[0]), (long long)spc_tensor_nstored(t), (long long)spc_tensor_bytes(t),
             spc_tensor_format(t), t1 - t0, info.plan[0] ? info.plan : "-", spc_dup_name(c.dup),
-            spc_tensor_format(x), t2 - t1,
-            info.routines, info.routines_cached, spc_engine_name(info.used), info.jit_compiled);
+            spc_tensor_format(x), t2 - t1, eng);
   if (!s && o.verbose && !spc_hugepages_on())
     fprintf(stderr, "spconv: huge pages: not advised (%s)\n",
             spc_free_page_reporting(NULL) ? "free page reporting: fresh huge pages fault slowly here"
