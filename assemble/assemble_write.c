@@ -6362,6 +6362,7 @@ static spc_status run_mirror(conv *C, const spc_tensor *src, conv_tensor **out, 
   const spc_array *pos = spc_level_array_c(&src->lv[1], "pos");
   const spc_array *crd = spc_level_array_c(&src->lv[1], "crd");
   int64_t nnz = spc_tensor_nstored(src);
+  if (nnz > C->limit) return SPC_OK; /* the counting plans say "too large" */
   if (!pos || !crd || pos->len != n + 1 || crd->len != nnz || mj_get(pos->data, pos->type == SPC_IDX32, 0) ||
       mj_get(pos->data, pos->type == SPC_IDX32, n) != nnz || (src->vt != SPC_PATTERN && src->nval != nnz))
     return SPC_OK;

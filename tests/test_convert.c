@@ -1917,6 +1917,20 @@ START_TEST(test_mirror) {
   }
   omp_set_num_threads(saved);
   ck_assert_int_ge(mirrored, 5 * 2 * 2 * 2);
+  /* past the position limit: refused as the counting plans refuse it */
+  {
+    spc_tensor *t = stencil_coo(6, SPC_F64, -1), *src = NULL, *x = NULL;
+    spc_error e;
+    tu_assert_ok(conv(t, "csr", SPC_ENGINE_AUTO, NULL, &src, &e), &e);
+    spc_convert_opts o;
+    opts(&o, SPC_ENGINE_AUTO, NULL);
+    o.max_positions = spc_tensor_nstored(src) - 1;
+    ck_assert_int_ne(spc_convert_to(src, "csc", &o, &x, &e), SPC_OK);
+    ck_assert_ptr_null(x);
+    ck_assert_msg(strstr(e.msg, "too large") != NULL, "%s", e.msg);
+    spc_tensor_free(&src);
+    spc_tensor_free(&t);
+  }
 }
 END_TEST
 
