@@ -6453,6 +6453,264 @@ static spc_status run_mirror(conv *C, const spc_tensor *src, conv_tensor **out, 
   return SPC_OK;
 }
 
+/* ---- a symmetric file's stored triangle straight into CSR or CSC -------------
+ * A plain COO holding one triangle of a symmetric, skew-symmetric or
+ * hermitian matrix (what a `symmetric` Matrix Market file reads as) into
+ * the built-in [dense, compressed] target of either order, without the
+ * expanded copy the other plans take (every stored entry, then every
+ * off-diagonal one's mirror: 16-24 bytes a component of fresh memory, then
+ * scattered).  Where the stored entries all lie on one side of the
+ * diagonal in the target's terms (parent >= child, or parent <= child),
+ * each parent's components are two runs: those stored under it and the
+ * mirrors of those stored under its coordinate as a child, one run wholly
+ * before the other.  One pass counts both runs of every parent, one places
+ * each stored entry at its own run's cursor and its mirror (the value as
+ * spc_tensor_expand makes it) at the other's; then each parent's children
+ * are checked to increase strictly -- a triangle not stored in order, or a
+ * repeat, gives the arrays up, and the expansion and the counting plans
+ * run as before.  The same arrays as those plans, bit for bit: the
+ * components are the same and no two share a coordinate, so only their
+ * order within a parent matters, which the check proves sorted. */
+typedef struct symf_job {
+  const void *x[2]; /* stored coordinates: the parent's dimension, the child's */
+  bool x32[2], p32, c32, same;
+  const unsigned char *val;
+  size_t w;
+  spc_vtype vt;
+  spc_symmetry sym;
+  int64_t ns, n, nnz;
+  void *pos, *crd;
+  unsigned char *vout;
+  int64_t *cu[64], *cm[64]; /* a thread's counts, then its cursors, by parent */
+  int64_t lo[65];           /* thread t's stored entries [lo[t], lo[t+1]) */
+  int64_t nd[64];           /* its diagonal entries */
+  int64_t pb[65];           /* the check: thread t's parents [pb[t], pb[t+1]) */
+  bool lower[64], upper[64], bad[64];
+} symf_job;
+
+static inline int64_t sf_get(const void *a, bool i32, int64_t k) {
+  return i32 ? (int64_t)((const int32_t *)a)[k] : ((const int64_t *)a)[k];
+}
+static inline void sf_put(void *a, bool i32, int64_t k, int64_t v) {
+  if (i32) ((int32_t *)a)[k] = (int32_t)v;
+  else ((int64_t *)a)[k] = v;
+}
+
+/* pass 1: thread t's entries counted by parent, the side of the diagonal
+ * and the range checked */
+static void symf_count(void *ctx, int t) {
+  symf_job *J = ctx;
+  int64_t *cu = J->cu[t], *cm = J->cm[t], n = J->n, nd = 0;
+  bool lower = true, upper = true;
+  for (int64_t k = J->lo[t]; k < J->lo[t + 1]; k++) {
+    int64_t a = sf_get(J->x[0], J->x32[0], k), b = sf_get(J->x[1], J->x32[1], k);
+    if ((uint64_t)a >= (uint64_t)n || (uint64_t)b >= (uint64_t)n) {
+      lower = upper = false;
+      break;
+    }
+    lower &= a >= b;
+    upper &= a <= b;
+    if (!lower && !upper) break;
+    cu[a]++;
+    if (a != b) cm[b]++;
+    else nd++;
+  }
+  J->lower[t] = lower;
+  J->upper[t] = upper;
+  J->nd[t] = nd;
+}
+
+/* pass 2: each stored entry at its run's cursor, its mirror at the other's */
+static void symf_place(void *ctx, int t) {
+  symf_job *J = ctx;
+  int64_t *cu = J->cu[t], *cm = J->cm[t];
+  const bool c32 = J->c32, same = J->same;
+  const size_t w = J->w;
+  const unsigned char *val = J->val;
+  unsigned char *vout = J->vout;
+  for (int64_t k = J->lo[t]; k < J->lo[t + 1]; k++) {
+    int64_t a = sf_get(J->x[0], J->x32[0], k), b = sf_get(J->x[1], J->x32[1], k);
+    int64_t q = cu[a]++;
+    sf_put(J->crd, c32, q, b);
+    if (w == 8) memcpy(vout + q * 8, val + k * 8, 8);
+    else if (w) memcpy(vout + q * (int64_t)w, val + k * (int64_t)w, w);
+    if (a == b) continue;
+    q = cm[b]++;
+    sf_put(J->crd, c32, q, a);
+    if (!w) continue;
+    if (same && w == 8) memcpy(vout + q * 8, val + k * 8, 8);
+    else if (same) memcpy(vout + q * (int64_t)w, val + k * (int64_t)w, w);
+    else spc_mirror_value(J->vt, J->sym, val + k * (int64_t)w, vout + q * (int64_t)w);
+  }
+}
+
+/* pass 3: each parent's children strictly increasing */
+static void symf_check(void *ctx, int t) {
+  symf_job *J = ctx;
+  J->bad[t] = false;
+  for (int64_t a = J->pb[t]; a < J->pb[t + 1]; a++) {
+    int64_t p = sf_get(J->pos, J->p32, a), pe = sf_get(J->pos, J->p32, a + 1), prev = -1;
+    for (; p < pe; p++) {
+      int64_t c = sf_get(J->crd, J->c32, p);
+      if (c <= prev) {
+        J->bad[t] = true;
+        return;
+      }
+      prev = c;
+    }
+  }
+}
+
+static spc_status run_symfile(conv *C, const spc_tensor *src, conv_tensor **out, bool *done,
+                              spc_error *e) {
+  *done = false;
+  if (C->L != 2 || C->order != 2 || src->order != 2 || src->nlevels != 2 || src->ext ||
+      src->sym == SPC_GENERAL || C->nosort || C->measure || C->stream || C->om_budget > 0 ||
+      C->r->ncounters || (C->o && C->o->plan != SPC_PLAN_AUTO))
+    return SPC_OK;
+  if (src->sym == SPC_SKEW && (src->vt == SPC_U64 || src->vt == SPC_PATTERN))
+    return SPC_OK; /* the expansion refuses it */
+  if (src->lv[0].fmt != &spc_level_compressed || src->lv[1].fmt != &spc_level_singleton ||
+      src->lv[0].dim != 0 || src->lv[1].dim != 1)
+    return SPC_OK;
+  const spc_array *ps = spc_level_array_c(&src->lv[0], "pos");
+  const spc_array *xa[2] = {spc_level_array_c(&src->lv[0], "crd"), spc_level_array_c(&src->lv[1], "crd")};
+  if (!ps || ps->len != 2 || !xa[0] || !xa[1] || spc_arr_get(ps, 0) != 0) return SPC_OK;
+  const int64_t ns = spc_arr_get(ps, 1), n = src->dims[0];
+  if (ns < 0 || xa[0]->len < ns || xa[1]->len < ns || n != src->dims[1] ||
+      (src->vt != SPC_PATTERN && src->nval < ns))
+    return SPC_OK;
+  const spc_level_spec *l0 = C->lv[0]->lf, *l1 = C->lv[1]->lf;
+  if (!spc_level_spec_builtin(l0) || !spc_level_spec_builtin(l1) || strcmp(l0->name, "dense") ||
+      strcmp(l1->name, "compressed") || l1->narrays != 2 || l0->narrays != 0)
+    return SPC_OK;
+  int d0 = level_dim(C->r, 0), d1 = level_dim(C->r, 1);
+  if (d0 < 0 || d1 < 0 || d0 == d1) return SPC_OK;
+  const spc_tensor *keep = C->comb;
+  C->comb = src;
+  bool bounded = dim_bounds(C);
+  C->comb = keep;
+  if (!bounded || C->lo[0] || C->lo[1] || C->N[0] != n || C->N[1] != n || n + 1 > C->limit)
+    return SPC_OK;
+  int kp = strcmp(l1->arrays[0].name, "pos") ? 1 : 0, kc = 1 - kp;
+  if (strcmp(l1->arrays[kp].name, "pos") || strcmp(l1->arrays[kc].name, "crd")) return SPC_OK;
+  symf_job *J = spc_calloc(1, sizeof *J);
+  if (!J) return SPC_NOMEM(e);
+  *J = (symf_job){.x = {xa[d0]->data, xa[d1]->data},
+                  .x32 = {xa[d0]->type == SPC_IDX32, xa[d1]->type == SPC_IDX32},
+                  .val = src->val, .w = src->vt == SPC_PATTERN ? 0 : spc_vtype_size(src->vt),
+                  .vt = src->vt, .sym = src->sym, .ns = ns, .n = n,
+                  .same = src->sym == SPC_SYMMETRIC || (src->sym == SPC_HERMITIAN && src->vt != SPC_C128)};
+  /* threads: one per 2^17 stored entries, fewer where their count arrays
+   * (two of n a thread) would pass the entries' own size */
+  int nt = conv_threads(ns);
+  if (nt > 64) nt = 64;
+  while (nt > 1 && (double)nt * 2 * (double)n > (double)ns) nt--;
+  for (int t = 0; t <= nt; t++) J->lo[t] = ns / nt * t + (t == nt ? ns % nt : 0);
+  spc_status s = SPC_OK;
+  bool ok = true;
+  for (int t = 0; t < nt && !s; t++)
+    if (!(J->cu[t] = spc_calloc((size_t)n + 1, sizeof(int64_t))) ||
+        !(J->cm[t] = spc_calloc((size_t)n + 1, sizeof(int64_t))))
+      s = SPC_NOMEM(e);
+  if (!s) spc_par_for(nt, symf_count, J);
+  bool lower = !s, upper = !s;
+  int64_t nd = 0;
+  for (int t = 0; t < nt && !s; t++) {
+    lower &= J->lower[t];
+    upper &= J->upper[t];
+    nd += J->nd[t];
+  }
+  J->nnz = 2 * ns - nd; /* no overflow: ns entries are held */
+  ok = !s && (lower || upper) && J->nnz <= C->limit; /* past it: "too large" from the others */
+  bool i32[2] = {false, false};
+  if (ok) {
+    C->vt = src->vt;
+    C->n = J->nnz;
+    choose_types(C); /* the types the counting plans pick for these components */
+    for (int k = 0; k < 2; k++) i32[k] = asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty) == IR_I32;
+    ok = !(i32[kp] && J->nnz > INT32_MAX) && !(i32[kc] && n > INT32_MAX);
+  }
+  if (ok) {
+    J->p32 = i32[kp];
+    J->c32 = i32[kc];
+    J->pos = spc_malloc_n((size_t)n + 1, J->p32 ? 4 : 8);
+    J->crd = spc_malloc_n(J->nnz ? J->nnz : 1, J->c32 ? 4 : 8);
+    J->vout = J->w ? spc_malloc_n(J->nnz ? J->nnz : 1, J->w) : NULL;
+    if (!J->pos || !J->crd || (J->w && !J->vout)) s = SPC_NOMEM(e), ok = false;
+  }
+  if (ok) { /* positions; the counts become each thread's cursors in both runs */
+    int64_t run = 0;
+    sf_put(J->pos, J->p32, 0, 0);
+    for (int64_t a = 0; a < n; a++) {
+      int64_t u = 0, m = 0;
+      for (int t = 0; t < nt; t++) u += J->cu[t][a], m += J->cm[t][a];
+      int64_t uc = lower ? run : run + m, mc = lower ? run + u : run;
+      for (int t = 0; t < nt; t++) {
+        int64_t cu = J->cu[t][a], cm = J->cm[t][a];
+        J->cu[t][a] = uc;
+        J->cm[t][a] = mc;
+        uc += cu;
+        mc += cm;
+      }
+      run += u + m;
+      sf_put(J->pos, J->p32, a + 1, run);
+    }
+    spc_par_for(nt, symf_place, J);
+    J->pb[0] = 0; /* the check: parents of about equal entries a thread */
+    for (int t = 1; t < nt; t++) {
+      int64_t want = J->nnz / nt * t, lo = J->pb[t - 1], hi = n;
+      while (lo < hi) {
+        int64_t m = lo + (hi - lo) / 2;
+        if (sf_get(J->pos, J->p32, m) < want) lo = m + 1;
+        else hi = m;
+      }
+      J->pb[t] = lo;
+    }
+    J->pb[nt] = n;
+    spc_par_for(nt, symf_check, J);
+    for (int t = 0; t < nt; t++) ok &= !J->bad[t];
+  }
+  for (int t = 0; t < nt; t++) {
+    spc_free(J->cu[t]);
+    spc_free(J->cm[t]);
+  }
+  conv_tensor *ct = ok ? new_result(C, src->dims) : NULL;
+  if (ok && !ct) s = SPC_NOMEM(e), ok = false;
+  if (!ok) {
+    spc_free(J->pos);
+    spc_free(J->crd);
+    spc_free(J->vout);
+    spc_free(J);
+    return s;
+  }
+  void *arr[2];
+  arr[kp] = J->pos;
+  arr[kc] = J->crd;
+  spc_level *lv = &ct->t.lv[1];
+  for (int k = 0; k < 2; k++)
+    lv->arr[lv->narr++] = (spc_array){.name = l1->arrays[k].name, .type = i32[k] ? SPC_IDX32 : SPC_IDX64,
+                                      .len = k == kp ? n + 1 : J->nnz, .data = arr[k], .owned = true};
+  if (J->w) {
+    ct->t.val = J->vout;
+    ct->t.val_owned = true;
+  }
+  ct->t.nval = J->nnz;
+  *out = ct;
+  *done = true;
+  if (C->o && C->o->info) {
+    char thr[32] = "";
+    if (nt > 1) snprintf(thr, sizeof thr, "; %d threads", nt);
+    snprintf(C->o->info->plan, sizeof C->o->info->plan,
+             "%s triangle (the stored entries and their mirrors placed in one pass: no "
+             "expanded copy, no sort%s)",
+             src->sym == SPC_SKEW ? "skew-symmetric" : src->sym == SPC_HERMITIAN ? "hermitian" : "symmetric",
+             thr);
+  }
+  spc_free(J);
+  return SPC_OK;
+}
+
 /* The counting path when it applies: the source as it is, else bucketed
  * by the child coordinate first (when that level's extent is not much
  * larger than the source).  *done set and *out the result; else nothing
@@ -10465,6 +10723,8 @@ static spc_status convert_run_1(const spc_tensor *src, spc_tensor *eat, asm_stre
    * are combined after the remapping, in the target's order (stable, so
    * first/last keep the source order) -- except for remappings with a
    * counter, whose count must see each entry once: combined first. */
+  if (!plain && !counters && (s = run_symfile(&C, src, &ct, &done_count, e))) goto done;
+  if (done_count) goto done;
   if (plain && (!counters || stream)) { /* a stream arrives combined */
     C.comb = src;
   } else {

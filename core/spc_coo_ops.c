@@ -68,6 +68,11 @@ static bool plain_coo(const spc_tensor *t, const spc_array **crd);
 
 /* v -> value of the mirrored entry under symmetry sym. */
 static void mirror_value(spc_vtype vt, spc_symmetry sym, const void *v,
+                         unsigned char *out);
+void spc_mirror_value(spc_vtype vt, spc_symmetry sym, const void *v, unsigned char *out) {
+  mirror_value(vt, sym, v, out);
+}
+static void mirror_value(spc_vtype vt, spc_symmetry sym, const void *v,
                          unsigned char *out) {
   size_t w = spc_vtype_size(vt);
   if (v) memcpy(out, v, w);

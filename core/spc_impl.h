@@ -191,6 +191,11 @@ SPC_INTERNAL spc_status spc_dense_alloc(int order, const int64_t *dims,
 /* t is a plain COO (level l on dimension l, read in place) whose entries
  * come strictly increasing: spc_tensor_combine would only copy it. */
 SPC_INTERNAL bool spc_coo_is_combined(const spc_tensor *t);
+/* The value of the mirror (j, i) of an entry (i, j) holding *v under sym
+ * (symmetric: the same; skew: negated; hermitian complex: conjugated), as
+ * spc_tensor_expand writes it; out holds spc_vtype_size(vt) bytes. */
+SPC_INTERNAL void spc_mirror_value(spc_vtype vt, spc_symmetry sym, const void *v,
+                                   unsigned char *out);
 /* Whether the pairs (a[k], b[k]), k < n, strictly increase (no two equal). */
 SPC_INTERNAL bool spc_pairs_increasing(const spc_array *a, const spc_array *b, int64_t n);
 /* fn(ctx, t) for t = 0 .. n - 1: on n OpenMP threads (one t each) when n
