@@ -6488,9 +6488,6 @@ typedef struct symf_job {
   bool lower[64], upper[64], bad[64];
 } symf_job;
 
-static inline int64_t sf_get(const void *a, bool i32, int64_t k) {
-  return i32 ? (int64_t)((const int32_t *)a)[k] : ((const int64_t *)a)[k];
-}
 static inline void sf_put(void *a, bool i32, int64_t k, int64_t v) {
   if (i32) ((int32_t *)a)[k] = (int32_t)v;
   else ((int64_t *)a)[k] = v;
@@ -6503,7 +6500,7 @@ static void symf_count(void *ctx, int t) {
   int64_t *cu = J->cu[t], *cm = J->cm[t], n = J->n, nd = 0;
   bool lower = true, upper = true;
   for (int64_t k = J->lo[t]; k < J->lo[t + 1]; k++) {
-    int64_t a = sf_get(J->x[0], J->x32[0], k), b = sf_get(J->x[1], J->x32[1], k);
+    int64_t a = mj_get(J->x[0], J->x32[0], k), b = mj_get(J->x[1], J->x32[1], k);
     if ((uint64_t)a >= (uint64_t)n || (uint64_t)b >= (uint64_t)n) {
       lower = upper = false;
       break;
@@ -6529,7 +6526,7 @@ static void symf_place(void *ctx, int t) {
   const unsigned char *val = J->val;
   unsigned char *vout = J->vout;
   for (int64_t k = J->lo[t]; k < J->lo[t + 1]; k++) {
-    int64_t a = sf_get(J->x[0], J->x32[0], k), b = sf_get(J->x[1], J->x32[1], k);
+    int64_t a = mj_get(J->x[0], J->x32[0], k), b = mj_get(J->x[1], J->x32[1], k);
     int64_t q = cu[a]++;
     sf_put(J->crd, c32, q, b);
     if (w == 8) memcpy(vout + q * 8, val + k * 8, 8);
@@ -6549,9 +6546,9 @@ static void symf_check(void *ctx, int t) {
   symf_job *J = ctx;
   J->bad[t] = false;
   for (int64_t a = J->pb[t]; a < J->pb[t + 1]; a++) {
-    int64_t p = sf_get(J->pos, J->p32, a), pe = sf_get(J->pos, J->p32, a + 1), prev = -1;
+    int64_t p = mj_get(J->pos, J->p32, a), pe = mj_get(J->pos, J->p32, a + 1), prev = -1;
     for (; p < pe; p++) {
-      int64_t c = sf_get(J->crd, J->c32, p);
+      int64_t c = mj_get(J->crd, J->c32, p);
       if (c <= prev) {
         J->bad[t] = true;
         return;
@@ -6662,7 +6659,7 @@ static spc_status run_symfile(conv *C, const spc_tensor *src, conv_tensor **out,
       int64_t want = J->nnz / nt * t, lo = J->pb[t - 1], hi = n;
       while (lo < hi) {
         int64_t m = lo + (hi - lo) / 2;
-        if (sf_get(J->pos, J->p32, m) < want) lo = m + 1;
+        if (mj_get(J->pos, J->p32, m) < want) lo = m + 1;
         else hi = m;
       }
       J->pb[t] = lo;
