@@ -6343,16 +6343,63 @@ static void *mirror_copy(const spc_array *a, bool i32) {
   return d;
 }
 
+/* The target of the mirror and triangle plans: the built-in [dense,
+ * compressed] levels (csr, csc, a user's YAML of those levels), whose
+ * compressed level's arrays are pos and crd; *kp which of the two is pos.
+ * False: not such a target. */
+static bool dc_target(const conv *C, int *kp) {
+  const spc_level_spec *l0 = C->lv[0]->lf, *l1 = C->lv[1]->lf;
+  if (!spc_level_spec_builtin(l0) || !spc_level_spec_builtin(l1) || strcmp(l0->name, "dense") ||
+      strcmp(l1->name, "compressed") || l1->narrays != 2 || l0->narrays != 0)
+    return false;
+  *kp = strcmp(l1->arrays[0].name, "pos") ? 1 : 0;
+  return !strcmp(l1->arrays[*kp].name, "pos") && !strcmp(l1->arrays[1 - *kp].name, "crd");
+}
+
+/* Whether each of that level's arrays is int32 (as the spec's types
+ * resolve under the conversion's index and coordinate types). */
+static void dc_types(const conv *C, bool i32[2]) {
+  const spc_level_spec *l1 = C->lv[1]->lf;
+  for (int k = 0; k < 2; k++) i32[k] = asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty) == IR_I32;
+}
+
+/* The result of such a target from its arrays (n parents, nnz
+ * components; val NULL for a pattern), which it owns from here on:
+ * freed where the result cannot be made. */
+static spc_status dc_result(conv *C, const int64_t *dims, int kp, const bool i32[2], int64_t n,
+                            int64_t nnz, void *pos, void *crd, void *val, conv_tensor **out,
+                            spc_error *e) {
+  conv_tensor *ct = new_result(C, dims);
+  if (!ct) {
+    spc_free(pos);
+    spc_free(crd);
+    spc_free(val);
+    return SPC_NOMEM(e);
+  }
+  const spc_level_spec *l1 = C->lv[1]->lf;
+  spc_level *lv = &ct->t.lv[1];
+  for (int k = 0; k < 2; k++)
+    lv->arr[lv->narr++] = (spc_array){.name = l1->arrays[k].name, .type = i32[k] ? SPC_IDX32 : SPC_IDX64,
+                                      .len = k == kp ? n + 1 : nnz, .data = k == kp ? pos : crd,
+                                      .owned = true};
+  if (val) {
+    ct->t.val = val;
+    ct->t.val_owned = true;
+  }
+  ct->t.nval = nnz;
+  *out = ct;
+  return SPC_OK;
+}
+
 static spc_status run_mirror(conv *C, const spc_tensor *src, conv_tensor **out, bool *done,
                              spc_error *e) {
   *done = false;
   if (C->L != 2 || C->order != 2 || src->nlevels != 2 || src->sym != SPC_GENERAL ||
       C->om_budget > 0 || (C->o && C->o->plan != SPC_PLAN_AUTO) || C->vt != src->vt)
     return SPC_OK;
-  const spc_level_spec *l0 = C->lv[0]->lf, *l1 = C->lv[1]->lf;
-  if (!spc_level_spec_builtin(l0) || !spc_level_spec_builtin(l1) || strcmp(l0->name, "dense") ||
-      strcmp(l1->name, "compressed") || l1->narrays != 2 || l0->narrays != 0)
-    return SPC_OK;
+  int kp = 0;
+  if (!dc_target(C, &kp)) return SPC_OK;
+  const int kc = 1 - kp;
   if (src->lv[0].fmt != &spc_level_dense || src->lv[1].fmt != &spc_level_compressed ||
       src->lv[0].dim == src->lv[1].dim || level_dim(C->r, 0) != src->lv[1].dim ||
       level_dim(C->r, 1) != src->lv[0].dim || C->lo[0] || C->lo[1])
@@ -6366,10 +6413,8 @@ static spc_status run_mirror(conv *C, const spc_tensor *src, conv_tensor **out, 
   if (!pos || !crd || pos->len != n + 1 || crd->len != nnz || mj_get(pos->data, pos->type == SPC_IDX32, 0) ||
       mj_get(pos->data, pos->type == SPC_IDX32, n) != nnz || (src->vt != SPC_PATTERN && src->nval != nnz))
     return SPC_OK;
-  int kp = strcmp(l1->arrays[0].name, "pos") ? 1 : 0, kc = 1 - kp;
-  if (strcmp(l1->arrays[kp].name, "pos") || strcmp(l1->arrays[kc].name, "crd")) return SPC_OK;
   bool i32[2];
-  for (int k = 0; k < 2; k++) i32[k] = asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty) == IR_I32;
+  dc_types(C, i32);
   if ((i32[kp] && nnz > INT32_MAX) || (i32[kc] && n > INT32_MAX)) return SPC_OK;
   size_t w = spc_vtype_size(C->vt);
   mirror_job J = {.pos = pos->data, .crd = crd->data, .val = src->val, .p32 = pos->type == SPC_IDX32,
@@ -6422,26 +6467,13 @@ static spc_status run_mirror(conv *C, const spc_tensor *src, conv_tensor **out, 
     arr[kc] = mirror_copy(crd, i32[kc]);
     if (!arr[0] || !arr[1]) s = SPC_NOMEM(e), ok = false;
   }
-  conv_tensor *ct = ok ? new_result(C, src->dims) : NULL;
-  if (ok && !ct) s = SPC_NOMEM(e), ok = false;
   if (!ok) {
     spc_free(arr[0]);
     spc_free(arr[1]);
     spc_free(J.vout);
     return s;
   }
-  spc_level *lv = &ct->t.lv[1];
-  for (int k = 0; k < 2; k++)
-    lv->arr[lv->narr++] = (spc_array){.name = l1->arrays[k].name, .type = i32[k] ? SPC_IDX32 : SPC_IDX64,
-                                      .len = k == kp ? n + 1 : nnz, .data = arr[k], .owned = true};
-  if (w) {
-    ct->t.val = J.vout;
-    ct->t.nval = nnz;
-    ct->t.val_owned = true;
-  } else {
-    ct->t.nval = nnz;
-  }
-  *out = ct;
+  if ((s = dc_result(C, src->dims, kp, i32, n, nnz, arr[kp], arr[kc], J.vout, out, e))) return s;
   *done = true;
   if (C->o && C->o->info) {
     char thr[32] = "";
@@ -6577,10 +6609,9 @@ static spc_status run_symfile(conv *C, const spc_tensor *src, conv_tensor **out,
   if (ns < 0 || xa[0]->len < ns || xa[1]->len < ns || n != src->dims[1] ||
       (src->vt != SPC_PATTERN && src->nval < ns))
     return SPC_OK;
-  const spc_level_spec *l0 = C->lv[0]->lf, *l1 = C->lv[1]->lf;
-  if (!spc_level_spec_builtin(l0) || !spc_level_spec_builtin(l1) || strcmp(l0->name, "dense") ||
-      strcmp(l1->name, "compressed") || l1->narrays != 2 || l0->narrays != 0)
-    return SPC_OK;
+  int kp = 0;
+  if (!dc_target(C, &kp)) return SPC_OK;
+  const int kc = 1 - kp;
   int d0 = level_dim(C->r, 0), d1 = level_dim(C->r, 1);
   if (d0 < 0 || d1 < 0 || d0 == d1) return SPC_OK;
   const spc_tensor *keep = C->comb;
@@ -6589,8 +6620,6 @@ static spc_status run_symfile(conv *C, const spc_tensor *src, conv_tensor **out,
   C->comb = keep;
   if (!bounded || C->lo[0] || C->lo[1] || C->N[0] != n || C->N[1] != n || n + 1 > C->limit)
     return SPC_OK;
-  int kp = strcmp(l1->arrays[0].name, "pos") ? 1 : 0, kc = 1 - kp;
-  if (strcmp(l1->arrays[kp].name, "pos") || strcmp(l1->arrays[kc].name, "crd")) return SPC_OK;
   symf_job *J = spc_calloc(1, sizeof *J);
   if (!J) return SPC_NOMEM(e);
   *J = (symf_job){.x = {xa[d0]->data, xa[d1]->data},
@@ -6625,7 +6654,7 @@ static spc_status run_symfile(conv *C, const spc_tensor *src, conv_tensor **out,
     C->vt = src->vt;
     C->n = J->nnz;
     choose_types(C); /* the types the counting plans pick for these components */
-    for (int k = 0; k < 2; k++) i32[k] = asm_tname_ty(l1->arrays[k].type, C->index_ty, C->coord_ty) == IR_I32;
+    dc_types(C, i32);
     ok = !(i32[kp] && J->nnz > INT32_MAX) && !(i32[kc] && n > INT32_MAX);
   }
   if (ok) {
@@ -6672,8 +6701,6 @@ static spc_status run_symfile(conv *C, const spc_tensor *src, conv_tensor **out,
     spc_free(J->cu[t]);
     spc_free(J->cm[t]);
   }
-  conv_tensor *ct = ok ? new_result(C, src->dims) : NULL;
-  if (ok && !ct) s = SPC_NOMEM(e), ok = false;
   if (!ok) {
     spc_free(J->pos);
     spc_free(J->crd);
@@ -6681,19 +6708,10 @@ static spc_status run_symfile(conv *C, const spc_tensor *src, conv_tensor **out,
     spc_free(J);
     return s;
   }
-  void *arr[2];
-  arr[kp] = J->pos;
-  arr[kc] = J->crd;
-  spc_level *lv = &ct->t.lv[1];
-  for (int k = 0; k < 2; k++)
-    lv->arr[lv->narr++] = (spc_array){.name = l1->arrays[k].name, .type = i32[k] ? SPC_IDX32 : SPC_IDX64,
-                                      .len = k == kp ? n + 1 : J->nnz, .data = arr[k], .owned = true};
-  if (J->w) {
-    ct->t.val = J->vout;
-    ct->t.val_owned = true;
+  if ((s = dc_result(C, src->dims, kp, i32, n, J->nnz, J->pos, J->crd, J->vout, out, e))) {
+    spc_free(J);
+    return s;
   }
-  ct->t.nval = J->nnz;
-  *out = ct;
   *done = true;
   if (C->o && C->o->info) {
     char thr[32] = "";

@@ -318,8 +318,6 @@ static int set_engine(spc_convert_opts *co, const char *engine) {
   if (plan && !strcmp(plan, "inplace")) co->plan = SPC_PLAN_INPLACE;
   if (plan && !strcmp(plan, "partition")) co->plan = SPC_PLAN_PARTITION;
   if (plan && !strcmp(plan, "scatter")) co->plan = SPC_PLAN_SCATTER;
-  if (plan && !strcmp(plan, "partition")) co->plan = SPC_PLAN_PARTITION;
-  if (plan && !strcmp(plan, "scatter")) co->plan = SPC_PLAN_SCATTER;
   return 0;
 #else
   (void)co;
