@@ -215,4 +215,21 @@ SPC_INTERNAL bool spc_val_is_zero(spc_vtype vt, const void *v);
 SPC_INTERNAL void spc_val_combine(spc_vtype vt, spc_dup pol, void *dst,
                                   const void *src);
 
+/* ---- radix sort (core/spc_radix.c) -------------------------------------
+ * spc_radix_keys  k[0..n) sorted by bits [lo, hi) (the bits above hi zero),
+ *                 stable, with the payload p (pw = 0, 4 or 8 bytes an
+ *                 element); k2 / p2 scratch of the same sizes.  Returns
+ *                 where the result is (0: k / p, 1: k2 / p2), -1 when
+ *                 memory ran out.
+ *   spc_radix_offsets  per-thread digit counts (nt x nb) turned into
+ *                 scatter offsets; true when one digit holds all n
+ *   spc_radix_scatter  the stable scatter of k (p) into k2 (p2) by the
+ *                 digit (k >> sh) & mask at those offsets, on nt threads */
+SPC_INTERNAL int spc_radix_keys(uint64_t *k, void *p, uint64_t *k2, void *p2, int pw, int64_t n,
+                                int lo, int hi);
+SPC_INTERNAL bool spc_radix_offsets(int64_t *cnt, int64_t nb, int nt, int64_t n);
+SPC_INTERNAL void spc_radix_scatter(const uint64_t *k, const void *p, uint64_t *k2, void *p2,
+                                    int pw, int64_t n, int sh, uint64_t mask, int64_t *cnt,
+                                    int64_t nb, int nt);
+
 #endif

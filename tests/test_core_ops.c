@@ -349,6 +349,10 @@ START_TEST(test_combine_many) {
   combine_vs_ref(3, (int64_t[]){1 << 20, 1 << 21, 1 << 22}, 20000, 3); /* 63 bits */
   combine_vs_ref(3, (int64_t[]){1LL << 30, 1LL << 30, 1LL << 30}, 20000, 4); /* 90: merge */
   combine_vs_ref(4, (int64_t[]){9, 10, 11, 12}, 5000, 5);
+  /* 2^18 components or more: spc_radix_keys's pass by the top digit, then
+   * its buckets in cache (on the threads there are) */
+  combine_vs_ref(2, (int64_t[]){5000, 3000}, 300000, 6);
+  combine_vs_ref(3, (int64_t[]){1 << 20, 1 << 21, 1 << 22}, 300000, 7);
 }
 END_TEST
 
