@@ -34,9 +34,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "spc_omp.h"
 
 /* ---- parameters, levels, the remapping ------------------------------------ */
 
@@ -560,15 +558,6 @@ static spc_status ensure_isnew(conv *C, spc_error *e) {
  * keys into the remapping's own arrays (no gather), combines equal tuples,
  * gathers the values and sets the "new prefix" flags from the highest bit
  * that differs from the previous key. */
-
-#ifdef _OPENMP
-#include <omp.h>
-#define PK_NTHREADS(n) ((n) >= 65536 ? (omp_get_max_threads() < 64 ? omp_get_max_threads() : 64) : 1)
-#define PK_THREAD() omp_get_thread_num()
-#else
-#define PK_NTHREADS(n) 1
-#define PK_THREAD() 0
-#endif
 
 static int bits_of(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
 

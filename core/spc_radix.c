@@ -6,14 +6,7 @@
 #include "spc_impl.h"
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#define PK_NTHREADS(n) ((n) >= 65536 ? (omp_get_max_threads() < 64 ? omp_get_max_threads() : 64) : 1)
-#define PK_THREAD() omp_get_thread_num()
-#else
-#define PK_NTHREADS(n) 1
-#define PK_THREAD() 0
-#endif
+#include "spc_omp.h"
 
 static int rx_bits_of(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
 
