@@ -36,6 +36,11 @@
 #endif
 #include "spc_omp.h"
 
+/* An internal plan (not in spconv.h): the triangle plan of a symmetric
+ * file into CSR or CSC, or nothing (SPC_NOT_HANDLED) -- convert_run's
+ * intermediate on the way to another target. */
+#define PLAN_TRIANGLE_ONLY 0x747269
+
 /* ---- parameters, levels, the remapping ------------------------------------ */
 
 typedef struct conv {
@@ -6388,7 +6393,8 @@ static spc_status run_symfile(conv *C, const spc_tensor *src, conv_tensor **out,
   *done = false;
   if (C->L != 2 || C->order != 2 || src->order != 2 || src->nlevels != 2 || src->ext ||
       src->sym == SPC_GENERAL || C->nosort || C->measure || C->stream || C->om_budget > 0 ||
-      C->r->ncounters || (C->o && C->o->plan != SPC_PLAN_AUTO))
+      C->r->ncounters ||
+      (C->o && C->o->plan != SPC_PLAN_AUTO && C->o->plan != PLAN_TRIANGLE_ONLY))
     return SPC_OK;
   if (src->sym == SPC_SKEW && (src->vt == SPC_U64 || src->vt == SPC_PATTERN))
     return SPC_OK; /* the expansion refuses it */
@@ -10533,6 +10539,10 @@ static spc_status convert_run_1(const spc_tensor *src, spc_tensor *eat, asm_stre
    * counter, whose count must see each entry once: combined first. */
   if (!plain && !counters && (s = run_symfile(&C, src, &ct, &done_count, e))) goto done;
   if (done_count) goto done;
+  if (o && o->plan == PLAN_TRIANGLE_ONLY) { /* convert_run's intermediate: that plan or none */
+    s = SPC_NOT_HANDLED;
+    goto done;
+  }
   if (plain && (!counters || stream)) { /* a stream arrives combined */
     C.comb = src;
   } else {
@@ -10613,6 +10623,58 @@ done:
   return s;
 }
 
+/* A symmetric (skew, hermitian) file into a target other than CSR and
+ * CSC: its stored triangle placed into a CSR by the triangle plan (no
+ * expanded copy, no sort: run_symfile), then that CSR, a converted source
+ * in row order, converted on -- instead of the expansion's COO of every
+ * entry sorted into the target's order.  The same components either way
+ * (the triangle plan's arrays are the expansion's bit for bit, and it
+ * leaves a triangle with repeats to the others); SPC_NOT_HANDLED where it
+ * does not apply (the plan forced, a budget, the triangle plan declining)
+ * and the usual path runs. */
+static spc_status via_triangle(const spc_tensor *src, spc_tensor *eat, const spc_specs *specs,
+                               const spc_format_spec *fmt, const spc_remap_param *params,
+                               int nparams, spc_dup dup, const spc_convert_opts *o,
+                               spc_tensor **out, spc_error *e) {
+  if (src->sym == SPC_GENERAL || src->order != 2 || src->ext || !fmt || !specs ||
+      (o && (o->plan != SPC_PLAN_AUTO || o->spw != SPC_SPW_NONE || o->mem > 0 || o->nmodes > 0)))
+    return SPC_NOT_HANDLED;
+  const spc_format_spec *csr = spc_specs_format(specs, "csr");
+  const spc_format_spec *csc = spc_specs_format(specs, "csc");
+  if (!csr || fmt == csr || fmt == csc || !strcmp(fmt->name, "csr") || !strcmp(fmt->name, "csc"))
+    return SPC_NOT_HANDLED; /* those take the triangle plan themselves */
+  spc_convert_opts o2;
+  if (o) o2 = *o;
+  else spc_convert_opts_init(&o2);
+  spc_convert_info info2;
+  memset(&info2, 0, sizeof info2);
+  o2.plan = PLAN_TRIANGLE_ONLY;
+  o2.info = o && o->info ? &info2 : NULL;
+  spc_tensor *mid = NULL;
+  spc_status s = convert_run_1(src, NULL, NULL, specs, csr, NULL, 0, dup, &o2, &mid, NULL, e);
+  if (s) return s; /* SPC_NOT_HANDLED included: the usual path */
+  mid->boolean = spc_tensor_boolean(src) && mid->vt == SPC_I64;
+  for (int l = 0; eat && l < eat->nlevels; l++) /* the source the caller hands over: done with */
+    for (int k = 0; k < eat->lv[l].narr; k++) {
+      spc_array *a = &eat->lv[l].arr[k];
+      if (a->owned) spc_free(a->data);
+      a->data = NULL;
+      a->len = 0;
+      a->owned = false;
+    }
+  if (eat && eat->val_owned) spc_free(eat->val);
+  if (eat) eat->val = NULL, eat->val_owned = false;
+  s = convert_run_1(mid, mid, NULL, specs, fmt, params, nparams, dup, o, out, NULL, e);
+  spc_tensor_free(&mid);
+  if (!s && o && o->info) {
+    char p[sizeof o->info->plan];
+    snprintf(p, sizeof p, "%s", o->info->plan);
+    snprintf(o->info->plan, sizeof o->info->plan,
+             "%.180s; from a CSR of the symmetric triangle (no expanded copy, no sort)", p);
+  }
+  return s;
+}
+
 /* Booleans summed combine by OR, which on 0 / 1 is the maximum; the
  * result's values stay booleans (spc_tensor_boolean). */
 static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream *stream,
@@ -10622,8 +10684,11 @@ static spc_status convert_run(const spc_tensor *src, spc_tensor *eat, asm_stream
                               spc_error *e) {
   bool boolean = src && spc_tensor_boolean(src);
   if (boolean && dup == SPC_DUP_SUM) dup = SPC_DUP_MAX;
-  spc_status s = convert_run_1(src, eat, stream, specs, fmt, params, nparams, dup, o, out,
-                               bytes, e);
+  spc_status s = SPC_NOT_HANDLED;
+  if (src && !stream && !bytes)
+    s = via_triangle(src, eat, specs, fmt, params, nparams, dup, o, out, e);
+  if (s == SPC_NOT_HANDLED)
+    s = convert_run_1(src, eat, stream, specs, fmt, params, nparams, dup, o, out, bytes, e);
   if (!s && *out) (*out)->boolean = boolean && (*out)->vt == SPC_I64;
   return s;
 }

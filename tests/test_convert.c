@@ -1998,7 +1998,7 @@ static spc_tensor *stencil_tri(int N, spc_vtype vt, spc_symmetry sym, bool upper
 START_TEST(test_symfile) {
   static const spc_vtype vts[] = {SPC_F64, SPC_F32, SPC_I64, SPC_C128, SPC_PATTERN};
   static const spc_symmetry syms[] = {SPC_SYMMETRIC, SPC_SKEW, SPC_HERMITIAN};
-  int saved = omp_get_max_threads(), taken = 0, threaded = 0;
+  int saved = omp_get_max_threads(), taken = 0, threaded = 0, via_taken = 0;
   for (int c = 0; c < 5 * 3 + 5; c++) {
     spc_vtype vt = c < 15 ? vts[c % 5] : SPC_F64;
     spc_symmetry sym = c < 15 ? syms[c / 5] : SPC_SYMMETRIC;
@@ -2032,12 +2032,41 @@ START_TEST(test_symfile) {
         for (int k = 0; k < 3; k++) spc_tensor_free(&x[k]);
       }
     }
+    /* other targets: from a CSR the triangle plan made (the plan says so),
+     * the same arrays as the expansion's and --plan=sort's */
+    static const char *const others[] = {"coo", "dcsr", "dcsc", "csf", "ell", "dia", "bcsr"};
+    omp_set_num_threads(N == 30 ? 2 : 1);
+    for (int f = 0; f < 7; f++) {
+      spc_tensor *x[3] = {NULL, NULL, NULL};
+      spc_status st[3];
+      char msg[3][sizeof e.msg];
+      for (int k = 0; k < 3; k++) {
+        spc_convert_opts o;
+        spc_convert_info info;
+        opts(&o, SPC_ENGINE_AUTO, &info);
+        o.plan = k == 1 ? SPC_PLAN_SORT : SPC_PLAN_AUTO;
+        spc_error_clear(&e);
+        st[k] = spc_convert_to(k == 2 ? ex : t, others[f], &o, &x[k], &e);
+        snprintf(msg[k], sizeof msg[k], "%s", st[k] ? e.msg : "");
+        bool via = !st[k] && strstr(info.plan, "CSR of the symmetric triangle") != NULL;
+        ck_assert_msg(via == (k == 0 && want && !st[k]), "case %d %s plan %d: '%s'", c,
+                      others[f], k, info.plan);
+        via_taken += via;
+      }
+      for (int k = 1; k < 3; k++) { /* refused alike (DIA of complex zeros...), or equal */
+        ck_assert_msg(st[k] == st[0] && !strcmp(msg[k], msg[0]), "case %d %s: %d '%s' vs %d '%s'",
+                      c, others[f], st[0], msg[0], st[k], msg[k]);
+        if (!st[0]) same_arrays(x[k], x[0], others[f]);
+      }
+      for (int k = 0; k < 3; k++) spc_tensor_free(&x[k]);
+    }
     spc_tensor_free(&ex);
     spc_tensor_free(&t);
   }
   omp_set_num_threads(saved);
   ck_assert_int_eq(taken, 16 * 2 * 2);
   ck_assert_int_eq(threaded, 2 * 2);
+  ck_assert_msg(via_taken >= 16 * 5, "the CSR of the triangle taken %d times", via_taken);
   { /* past the position limit: refused as the other plans refuse it */
     spc_tensor *t = stencil_tri(6, SPC_F64, SPC_SYMMETRIC, false, false, false, false), *x = NULL;
     spc_error e;
