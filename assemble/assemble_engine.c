@@ -632,6 +632,7 @@ spc_status asm_prepare_factory(const ir_func *f, asm_entry *fn, spc_error *e) {
 void asm_note_factory(asm_engine *E, int n) {
   for (int k = 0; k < n; k++) note_used(E, SPC_ENGINE_FACTORY);
 }
+void asm_note_generic(asm_engine *E) { note_used(E, SPC_ENGINE_GENERIC); }
 
 /* Run f as prepared (thread-safe: f is only read). */
 int asm_threads(int64_t n) {

@@ -592,7 +592,7 @@ spc_status spc_gen_source(const char *from, const char *to, spc_vtype vt,
     ir_emit_c_prelude(&out);
   }
   gen g = {.out = &out, .name = "read"};
-  if (!s) s = asm_read_routine(A, order, IR_I64, IR_I64, vt, 0, emit_one, &g, e);
+  if (!s) s = asm_read_routine(A, order, IR_I64, IR_I64, vt, 0, false, emit_one, &g, e);
   g.name = "write";
   g.nlevel = 0;
   if (!s) s = asm_write_routines(rb, Bf, order, IR_I64, IR_I64, IR_I64, vout, ps, np, 0, emit_one, &g, e);

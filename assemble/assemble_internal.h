@@ -119,6 +119,9 @@ spc_status asm_prepare(asm_engine *E, const ir_func *f, asm_entry *fn,
  * on the factory). */
 spc_status asm_prepare_factory(const ir_func *f, asm_entry *fn, spc_error *e);
 void asm_note_factory(asm_engine *E, int n);
+/* a routine ran on the interpreter without asm_prepare (called as asm_call
+ * with no entry) */
+void asm_note_generic(asm_engine *E);
 spc_status asm_call(asm_entry fn, const ir_func *f, ir_arg *args, spc_error *e);
 /* Threads for a phase over n components (counting, chunks, the read-out
  * in chunks): OpenMP's count, at most 64, one per 2^17 components at least. */
@@ -221,10 +224,11 @@ enum { ASM_W_NOSORT = 1, ASM_W_COUNT = 2, ASM_W_SIZES = 4, ASM_W_STREAM = 8 };
  * parameters after nout: q0, q1, and cnt: nonzero counts only, no arrays)
  * -- a text writer's parts (asm_read_part); 2: spc_conv_reado, the same
  * range counted (cnt) or written into given arrays from position o0 (a
- * fourth parameter) -- the read-out in chunks on threads */
+ * fourth parameter) -- the read-out in chunks on threads.  checked: every
+ * index checked in compiled code too (spc_convert_to_coo_checked) */
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
                             ir_ty index_ty, ir_ty coord_ty, spc_vtype vt, int mode,
-                            asm_routine_cb cb, void *ctx, spc_error *e);
+                            bool checked, asm_routine_cb cb, void *ctx, spc_error *e);
 spc_status asm_read_part(const spc_tensor *t, int64_t q0, int64_t q1, int64_t *n,
                          spc_tensor **out, spc_error *e);
 /* The fused routines (a source of format src_fmt and types sindex_ty,

@@ -92,6 +92,8 @@ typedef struct rd {
   bool clip; /* a fused routine's nest: the top level clipped to [q0, q1) */
   bool at;   /* the read-out in chunks (spc_conv_reado): the top positions
                 [q0, q1) counted, or written into given arrays from o0 */
+  bool checked; /* compiled with every index checked (ir_func_set_checked):
+                   the read-out of arrays from a file */
   ir_var o0;
   bool split; /* positions schedule: level 1 clipped to [r0, r1) too */
   bool lanes; /* lanes schedule: each innermost loop's products in four
@@ -610,6 +612,7 @@ static spc_status make_read(void *ctx, asm_rc_val *v, spc_error *e) {
   R.iv = iv;
   if (!s && !(R.f = ir_func_new(R.at ? "spc_conv_reado" : R.clip ? "spc_conv_readr" : "spc_conv_read")))
     s = SPC_NOMEM(e);
+  if (!s && R.checked) ir_func_set_checked(R.f);
   if (!s) s = build_read(&R, q->p_arr, e);
   v->f = R.f;
   spc_remap_free(&r);
@@ -652,7 +655,7 @@ static void rpar_one(void *job, int k) {
  * runs and reports).  On the auto engine only where the factory has the
  * routine (no compiling at run time for it). */
 static spc_status read_out_par(const spc_tensor *t, const conv_info *I, asm_engine *eng,
-                               spc_tensor **c, spc_error *e) {
+                               bool checked, spc_tensor **c, spc_error *e) {
   *c = NULL;
   int64_t ns = spc_tensor_nstored(t), b0 = 0, e0 = 0;
   int nt = asm_threads(ns);
@@ -660,9 +663,10 @@ static spc_status read_out_par(const spc_tensor *t, const conv_info *I, asm_engi
   spc_error e2;
   spc_error_clear(&e2);
   if (top_range(I, t, &b0, &e0, &e2) || e0 - b0 < 2) return SPC_OK;
-  rd R = {.I = I, .order = t->order, .vt = t->vt, .clip = true, .at = true};
+  rd R = {.I = I, .order = t->order, .vt = t->vt, .clip = true, .at = true, .checked = checked};
   uint64_t key[2] = {0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL};
   asm_rk_put(key, 0x726561644fULL /* "readO" */);
+  if (checked) asm_rk_put(key, 0x636865636bULL /* "check" */);
   asm_rk_put(key, ((uint64_t)t->order << 8) ^ (uint64_t)t->vt);
   bool can = (eng->want == SPC_ENGINE_AUTO || eng->want == SPC_ENGINE_FACTORY) && asm_rk_info(key, I);
   int p_arr[SPC_MAX_ORDER * SPC_SPEC_MAX];
@@ -674,8 +678,9 @@ static spc_status read_out_par(const spc_tensor *t, const conv_info *I, asm_engi
                                 &looked, &e2);
   asm_entry fn = !s && looked ? v.fn : NULL;
   bool go = !s && v.f;
-  if (go && !fn && eng->want != SPC_ENGINE_GENERIC) {
-    /* auto and factory: the factory's routine only; jit: compiled */
+  if (go && !fn && eng->want != SPC_ENGINE_GENERIC && !(checked && eng->want == SPC_ENGINE_AUTO)) {
+    /* auto and factory: the factory's routine only; jit: compiled (checked
+     * on auto: the factory's routine, else the interpreter) */
     go = eng->want == SPC_ENGINE_JIT && !asm_prepare(eng, v.f, &fn, &e2) && fn;
   }
   int np = go ? ir_nparams(v.f) : 0, nouts = t->order + (t->vt != SPC_PATTERN);
@@ -754,6 +759,7 @@ static spc_status read_out_par(const spc_tensor *t, const conv_info *I, asm_engi
   if (go) {
     if (hit && eng->info) eng->info->routines_cached++;
     if (fn && looked) asm_note_factory(eng, 1);
+    else if (!fn) asm_note_generic(eng);
     if (eng->info)
       snprintf(eng->info->plan, sizeof eng->info->plan,
                "read out in %d chunks of the top level on %d threads", nk, nt);
@@ -769,7 +775,7 @@ static spc_status read_out_par(const spc_tensor *t, const conv_info *I, asm_engi
  * or (ranged) those under the top level's positions [q0, q1), in the
  * storage order either way; with count, only their number *n (no COO). */
 static spc_status read_out(const spc_tensor *t, const spc_convert_opts *o, bool ranged,
-                           int64_t q0, int64_t q1, bool count, int64_t *n_out,
+                           bool checked, int64_t q0, int64_t q1, bool count, int64_t *n_out,
                            spc_tensor **out, spc_error *e) {
   if (out) *out = NULL;
   if (!spc_is_converted(t))
@@ -777,7 +783,7 @@ static spc_status read_out(const spc_tensor *t, const spc_convert_opts *o, bool 
                    "tensor of format %s was not made by spc_convert",
                    t ? t->format : "(null)");
   const conv_info *I = &((const conv_tensor *)(const void *)t)->info;
-  rd R = {.I = I, .order = t->order, .vt = t->vt, .clip = ranged};
+  rd R = {.I = I, .order = t->order, .vt = t->vt, .clip = ranged, .checked = checked};
   spc_convert_opts dflt;
   o = made_with(I, o, &dflt);
   asm_engine E;
@@ -790,7 +796,7 @@ static spc_status read_out(const spc_tensor *t, const spc_convert_opts *o, bool 
   /* the routine cache (assemble_write.c): a format's read routine that the
    * factory has is built once */
   if (!ranged && !count && out) { /* in chunks on threads where that goes through */
-    spc_status sp = read_out_par(t, I, eng, &c, e);
+    spc_status sp = read_out_par(t, I, eng, checked, &c, e);
     if (sp || c) {
       *out = c;
       return sp;
@@ -798,6 +804,7 @@ static spc_status read_out(const spc_tensor *t, const spc_convert_opts *o, bool 
   }
   uint64_t key[2] = {0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL};
   asm_rk_put(key, ranged ? 0x7265616451ULL /* "readQ" */ : 0x7265616452ULL /* "readR" */);
+  if (checked) asm_rk_put(key, 0x636865636bULL /* "check" */);
   asm_rk_put(key, ((uint64_t)t->order << 8) ^ (uint64_t)t->vt);
   bool can = (eng->want == SPC_ENGINE_AUTO || eng->want == SPC_ENGINE_FACTORY) &&
              asm_rk_info(key, I);
@@ -873,14 +880,38 @@ static spc_status read_out(const spc_tensor *t, const spc_convert_opts *o, bool 
 spc_status spc_convert_to_coo_ex(const spc_tensor *t,
                                  const spc_convert_opts *o, spc_tensor **out,
                                  spc_error *e) {
-  return read_out(t, o, false, 0, 0, false, NULL, out, e);
+  return read_out(t, o, false, false, 0, 0, false, NULL, out, e);
+}
+
+/* The read-out of arrays nothing has checked (a file's): every load and
+ * store of the routine checked against its array's length.  engine auto:
+ * the factory's checked routine where it has one (compiled with the checks
+ * the interpreter makes), else the interpreter, never compiled at run time,
+ * and a failure reported by the interpreter, so its words are the same
+ * whichever ran first; factory: its checked routines only, a failure as
+ * they report it; generic: the interpreter. */
+spc_status spc_convert_to_coo_checked(const spc_tensor *t, spc_engine engine,
+                                      spc_convert_info *info, spc_tensor **out, spc_error *e) {
+  spc_convert_opts o;
+  spc_convert_opts_init(&o);
+  o.no_jit = 1;
+  o.engine = engine == SPC_ENGINE_JIT ? SPC_ENGINE_AUTO : engine;
+  o.info = info;
+  if (o.engine != SPC_ENGINE_AUTO) return read_out(t, &o, false, true, 0, 0, false, NULL, out, e);
+  spc_error e1;
+  spc_error_clear(&e1);
+  spc_status s = read_out(t, &o, false, true, 0, 0, false, NULL, out, &e1);
+  if (s == SPC_ERR_NOMEM && e) *e = e1;
+  if (s == SPC_OK || s == SPC_ERR_NOMEM) return s;
+  o.engine = SPC_ENGINE_GENERIC;
+  return read_out(t, &o, false, true, 0, 0, false, NULL, out, e);
 }
 
 /* The stored components under the top level's positions [q0, q1): their
  * number (*out NULL) or a new COO of them, in the storage order. */
 spc_status asm_read_part(const spc_tensor *t, int64_t q0, int64_t q1, int64_t *n,
                          spc_tensor **out, spc_error *e) {
-  return read_out(t, NULL, true, q0, q1, !out, n, out, e);
+  return read_out(t, NULL, true, false, q0, q1, !out, n, out, e);
 }
 
 /* For routines built without data: I (fmt and types set) gets the
@@ -905,7 +936,7 @@ static spc_status dry_info(conv_info *I, int order, spc_remap **r, inv *iv, spc_
 
 spc_status asm_read_routine(const spc_format_spec *fmt, int order,
                             ir_ty index_ty, ir_ty coord_ty, spc_vtype vt, int mode,
-                            asm_routine_cb cb, void *ctx, spc_error *e) {
+                            bool checked, asm_routine_cb cb, void *ctx, spc_error *e) {
   conv_info I = {.fmt = fmt, .index_ty = index_ty, .coord_ty = coord_ty};
   bool ranged = mode == 1;
   rd R = {.I = &I, .order = order, .vt = vt, .clip = mode != 0, .at = mode == 2};
@@ -925,6 +956,7 @@ spc_status asm_read_routine(const spc_format_spec *fmt, int order,
   }
   if (!s && !(R.f = ir_func_new(R.at ? "spc_conv_reado" : ranged ? "spc_conv_readr" : "spc_conv_read")))
     s = SPC_NOMEM(e);
+  if (!s && checked) ir_func_set_checked(R.f);
   if (!s) s = build_read(&R, p_arr, e);
   if (!s) s = cb(ctx, R.f, e);
   ir_func_free(&R.f);

@@ -115,6 +115,14 @@ SPC_INTERNAL spc_status spc_convert_to_coo(const spc_tensor *t,
 SPC_INTERNAL spc_status spc_convert_to_coo_ex(const spc_tensor *t,
                                               const spc_convert_opts *o,
                                               spc_tensor **out, spc_error *e);
+/* The same for arrays nothing has checked (a file's): every index checked.
+ * engine auto: the factory's checked routine, else the interpreter, a
+ * failure reported by the interpreter; factory: the factory's checked
+ * routines only (SPC_ERR_UNSUPPORTED where it has none); generic: the
+ * interpreter.  info (may be NULL) as spc_convert_opts.info. */
+SPC_INTERNAL spc_status spc_convert_to_coo_checked(const spc_tensor *t, spc_engine engine,
+                                                   spc_convert_info *info, spc_tensor **out,
+                                                   spc_error *e);
 
 /* ---- for containers: describe a converted tensor, rebuild one -------------- */
 typedef struct spc_conv_desc {

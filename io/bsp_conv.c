@@ -197,14 +197,12 @@ spc_status spc_cnt_bsp_read_conv(h5c *c, bool *found, spc_tensor **out) {
       if (bo && bo->type == J_BOOL && bo->b && vt == SPC_I64) bsp_booleans(t);
     }
   }
-  /* every position and coordinate checked: read back through the
-   * bounds-checked interpreter before anything compiled touches it */
+  /* every position and coordinate checked: read back with every index
+   * checked (the factory's checked routine, else the interpreter) before
+   * anything unchecked touches it */
   if (!s) {
-    spc_convert_opts o;
     spc_tensor *coo = NULL;
-    spc_convert_opts_init(&o);
-    o.engine = SPC_ENGINE_GENERIC;
-    s = spc_convert_to_coo_ex(t, &o, &coo, c->e);
+    s = spc_convert_to_coo_checked(t, SPC_ENGINE_AUTO, NULL, &coo, c->e);
     /* and every coordinate inside the shape */
     int64_t n = coo ? spc_tensor_nstored(coo) : 0;
     for (int dd = 0; !s && dd < coo->order; dd++) {

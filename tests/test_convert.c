@@ -5175,6 +5175,189 @@ START_TEST(test_bsp_corrupt) {
 }
 END_TEST
 
+/* ---- the checked read-out of a file's arrays -----------------------------------------
+ * spc_convert_to_coo_checked (every .bsp.h5 of a format binsparse cannot
+ * describe is read through it): the factory's checked routines -- one
+ * routine on one thread, in chunks on two past 2^18 components -- give the
+ * plain read-out's COO bit for bit and say the factory ran; a user format
+ * runs on the interpreter (nothing compiled at run time); on arrays that
+ * send a load out of bounds the compiled checks and the interpreter refuse
+ * with the same status and fault, auto in the interpreter's words. */
+static void checked_same(const spc_tensor *x, const char *what, bool user, bool chunks) {
+  spc_tensor *ref = NULL;
+  spc_error e;
+  spc_error_clear(&e);
+  tu_assert_ok(spc_convert_to_coo(x, &ref, &e), &e);
+  static const spc_engine eng[] = {SPC_ENGINE_AUTO, SPC_ENGINE_GENERIC, SPC_ENGINE_FACTORY};
+  for (int g = 0; g < 3; g++) {
+    spc_convert_info info;
+    spc_tensor *c = NULL;
+    spc_status s = spc_convert_to_coo_checked(x, eng[g], &info, &c, &e);
+    if (user && eng[g] == SPC_ENGINE_FACTORY) { /* the factory has none */
+      ck_assert_msg(s == SPC_ERR_UNSUPPORTED && !c, "%s: factory: %s", what, spc_status_name(s));
+      continue;
+    }
+    tu_assert_ok(s, &e);
+    char w[160];
+    snprintf(w, sizeof w, "%s (checked, engine %d)", what, (int)eng[g]);
+    same_arrays(c, ref, w);
+    spc_engine want = user || eng[g] == SPC_ENGINE_GENERIC ? SPC_ENGINE_GENERIC : SPC_ENGINE_FACTORY;
+    ck_assert_msg(info.used == want, "%s: ran on engine %d, not %d", w, (int)info.used, (int)want);
+    ck_assert_msg(!chunks == !strstr(info.plan, "chunks"), "%s: plan '%s'", w, info.plan);
+    spc_tensor_free(&c);
+  }
+  spc_tensor_free(&ref);
+}
+
+/* x's level l array name [k] = v; then the checked read-out on the factory
+ * and on the interpreter refuse alike (auto: the interpreter's words). */
+static void checked_refuse(spc_tensor *x, int l, const char *name, int64_t k, int64_t v,
+                           const char *what) {
+  void *d = spc_tensor_level_array_mut(x, l, name);
+  spc_itype ty;
+  ck_assert_int_eq(spc_tensor_level_array(x, l, name, NULL, &ty, NULL), SPC_OK);
+  if (ty == SPC_IDX32) ((int32_t *)d)[k] = (int32_t)v;
+  else ((int64_t *)d)[k] = v;
+  spc_error ef, eg, ea;
+  spc_tensor *c = NULL;
+  spc_status sf = spc_convert_to_coo_checked(x, SPC_ENGINE_FACTORY, NULL, &c, &ef);
+  ck_assert_ptr_null(c);
+  spc_status sg = spc_convert_to_coo_checked(x, SPC_ENGINE_GENERIC, NULL, &c, &eg);
+  ck_assert_ptr_null(c);
+  spc_status sa = spc_convert_to_coo_checked(x, SPC_ENGINE_AUTO, NULL, &c, &ea);
+  ck_assert_ptr_null(c);
+  ck_assert_msg(sf != SPC_OK && sf == sg && sa == sg, "%s: factory %s, interpreter %s, auto %s", what,
+                spc_status_name(sf), spc_status_name(sg), spc_status_name(sa));
+  assert_has(eg.msg, "out of bounds for");
+  /* the same fault (the interpreter adds the routine and the statement);
+   * auto reports the interpreter's words */
+  ck_assert_msg(ef.msg[0] && strstr(eg.msg, ef.msg) && !strcmp(ea.msg, eg.msg),
+                "%s: factory '%s', interpreter '%s', auto '%s'", what, ef.msg, eg.msg, ea.msg);
+}
+
+START_TEST(test_checked_readout) {
+  jit_env();
+  spc_tensor *t = small_matrix(), *ref = combined(t), *lower = tril(ref);
+  spc_tensor *band = gen_band(60000, 5, SPC_F64, -1), *band20 = gen_band(20000, 5, SPC_F64, -1);
+  ufmt u = user_formats();
+  static const char *const fmts[] = {"dia", "ell", "bcsr", "sky", "morton", "csr", "csc", "coo", "dcsr", "csf"};
+  int nt0 = omp_get_max_threads();
+  for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++)
+    for (int big = 0; big < 2; big++) {
+      /* bcsr: 4 x 4 blocks, 720 k positions of 20,000 rows */
+      const spc_tensor *src = !strcmp(fmts[f], "sky")    ? big ? NULL : lower
+                              : !strcmp(fmts[f], "bcsr") ? big ? band20 : t
+                              : big                      ? band
+                                                         : t;
+      if (!src) continue;
+      spc_tensor *x = NULL;
+      spc_error e;
+      tu_assert_ok(conv(src, fmts[f], SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+      for (int nt = 1; nt <= 2; nt++) {
+        omp_set_num_threads(nt);
+        char what[96];
+        snprintf(what, sizeof what, "%s of %s, %d threads", fmts[f], big ? "the band" : "the small matrix", nt);
+        checked_same(x, what, false, big && nt == 2);
+      }
+      omp_set_num_threads(nt0);
+      spc_tensor_free(&x);
+    }
+  for (int big = 0; big < 2; big++) { /* a user format: the interpreter */
+    spc_tensor *x = NULL;
+    spc_error e;
+    tu_assert_ok(conv(big ? band : t, u.csr_desc, SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+    omp_set_num_threads(2);
+    checked_same(x, big ? "csr_desc of the band" : "csr_desc of the small matrix", true, big);
+    omp_set_num_threads(nt0);
+    spc_tensor_free(&x);
+  }
+  /* loads out of bounds: a position past the coordinates (one thread and
+   * in chunks), a DIA offset's row past the values */
+  struct {
+    const char *fmt;
+    bool big;
+    int l;
+    const char *name;
+    int64_t k, v;
+  } bad[] = {{"bcsr", false, 1, "pos", 1, 1000},  {"csr", false, 1, "pos", 4, 9},
+             {"csr", true, 1, "pos", 30000, 1 << 28}, {"dcsr", false, 1, "pos", 1, 100},
+             {"csf", true, 1, "pos", 7, 1 << 29}};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+    for (int nt = 1; nt <= 2; nt++) {
+      spc_tensor *x = NULL;
+      spc_error e;
+      tu_assert_ok(conv(bad[k].big ? band : t, bad[k].fmt, SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+      omp_set_num_threads(nt);
+      char what[96];
+      snprintf(what, sizeof what, "%s %s[%lld] = %lld, %d threads", bad[k].fmt, bad[k].name,
+               (long long)bad[k].k, (long long)bad[k].v, nt);
+      checked_refuse(x, bad[k].l, bad[k].name, bad[k].k, bad[k].v, what);
+      omp_set_num_threads(nt0);
+      spc_tensor_free(&x);
+    }
+  /* random damage, one array element at a time, to each format's arrays:
+   * the factory's checked routine and the interpreter agree -- both read
+   * out the same COO, or both refuse with the same fault */
+  uint64_t rs = 0x9e3779b97f4a7c15ULL;
+  int agreed[2] = {0, 0};
+  for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+    const spc_tensor *src = !strcmp(fmts[f], "sky") ? lower : t;
+    for (int trial = 0; trial < 150; trial++) {
+      spc_tensor *x = NULL;
+      spc_error e;
+      tu_assert_ok(conv(src, fmts[f], SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+      int nl = spc_tensor_nlevels(x), na = 0, pick;
+      for (int l = 0; l < nl; l++) na += spc_tensor_level_narrays(x, l);
+      if (!na) {
+        spc_tensor_free(&x);
+        break;
+      }
+      rs ^= rs << 13, rs ^= rs >> 7, rs ^= rs << 17;
+      pick = (int)(rs % (uint64_t)na);
+      int l = 0;
+      while (pick >= spc_tensor_level_narrays(x, l)) pick -= spc_tensor_level_narrays(x, l++);
+      const char *name = spc_tensor_level_array_name(x, l, pick);
+      arr a = get_arr(x, l, name);
+      if (!a.len) {
+        spc_tensor_free(&x);
+        continue;
+      }
+      int64_t k = (int64_t)((rs >> 20) % (uint64_t)a.len), n = a.len,
+              v = (int64_t)((rs >> 40) % (uint64_t)(3 * n + 7)) - 3;
+      void *d = spc_tensor_level_array_mut(x, l, name);
+      if (a.ty == SPC_IDX32) ((int32_t *)d)[k] = (int32_t)v;
+      else ((int64_t *)d)[k] = v;
+      spc_tensor *cf = NULL, *cg = NULL;
+      spc_error ef, eg;
+      spc_status sf = spc_convert_to_coo_checked(x, SPC_ENGINE_FACTORY, NULL, &cf, &ef);
+      spc_status sg = spc_convert_to_coo_checked(x, SPC_ENGINE_GENERIC, NULL, &cg, &eg);
+      char what[128];
+      snprintf(what, sizeof what, "%s: level %d %s[%lld] = %lld", fmts[f], l, name, (long long)k,
+               (long long)v);
+      ck_assert_msg(sf == sg, "%s: factory %s '%s', interpreter %s '%s'", what, spc_status_name(sf),
+                    ef.msg, spc_status_name(sg), eg.msg);
+      if (sf == SPC_OK) same_arrays(cf, cg, what);
+      else ck_assert_msg(ef.msg[0] && strstr(eg.msg, ef.msg), "%s: factory '%s', interpreter '%s'", what,
+                         ef.msg, eg.msg);
+      agreed[sf != SPC_OK]++;
+      spc_tensor_free(&cf);
+      spc_tensor_free(&cg);
+      spc_tensor_free(&x);
+    }
+  }
+  ck_assert_msg(agreed[0] > 100 && agreed[1] > 100, "damage: %d read out, %d refused", agreed[0], agreed[1]);
+  printf("convert: checked read-out: %zu formats on the factory = the interpreter; %d damaged arrays "
+         "read out alike, %d refused alike\n",
+         sizeof fmts / sizeof fmts[0], agreed[0], agreed[1]);
+  ufmt_free(&u);
+  spc_tensor_free(&band);
+  spc_tensor_free(&band20);
+  spc_tensor_free(&lower);
+  spc_tensor_free(&ref);
+  spc_tensor_free(&t);
+}
+END_TEST
+
 /* ---- the command line ------------------------------------------------------------- */
 
 static const char *shared_matrix(const char *name, char *buf, size_t n) {
@@ -6983,6 +7166,7 @@ Suite *suite_convert(void) {
   tc = tcase(s, "files");
   tcase_add_test(tc, test_bsp_roundtrip);
   tcase_add_test(tc, test_bsp_corrupt);
+  tcase_add_test(tc, test_checked_readout);
   tcase_add_test(tc, test_cli_convert);
   tcase_add_test(tc, test_cli_formats_sizes);
   tcase_add_test(tc, test_jit_dir_readback);

@@ -98,14 +98,19 @@ int main(int argc, char **argv) {
             if (!s && a == 0 && b == 0 && v == 0)
               s = asm_write_routines(r, fmt, order, src[a], ic[b][0], ic[b][1], vts[v], NULL, 0,
                                      ASM_W_NOSORT, add, &g, &e);
-            if (!s && a == 0) s = asm_read_routine(fmt, order, ic[b][0], ic[b][1], vts[v], 0, add, &g, &e);
+            if (!s && a == 0)
+              s = asm_read_routine(fmt, order, ic[b][0], ic[b][1], vts[v], 0, false, add, &g, &e);
             /* the ranged read-out (text output in parts) of the formats a
              * writer cannot walk in place (none for plain coordinates) */
             if (!s && a == 0)
-              s = asm_read_routine(fmt, order, ic[b][0], ic[b][1], vts[v], 1, add, &g, &e);
+              s = asm_read_routine(fmt, order, ic[b][0], ic[b][1], vts[v], 1, false, add, &g, &e);
             /* the read-out in chunks on threads (spc_conv_reado) */
             if (!s && a == 0)
-              s = asm_read_routine(fmt, order, ic[b][0], ic[b][1], vts[v], 2, add, &g, &e);
+              s = asm_read_routine(fmt, order, ic[b][0], ic[b][1], vts[v], 2, false, add, &g, &e);
+            /* both with every index checked: the check of a file's arrays
+             * (spc_convert_to_coo_checked) */
+            for (int m = 0; m <= 2 && !s && a == 0; m += 2)
+              s = asm_read_routine(fmt, order, ic[b][0], ic[b][1], vts[v], m, true, add, &g, &e);
           }
   }
   /* the fused routines: every pair of order-2 formats a source can be
