@@ -678,9 +678,14 @@ static spc_status read_out_par(const spc_tensor *t, const conv_info *I, asm_engi
                                 &looked, &e2);
   asm_entry fn = !s && looked ? v.fn : NULL;
   bool go = !s && v.f;
-  if (go && !fn && eng->want != SPC_ENGINE_GENERIC && !(checked && eng->want == SPC_ENGINE_AUTO)) {
-    /* auto and factory: the factory's routine only; jit: compiled (checked
-     * on auto: the factory's routine, else the interpreter) */
+  bool noted = false; /* asm_prepare said which engine runs it */
+  if (go && !fn && eng->want == SPC_ENGINE_AUTO && checked) {
+    /* checked on auto: compiled at run time unless no_jit, else (or where
+     * that fails) the interpreter */
+    noted = !asm_prepare(eng, v.f, &fn, &e2);
+    if (!noted) fn = NULL;
+  } else if (go && !fn && eng->want != SPC_ENGINE_GENERIC) {
+    /* auto and factory: the factory's routine only; jit: compiled */
     go = eng->want == SPC_ENGINE_JIT && !asm_prepare(eng, v.f, &fn, &e2) && fn;
   }
   int np = go ? ir_nparams(v.f) : 0, nouts = t->order + (t->vt != SPC_PATTERN);
@@ -759,7 +764,7 @@ static spc_status read_out_par(const spc_tensor *t, const conv_info *I, asm_engi
   if (go) {
     if (hit && eng->info) eng->info->routines_cached++;
     if (fn && looked) asm_note_factory(eng, 1);
-    else if (!fn) asm_note_generic(eng);
+    else if (!fn && !noted) asm_note_generic(eng);
     if (eng->info)
       snprintf(eng->info->plan, sizeof eng->info->plan,
                "read out in %d chunks of the top level on %d threads", nk, nt);
@@ -886,16 +891,21 @@ spc_status spc_convert_to_coo_ex(const spc_tensor *t,
 /* The read-out of arrays nothing has checked (a file's): every load and
  * store of the routine checked against its array's length.  engine auto:
  * the factory's checked routine where it has one (compiled with the checks
- * the interpreter makes), else the interpreter, never compiled at run time,
- * and a failure reported by the interpreter, so its words are the same
- * whichever ran first; factory: its checked routines only, a failure as
- * they report it; generic: the interpreter. */
-spc_status spc_convert_to_coo_checked(const spc_tensor *t, spc_engine engine,
+ * the interpreter makes), else -- from CHECKED_JIT_MIN stored positions
+ * on, where the interpreter would take longer than a compile -- one
+ * compiled at run time (JIT, cached on disk), else the interpreter; a
+ * failure is reported by the interpreter, so its words are the same
+ * whichever ran first (no_jit: never compiled at run time).  factory: its
+ * checked routines only; jit: compiled
+ * at run time (built-in formats too); either reports a failure as it
+ * found it; generic: the interpreter. */
+#define CHECKED_JIT_MIN ((int64_t)1 << 20)
+spc_status spc_convert_to_coo_checked(const spc_tensor *t, spc_engine engine, int no_jit,
                                       spc_convert_info *info, spc_tensor **out, spc_error *e) {
   spc_convert_opts o;
   spc_convert_opts_init(&o);
-  o.no_jit = 1;
-  o.engine = engine == SPC_ENGINE_JIT ? SPC_ENGINE_AUTO : engine;
+  o.engine = engine;
+  o.no_jit = engine == SPC_ENGINE_AUTO && (no_jit || spc_tensor_nstored(t) < CHECKED_JIT_MIN);
   o.info = info;
   if (o.engine != SPC_ENGINE_AUTO) return read_out(t, &o, false, true, 0, 0, false, NULL, out, e);
   spc_error e1;

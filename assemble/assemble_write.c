@@ -11117,6 +11117,7 @@ spc_status spc_conv_shell(const spc_conv_desc *d, int order, const int64_t *dims
     ct->info.own = r;
     r = NULL;
     ct->info.engine = SPC_ENGINE_AUTO;
+    ct->info.no_jit = d->no_jit != 0;
     *out = &ct->t;
   }
   spc_remap_free(&C.r);
@@ -11208,6 +11209,9 @@ spc_status spc_conv_check_consistent(const spc_tensor *t, const spc_tensor *coo,
   o.max_positions = INT64_MAX;
   o.nmodes = I->nmodes;
   memcpy(o.modes, I->modes, sizeof o.modes);
+  o.engine = I->engine; /* as t was made (a file's: auto, no_jit as read) */
+  o.no_jit = I->no_jit;
+  o.jit_dir = I->jit_dir[0] ? I->jit_dir : NULL;
   spc_status s = spc_convert_ex(coo, I->own, I->fmt, I->params, I->nparams, SPC_DUP_ERROR, &o,
                                 &x, e);
   if (s) {
@@ -11229,7 +11233,10 @@ spc_status spc_conv_check_consistent(const spc_tensor *t, const spc_tensor *coo,
     for (int k = 0; k < t->lv[l].narr && !why; k++) {
       const spc_array *a = &t->lv[l].arr[k], *c = spc_level_array_c(&x->lv[l], a->name);
       bool same = c && c->len == a->len;
-      for (int64_t i = 0; same && i < a->len; i++) same = spc_arr_get(a, i) == spc_arr_get(c, i);
+      if (same && c->type == a->type && a->len) /* the same width: the bytes */
+        same = !memcmp(a->data, c->data, (size_t)a->len * (a->type == SPC_IDX32 ? 4 : 8));
+      else
+        for (int64_t i = 0; same && i < a->len; i++) same = spc_arr_get(a, i) == spc_arr_get(c, i);
       if (!same) {
         snprintf(b, sizeof b, "level %d array %s differs from the one its components give", l + 1,
                  a->name);

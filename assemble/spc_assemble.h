@@ -116,13 +116,15 @@ SPC_INTERNAL spc_status spc_convert_to_coo_ex(const spc_tensor *t,
                                               const spc_convert_opts *o,
                                               spc_tensor **out, spc_error *e);
 /* The same for arrays nothing has checked (a file's): every index checked.
- * engine auto: the factory's checked routine, else the interpreter, a
- * failure reported by the interpreter; factory: the factory's checked
- * routines only (SPC_ERR_UNSUPPORTED where it has none); generic: the
- * interpreter.  info (may be NULL) as spc_convert_opts.info. */
+ * engine auto: the factory's checked routine, else (2^20 stored positions
+ * or more) one compiled at run time, else the interpreter; a failure
+ * reported by the interpreter.  factory: the factory's checked routines
+ * only (SPC_ERR_UNSUPPORTED where it has none); jit: compiled at run time;
+ * generic: the interpreter.  no_jit: never compiled at run time (auto).
+ * info (may be NULL) as spc_convert_opts.info. */
 SPC_INTERNAL spc_status spc_convert_to_coo_checked(const spc_tensor *t, spc_engine engine,
-                                                   spc_convert_info *info, spc_tensor **out,
-                                                   spc_error *e);
+                                                   int no_jit, spc_convert_info *info,
+                                                   spc_tensor **out, spc_error *e);
 
 /* ---- for containers: describe a converted tensor, rebuild one -------------- */
 typedef struct spc_conv_desc {
@@ -135,6 +137,8 @@ typedef struct spc_conv_desc {
   int64_t lo[SPC_MAX_ORDER], N[SPC_MAX_ORDER]; /* level extents */
   int index64, coord64; /* position / coordinate arrays are int64 */
   int nmodes, modes[SPC_MAX_ORDER]; /* a mode order (formats without remap) */
+  int no_jit; /* spc_conv_shell: the tensor's routines (its check included)
+                 never compiled at run time */
 } spc_conv_desc;
 /* Fill d (pointers into t) when t was made by spc_convert. */
 SPC_INTERNAL bool spc_conv_describe(const spc_tensor *t, spc_conv_desc *d);

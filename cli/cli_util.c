@@ -48,6 +48,7 @@ void cli_read_opts(const cli_opts *o, spc_read_opts *r) {
   r->threads = o->threads;
   r->ndims = o->ndims;
   memcpy(r->dims, o->dims, sizeof r->dims);
+  r->no_jit = o->no_jit;
   if (!o->quiet && isatty(2)) {
     clock_gettime(CLOCK_MONOTONIC, &g_progress.t0);
     r->progress = show_progress;

@@ -557,6 +557,10 @@ typedef struct spc_read_opts {
    * FROSTT mode counted from 0 (an index 0, dimensions inferred). */
   char *notice;
   size_t notice_len;
+  /* A .bsp.h5 of a user's format (2^20 stored positions or more) has its
+   * arrays checked by a routine compiled at run time (JIT); 1: by the
+   * interpreter, never compiling */
+  int no_jit;
 } spc_read_opts;
 
 typedef enum spc_file_kind {

@@ -144,6 +144,7 @@ spc_status spc_cnt_bsp_read_conv(h5c *c, bool *found, spc_tensor **out) {
   if (s || !j) return s;
   *found = true;
   if ((s = desc_from(c, j, &d, &order, dims, &vt, &nval))) goto done;
+  d.no_jit = c->no_jit;
   if ((s = spc_conv_shell(&d, order, dims, vt, &t, c->e))) {
     if (c->e && !c->e->file[0]) snprintf(c->e->file, sizeof c->e->file, "%s", c->path);
     goto done;
@@ -202,7 +203,7 @@ spc_status spc_cnt_bsp_read_conv(h5c *c, bool *found, spc_tensor **out) {
    * anything unchecked touches it */
   if (!s) {
     spc_tensor *coo = NULL;
-    s = spc_convert_to_coo_checked(t, SPC_ENGINE_AUTO, NULL, &coo, c->e);
+    s = spc_convert_to_coo_checked(t, SPC_ENGINE_AUTO, c->no_jit, NULL, &coo, c->e);
     /* and every coordinate inside the shape */
     int64_t n = coo ? spc_tensor_nstored(coo) : 0;
     for (int dd = 0; !s && dd < coo->order; dd++) {

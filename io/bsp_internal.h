@@ -53,6 +53,7 @@ typedef struct h5c {
   H5E_auto2_t old_fn;
   void *old_data;
   bool locked; /* holds the library's HDF5 lock (a libhdf5 not threadsafe) */
+  bool no_jit; /* spc_read_opts.no_jit */
 } h5c;
 
 /* HDF5 prints its error stack by default: off for the duration of a call

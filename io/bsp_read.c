@@ -212,7 +212,7 @@ done:
 
 spc_status spc_bsp_read(const char *path, const spc_read_opts *o,
                         spc_tensor **out, spc_error *e) {
-  h5c c = {.path = path, .e = e, .f = H5I_INVALID_HID};
+  h5c c = {.path = path, .e = e, .f = H5I_INVALID_HID, .no_jit = o && o->no_jit};
   hid_t fapl = H5I_INVALID_HID;
   spc_tensor *t = NULL;
   spc_status s = SPC_OK;

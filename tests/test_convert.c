@@ -5180,19 +5180,20 @@ END_TEST
  * describe is read through it): the factory's checked routines -- one
  * routine on one thread, in chunks on two past 2^18 components -- give the
  * plain read-out's COO bit for bit and say the factory ran; a user format
- * runs on the interpreter (nothing compiled at run time); on arrays that
- * send a load out of bounds the compiled checks and the interpreter refuse
- * with the same status and fault, auto in the interpreter's words. */
-static void checked_same(const spc_tensor *x, const char *what, bool user, bool chunks) {
+ * runs on the interpreter, or compiled at run time from 2^20 positions on
+ * (engine jit: always); on arrays that send a load out of bounds the
+ * compiled checks and the interpreter refuse with the same status and
+ * fault, auto in the interpreter's words. */
+static void checked_same(const spc_tensor *x, const char *what, bool user, bool chunks, bool jit) {
   spc_tensor *ref = NULL;
   spc_error e;
   spc_error_clear(&e);
   tu_assert_ok(spc_convert_to_coo(x, &ref, &e), &e);
-  static const spc_engine eng[] = {SPC_ENGINE_AUTO, SPC_ENGINE_GENERIC, SPC_ENGINE_FACTORY};
-  for (int g = 0; g < 3; g++) {
+  static const spc_engine eng[] = {SPC_ENGINE_AUTO, SPC_ENGINE_GENERIC, SPC_ENGINE_FACTORY, SPC_ENGINE_JIT};
+  for (int g = 0; g < 3 + jit; g++) {
     spc_convert_info info;
     spc_tensor *c = NULL;
-    spc_status s = spc_convert_to_coo_checked(x, eng[g], &info, &c, &e);
+    spc_status s = spc_convert_to_coo_checked(x, eng[g], 0, &info, &c, &e);
     if (user && eng[g] == SPC_ENGINE_FACTORY) { /* the factory has none */
       ck_assert_msg(s == SPC_ERR_UNSUPPORTED && !c, "%s: factory: %s", what, spc_status_name(s));
       continue;
@@ -5201,7 +5202,11 @@ static void checked_same(const spc_tensor *x, const char *what, bool user, bool 
     char w[160];
     snprintf(w, sizeof w, "%s (checked, engine %d)", what, (int)eng[g]);
     same_arrays(c, ref, w);
-    spc_engine want = user || eng[g] == SPC_ENGINE_GENERIC ? SPC_ENGINE_GENERIC : SPC_ENGINE_FACTORY;
+    /* auto: a user format's compiled at run time from 2^20 positions on */
+    spc_engine want = eng[g] != SPC_ENGINE_AUTO ? eng[g]
+                      : !user                   ? SPC_ENGINE_FACTORY
+                      : spc_tensor_nstored(x) >= ((int64_t)1 << 20) ? SPC_ENGINE_JIT
+                                                                    : SPC_ENGINE_GENERIC;
     ck_assert_msg(info.used == want, "%s: ran on engine %d, not %d", w, (int)info.used, (int)want);
     ck_assert_msg(!chunks == !strstr(info.plan, "chunks"), "%s: plan '%s'", w, info.plan);
     spc_tensor_free(&c);
@@ -5220,11 +5225,11 @@ static void checked_refuse(spc_tensor *x, int l, const char *name, int64_t k, in
   else ((int64_t *)d)[k] = v;
   spc_error ef, eg, ea;
   spc_tensor *c = NULL;
-  spc_status sf = spc_convert_to_coo_checked(x, SPC_ENGINE_FACTORY, NULL, &c, &ef);
+  spc_status sf = spc_convert_to_coo_checked(x, SPC_ENGINE_FACTORY, 0, NULL, &c, &ef);
   ck_assert_ptr_null(c);
-  spc_status sg = spc_convert_to_coo_checked(x, SPC_ENGINE_GENERIC, NULL, &c, &eg);
+  spc_status sg = spc_convert_to_coo_checked(x, SPC_ENGINE_GENERIC, 0, NULL, &c, &eg);
   ck_assert_ptr_null(c);
-  spc_status sa = spc_convert_to_coo_checked(x, SPC_ENGINE_AUTO, NULL, &c, &ea);
+  spc_status sa = spc_convert_to_coo_checked(x, SPC_ENGINE_AUTO, 0, NULL, &c, &ea);
   ck_assert_ptr_null(c);
   ck_assert_msg(sf != SPC_OK && sf == sg && sa == sg, "%s: factory %s, interpreter %s, auto %s", what,
                 spc_status_name(sf), spc_status_name(sg), spc_status_name(sa));
@@ -5257,20 +5262,38 @@ START_TEST(test_checked_readout) {
         omp_set_num_threads(nt);
         char what[96];
         snprintf(what, sizeof what, "%s of %s, %d threads", fmts[f], big ? "the band" : "the small matrix", nt);
-        checked_same(x, what, false, big && nt == 2);
+        checked_same(x, what, false, big && nt == 2, !strcmp(fmts[f], "dia"));
       }
       omp_set_num_threads(nt0);
       spc_tensor_free(&x);
     }
-  for (int big = 0; big < 2; big++) { /* a user format: the interpreter */
+  /* a user format: the interpreter, or from 2^20 positions on compiled at
+   * run time */
+  spc_tensor *band1m = gen_band(220000, 5, SPC_F64, -1);
+  const spc_tensor *us[] = {t, band, band1m};
+  static const char *const uname[] = {"the small matrix", "the band", "a band of 1.1 M"};
+  for (int k = 0; k < 3; k++) {
     spc_tensor *x = NULL;
     spc_error e;
-    tu_assert_ok(conv(big ? band : t, u.csr_desc, SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+    tu_assert_ok(conv(us[k], u.csr_desc, SPC_ENGINE_AUTO, NULL, &x, &e), &e);
     omp_set_num_threads(2);
-    checked_same(x, big ? "csr_desc of the band" : "csr_desc of the small matrix", true, big);
+    char what[96];
+    snprintf(what, sizeof what, "csr_desc of %s", uname[k]);
+    checked_same(x, what, true, k > 0, k == 1);
+    if (k == 2) { /* no_jit: the interpreter */
+      spc_convert_info info;
+      spc_tensor *c = NULL, *r = NULL;
+      tu_assert_ok(spc_convert_to_coo_checked(x, SPC_ENGINE_AUTO, 1, &info, &c, &e), &e);
+      ck_assert_msg(info.used == SPC_ENGINE_GENERIC, "no_jit: engine %d", (int)info.used);
+      tu_assert_ok(spc_convert_to_coo(x, &r, &e), &e);
+      same_arrays(c, r, "csr_desc, no_jit");
+      spc_tensor_free(&c);
+      spc_tensor_free(&r);
+    }
     omp_set_num_threads(nt0);
     spc_tensor_free(&x);
   }
+  spc_tensor_free(&band1m);
   /* loads out of bounds: a position past the coordinates (one thread and
    * in chunks), a DIA offset's row past the values */
   struct {
@@ -5300,12 +5323,14 @@ START_TEST(test_checked_readout) {
    * out the same COO, or both refuse with the same fault */
   uint64_t rs = 0x9e3779b97f4a7c15ULL;
   int agreed[2] = {0, 0};
-  for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
-    const spc_tensor *src = !strcmp(fmts[f], "sky") ? lower : t;
+  for (size_t f = 0; f <= sizeof fmts / sizeof fmts[0]; f++) {
+    bool user = f == sizeof fmts / sizeof fmts[0]; /* csr_desc: compiled at run time */
+    const char *fmt = user ? u.csr_desc : fmts[f], *fname = user ? "csr_desc" : fmts[f];
+    const spc_tensor *src = !strcmp(fmt, "sky") ? lower : t;
     for (int trial = 0; trial < 150; trial++) {
       spc_tensor *x = NULL;
       spc_error e;
-      tu_assert_ok(conv(src, fmts[f], SPC_ENGINE_AUTO, NULL, &x, &e), &e);
+      tu_assert_ok(conv(src, fmt, SPC_ENGINE_AUTO, NULL, &x, &e), &e);
       int nl = spc_tensor_nlevels(x), na = 0, pick;
       for (int l = 0; l < nl; l++) na += spc_tensor_level_narrays(x, l);
       if (!na) {
@@ -5329,10 +5354,11 @@ START_TEST(test_checked_readout) {
       else ((int64_t *)d)[k] = v;
       spc_tensor *cf = NULL, *cg = NULL;
       spc_error ef, eg;
-      spc_status sf = spc_convert_to_coo_checked(x, SPC_ENGINE_FACTORY, NULL, &cf, &ef);
-      spc_status sg = spc_convert_to_coo_checked(x, SPC_ENGINE_GENERIC, NULL, &cg, &eg);
+      spc_status sf = spc_convert_to_coo_checked(x, user ? SPC_ENGINE_JIT : SPC_ENGINE_FACTORY, 0, NULL,
+                                                 &cf, &ef);
+      spc_status sg = spc_convert_to_coo_checked(x, SPC_ENGINE_GENERIC, 0, NULL, &cg, &eg);
       char what[128];
-      snprintf(what, sizeof what, "%s: level %d %s[%lld] = %lld", fmts[f], l, name, (long long)k,
+      snprintf(what, sizeof what, "%s: level %d %s[%lld] = %lld", fname, l, name, (long long)k,
                (long long)v);
       ck_assert_msg(sf == sg, "%s: factory %s '%s', interpreter %s '%s'", what, spc_status_name(sf),
                     ef.msg, spc_status_name(sg), eg.msg);
@@ -5346,8 +5372,8 @@ START_TEST(test_checked_readout) {
     }
   }
   ck_assert_msg(agreed[0] > 100 && agreed[1] > 100, "damage: %d read out, %d refused", agreed[0], agreed[1]);
-  printf("convert: checked read-out: %zu formats on the factory = the interpreter; %d damaged arrays "
-         "read out alike, %d refused alike\n",
+  printf("convert: checked read-out: %zu formats on the factory and a user format compiled at run "
+         "time = the interpreter; %d damaged arrays read out alike, %d refused alike\n",
          sizeof fmts / sizeof fmts[0], agreed[0], agreed[1]);
   ufmt_free(&u);
   spc_tensor_free(&band);
@@ -5366,6 +5392,35 @@ static const char *shared_matrix(const char *name, char *buf, size_t n) {
   snprintf(buf, n, "%s/matrices/%s", dd, name);
   return tu_exists(buf) ? buf : NULL;
 }
+
+/* --no-jit on a file of a user's format: reading it (the checked read-out
+ * and the check that its components convert back to its arrays) compiles
+ * nothing; without it the check compiles the format's routines. */
+START_TEST(test_cli_read_no_jit) {
+  char *dir = tu_mkdtemp(), *jit = tu_path(dir, "jit");
+  char *yaml = tu_file(dir, "bell.yaml",
+                       "format: blocked_ell\norder: 2\nparams: {B: 2}\n"
+                       "remap: (i, j) -> (#i as k, i / B as bi, i % B as ii, j)\n"
+                       "levels: [dense, dense, dense, singleton]\nfill: zero\n");
+  char *in = tu_file(dir, "in.mtx",
+                     "%%MatrixMarket matrix coordinate real general\n4 5 4\n1 1 1.5\n1 3 2\n3 2 -1\n4 5 0.25\n");
+  char *f = tu_path(dir, "a.bsp.h5"), *g = tu_path(dir, "b.bsp.h5");
+  tu_run_result r;
+  ck_assert_msg(tu_run(&r, "%s --to=%s -o %s", in, yaml, f) == 0, "exit %d: %s", r.status, r.err);
+  tu_run_free(&r);
+  setenv("SPCONV_JIT_DIR", jit, 1);
+  ck_assert_msg(tu_run(&r, "%s --to=csr --no-jit -o %s", f, g) == 0, "exit %d: %s", r.status, r.err);
+  tu_run_free(&r);
+  ck_assert_int_eq(count_suffix(jit, ".so"), 0);
+  ck_assert_msg(tu_run(&r, "%s --to=csr -o %s", f, g) == 0, "exit %d: %s", r.status, r.err);
+  tu_run_free(&r);
+  ck_assert_msg(count_suffix(jit, ".so") > 0, "the check compiled nothing without --no-jit");
+  unsetenv("SPCONV_JIT_DIR");
+  jit_env();
+  tu_rmtree(dir);
+  free(dir), free(jit), free(yaml), free(in), free(f), free(g);
+}
+END_TEST
 
 START_TEST(test_cli_convert) {
   jit_env();
@@ -7167,6 +7222,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_bsp_roundtrip);
   tcase_add_test(tc, test_bsp_corrupt);
   tcase_add_test(tc, test_checked_readout);
+  tcase_add_test(tc, test_cli_read_no_jit);
   tcase_add_test(tc, test_cli_convert);
   tcase_add_test(tc, test_cli_formats_sizes);
   tcase_add_test(tc, test_jit_dir_readback);
