@@ -10460,6 +10460,19 @@ static spc_status remap_and_bounds(conv *C, spc_error *e) {
  * path's levels run their queries and init, the last level places
  * nothing (build_level), no array is kept and *bytes receives what the
  * result would hold. */
+/* Whether the counters of r see x's components as they would see them
+ * combined (sorted, no coordinate twice): x is combined already, or every
+ * counter counts over one dimension and each of its groups comes in
+ * increasing coordinates (a column-ordered COO into ELL, an ELL's read-out
+ * in slot order): the counts are the sorted input's, so the result is the
+ * same bit for bit with no sort. */
+static bool counters_see_sorted(const spc_remap *r, const spc_tensor *x) {
+  if (spc_coo_is_combined(x)) return true;
+  for (int c = 0; c < r->ncounters; c++)
+    if (r->counters[c].n != 1 || !spc_coo_groups_increasing(x, r->counters[c].idx[0])) return false;
+  return r->ncounters > 0;
+}
+
 static spc_status convert_run_1(const spc_tensor *src, spc_tensor *eat, asm_stream *stream,
                               const spc_specs *specs,
                               const spc_format_spec *fmt,
@@ -10551,7 +10564,7 @@ static spc_status convert_run_1(const spc_tensor *src, spc_tensor *eat, asm_stre
      * (the layout holds both triangles of a symmetric matrix already) */
     if (spc_native_dense(src)) s = spc_tensor_to_coo(src, 1, &exp, e);
     else if (!plain || src->sym != SPC_GENERAL) s = spc_tensor_expand(src, &exp, e);
-    if (!s && counters && spc_coo_is_combined(exp ? exp : src)) { /* nothing to combine */
+    if (!s && counters && counters_see_sorted(C.r, exp ? exp : src)) { /* nothing to combine */
       C.own_comb = exp;
     } else if (!s && counters) {
       s = spc_tensor_combine(exp ? exp : src, dup, &C.own_comb, e);

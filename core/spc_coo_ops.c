@@ -368,6 +368,25 @@ bool spc_coo_is_combined(const spc_tensor *t) {
   return true;
 }
 
+bool spc_coo_groups_increasing(const spc_tensor *t, int g) {
+  const spc_array *crd[SPC_MAX_ORDER];
+  if (!plain_coo(t, crd) || g < 0 || g >= t->order) return false;
+  int64_t n = spc_tensor_nstored(t), m = t->dims[g];
+  if (m > (2 * n > ((int64_t)1 << 20) ? 2 * n : ((int64_t)1 << 20))) return false;
+  int64_t *last = spc_malloc_n(m ? m : 1, sizeof *last); /* a group's last component, -1 */
+  if (!last) return false;
+  memset(last, 0xff, (size_t)(m ? m : 1) * sizeof *last);
+  bool ok = true;
+  for (int64_t k = 0; k < n && ok; k++) {
+    int64_t c = spc_arr_get(crd[g], k);
+    if (c < 0 || c >= m) ok = false;
+    else if (last[c] >= 0 && cmp_entries(crd, t->order, last[c], k) >= 0) ok = false;
+    else last[c] = k;
+  }
+  spc_free(last);
+  return ok;
+}
+
 /* combine's placing of radix_perm's result: equal keys are one
  * coordinate, so each run's values are combined in the sorted (stable)
  * order and the kept keys, compacted to the front, decode into the

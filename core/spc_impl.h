@@ -191,6 +191,12 @@ SPC_INTERNAL spc_status spc_dense_alloc(int order, const int64_t *dims,
 /* t is a plain COO (level l on dimension l, read in place) whose entries
  * come strictly increasing: spc_tensor_combine would only copy it. */
 SPC_INTERNAL bool spc_coo_is_combined(const spc_tensor *t);
+/* Whether the plain COO t's components sharing dimension g's coordinate
+ * come in strictly increasing coordinates (dimension order), group by
+ * group: then no coordinate repeats, and a counter over dimension g numbers
+ * each group as it would once t is sorted.  false also where it cannot say
+ * in one pass and a table of dims[g] (dims[g] past max(2n, 2^20), memory). */
+SPC_INTERNAL bool spc_coo_groups_increasing(const spc_tensor *t, int g);
 /* The value of the mirror (j, i) of an entry (i, j) holding *v under sym
  * (symmetric: the same; skew: negated; hermitian complex: conjugated), as
  * spc_tensor_expand writes it; out holds spc_vtype_size(vt) bytes. */

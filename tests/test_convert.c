@@ -5175,6 +5175,52 @@ START_TEST(test_bsp_corrupt) {
 }
 END_TEST
 
+/* ---- counters over a COO whose groups come in order -----------------------------
+ * A counter (ELL's #i) needs each coordinate once, so a COO out of order
+ * was sorted and combined first; a COO whose components sharing a row come
+ * in increasing columns (column-ordered, an ELL's read-out in slot order)
+ * is counted as it stands: the same arrays as from the sorted COO, on every
+ * engine; a repeat inside a group, or a row out of order, is still sorted
+ * (and a repeat summed, or refused by --dup=error). */
+START_TEST(test_counter_order) {
+  jit_env();
+  static const spc_vtype vts[] = {SPC_F64, SPC_PATTERN};
+  for (int v = 0; v < 2; v++)
+    for (int kind = 0; kind < 3; kind++) { /* column-ordered; with a repeat; shuffled */
+      spc_tensor *t = gen_coo(20000, 2000, true, vts[v], kind == 1 ? 9000 : -1), *src = t;
+      double *val = vts[v] == SPC_F64 ? spc_tensor_values_mut(t) : NULL; /* no zeros: ell pads */
+      for (int64_t k = 0; val && k < spc_tensor_nstored(t); k++) val[k] = 1.0 + (double)(k % 7) * 0.5;
+      spc_tensor *ref = combined(t), *sh = kind == 2 ? permuted_coo(t, 77, false) : NULL;
+      if (sh) src = sh;
+      ck_assert(!spc_coo_is_combined(src));
+      ck_assert_msg(spc_coo_groups_increasing(src, 0) == (kind == 0), "kind %d: groups", kind);
+      ck_assert(spc_coo_groups_increasing(ref, 0) && spc_coo_groups_increasing(ref, 1));
+      for (int g = 0; g < 2; g++) {
+        spc_engine eng = g ? SPC_ENGINE_GENERIC : SPC_ENGINE_AUTO;
+        spc_tensor *x = NULL, *y = NULL;
+        spc_error e;
+        tu_assert_ok(conv(src, "ell", eng, NULL, &x, &e), &e);
+        tu_assert_ok(conv(ref, "ell", eng, NULL, &y, &e), &e);
+        char what[80];
+        snprintf(what, sizeof what, "ell: %s, kind %d, engine %d", spc_vtype_name(vts[v]), kind, (int)eng);
+        same_arrays(x, y, what);
+        spc_tensor_free(&x);
+        spc_tensor_free(&y);
+        spc_convert_opts o;
+        opts(&o, eng, NULL);
+        o.dup = SPC_DUP_ERROR;
+        spc_status st = spc_convert_to(src, "ell", &o, &x, &e);
+        ck_assert_msg(kind == 1 ? st == SPC_ERR_INPUT : st == SPC_OK, "%s: dup=error: %s", what,
+                      spc_status_name(st));
+        spc_tensor_free(&x);
+      }
+      spc_tensor_free(&sh);
+      spc_tensor_free(&ref);
+      spc_tensor_free(&t);
+    }
+}
+END_TEST
+
 /* ---- the checked read-out of a file's arrays -----------------------------------------
  * spc_convert_to_coo_checked (every .bsp.h5 of a format binsparse cannot
  * describe is read through it): the factory's checked routines -- one
@@ -7179,6 +7225,7 @@ Suite *suite_convert(void) {
   tcase_add_test(tc, test_pchain_lc_threads);
   tc = tcase(s, "readout");
   tcase_add_test(tc, test_readout_threads);
+  tcase_add_test(tc, test_counter_order);
   tc = tcase(s, "data");
   tcase_add_test(tc, test_pairs);
   tcase_add_test(tc, test_engines);
