@@ -8108,6 +8108,14 @@ static spc_status run_cdirect(conv *C, dplan *P, int64_t pk, void *const *crd, v
       for (int w = 0; w < nw; w++) a[p_ok - nw + w] = ai[p_ok - nw + w];
       for (int q = p_arr0; q < np; q++) a[q] = ai[q];
     }
+    /* chk: the place pass reads each value's slot before it writes it --
+     * the arrays init made faulted in writable first, on the threads
+     * (2-thread info of a 12 M BCSR file: 1.01-1.11 -> 0.84-0.85 s) */
+    for (int q = p_arr0; q < np && !(inc[0] || inc[1]); q++) {
+      const ir_var_info *vi = ir_var_get(fi, ir_param_var(fi, q));
+      if (vi->array && ai[q].data && ai[q].len > 0)
+        spc_prefault_write(ai[q].data, (size_t)ai[q].len * ir_ty_size(vi->ty), nt);
+    }
     call_chunks(nt, fn[2], r[2].v.f, A, np, ts, et);
     for (int t = 0; t < nt; t++) go = go && !ts[t] && A[(size_t)t * (size_t)np + p_ok].s.i64 == 1;
     go = go && !asm_call(fn[3], r[3].v.f, ai, &e2) && ai[p_ok].s.i64 == 1;

@@ -252,6 +252,24 @@ spc_status spc_map_adopt(void **pp, size_t n, spc_error *e) {
   return SPC_OK;
 }
 
+void spc_prefault_write(void *p, size_t n, int nt) {
+#ifdef MADV_POPULATE_WRITE
+  if (!p || n < ((size_t)1 << 20) || spc_map_owns(p)) return;
+  const uintptr_t pg = 4096, b = (uintptr_t)p & ~(pg - 1), end = (uintptr_t)p + n;
+  if (nt < 1) nt = 1;
+  /* slices of whole pages; the first starts at p's page (its bytes before
+   * p kept as they are, like every other byte) */
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int t = 0; t < nt; t++) {
+    uintptr_t x0 = b + ((end - b) / (uintptr_t)nt * (uintptr_t)t & ~(pg - 1));
+    uintptr_t x1 = t == nt - 1 ? end : b + ((end - b) / (uintptr_t)nt * (uintptr_t)(t + 1) & ~(pg - 1));
+    if (x1 > x0) (void)madvise((void *)x0, x1 - x0, MADV_POPULATE_WRITE); /* EINVAL: an older kernel */
+  }
+#else
+  (void)p, (void)n, (void)nt;
+#endif
+}
+
 bool spc_map_owns(const void *p) {
   return p && atomic_load_explicit(&map_live, memory_order_relaxed) && map_size(p) > 0;
 }

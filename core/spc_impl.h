@@ -43,6 +43,14 @@ SPC_INTERNAL void spc_map_drop(const void *p);
 SPC_INTERNAL void spc_map_drop_all(void);
 SPC_INTERNAL bool spc_map_owns(const void *p);
 SPC_API int spc_map_live(void);
+/* The pages of [p, p + n) faulted in writable, their contents kept
+ * (Linux MADV_POPULATE_WRITE), in nt slices on nt threads: for an array a
+ * routine reads before it writes (a zeroed array whose untouched page a
+ * read maps to the shared zero page, then copies on the write -- and on
+ * several threads flushes the other CPUs' TLBs by interrupt, page by page).
+ * Nothing where n < 1 MiB, p is a temporary file's mapping, or the system
+ * lacks it. */
+SPC_INTERNAL void spc_prefault_write(void *p, size_t n, int nt);
 SPC_API void spc_alloc_fail_at(int64_t k); /* 0: off; k: k-th from now fails */
 SPC_API int64_t spc_alloc_count(void);     /* allocations made so far */
 

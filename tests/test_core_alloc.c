@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* ---- allocation-failure walk -------------------------------------------- */
@@ -182,6 +183,45 @@ START_TEST(test_alloc_walk_write) {
 END_TEST
 
 
+/* ---- spc_prefault_write -----------------------------------------------------------
+ * Every byte kept (a patterned buffer, from an unaligned start, on 1 and 3
+ * threads); a fresh anonymous mapping's pages all resident afterwards
+ * where the kernel has MADV_POPULATE_WRITE; under 1 MiB nothing is done. */
+START_TEST(test_prefault_write) {
+  const size_t n = (3 << 20) + 100;
+  unsigned char *b = spc_malloc(n);
+  ck_assert_ptr_nonnull(b);
+  for (size_t i = 0; i < n; i++) b[i] = (unsigned char)(i * 31 + 7);
+  for (int nt = 1; nt <= 3; nt += 2) {
+    spc_prefault_write(b + 7, n - 7, nt);
+    for (size_t i = 0; i < n; i++) ck_assert_msg(b[i] == (unsigned char)(i * 31 + 7), "byte %zu changed", i);
+  }
+  spc_free(b);
+#ifdef MADV_POPULATE_WRITE
+  const size_t m = 4 << 20, pg = 4096;
+  unsigned char *a = mmap(NULL, m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ck_assert(a != MAP_FAILED);
+  unsigned char vec[(4 << 20) / 4096];
+  int supported = madvise(a, pg, MADV_POPULATE_WRITE) == 0; /* the first page: the probe */
+  ck_assert_int_eq(mincore(a + pg, m - pg, vec), 0);
+  int before = 0;
+  for (size_t k = 0; k < (m - pg) / pg; k++) before += vec[k] & 1;
+  ck_assert_int_eq(before, 0);
+  spc_prefault_write(a + pg, (1 << 20) - pg, 2); /* under 1 MiB: nothing */
+  ck_assert_int_eq(mincore(a + pg, m - pg, vec), 0);
+  for (size_t k = 0; k < (m - pg) / pg; k++) before += vec[k] & 1;
+  ck_assert_int_eq(before, 0);
+  spc_prefault_write(a + pg, m - pg, 2);
+  ck_assert_int_eq(mincore(a + pg, m - pg, vec), 0);
+  int after = 0;
+  for (size_t k = 0; k < (m - pg) / pg; k++) after += vec[k] & 1;
+  if (supported) ck_assert_int_eq(after, (int)((m - pg) / pg));
+  for (size_t i = 0; i < m; i++) ck_assert(a[i] == 0);
+  munmap(a, m);
+#endif
+}
+END_TEST
+
 /* ---- arrays in temporary files (spc_map_*) --------------------------------------
  * A mapping reads as zeros, keeps what is written through a drop of its
  * pages, leaves no file visible in $TMPDIR, moves a malloc'ed array in
@@ -350,6 +390,7 @@ void core_add_alloc_tcases(Suite *s) {
   tcase_add_test(tc, test_alloc_walk_ops);
   tcase_add_test(tc, test_alloc_walk_write);
   tcase_add_test(tc, test_map_arrays);
+  tcase_add_test(tc, test_prefault_write);
   tcase_add_test(tc, test_hugepages);
   suite_add_tcase(s, tc);
 }
